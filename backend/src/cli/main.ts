@@ -1,0 +1,39 @@
+// The `upness` command line. Each command lives in its own file; this one only wires options.
+
+import { Command, Option } from 'commander';
+import { UsageError } from './options.ts';
+import { replayCommand } from './replay.ts';
+import { TraceError } from '../trace/parse.ts';
+
+const program = new Command('upness')
+  .description('Exact up/down timelines and figures for Kubernetes JobSets')
+  .showHelpAfterError('(run with --help for usage)');
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+program
+  .command('replay')
+  .description('Replay a trace (JSON Lines of {time, type, object}) and print every JobSet\'s figures')
+  .argument('<trace>', 'trace file, or - for standard input')
+  .option('--from <time>', 'window start, ISO-8601 (default: the earliest creation in the trace)')
+  .option('--to <time>', "window end, ISO-8601 (default: the trace's last line)")
+  .option('--namespace <ns>', 'only JobSets in this namespace (repeatable)', collect)
+  .addOption(new Option('--format <format>', 'output format').choices(['json', 'table']).default('json'))
+  .action(async (trace: string, options) => {
+    process.stdout.write(await replayCommand(trace, options));
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof TraceError || error instanceof UsageError) {
+    process.stderr.write(`upness: ${error.message}\n`);
+    process.exitCode = error instanceof UsageError ? 2 : 1;
+  } else if (typeof (error as NodeJS.ErrnoException).path === 'string') {
+    const { path, code } = error as NodeJS.ErrnoException;
+    process.stderr.write(`upness: cannot read "${path}" (${code === 'ENOENT' ? 'no such file' : code})\n`);
+    process.exitCode = 1;
+  } else {
+    throw error;
+  }
+}

@@ -1,0 +1,43 @@
+// `upness replay <trace>`: figures for every JobSet of a recorded trace.
+
+import { createReadStream } from 'node:fs';
+import { earliestCreation, summarize } from '../series/summary.ts';
+import { TimelineEngine } from '../timeline/engine.ts';
+import { replayTrace } from '../trace/replay.ts';
+import { formatTable } from './table.ts';
+import { parseTime, UsageError } from './options.ts';
+
+export interface ReplayOptions {
+  from?: string;
+  to?: string;
+  namespace?: string[];
+  format: 'json' | 'table';
+}
+
+export async function replayCommand(path: string, options: ReplayOptions): Promise<string> {
+  // Check the options before the work, so a typo does not cost a long replay.
+  const from = options.from === undefined ? null : parseTime(options.from, '--from');
+  const to = options.to === undefined ? null : parseTime(options.to, '--to');
+  if (from !== null && to !== null && to < from) throw new UsageError('--to must not be before --from');
+
+  const input = path === '-' ? process.stdin : createReadStream(path, { highWaterMark: 1 << 20 });
+  const engine = new TimelineEngine();
+  const started = Date.now();
+  let lastReport = started;
+  await replayTrace(input, engine, (counts) => {
+    const now = Date.now();
+    if (now - lastReport < 2000) return;
+    lastReport = now;
+    process.stderr.write(`replayed ${counts.observations} observations, ${counts.jobsets} JobSets (${Math.round(counts.observations / ((now - started) / 1000))}/s)\n`);
+  });
+
+  const timelines = engine.timelines();
+  const horizon = engine.horizon;
+  if (horizon === null) return options.format === 'json' ? '{"jobsets":[]}\n' : 'the trace holds no observations\n';
+  const windowTo = to ?? horizon;
+  const windowFrom = from ?? earliestCreation(timelines) ?? windowTo;
+  if (windowTo < windowFrom) throw new UsageError('--to must not be before the window start (--from, or the earliest creation)');
+  const namespaces = options.namespace === undefined || options.namespace.length === 0 ? null : new Set(options.namespace);
+  const rows = summarize(timelines, horizon, windowFrom, windowTo).filter((r) => namespaces === null || namespaces.has(r.namespace));
+  return options.format === 'json' ? `${JSON.stringify({ jobsets: rows }, null, 2)}\n` : formatTable(rows);
+}

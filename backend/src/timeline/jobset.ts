@@ -1,0 +1,143 @@
+// Everything Upness knows about what a JobSet object means lives in this file.
+// The watcher, the trace reader and the simulator only deliver objects; this decides what they say.
+
+import type { KubeObject } from './types.ts';
+
+export const JOBSET_API_GROUP = 'jobset.x-k8s.io';
+
+/** nodeSelector keys that name the accelerator and topology of a replicated job's pods. */
+const ACCELERATOR_KEYS = [
+  'cloud.google.com/gke-tpu-accelerator',
+  'cloud.google.com/gke-accelerator',
+  'nvidia.com/gpu.product',
+];
+const TOPOLOGY_KEYS = ['cloud.google.com/gke-tpu-topology'];
+
+/** What one JobSet object says, reduced to what the state machine needs. */
+export interface JobSetView {
+  uid: string;
+  namespace: string;
+  name: string;
+  labels: Record<string, string>;
+  createdAt: number | null;
+  /** metadata.deletionTimestamp: deletion has begun, the JobSet's work is being torn down. */
+  deletingAt: number | null;
+  suspended: boolean;
+  /** lastTransitionTime of the Suspended condition when True: when the suspension began. */
+  suspendedSince: number | null;
+  /** lastTransitionTime of the Suspended condition when False: when the JobSet was last resumed. */
+  resumedAt: number | null;
+  terminal: { outcome: 'completed' | 'failed'; at: number | null } | null;
+  /** Σ spec.replicatedJobs[].replicas: how many Jobs must be ready (or done) for the JobSet to be up. */
+  replicas: number;
+  /** Σ status.replicatedJobsStatus[].(ready + succeeded): the JobSet controller's own readiness count. */
+  readyOrSucceeded: number;
+  restarts: number;
+  accelerator: string | null;
+  topology: string | null;
+}
+
+export function isJobSet(object: KubeObject): boolean {
+  return object.kind === 'JobSet' && (object.apiVersion ?? '').startsWith(`${JOBSET_API_GROUP}/`);
+}
+
+/** Parses a Kubernetes RFC 3339 timestamp into epoch ms; null when absent or unreadable. */
+export function parseKubeTime(value: unknown): number | null {
+  if (typeof value !== 'string' || value === '') return null;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+interface Condition {
+  type?: unknown;
+  status?: unknown;
+  lastTransitionTime?: unknown;
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+function findCondition(conditions: unknown[], type: string): Condition | undefined {
+  return conditions.find((c): c is Condition => record(c).type === type);
+}
+
+function isTrue(condition: Condition | undefined): boolean {
+  return condition?.status === 'True';
+}
+
+/** The first nodeSelector value, across replicated jobs, for any of `keys`. */
+function selectorValue(replicatedJobs: unknown[], keys: string[]): string | null {
+  for (const rj of replicatedJobs) {
+    const podSpec = record(record(record(record(record(rj).template).spec).template).spec);
+    const selector = record(podSpec.nodeSelector);
+    for (const key of keys) {
+      const value = selector[key];
+      if (typeof value === 'string' && value !== '') return value;
+    }
+  }
+  return null;
+}
+
+export function viewJobSet(object: KubeObject): JobSetView {
+  const metadata = object.metadata;
+  const spec = record(object.spec);
+  const status = record(object.status);
+  const conditions = list(status.conditions);
+  const replicatedJobs = list(spec.replicatedJobs);
+
+  const completed = findCondition(conditions, 'Completed');
+  const failed = findCondition(conditions, 'Failed');
+  const suspendedCondition = findCondition(conditions, 'Suspended');
+  let terminal: JobSetView['terminal'] = null;
+  // A JobSet that failed may also carry Completed=False; only a True condition is terminal.
+  if (isTrue(failed)) terminal = { outcome: 'failed', at: parseKubeTime(failed?.lastTransitionTime) };
+  else if (isTrue(completed)) terminal = { outcome: 'completed', at: parseKubeTime(completed?.lastTransitionTime) };
+  else if (status.terminalState === 'Failed' || status.terminalState === 'Completed') {
+    terminal = { outcome: status.terminalState === 'Failed' ? 'failed' : 'completed', at: null };
+  }
+
+  let replicas = 0;
+  for (const rj of replicatedJobs) {
+    // replicas defaults to 1 in the JobSet API.
+    const r = record(rj).replicas;
+    replicas += r === undefined ? 1 : count(r);
+  }
+  let readyOrSucceeded = 0;
+  for (const rjs of list(status.replicatedJobsStatus)) {
+    const s = record(rjs);
+    readyOrSucceeded += count(s.ready) + count(s.succeeded);
+  }
+
+  return {
+    uid: metadata.uid,
+    namespace: metadata.namespace ?? '',
+    name: metadata.name,
+    labels: metadata.labels ?? {},
+    createdAt: parseKubeTime(metadata.creationTimestamp),
+    deletingAt: parseKubeTime(metadata.deletionTimestamp),
+    suspended: spec.suspend === true || isTrue(suspendedCondition),
+    suspendedSince: isTrue(suspendedCondition) ? parseKubeTime(suspendedCondition?.lastTransitionTime) : null,
+    resumedAt:
+      suspendedCondition?.status === 'False' ? parseKubeTime(suspendedCondition.lastTransitionTime) : null,
+    terminal,
+    replicas,
+    readyOrSucceeded,
+    restarts: count(status.restarts),
+    accelerator: selectorValue(replicatedJobs, ACCELERATOR_KEYS),
+    topology: selectorValue(replicatedJobs, TOPOLOGY_KEYS),
+  };
+}
+
+/** The JobSet controller's readiness rule: every Job ready or already succeeded. */
+export function isUp(view: JobSetView): boolean {
+  return !view.suspended && view.terminal === null && view.replicas > 0 && view.readyOrSucceeded >= view.replicas;
+}

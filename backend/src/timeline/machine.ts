@@ -1,0 +1,128 @@
+// The per-UID state machine: successive views of one JobSet in, transitions out.
+// Pure: the caller supplies the time each view was received.
+
+import { isUp, type JobSetView } from './jobset.ts';
+import { TERMINAL_STATES, type State, type Timeline, type Transition } from './types.ts';
+
+/** What the machine remembers between observations of one UID. */
+export interface MachineState {
+  timeline: Timeline;
+  /** Up at least once since creation or since the last resume: decides provisioning versus down. */
+  everUp: boolean;
+  restarts: number;
+  /** When a DELETED observation (or a deletionTimestamp) was seen, even for a timeline already closed. */
+  deletedAt: number | null;
+}
+
+export function currentState(machine: MachineState): State {
+  const transitions = machine.timeline.transitions;
+  return transitions[transitions.length - 1]!.state;
+}
+
+export function isClosed(machine: MachineState): boolean {
+  return TERMINAL_STATES.has(currentState(machine));
+}
+
+/** Appends a transition, keeping times non-decreasing and never later than the observation. */
+function enter(machine: MachineState, state: State, at: number, receivedAt: number, added: Transition[]): void {
+  const transitions = machine.timeline.transitions;
+  const last = transitions[transitions.length - 1]!;
+  // Object timestamps have whole-second precision and come from other clocks: keep the order we saw.
+  const time = Math.min(Math.max(at, last.at), Math.max(receivedAt, last.at));
+  // Zero-length states are kept: the log is append-only, and they add no time.
+  if (last.state === state) return;
+  const transition = { at: time, state };
+  transitions.push(transition);
+  added.push(transition);
+}
+
+/** The state an active (not closed, not suspended) JobSet is in after a gap or on first sight. */
+function activeState(machine: MachineState, view: JobSetView): State {
+  if (isUp(view)) return 'up';
+  return machine.everUp ? 'down' : 'provisioning';
+}
+
+/**
+ * Starts a timeline for a UID seen for the first time.
+ * `watchedFrom` is when the observer began watching: a JobSet created before it was not seen being
+ * created, so its history until the first observation is unknown unless its own timestamps tell.
+ */
+export function startMachine(view: JobSetView, receivedAt: number, watchedFrom: number): MachineState {
+  const createdAt = Math.min(view.createdAt ?? receivedAt, receivedAt);
+  // creationTimestamp is truncated to the second: allow for that before calling it missed.
+  const seenFromCreation = createdAt > watchedFrom - 1000;
+  const first: State = seenFromCreation ? (view.suspended ? 'suspended' : 'provisioning') : 'unknown';
+  const machine: MachineState = {
+    timeline: {
+      uid: view.uid,
+      namespace: view.namespace,
+      name: view.name,
+      labels: view.labels,
+      accelerator: view.accelerator,
+      topology: view.topology,
+      createdAt,
+      transitions: [{ at: createdAt, state: first }],
+    },
+    everUp: false,
+    restarts: view.restarts,
+    deletedAt: null,
+  };
+  if (!seenFromCreation && !view.suspended && view.terminal === null && view.restarts > 0) {
+    // It has been restarted, so it most likely ran before we looked; a restart is no proof, though,
+    // so the time until now stays unknown and only the state from now on is affected.
+    machine.everUp = true;
+  }
+  return machine;
+}
+
+/** Feeds one observation of the UID; returns the transitions it added (possibly none). */
+export function advance(
+  machine: MachineState,
+  view: JobSetView,
+  receivedAt: number,
+  deleted: boolean,
+): Transition[] {
+  const added: Transition[] = [];
+  const deletion = deleted ? (view.deletingAt ?? receivedAt) : view.deletingAt;
+  if (deletion !== null) machine.deletedAt ??= deletion;
+  if (isClosed(machine)) return added;
+
+  const timeline = machine.timeline;
+  timeline.namespace = view.namespace;
+  timeline.name = view.name;
+  timeline.labels = view.labels;
+  timeline.accelerator = view.accelerator;
+  timeline.topology = view.topology;
+
+  const restartsRose = view.restarts > machine.restarts;
+  machine.restarts = view.restarts;
+  const state = currentState(machine);
+
+  if (view.terminal !== null) {
+    enter(machine, view.terminal.outcome, view.terminal.at ?? receivedAt, receivedAt, added);
+    return added;
+  }
+  if (deletion !== null) {
+    // Once deletion has begun its pods are torn down on purpose: that is not an interruption.
+    enter(machine, 'deleted', deletion, receivedAt, added);
+    return added;
+  }
+  if (view.suspended) {
+    enter(machine, 'suspended', view.suspendedSince ?? receivedAt, receivedAt, added);
+    return added;
+  }
+  if (state === 'suspended') {
+    // Resumed: it provisions again, and its first up after this is not a recovery.
+    machine.everUp = false;
+    enter(machine, 'provisioning', view.resumedAt ?? receivedAt, receivedAt, added);
+  }
+
+  const next = activeState(machine, view);
+  if (next === 'up' && currentState(machine) === 'up' && restartsRose) {
+    // Restarted faster than the watch could see it go down: one interruption, one recovery of 0 s.
+    enter(machine, 'down', receivedAt, receivedAt, added);
+  }
+  enter(machine, next, receivedAt, receivedAt, added);
+  if (next === 'up') machine.everUp = true;
+  return added;
+}

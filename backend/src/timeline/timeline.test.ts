@@ -1,0 +1,385 @@
+// The rules of the state machine, each drawn as a timeline (minutes after T0) above its case.
+// Figures are computed over the whole life unless a case says otherwise.
+
+import { figures } from '../series/figures.ts';
+import { merge, min, Scenario } from '../../test/scenario.ts';
+import { TimelineEngine } from './engine.ts';
+import type { Observation, Timeline } from './types.ts';
+
+function run(observations: Observation[], watchedFrom?: number): TimelineEngine {
+  const engine = new TimelineEngine(watchedFrom === undefined ? {} : { watchedFrom });
+  for (const o of observations) engine.observe(o);
+  return engine;
+}
+
+function only(engine: TimelineEngine): Timeline {
+  const all = engine.timelines();
+  expect(all).toHaveLength(1);
+  return all[0]!;
+}
+
+/** The transitions as "minute:state" strings, for compact assertions. */
+function drawn(timeline: Timeline): string[] {
+  return timeline.transitions.map((t) => `${(t.at - min(0)) / 60_000}:${t.state}`);
+}
+
+const s = (minutes: number): number => minutes * 60;
+
+describe("MegaMon's README examples, corrected", () => {
+  //   created           d0=10   u0=60   d1=5  u1=120  d2=15  u2=30
+  //   0 ─provisioning─ 10 ─up─ 70 ─down─ 75 ─up─ 195 ─down─ 210 ─up─ 240 completed
+  it('provisions, runs, breaks twice, recovers twice and completes', () => {
+    const js = new Scenario({ uid: 'a' }, min(0))
+      .created()
+      .up(min(10))
+      .down(min(70), { restarts: 1 })
+      .up(min(75))
+      .down(min(195), { restarts: 2 })
+      .up(min(210))
+      .at(min(240), { completedAt: min(240), succeeded: 2, ready: 0 });
+    const engine = run(js.observations);
+    const tl = only(engine);
+    expect(drawn(tl)).toEqual(['0:provisioning', '10:up', '70:down', '75:up', '195:down', '210:up', '240:completed']);
+    const f = figures(tl, engine.horizon!, min(0), min(300));
+    expect(f.upSeconds).toBe(s(60 + 120 + 30));
+    expect(f.downSeconds).toBe(s(10 + 5 + 15));
+    expect(f.provisioningSeconds).toBe(s(10));
+    expect(f.interruptionDowntimeSeconds).toBe(s(5 + 15));
+    expect(f.interruptions).toBe(2);
+    expect(f.recoveries).toBe(2);
+    expect(f.mttrSeconds).toBe(s((5 + 15) / 2));
+    expect(f.mtbiSeconds).toBe(s((60 + 120) / 2));
+    expect(f.uptimeRatio).toBeCloseTo(210 / 240, 12);
+    expect(f.timeToFirstUpSeconds).toBe(s(10));
+  });
+
+  //   0 ─provisioning─ 10 ─up─ 70 ─down─ 75 ─up─ 195 ─down─ 210 failed
+  it('the same JobSet failing after d2', () => {
+    const js = new Scenario({ uid: 'a' }, min(0))
+      .created()
+      .up(min(10))
+      .down(min(70), { restarts: 1 })
+      .up(min(75))
+      .down(min(195), { restarts: 2 })
+      .at(min(210), { failedAt: min(210) });
+    const engine = run(js.observations);
+    const tl = only(engine);
+    const f = figures(tl, engine.horizon!, min(0), min(300));
+    expect(f.upSeconds).toBe(s(60 + 120));
+    expect(f.downSeconds).toBe(s(10 + 5 + 15));
+    expect(f.interruptions).toBe(2);
+    expect(f.recoveries).toBe(1);
+    expect(f.mttrSeconds).toBe(s(5));
+    expect(f.mtbiSeconds).toBe(s((60 + 120) / 2));
+  });
+});
+
+describe('restarts', () => {
+  //   0 ─prov─ 10 ─up─ 30 ─down (restarts 0→1 in the same observation)─ 35 ─up─ 60
+  it('a rise of status.restarts seen together with a drop to down counts once', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(10)).down(min(30), { restarts: 1 }).up(min(35)).at(min(60));
+    const engine = run(js.observations);
+    const f = figures(only(engine), engine.horizon!, min(0), min(60));
+    expect(f.interruptions).toBe(1);
+    expect(f.recoveries).toBe(1);
+  });
+
+  //   0 ─prov─ 10 ─up─ 30 ─down─ 31 (restarts 0→1 while still down) ─ 35 ─up─ 60
+  it('a rise of status.restarts during an observed down period adds nothing', () => {
+    const js = new Scenario({ uid: 'a' }, min(0))
+      .created()
+      .up(min(10))
+      .down(min(30))
+      .at(min(31), { restarts: 1, ready: 0 })
+      .up(min(35))
+      .at(min(60));
+    const engine = run(js.observations);
+    const f = figures(only(engine), engine.horizon!, min(0), min(60));
+    expect(f.interruptions).toBe(1);
+    expect(f.recoveries).toBe(1);
+    expect(f.mttrSeconds).toBe(s(5));
+  });
+
+  //   0 ─prov─ 10 ─up─ 40 (restarts 0→1, still up) ─up─ 100
+  //                    └ one interruption and one recovery of 0 s
+  it('a rise of status.restarts with no observed down is one interruption and one recovery of 0 s', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(10)).at(min(40), { restarts: 1 }).at(min(100));
+    const engine = run(js.observations);
+    const tl = only(engine);
+    expect(drawn(tl)).toEqual(['0:provisioning', '10:up', '40:down', '40:up']);
+    const f = figures(tl, engine.horizon!, min(0), min(100));
+    expect(f.interruptions).toBe(1);
+    expect(f.recoveries).toBe(1);
+    expect(f.mttrSeconds).toBe(0);
+    expect(f.mtbiSeconds).toBe(s(30));
+    expect(f.upSeconds).toBe(s(90));
+    expect(f.interruptionDowntimeSeconds).toBe(0);
+  });
+
+  it('a rise of several restarts between two up observations counts as one (all that can be proven)', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(10)).at(min(40), { restarts: 3 }).at(min(50));
+    const engine = run(js.observations);
+    expect(figures(only(engine), engine.horizon!, min(0), min(50)).interruptions).toBe(1);
+  });
+
+  it('restarts rising while provisioning are not interruptions', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().at(min(5), { restarts: 1 }).up(min(10)).at(min(20));
+    const engine = run(js.observations);
+    const f = figures(only(engine), engine.horizon!, min(0), min(20));
+    expect(f.interruptions).toBe(0);
+    expect(f.provisioningSeconds).toBe(s(10));
+  });
+});
+
+describe('endings', () => {
+  //   0 ─prov─ 10 ─up─ 50 (jobs finish one by one: ready 4→3→1, succeeded 1→3) ─ 55 completed
+  it('jobs finishing one after another, then completion: no interruption', () => {
+    const js = new Scenario({ uid: 'a', replicas: [2, 2] }, min(0))
+      .created()
+      .up(min(10))
+      .at(min(50), { ready: 3, succeeded: 1 })
+      .at(min(52), { ready: 1, succeeded: 3 })
+      .at(min(55), { ready: 0, succeeded: 4, completedAt: min(55) });
+    const engine = run(js.observations);
+    const tl = only(engine);
+    expect(drawn(tl)).toEqual(['0:provisioning', '10:up', '55:completed']);
+    const f = figures(tl, engine.horizon!, min(0), min(60));
+    expect(f.interruptions).toBe(0);
+    expect(f.upSeconds).toBe(s(45));
+    expect(f.mtbiSeconds).toBeNull();
+  });
+
+  //   0 ─prov─ 10 ─up─ 40 failed (the condition says 40; the watch saw it at 41)
+  it('up → failed is an interruption, timed by the condition', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(10)).at(min(41), { failedAt: min(40) });
+    const engine = run(js.observations);
+    const tl = only(engine);
+    expect(drawn(tl)).toEqual(['0:provisioning', '10:up', '40:failed']);
+    const f = figures(tl, engine.horizon!, min(0), min(60));
+    expect(f.interruptions).toBe(1);
+    expect(f.recoveries).toBe(0);
+    expect(f.mtbiSeconds).toBe(s(30));
+    expect(f.upSeconds).toBe(s(30));
+  });
+
+  it('down → failed is not a second interruption', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(10)).down(min(20)).at(min(25), { failedAt: min(25) });
+    const engine = run(js.observations);
+    expect(figures(only(engine), engine.horizon!, min(0), min(60)).interruptions).toBe(1);
+  });
+
+  //   0 ─prov─ 10 ─up─ 40 completed · · · observations after it change nothing · · · 100
+  it('a closed timeline never accrues time', () => {
+    const js = new Scenario({ uid: 'a' }, min(0))
+      .created()
+      .up(min(10))
+      .at(min(40), { completedAt: min(40), ready: 0, succeeded: 2 })
+      .at(min(60), { ready: 0 })
+      .deleted(min(100));
+    const engine = run(js.observations);
+    const tl = only(engine);
+    expect(drawn(tl)).toEqual(['0:provisioning', '10:up', '40:completed']);
+    const f = figures(tl, engine.horizon!, min(0), min(200));
+    expect(f.upSeconds + f.downSeconds + f.suspendedSeconds + f.unknownSeconds).toBe(s(40));
+    expect(figures(tl, engine.horizon!, min(50), min(200)).upSeconds).toBe(0);
+  });
+
+  //   0 ─prov─ 10 ─up─ 30 deleted (pods torn down after the deletionTimestamp)
+  it('deleting a running JobSet is not an interruption', () => {
+    const js = new Scenario({ uid: 'a' }, min(0))
+      .created()
+      .up(min(10))
+      .at(min(30.5), { deletionAt: min(30), ready: 1 })
+      .deleted(min(31));
+    const engine = run(js.observations);
+    const tl = only(engine);
+    expect(drawn(tl)).toEqual(['0:provisioning', '10:up', '30:deleted']);
+    const f = figures(tl, engine.horizon!, min(0), min(60));
+    expect(f.interruptions).toBe(0);
+    expect(f.upSeconds).toBe(s(20));
+  });
+
+  it('a DELETED observation without a deletionTimestamp closes at the time received', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(10)).at(min(30), {}, 'DELETED');
+    expect(drawn(only(run(js.observations)))).toEqual(['0:provisioning', '10:up', '30:deleted']);
+  });
+});
+
+describe('suspension', () => {
+  //   0 ─prov─ 10 ─up─ 40 ─suspended─ 60 ─prov─ 70 ─up─ 100
+  it('up → suspended is not an interruption; after a resume it provisions again and its up is not a recovery', () => {
+    const js = new Scenario({ uid: 'a' }, min(0))
+      .created()
+      .up(min(10))
+      .at(min(40), { suspend: true, suspended: { status: 'True', at: min(40) }, ready: 0 })
+      .at(min(60), { suspend: false, suspended: { status: 'False', at: min(60) } })
+      .up(min(70))
+      .at(min(100));
+    const engine = run(js.observations);
+    const tl = only(engine);
+    expect(drawn(tl)).toEqual(['0:provisioning', '10:up', '40:suspended', '60:provisioning', '70:up']);
+    const f = figures(tl, engine.horizon!, min(0), min(100));
+    expect(f.interruptions).toBe(0);
+    expect(f.recoveries).toBe(0);
+    expect(f.suspendedSeconds).toBe(s(20));
+    expect(f.queuedSeconds).toBe(0);
+    expect(f.provisioningSeconds).toBe(s(20));
+    expect(f.upSeconds).toBe(s(60));
+    expect(f.mtbiSeconds).toBeNull();
+    expect(f.uptimeRatio).toBeCloseTo(60 / 80, 12);
+  });
+
+  //   0 ─suspended (queued)─ 25 ─prov─ 35 ─up─ 60
+  it('suspended time before the first start is queued time; time to first up runs from the first resume', () => {
+    const js = new Scenario({ uid: 'a' }, min(0), { suspend: true, suspended: { status: 'True', at: min(0) } })
+      .created()
+      .at(min(25), { suspend: false, suspended: { status: 'False', at: min(25) } })
+      .up(min(35))
+      .at(min(60));
+    const engine = run(js.observations);
+    const tl = only(engine);
+    expect(drawn(tl)).toEqual(['0:suspended', '25:provisioning', '35:up']);
+    const f = figures(tl, engine.horizon!, min(0), min(60));
+    expect(f.queuedSeconds).toBe(s(25));
+    expect(f.suspendedSeconds).toBe(s(25));
+    expect(f.timeToFirstUpSeconds).toBe(s(10));
+    expect(f.uptimeRatio).toBeCloseTo(25 / 35, 12);
+  });
+
+  it('the suspension is timed by the Suspended condition, not by when it was seen', () => {
+    const js = new Scenario({ uid: 'a' }, min(0))
+      .created()
+      .up(min(10))
+      .at(min(21), { suspend: true, suspended: { status: 'True', at: min(20) }, ready: 0 });
+    expect(drawn(only(run(js.observations)))).toEqual(['0:provisioning', '10:up', '20:suspended']);
+  });
+
+  it('spec.suspend alone (no condition yet) suspends at the time received', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(10)).at(min(21), { suspend: true });
+    expect(drawn(only(run(js.observations)))).toEqual(['0:provisioning', '10:up', '21:suspended']);
+  });
+
+  //   0 ─prov─ 10 ─up─ 20 ─down─ 30 ─suspended─ 40 ─prov─ 50 ─up─ 60
+  it('a down period ended by a suspension is not recovered; its MTTR is undefined', () => {
+    const js = new Scenario({ uid: 'a' }, min(0))
+      .created()
+      .up(min(10))
+      .down(min(20))
+      .at(min(30), { suspend: true, suspended: { status: 'True', at: min(30) } })
+      .at(min(40), { suspend: false, suspended: { status: 'False', at: min(40) }, ready: 0 })
+      .up(min(50))
+      .at(min(60));
+    const engine = run(js.observations);
+    const f = figures(only(engine), engine.horizon!, min(0), min(60));
+    expect(f.interruptions).toBe(1);
+    expect(f.recoveries).toBe(0);
+    expect(f.mttrSeconds).toBeNull();
+    expect(f.provisioningSeconds).toBe(s(10 + 10));
+    expect(f.interruptionDowntimeSeconds).toBe(s(10));
+  });
+});
+
+describe('identity', () => {
+  //   uid a: 0 ─prov─ 10 ─up─ 30 deleted
+  //   uid b (same name):    40 ─prov─ 45 ─up─ 60
+  it('a JobSet deleted and created again with the same name is a new timeline', () => {
+    const a = new Scenario({ uid: 'a', name: 'train' }, min(0)).created().up(min(10)).deleted(min(30));
+    const b = new Scenario({ uid: 'b', name: 'train' }, min(40)).created().up(min(45)).at(min(60));
+    const engine = run(merge(a, b));
+    const [ta, tb] = engine.timelines();
+    expect(drawn(ta!)).toEqual(['0:provisioning', '10:up', '30:deleted']);
+    expect(drawn(tb!)).toEqual(['40:provisioning', '45:up']);
+    expect(figures(tb!, engine.horizon!, min(0), min(60)).upSeconds).toBe(s(15));
+    expect(figures(tb!, engine.horizon!, min(0), min(60)).timeToFirstUpSeconds).toBe(s(5));
+  });
+
+  it('Pod and Node observations are kept and do not disturb the JobSet figures', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(10)).at(min(60));
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { uid: 'p1', name: 'train-rj0-0', namespace: 'default', labels: { 'jobset.sigs.k8s.io/jobset-name': 'train' } },
+      status: { phase: 'Failed' },
+    };
+    const node = { apiVersion: 'v1', kind: 'Node', metadata: { uid: 'n1', name: 'node-1' }, status: { conditions: [] } };
+    const observations = merge(js);
+    observations.splice(2, 0, { receivedAt: min(20), type: 'ADDED', object: pod }, { receivedAt: min(20), type: 'ADDED', object: node });
+    observations.splice(4, 0, { receivedAt: min(30), type: 'DELETED', object: node });
+    const engine = run(observations);
+    expect(engine.kept('Pod').size).toBe(1);
+    expect(engine.kept('Node').size).toBe(0);
+    expect(engine.counts).toMatchObject({ jobsets: 1, pods: 1, nodes: 0, skipped: 0, observations: 6 });
+    const f = figures(only(engine), engine.horizon!, min(0), min(60));
+    expect(f.upSeconds).toBe(s(50));
+    expect(f.interruptions).toBe(0);
+  });
+
+  it('objects of other kinds are counted and skipped', () => {
+    const engine = run([
+      { receivedAt: min(0), type: 'ADDED', object: { apiVersion: 'batch/v1', kind: 'Job', metadata: { uid: 'j', name: 'j' } } },
+    ]);
+    expect(engine.counts.skipped).toBe(1);
+    expect(engine.timelines()).toHaveLength(0);
+  });
+});
+
+describe('observation and timestamps', () => {
+  //   created at 0, first seen at 30 (watching began at 30), already up:
+  //   0 ─unknown─ 30 ─up─ 60
+  it('time before the first observation of a JobSet created before watching began is unknown', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).at(min(30), { ready: 2 }, 'ADDED').at(min(60));
+    const engine = run(js.observations);
+    const tl = only(engine);
+    expect(drawn(tl)).toEqual(['0:unknown', '30:up']);
+    const f = figures(tl, engine.horizon!, min(0), min(60));
+    expect(f.unknownSeconds).toBe(s(30));
+    expect(f.upSeconds).toBe(s(30));
+    expect(f.timeToFirstUpSeconds).toBeNull();
+    expect(f.uptimeRatio).toBe(1);
+  });
+
+  it('a JobSet that completed before watching began: unknown until its Completed condition', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).at(min(30), { completedAt: min(20), succeeded: 2 }, 'ADDED');
+    const tl = only(run(js.observations));
+    expect(drawn(tl)).toEqual(['0:unknown', '20:completed']);
+  });
+
+  it('created suspended before watching began: its Suspended condition proves the queued time', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).at(min(30), { suspend: true, suspended: { status: 'True', at: min(0) } }, 'ADDED');
+    const tl = only(run(js.observations, min(30)));
+    expect(drawn(tl)).toEqual(['0:unknown', '0:suspended']);
+    const engine = run(js.observations, min(30));
+    expect(figures(only(engine), engine.horizon!, min(0), min(30)).queuedSeconds).toBe(s(30));
+  });
+
+  it('creationTimestamp truncated to the second is not mistaken for a JobSet created before watching', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).at(min(0) + 400, {}, 'ADDED');
+    const tl = only(run(js.observations, min(0) + 300));
+    expect(drawn(tl)).toEqual(['0:provisioning']);
+  });
+
+  it('a condition time later than the time received (another clock) is held to the time received', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(10)).at(min(20), { completedAt: min(21), succeeded: 2, ready: 0 });
+    expect(drawn(only(run(js.observations)))).toEqual(['0:provisioning', '10:up', '20:completed']);
+  });
+
+  it('a condition time earlier than the last transition is held to it, keeping the order', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(10)).down(min(20)).at(min(21), { failedAt: min(19) });
+    expect(drawn(only(run(js.observations)))).toEqual(['0:provisioning', '10:up', '20:down', '20:failed']);
+  });
+
+  it('refuses an observation older than the last one', () => {
+    const engine = new TimelineEngine();
+    const js = new Scenario({ uid: 'a' }, min(0)).created().at(min(10)).at(min(5));
+    engine.observe(js.observations[0]!);
+    engine.observe(js.observations[1]!);
+    expect(() => engine.observe(js.observations[2]!)).toThrow(/older than the last one/);
+  });
+
+  it('reports what an update added, so a store can append it', () => {
+    const engine = new TimelineEngine();
+    const js = new Scenario({ uid: 'a' }, min(0)).created().at(min(5), { ready: 1 }).up(min(10));
+    const updates = js.observations.map((o) => engine.observe(o)!.added.map((t) => t.state));
+    expect(updates).toEqual([['provisioning'], [], ['up']]);
+  });
+});

@@ -1,0 +1,84 @@
+// Generated timelines for property tests, and a deliberately naive oracle to check figures against.
+
+import fc from 'fast-check';
+import type { State, Timeline } from '../src/timeline/types.ts';
+
+const ACTIVE: State[] = ['provisioning', 'up', 'down', 'suspended', 'unknown'];
+const TERMINAL: State[] = ['completed', 'failed', 'deleted'];
+export const T0 = Date.parse('2026-01-01T00:00:00Z');
+
+/** Any well-formed timeline: non-decreasing times, no state repeated back to back, terminal last. */
+export const arbTimeline: fc.Arbitrary<Timeline> = fc
+  .record({
+    created: fc.integer({ min: 0, max: 10_000_000 }),
+    steps: fc.array(fc.record({ gap: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5_000_000 })), state: fc.constantFrom(...ACTIVE) }), {
+      maxLength: 30,
+    }),
+    first: fc.constantFrom<State>('provisioning', 'suspended', 'unknown'),
+    end: fc.option(fc.record({ gap: fc.integer({ min: 0, max: 5_000_000 }), state: fc.constantFrom(...TERMINAL) })),
+  })
+  .map(({ created, steps, first, end }) => {
+    const createdAt = T0 + created;
+    const transitions = [{ at: createdAt, state: first }];
+    let at = createdAt;
+    for (const step of [...steps, ...(end ? [end] : [])]) {
+      if (step.state === transitions[transitions.length - 1]!.state) continue;
+      at += step.gap;
+      transitions.push({ at, state: step.state });
+    }
+    return { uid: 'u', namespace: 'ns', name: 'js', labels: {}, accelerator: null, topology: null, createdAt, transitions };
+  });
+
+/** A window and a horizon somewhere around a timeline's life. */
+export const arbTimes = fc.tuple(
+  fc.integer({ min: -1_000_000, max: 200_000_000 }),
+  fc.integer({ min: -1_000_000, max: 200_000_000 }),
+  fc.integer({ min: -1_000_000, max: 200_000_000 }),
+  fc.integer({ min: 0, max: 200_000_000 }),
+);
+
+export interface OracleFigures {
+  durations: Record<State, number>;
+  interruptions: number;
+  recoveries: number;
+  recoveredDown: number[];
+  interruptedUp: number[];
+  queued: number;
+}
+
+/**
+ * Figures the slow, obvious way: walk segments, clip each to [from, to] by hand, test each event
+ * against from < t ≤ to. Shares no code with the series stage.
+ */
+export function oracle(tl: Timeline, horizon: number, from: number, to: number): OracleFigures {
+  const durations = Object.fromEntries([...ACTIVE, ...TERMINAL].map((s) => [s, 0])) as Record<State, number>;
+  const result: OracleFigures = { durations, interruptions: 0, recoveries: 0, recoveredDown: [], interruptedUp: [], queued: 0 };
+  const tr = tl.transitions;
+  const last = tr[tr.length - 1]!;
+  const end = TERMINAL.includes(last.state) ? last.at : Math.max(horizon, last.at);
+  let started = false;
+  for (let i = 0; i < tr.length; i++) {
+    const seg = tr[i]!;
+    if (seg.state === 'provisioning' || seg.state === 'up' || seg.state === 'down') started = true;
+    if (TERMINAL.includes(seg.state)) break;
+    const segEnd = i + 1 < tr.length ? tr[i + 1]!.at : Math.max(end, seg.at);
+    const lo = Math.max(seg.at, from);
+    const hi = Math.min(segEnd, to);
+    if (hi > lo) {
+      durations[seg.state] += hi - lo;
+      if (seg.state === 'suspended' && !started) result.queued += hi - lo;
+    }
+    const next = tr[i + 1];
+    if (next && next.at > from && next.at <= to) {
+      if (seg.state === 'up' && (next.state === 'down' || next.state === 'failed')) {
+        result.interruptions++;
+        result.interruptedUp.push(next.at - seg.at);
+      }
+      if (seg.state === 'down' && next.state === 'up') {
+        result.recoveries++;
+        result.recoveredDown.push(next.at - seg.at);
+      }
+    }
+  }
+  return result;
+}
