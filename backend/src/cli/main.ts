@@ -3,6 +3,8 @@
 import { Command, Option } from 'commander';
 import { UsageError } from './options.ts';
 import { replayCommand } from './replay.ts';
+import { simulateCommand } from './simulate.ts';
+import { demoCommand } from './demo.ts';
 import { TraceError } from '../trace/parse.ts';
 
 const program = new Command('upness')
@@ -21,6 +23,27 @@ program
   .addOption(new Option('--format <format>', 'output format').choices(['json', 'table']).default('json'))
   .action(async (trace: string, options) => {
     process.stdout.write(await replayCommand(trace, options));
+  });
+
+program
+  .command('simulate')
+  .description('Write a realistic trace of a simulated JobSet fleet (deterministic for a seed)')
+  .requiredOption('--jobsets <n>', 'JobSet names running side by side')
+  .requiredOption('--days <d>', 'length of the simulated period, in days (fractions allowed)')
+  .option('--seed <s>', 'random seed', '1')
+  .option('--start <time>', 'start of the period, ISO-8601', '2026-01-01T00:00:00Z')
+  .addOption(new Option('--profile <profile>', 'realistic rates, or a busy demo').choices(['realistic', 'demo']).default('realistic'))
+  .option('--out <file>', 'write to a file instead of standard output')
+  .action(simulateCommand);
+
+program
+  .command('demo')
+  .description('Simulate a small fleet for a week and print its figures (the quick start)')
+  .option('--jobsets <n>', 'JobSet names running side by side', '12')
+  .option('--days <d>', 'length of the simulated period, in days', '7')
+  .option('--seed <s>', 'random seed', '1')
+  .action(async (options) => {
+    process.stdout.write(await demoCommand(options));
   });
 
 try {
