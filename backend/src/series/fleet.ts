@@ -2,9 +2,9 @@
 // fleet, or each JobSet alone) and aggregated (sum, mean, min, max, percentiles, or pooled).
 
 import type { Timeline } from '../timeline/types.ts';
-import { figures, figureValue, firstUp, timeToFirstUpAt, type FigureName } from './figures.ts';
+import { figureValue, firstUp, timeToFirstUpAt, type FigureName } from './figures.ts';
 import { planSeries, scratchFor, seriesTotals, type RangeSpec } from './range.ts';
-import { FIELDS, windowTotals } from './totals.ts';
+import { FIELDS } from './totals.ts';
 
 /** `none`: each JobSet alone; `all`: the whole fleet as one group. */
 export type GroupBy = 'none' | 'all' | 'namespace' | 'accelerator' | 'topology' | `label:${string}`;
@@ -50,32 +50,72 @@ export function groupOf(timeline: Timeline, groupBy: GroupBy): GroupKey {
  * Percentile by linear interpolation between closest ranks, rank = φ·(n − 1) over sorted values:
  * the definition PromQL's quantile() uses, so the numbers line up with a Prometheus panel.
  */
-export function percentile(sorted: readonly number[], phi: number): number {
+export function percentile(sorted: ArrayLike<number>, phi: number): number {
   const rank = phi * (sorted.length - 1);
   const lo = Math.floor(rank);
   const hi = Math.ceil(rank);
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (rank - lo);
 }
 
+/**
+ * Aggregates a value per point across many timelines as they stream by, skipping nulls (undefined
+ * figures): a point with no value left is null. Percentiles keep the values; the rest keep a running total.
+ */
+export class Aggregator {
+  readonly #how: Exclude<Aggregate, 'pooled'>;
+  readonly #points: number;
+  readonly #capacity: number;
+  readonly #counts: Int32Array;
+  readonly #values: Float64Array;
+
+  constructor(how: Exclude<Aggregate, 'pooled'>, points: number, members: number) {
+    this.#how = how;
+    this.#points = points;
+    this.#capacity = how.startsWith('p') ? members : 1;
+    this.#counts = new Int32Array(points);
+    this.#values = new Float64Array(points * this.#capacity);
+  }
+
+  add(point: number, value: number | null): void {
+    if (value === null) return;
+    const n = this.#counts[point]!++;
+    const i = point * this.#capacity;
+    switch (this.#how) {
+      case 'sum':
+      case 'mean':
+        this.#values[i]! += value;
+        break;
+      case 'min':
+        if (n === 0 || value < this.#values[i]!) this.#values[i] = value;
+        break;
+      case 'max':
+        if (n === 0 || value > this.#values[i]!) this.#values[i] = value;
+        break;
+      default:
+        this.#values[i + n] = value;
+    }
+  }
+
+  result(): (number | null)[] {
+    const out: (number | null)[] = [];
+    const phi = this.#how.startsWith('p') ? Number(this.#how.slice(1)) / 100 : 0;
+    for (let k = 0; k < this.#points; k++) {
+      const n = this.#counts[k]!;
+      const i = k * this.#capacity;
+      if (n === 0) out.push(null);
+      else if (this.#how === 'mean') out.push(this.#values[i]! / n);
+      else if (phi > 0) out.push(percentile(this.#values.subarray(i, i + n).sort(), phi));
+      else out.push(this.#values[i]!);
+    }
+    return out;
+  }
+}
+
 /** Aggregates values, skipping nulls (undefined figures); null when nothing is left. */
 export function aggregate(values: readonly (number | null)[], how: Exclude<Aggregate, 'pooled'>): number | null {
-  const xs = values.filter((v): v is number => v !== null);
-  if (xs.length === 0) return null;
-  switch (how) {
-    case 'sum':
-      return xs.reduce((a, b) => a + b, 0);
-    case 'mean':
-      return xs.reduce((a, b) => a + b, 0) / xs.length;
-    case 'min':
-      return xs.reduce((a, b) => (b < a ? b : a));
-    case 'max':
-      return xs.reduce((a, b) => (b > a ? b : a));
-    default:
-      return percentile(
-        xs.sort((a, b) => a - b),
-        Number(how.slice(1)) / 100,
-      );
-  }
+  const aggregator = new Aggregator(how, 1, values.length);
+  for (const v of values) aggregator.add(0, v);
+  return aggregator.result()[0]!;
 }
 
 export interface GroupValue extends GroupKey {
@@ -109,25 +149,11 @@ export function fleetFigure(
   groupBy: GroupBy,
   how: Aggregate,
 ): GroupValue[] {
-  return groupTimelines(timelines, groupBy).map(({ members, ...g }) => {
-    let value: number | null;
-    if (how === 'pooled') {
-      const sum = new Float64Array(FIELDS);
-      const ttfu: (number | null)[] = [];
-      for (const tl of members) {
-        const t = windowTotals(tl, horizon, from, to);
-        for (let f = 0; f < FIELDS; f++) sum[f]! += t[f]!;
-        ttfu.push(timeToFirstUpAt(firstUp(tl), to));
-      }
-      value = figureValue(sum, 0, figure, aggregate(ttfu, 'mean'));
-    } else {
-      value = aggregate(
-        members.map((tl) => figures(tl, horizon, from, to)[figure]),
-        how,
-      );
-    }
-    return { ...g, value, count: members.length };
-  });
+  // One point at `to` whose window reaches back to `from` (an empty window when they are equal).
+  const spec: RangeSpec = { start: to, end: to, stepMs: 1, mode: 'rolling', rollingMs: to - from };
+  return fleetSeries(timelines, horizon, spec, figure, groupBy, how).map(
+    ({ points: _, values, ...g }) => ({ ...g, value: values[0]! }),
+  );
 }
 
 export interface GroupSeries extends GroupKey {
@@ -150,26 +176,22 @@ export function fleetSeries(
   const scratch = scratchFor(plan);
   const totals = new Float64Array(n * FIELDS);
   return groupTimelines(timelines, groupBy).map(({ members, ...g }) => {
-    const perPoint: (number | null)[][] = Array.from({ length: n }, () => []);
-    const pooled = new Float64Array(n * FIELDS);
+    // Pooled: sum the totals and take the figure of the sums; time to first up, which is not a
+    // total, is pooled as the mean.
+    const aggregator = new Aggregator(how === 'pooled' ? 'mean' : how, n, members.length);
+    const pooled = how === 'pooled' ? new Float64Array(n * FIELDS) : null;
     for (const tl of members) {
       seriesTotals(tl, horizon, plan, totals, scratch);
       const first = firstUp(tl);
       for (let k = 0; k < n; k++) {
-        const ttfu = timeToFirstUpAt(first, plan.points[k]!);
-        if (how === 'pooled') {
-          for (let f = 0; f < FIELDS; f++) pooled[k * FIELDS + f]! += totals[k * FIELDS + f]!;
-          perPoint[k]!.push(ttfu);
-        } else {
-          perPoint[k]!.push(figureValue(totals, k * FIELDS, figure, ttfu));
-        }
+        const ttfu = first === null ? null : timeToFirstUpAt(first, plan.points[k]!);
+        if (pooled === null) aggregator.add(k, figureValue(totals, k * FIELDS, figure, ttfu));
+        else aggregator.add(k, ttfu);
       }
+      if (pooled !== null) for (let i = 0; i < pooled.length; i++) pooled[i]! += totals[i]!;
     }
-    const values = perPoint.map((vs, k) =>
-      how === 'pooled'
-        ? figureValue(pooled, k * FIELDS, figure, aggregate(vs, 'mean'))
-        : aggregate(vs, how),
-    );
+    const perPoint = aggregator.result();
+    const values = pooled === null ? perPoint : perPoint.map((ttfu, k) => figureValue(pooled, k * FIELDS, figure, ttfu));
     return { ...g, points: plan.points, values, count: members.length };
   });
 }

@@ -161,3 +161,12 @@ describe('fleet aggregation', () => {
     );
   });
 });
+
+describe('a single window through the fleet path', () => {
+  //   an interruption exactly at `to`, and a window of no length there
+  it('is empty when from equals to, and counts an event at `to` otherwise', () => {
+    expect(fleetFigure([megamon], horizon, min(70), min(70), 'interruptions', 'all', 'sum')[0]!.value).toBe(0);
+    expect(fleetFigure([megamon], horizon, min(69), min(70), 'interruptions', 'all', 'sum')[0]!.value).toBe(1);
+    expect(fleetFigure([megamon], horizon, min(70), min(71), 'interruptions', 'all', 'sum')[0]!.value).toBe(0);
+  });
+});

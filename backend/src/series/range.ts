@@ -37,7 +37,7 @@ export function planSeries(spec: RangeSpec): SeriesPlan {
   if (!(stepMs > 0) || !Number.isFinite(stepMs)) throw new RangeError('step must be a positive number of milliseconds');
   if (end < start) throw new RangeError('end must not be before start');
   const windowMs = mode === 'rolling' ? (spec.rollingMs ?? NaN) : stepMs;
-  if (!(windowMs > 0)) throw new RangeError('a rolling window needs a positive length');
+  if (!(windowMs >= 0) || !Number.isFinite(windowMs)) throw new RangeError('a rolling window needs a length of zero or more');
   const points: number[] = [];
   for (let t = start; t <= end; t += stepMs) points.push(t);
   const windowStart = (t: number): number => (mode === 'cumulative' ? start - stepMs : t - windowMs);

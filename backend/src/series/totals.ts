@@ -20,13 +20,23 @@ export const RECOVERED_DOWN = 8;
 export const INTERRUPTED_UP = 9;
 export const FIELDS = 10;
 
-const DURATION_FIELD: Partial<Record<State, number>> = {
-  up: UP,
-  provisioning: PROVISIONING,
-  down: INTERRUPTION_DOWN,
-  suspended: SUSPENDED,
-  unknown: UNKNOWN,
-};
+/** The totals field a state accrues time in; -1 for terminal states, which accrue nothing. */
+function durationField(state: State): number {
+  switch (state) {
+    case 'up':
+      return UP;
+    case 'provisioning':
+      return PROVISIONING;
+    case 'down':
+      return INTERRUPTION_DOWN;
+    case 'suspended':
+      return SUSPENDED;
+    case 'unknown':
+      return UNKNOWN;
+    default:
+      return -1;
+  }
+}
 
 /** When the timeline first left suspension (or was created active): its first start. */
 export function startedAt(timeline: Timeline): number | null {
@@ -52,40 +62,45 @@ export function cumulativeAt(timeline: Timeline, horizon: number, times: ArrayLi
   const end = endOf(timeline, horizon);
   const start = startedAt(timeline) ?? Infinity;
   const acc = new Float64Array(FIELDS);
-  let k = 0;
   const n = transitions.length;
+  const count = times.length;
+  let k = 0;
+  // Hot loop (once per transition of every timeline queried): plain loops, no calls into typed-array
+  // methods, which cost more than the copy itself at this size.
   for (let i = 0; i < n; i++) {
     const { at: s, state } = transitions[i]!;
-    const next = i + 1 < n ? transitions[i + 1]! : null;
-    const e = next !== null ? next.at : Math.max(end, s);
-    const field = DURATION_FIELD[state];
-    const queued = state === 'suspended' && s < start;
+    const next = transitions[i + 1];
+    const e = next !== undefined ? next.at : end > s ? end : s;
+    const field = durationField(state);
+    const isQueued = field === SUSPENDED && s < start;
     // Times inside this segment see everything before it plus the part of it that has passed.
-    while (k < times.length && times[k]! < e) {
-      const base = k * FIELDS;
-      out.set(acc, base);
+    for (; k < count && times[k]! < e; k++) {
+      const o = k * FIELDS;
+      for (let f = 0; f < FIELDS; f++) out[o + f] = acc[f]!;
       const part = times[k]! - s;
-      if (field !== undefined && part > 0) {
-        out[base + field]! += part;
-        if (queued) out[base + QUEUED]! += part;
+      if (field >= 0 && part > 0) {
+        out[o + field]! += part;
+        if (isQueued) out[o + QUEUED]! += part;
       }
-      k++;
     }
-    if (field !== undefined) {
+    if (field >= 0) {
       acc[field]! += e - s;
-      if (queued) acc[QUEUED]! += e - s;
+      if (isQueued) acc[QUEUED]! += e - s;
     }
-    if (next === null) break;
+    if (next === undefined) break;
     // The event of leaving this state happens at e; C(t) includes it when e ≤ t.
-    if (state === 'up' && (next.state === 'down' || next.state === 'failed')) {
+    if (field === UP && (next.state === 'down' || next.state === 'failed')) {
       acc[INTERRUPTIONS]! += 1;
       acc[INTERRUPTED_UP]! += e - s;
-    } else if (state === 'down' && next.state === 'up') {
+    } else if (field === INTERRUPTION_DOWN && next.state === 'up') {
       acc[RECOVERIES]! += 1;
       acc[RECOVERED_DOWN]! += e - s;
     }
   }
-  for (; k < times.length; k++) out.set(acc, k * FIELDS);
+  for (; k < count; k++) {
+    const o = k * FIELDS;
+    for (let f = 0; f < FIELDS; f++) out[o + f] = acc[f]!;
+  }
 }
 
 /** Totals over the window (from, to]: C(to) − C(from). */

@@ -4,7 +4,7 @@ import type { Observation } from '../timeline/types.ts';
 import { parseTraceLine, TraceError } from './parse.ts';
 
 /** Splits a byte stream into lines without holding more than one chunk and a partial line. */
-export async function* lines(input: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+export async function* lines(input: AsyncIterable<Buffer | string> | Iterable<Buffer | string>): AsyncGenerator<string> {
   let rest = '';
   for await (const chunk of input) {
     const text = rest + (typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
@@ -19,7 +19,7 @@ export async function* lines(input: AsyncIterable<Buffer | string>): AsyncGenera
 }
 
 /** Observations of a trace, in order; throws TraceError naming the first bad line. */
-export async function* readTrace(input: AsyncIterable<Buffer | string>): AsyncGenerator<Observation> {
+export async function* readTrace(input: AsyncIterable<Buffer | string> | Iterable<Buffer | string>): AsyncGenerator<Observation> {
   let number = 0;
   let last = -Infinity;
   for await (const raw of lines(input)) {

@@ -5,7 +5,7 @@ import { readTrace } from './read.ts';
 
 /** Feeds every observation of `input` to `engine`; `onProgress` is called every 100,000 of them. */
 export async function replayTrace(
-  input: AsyncIterable<Buffer | string>,
+  input: AsyncIterable<Buffer | string> | Iterable<Buffer | string>,
   engine: TimelineEngine,
   onProgress?: (counts: EngineCounts) => void,
 ): Promise<EngineCounts> {
