@@ -1,7 +1,7 @@
 // Generated timelines for property tests, and a deliberately naive oracle to check figures against.
 
 import fc from 'fast-check';
-import type { State, Timeline } from '../src/timeline/types.ts';
+import type { State, Timeline, Transition } from '../src/timeline/types.ts';
 
 const ACTIVE: State[] = ['provisioning', 'up', 'down', 'suspended', 'unknown'];
 const TERMINAL: State[] = ['completed', 'failed', 'deleted'];
@@ -11,20 +11,27 @@ export const T0 = Date.parse('2026-01-01T00:00:00Z');
 export const arbTimeline: fc.Arbitrary<Timeline> = fc
   .record({
     created: fc.integer({ min: 0, max: 10_000_000 }),
-    steps: fc.array(fc.record({ gap: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5_000_000 })), state: fc.constantFrom(...ACTIVE) }), {
-      maxLength: 30,
-    }),
+    steps: fc.array(
+      fc.record({
+        gap: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5_000_000 })),
+        state: fc.constantFrom(...ACTIVE),
+        // Now and then, events proven after a gap in the watch.
+        unobserved: fc.option(fc.record({ interruptions: fc.integer({ min: 0, max: 2 }), recoveries: fc.integer({ min: 0, max: 2 }) }), { freq: 8 }),
+      }),
+      { maxLength: 30 },
+    ),
     first: fc.constantFrom<State>('provisioning', 'suspended', 'unknown'),
     end: fc.option(fc.record({ gap: fc.integer({ min: 0, max: 5_000_000 }), state: fc.constantFrom(...TERMINAL) })),
   })
   .map(({ created, steps, first, end }) => {
     const createdAt = T0 + created;
-    const transitions = [{ at: createdAt, state: first }];
+    const transitions: Timeline['transitions'] = [{ at: createdAt, state: first }];
     let at = createdAt;
     for (const step of [...steps, ...(end ? [end] : [])]) {
       if (step.state === transitions[transitions.length - 1]!.state) continue;
       at += step.gap;
-      transitions.push({ at, state: step.state });
+      const unobserved = 'unobserved' in step ? (step.unobserved as Transition['unobserved'] | null) : null;
+      transitions.push(unobserved ? { at, state: step.state, unobserved } : { at, state: step.state });
     }
     return { uid: 'u', namespace: 'ns', name: 'js', labels: {}, accelerator: null, topology: null, createdAt, transitions };
   });
@@ -69,6 +76,10 @@ export function oracle(tl: Timeline, horizon: number, from: number, to: number):
       if (seg.state === 'suspended' && !started) result.queued += hi - lo;
     }
     const next = tr[i + 1];
+    if (next && next.at > from && next.at <= to && next.unobserved) {
+      result.interruptions += next.unobserved.interruptions;
+      result.recoveries += next.unobserved.recoveries;
+    }
     if (next && next.at > from && next.at <= to) {
       if (seg.state === 'up' && (next.state === 'down' || next.state === 'failed')) {
         result.interruptions++;

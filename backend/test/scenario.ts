@@ -69,6 +69,9 @@ export function jobSetObject(shape: JobSetShape, createdAt: number, s: JobSetSta
   };
 }
 
+/** One counter for every scenario, as etcd's revision is one counter for the whole cluster. */
+let revision = 0;
+
 export class Scenario {
   readonly observations: Observation[] = [];
   readonly shape: JobSetShape;
@@ -86,11 +89,9 @@ export class Scenario {
   /** Emits an observation at `time` after applying `change`. The first one is ADDED. */
   at(time: number, change: Partial<JobSetStatus> = {}, type?: ObservationType): this {
     this.status = { ...this.status, ...change };
-    this.observations.push({
-      receivedAt: time,
-      type: type ?? (this.observations.length === 0 ? 'ADDED' : 'MODIFIED'),
-      object: jobSetObject(this.shape, this.createdAt, this.status),
-    });
+    const object = jobSetObject(this.shape, this.createdAt, this.status);
+    object.metadata.resourceVersion = String(++revision);
+    this.observations.push({ receivedAt: time, type: type ?? (this.observations.length === 0 ? 'ADDED' : 'MODIFIED'), object });
     return this;
   }
 

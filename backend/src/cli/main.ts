@@ -5,6 +5,9 @@ import { UsageError } from './options.ts';
 import { replayCommand } from './replay.ts';
 import { simulateCommand } from './simulate.ts';
 import { demoCommand } from './demo.ts';
+import { serveCommand } from './serve.ts';
+import { recordCommand } from './record.ts';
+import { watchOptions } from './watch-options.ts';
 import { TraceError } from '../trace/parse.ts';
 
 const program = new Command('upness')
@@ -35,6 +38,37 @@ program
   .addOption(new Option('--profile <profile>', 'realistic rates, or a busy demo').choices(['realistic', 'demo']).default('realistic'))
   .option('--out <file>', 'write to a file instead of standard output')
   .action(simulateCommand);
+
+const serve = program
+  .command('serve')
+  .description('Run the service: the HTTP API, /metrics, /healthz and /readyz')
+  .addOption(new Option('--host <host>', 'address to listen on').env('UPNESS_HOST').default('0.0.0.0'))
+  .addOption(new Option('--port <port>', 'port to listen on').env('UPNESS_PORT').default('8080'))
+  .option('--trace <file>', 'serve the timelines of a recorded trace instead of a live source')
+  .option('--token-file <file>', 'require this bearer token on /api/v1 and /metrics (or set $UPNESS_TOKEN)')
+  .addOption(new Option('--data-dir <dir>', 'where timelines are kept: an append-only log and snapshots').env('UPNESS_DATA_DIR').default('upness-data'))
+  .option('--memory', 'keep timelines in memory only (lost when the service stops)')
+  .option('--retention <duration>', 'drop timelines that ended longer ago than this', '90d')
+  .option('--snapshot-every <records>', 'write a snapshot (and drop the log before it) after this many records', '100000')
+  .option('--jobsets <n>', 'simulated cluster: JobSet names running side by side', '24')
+  .option('--history-days <d>', 'simulated cluster: days of history at start', '7')
+  .option('--seed <s>', 'simulated cluster: random seed', '1')
+  .addOption(new Option('--profile <profile>', 'simulated cluster: event rates').choices(['realistic', 'demo']).default('demo'))
+  .option('--speed <factor>', 'simulated cluster: simulated seconds per second', '1')
+  .option('--terminal-grace <duration>', 'how long finished JobSets stay on /metrics', '10m')
+  .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']).env('UPNESS_LOG_LEVEL').default('info'))
+  .action(serveCommand);
+// A cluster to watch (--kubeconfig, --context, $KUBECONFIG or a pod's service account) makes the
+// source `kubernetes`; without one it is the simulated cluster.
+for (const option of watchOptions()) serve.addOption(option);
+
+const record = program
+  .command('record')
+  .description('Watch a cluster and write what it delivers as a trace (JSON Lines of {time, type, object}), for replay')
+  .option('--out <file>', 'write to this file instead of standard output')
+  .addOption(new Option('--log-level <level>', 'log level (logs go to standard error)').choices(['debug', 'info', 'warn', 'error']).env('UPNESS_LOG_LEVEL').default('info'))
+  .action(recordCommand);
+for (const option of watchOptions()) record.addOption(option);
 
 program
   .command('demo')

@@ -6,6 +6,8 @@ import {
   INTERRUPTED_UP,
   INTERRUPTION_DOWN,
   INTERRUPTIONS,
+  MEASURED_INTERRUPTIONS,
+  MEASURED_RECOVERIES,
   PROVISIONING,
   QUEUED,
   RECOVERED_DOWN,
@@ -94,11 +96,11 @@ export function figureValue(totals: ArrayLike<number>, o: number, figure: Figure
     case 'recoveries':
       return totals[o + RECOVERIES]!;
     case 'mttrSeconds': {
-      const n = totals[o + RECOVERIES]!;
+      const n = totals[o + MEASURED_RECOVERIES]!;
       return n > 0 ? totals[o + RECOVERED_DOWN]! / n / 1000 : null;
     }
     case 'mtbiSeconds': {
-      const n = totals[o + INTERRUPTIONS]!;
+      const n = totals[o + MEASURED_INTERRUPTIONS]!;
       return n > 0 ? totals[o + INTERRUPTED_UP]! / n / 1000 : null;
     }
     case 'uptimeRatio': {

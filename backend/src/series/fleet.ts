@@ -27,7 +27,8 @@ export function groupOf(timeline: Timeline, groupBy: GroupBy): GroupKey {
   switch (groupBy) {
     case 'none':
       return {
-        key: timeline.uid,
+        // Sorted by namespace and name; the UID tells apart JobSets created again under a name.
+        key: `${timeline.namespace}\u0000${timeline.name}\u0000${timeline.createdAt}\u0000${timeline.uid}`,
         labels: { namespace: timeline.namespace, jobset: timeline.name, uid: timeline.uid },
       };
     case 'all':

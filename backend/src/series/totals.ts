@@ -18,7 +18,10 @@ export const RECOVERIES = 7;
 export const RECOVERED_DOWN = 8;
 /** Σ whole lengths of the up periods that ended in an interruption (for MTBI). */
 export const INTERRUPTED_UP = 9;
-export const FIELDS = 10;
+/** How many periods those sums hold: events seen happen (not ones proven after a gap, whose periods are unknown). */
+export const MEASURED_RECOVERIES = 10;
+export const MEASURED_INTERRUPTIONS = 11;
+export const FIELDS = 12;
 
 /** The totals field a state accrues time in; -1 for terminal states, which accrue nothing. */
 function durationField(state: State): number {
@@ -91,10 +94,16 @@ export function cumulativeAt(timeline: Timeline, horizon: number, times: ArrayLi
     // The event of leaving this state happens at e; C(t) includes it when e ≤ t.
     if (field === UP && (next.state === 'down' || next.state === 'failed')) {
       acc[INTERRUPTIONS]! += 1;
+      acc[MEASURED_INTERRUPTIONS]! += 1;
       acc[INTERRUPTED_UP]! += e - s;
     } else if (field === INTERRUPTION_DOWN && next.state === 'up') {
       acc[RECOVERIES]! += 1;
+      acc[MEASURED_RECOVERIES]! += 1;
       acc[RECOVERED_DOWN]! += e - s;
+    }
+    if (next.unobserved !== undefined) {
+      acc[INTERRUPTIONS]! += next.unobserved.interruptions;
+      acc[RECOVERIES]! += next.unobserved.recoveries;
     }
   }
   for (; k < count; k++) {

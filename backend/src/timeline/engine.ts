@@ -2,7 +2,7 @@
 // feed this one entry point, so they cannot disagree about what an object means.
 
 import { isJobSet, viewJobSet } from './jobset.ts';
-import { advance, startMachine, type MachineState } from './machine.ts';
+import { advance, resumeAfterGap, startMachine, type MachineState } from './machine.ts';
 import type { KubeObject, Observation, Timeline, Transition } from './types.ts';
 
 /** Pods and Nodes are kept (latest object per UID) for the node-level figures. */
@@ -27,18 +27,54 @@ export class TimelineEngine {
   readonly #machines = new Map<string, MachineState>();
   readonly #kept: Record<KeptKind, Map<string, KubeObject>> = { Pod: new Map(), Node: new Map() };
   #watchedFrom: number | null;
-  #horizon: number | null = null;
+  #last: number | null = null;
+  /** While the JobSet watch is broken (and until it has resynced): when it broke. */
+  #gapStart: number | null = null;
+  /** UIDs observed since the gap began: their first observation after it decides the gap. */
+  readonly #seenSinceGap = new Set<string>();
   #observations = 0;
   #skipped = 0;
 
-  /** `watchedFrom`: when observing began; defaults to the first observation's time. */
-  constructor(options: { watchedFrom?: number } = {}) {
+  readonly #onUpdate: ((update: TimelineUpdate, machine: MachineState) => void) | null;
+
+  /**
+   * `watchedFrom`: when observing began; defaults to the first observation's time.
+   * `onUpdate`: called after every JobSet observation with what it changed (a store persists it).
+   */
+  constructor(options: { watchedFrom?: number; onUpdate?: (update: TimelineUpdate, machine: MachineState) => void } = {}) {
     this.#watchedFrom = options.watchedFrom ?? null;
+    this.#onUpdate = options.onUpdate ?? null;
   }
 
-  /** The time up to which the observer vouches for every timeline: the latest observation. */
+  /**
+   * The time up to which the observer vouches for every timeline: the latest observation, or, while
+   * the watch is broken, the moment it broke.
+   */
   get horizon(): number | null {
-    return this.#horizon;
+    return this.#gapStart ?? this.#last;
+  }
+
+  /** When the current gap in the JobSet watch began; null while watching. */
+  get gapStart(): number | null {
+    return this.#gapStart;
+  }
+
+  /** The JobSet watch broke at `at`: until endGap, nothing is vouched for after it. */
+  beginGap(at: number): void {
+    if (this.#gapStart !== null) return;
+    this.#gapStart = Math.max(at, this.#last ?? at);
+    this.#seenSinceGap.clear();
+  }
+
+  /**
+   * The watch has relisted everything at `at` and delivered what changed (ADDED, MODIFIED, DELETED
+   * for what vanished). JobSets not delivered did not change: their state held through the gap.
+   */
+  endGap(at: number): void {
+    if (this.#gapStart === null) return;
+    this.#gapStart = null;
+    this.#seenSinceGap.clear();
+    this.#last = Math.max(at, this.#last ?? at);
   }
 
   get counts(): EngineCounts {
@@ -54,10 +90,10 @@ export class TimelineEngine {
   /** Feeds one observation. Observations must arrive in non-decreasing time order. */
   observe(observation: Observation): TimelineUpdate | null {
     const { receivedAt, type, object } = observation;
-    if (this.#horizon !== null && receivedAt < this.#horizon) {
+    if (this.#last !== null && receivedAt < this.#last) {
       throw new RangeError(`observation at ${new Date(receivedAt).toISOString()} is older than the last one`);
     }
-    this.#horizon = receivedAt;
+    this.#last = receivedAt;
     this.#watchedFrom ??= receivedAt;
     this.#observations++;
 
@@ -76,13 +112,47 @@ export class TimelineEngine {
     const view = viewJobSet(object);
     let machine = this.#machines.get(view.uid);
     const added: Transition[] = [];
+    const deleted = type === 'DELETED';
+    const inGap = this.#gapStart !== null;
     if (machine === undefined) {
-      machine = startMachine(view, receivedAt, this.#watchedFrom!);
+      machine = startMachine(view, receivedAt, this.#watchedFrom!, inGap);
       this.#machines.set(view.uid, machine);
       added.push(...machine.timeline.transitions);
+      added.push(...advance(machine, view, receivedAt, deleted));
+    } else if (inGap && !this.#seenSinceGap.has(view.uid)) {
+      added.push(...resumeAfterGap(machine, view, receivedAt, deleted, this.#gapStart!));
+    } else {
+      added.push(...advance(machine, view, receivedAt, deleted));
     }
-    added.push(...advance(machine, view, receivedAt, type === 'DELETED'));
-    return { timeline: machine.timeline, added };
+    if (inGap) this.#seenSinceGap.add(view.uid);
+    const update = { timeline: machine.timeline, added };
+    this.#onUpdate?.(update, machine);
+    return update;
+  }
+
+  /** Everything the engine remembers, for a store to persist (the machines are live objects: copy to keep). */
+  machines(): Iterable<MachineState> {
+    return this.#machines.values();
+  }
+
+  /**
+   * Restores what a store kept: the machines and the time up to which they were observed. The
+   * service was not watching after `observedUntil`, so that is where the gap begins: call
+   * endGap once the source has relisted. An engine is restored once, before any observation.
+   */
+  restore(machines: Iterable<MachineState>, observedUntil: number | null): void {
+    if (this.#observations > 0 || this.#machines.size > 0) throw new Error('restore() needs an empty engine');
+    for (const m of machines) this.#machines.set(m.timeline.uid, m);
+    if (observedUntil !== null) {
+      this.#last = observedUntil;
+      this.#watchedFrom = Math.min(this.#watchedFrom ?? observedUntil, observedUntil);
+      if (this.#machines.size > 0) this.beginGap(observedUntil);
+    }
+  }
+
+  /** Drops timelines (retention): they are gone from queries and from what a store keeps. */
+  forget(uids: Iterable<string>): void {
+    for (const uid of uids) this.#machines.delete(uid);
   }
 
   timeline(uid: string): Timeline | undefined {

@@ -19,6 +19,8 @@ export interface JobSetView {
   namespace: string;
   name: string;
   labels: Record<string, string>;
+  /** Unchanged across two observations: the object, its status included, did not change between them. */
+  resourceVersion: string | null;
   createdAt: number | null;
   /** metadata.deletionTimestamp: deletion has begun, the JobSet's work is being torn down. */
   deletingAt: number | null;
@@ -122,6 +124,7 @@ export function viewJobSet(object: KubeObject): JobSetView {
     namespace: metadata.namespace ?? '',
     name: metadata.name,
     labels: metadata.labels ?? {},
+    resourceVersion: typeof metadata.resourceVersion === 'string' ? metadata.resourceVersion : null,
     createdAt: parseKubeTime(metadata.creationTimestamp),
     deletingAt: parseKubeTime(metadata.deletionTimestamp),
     suspended: spec.suspend === true || isTrue(suspendedCondition),

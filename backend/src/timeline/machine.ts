@@ -10,6 +10,8 @@ export interface MachineState {
   /** Up at least once since creation or since the last resume: decides provisioning versus down. */
   everUp: boolean;
   restarts: number;
+  /** metadata.resourceVersion at the last observation. */
+  resourceVersion: string | null;
   /** When a DELETED observation (or a deletionTimestamp) was seen, even for a timeline already closed. */
   deletedAt: number | null;
 }
@@ -47,10 +49,11 @@ function activeState(machine: MachineState, view: JobSetView): State {
  * `watchedFrom` is when the observer began watching: a JobSet created before it was not seen being
  * created, so its history until the first observation is unknown unless its own timestamps tell.
  */
-export function startMachine(view: JobSetView, receivedAt: number, watchedFrom: number): MachineState {
+export function startMachine(view: JobSetView, receivedAt: number, watchedFrom: number, inGap: boolean): MachineState {
   const createdAt = Math.min(view.createdAt ?? receivedAt, receivedAt);
-  // creationTimestamp is truncated to the second: allow for that before calling it missed.
-  const seenFromCreation = createdAt > watchedFrom - 1000;
+  // creationTimestamp is truncated to the second: allow for that before calling it missed. A JobSet
+  // first seen while the watch resyncs after a gap was created while nobody was watching.
+  const seenFromCreation = createdAt > watchedFrom - 1000 && !inGap;
   const first: State = seenFromCreation ? (view.suspended ? 'suspended' : 'provisioning') : 'unknown';
   const machine: MachineState = {
     timeline: {
@@ -65,6 +68,7 @@ export function startMachine(view: JobSetView, receivedAt: number, watchedFrom: 
     },
     everUp: false,
     restarts: view.restarts,
+    resourceVersion: view.resourceVersion,
     deletedAt: null,
   };
   if (!seenFromCreation && !view.suspended && view.terminal === null && view.restarts > 0) {
@@ -96,6 +100,7 @@ export function advance(
 
   const restartsRose = view.restarts > machine.restarts;
   machine.restarts = view.restarts;
+  machine.resourceVersion = view.resourceVersion;
   const state = currentState(machine);
 
   if (view.terminal !== null) {
@@ -124,5 +129,28 @@ export function advance(
   }
   enter(machine, next, receivedAt, receivedAt, added);
   if (next === 'up') machine.everUp = true;
+  return added;
+}
+
+/**
+ * The first observation of a UID after a gap in the watch that began at `gapStart`. An object whose
+ * resourceVersion did not change was not modified at all, so its state held through the gap. Otherwise
+ * the gap is unknown, except what the object's own timestamps prove (advance applies them), and the
+ * events that the states before and after prove are counted as unobserved on the state after it.
+ */
+export function resumeAfterGap(machine: MachineState, view: JobSetView, receivedAt: number, deleted: boolean, gapStart: number): Transition[] {
+  const unchanged = view.resourceVersion !== null && view.resourceVersion === machine.resourceVersion;
+  if (isClosed(machine) || (unchanged && !deleted)) return advance(machine, view, receivedAt, deleted);
+  const before = currentState(machine);
+  const rose = view.restarts > machine.restarts;
+  const added: Transition[] = [];
+  enter(machine, 'unknown', gapStart, receivedAt, added);
+  added.push(...advance(machine, view, receivedAt, deleted));
+  const after = currentState(machine);
+  // What can be proven, and no more: a restart count that rose while it was up means it went down at
+  // least once; several restarts may all belong to one down period.
+  const interruptions = before === 'up' && (after === 'down' || after === 'failed' || (after === 'up' && rose)) ? 1 : 0;
+  const recoveries = after === 'up' && (before === 'down' || (before === 'up' && rose)) ? 1 : 0;
+  if (interruptions + recoveries > 0) added[added.length - 1]!.unobserved = { interruptions, recoveries };
   return added;
 }

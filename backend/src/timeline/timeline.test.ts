@@ -383,3 +383,95 @@ describe('observation and timestamps', () => {
     expect(updates).toEqual([['provisioning'], [], ['up']]);
   });
 });
+
+describe('gaps in the watch', () => {
+  /** Runs the scenarios' observations, breaking the watch at gapStart and resyncing at gapEnd:
+   *  observations inside the gap are lost, except the last of each JobSet, delivered at gapEnd as
+   *  the relist would (only when it changed since the last one seen before the gap). */
+  function runWithGap(gapStart: number, gapEnd: number, ...scenarios: Scenario[]): TimelineEngine {
+    const engine = new TimelineEngine();
+    const all = merge(...scenarios);
+    const before = all.filter((o) => o.receivedAt < gapStart);
+    const during = all.filter((o) => o.receivedAt >= gapStart && o.receivedAt <= gapEnd);
+    const after = all.filter((o) => o.receivedAt > gapEnd);
+    for (const o of before) engine.observe(o);
+    engine.beginGap(gapStart);
+    const latest = new Map<string, Observation>();
+    for (const o of during) latest.set(o.object.metadata.uid, o);
+    for (const o of latest.values()) engine.observe({ ...o, receivedAt: gapEnd });
+    engine.endGap(gapEnd);
+    for (const o of after) engine.observe(o);
+    return engine;
+  }
+
+  //   0 ─prov─ 10 ─up─ 40 ╳ watch broken ╳ 50 (object unchanged) ─up─ 60
+  it('an object that did not change during the gap held its state: no unknown time', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(10)).at(min(60), { ready: 2 });
+    const engine = runWithGap(min(40), min(50), js);
+    expect(drawn(only(engine))).toEqual(['0:provisioning', '10:up']);
+    expect(figures(only(engine), engine.horizon!, min(0), min(60)).upSeconds).toBe(s(50));
+  });
+
+  it('while the watch is broken, nothing is vouched for after the break', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(10));
+    const engine = run(js.observations);
+    engine.beginGap(min(40));
+    expect(engine.horizon).toBe(min(40));
+    engine.endGap(min(50));
+    expect(engine.horizon).toBe(min(50));
+  });
+
+  //   0 ─prov─ 10 ─up─ 40 ╳ (restarts 0→1, up again) ╳ 50 ─up─ 60
+  //   → unknown 40─50; one interruption and one recovery proven, their lengths unknown
+  it('a restart during the gap counts as an interruption and a recovery, outside MTTR and MTBI', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(10)).down(min(42), { restarts: 1 }).up(min(45)).at(min(60));
+    const engine = runWithGap(min(40), min(50), js);
+    const tl = only(engine);
+    expect(drawn(tl)).toEqual(['0:provisioning', '10:up', '40:unknown', '50:up']);
+    expect(tl.transitions[3]!.unobserved).toEqual({ interruptions: 1, recoveries: 1 });
+    const f = figures(tl, engine.horizon!, min(0), min(60));
+    expect(f).toMatchObject({ interruptions: 1, recoveries: 1, mttrSeconds: null, mtbiSeconds: null, unknownSeconds: s(10), upSeconds: s(40) });
+  });
+
+  //   0 ─prov─ 10 ─up─ 40 ╳ (Completed at 45) ╳ 50
+  it("the object's own timestamps prove what they can: unknown only until the completion", () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(10)).at(min(45), { completedAt: min(45), ready: 0, succeeded: 2 });
+    const engine = runWithGap(min(40), min(50), js);
+    expect(drawn(only(engine))).toEqual(['0:provisioning', '10:up', '40:unknown', '45:completed']);
+    expect(figures(only(engine), engine.horizon!, min(0), min(60)).interruptions).toBe(0);
+  });
+
+  //   0 ─prov─ 10 ─up─ 40 ╳ (deleted, no trace of when) ╳ 50 deleted
+  it('a JobSet that vanished during the gap is closed as deleted at the resync', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(10)).at(min(45), {}, 'DELETED');
+    const engine = runWithGap(min(40), min(50), js);
+    expect(drawn(only(engine))).toEqual(['0:provisioning', '10:up', '40:unknown', '50:deleted']);
+  });
+
+  //   created at 44, inside the gap; seen at the resync, already up
+  it('a JobSet created during the gap is unknown from its creation until seen', () => {
+    const other = new Scenario({ uid: 'o', name: 'other' }, min(0)).created();
+    const js = new Scenario({ uid: 'a' }, min(44)).created().up(min(47));
+    const engine = runWithGap(min(40), min(50), other, js);
+    expect(drawn(engine.timeline('a')!)).toEqual(['44:unknown', '50:up']);
+    expect(figures(engine.timeline('a')!, engine.horizon!, min(0), min(60)).timeToFirstUpSeconds).toBeNull();
+  });
+
+  it.each([
+    //  before, change during the gap,              after,  proven interruptions, recoveries
+    ['up', { ready: 1 }, 'down', 1, 0],
+    ['down', { ready: 2 }, 'up', 0, 1],
+    ['down', { ready: 2, restarts: 2 }, 'up', 0, 1],
+    ['down', { restarts: 2 }, 'down', 0, 0],
+    ['up', { restarts: 3 }, 'up', 1, 1],
+  ] as const)('%s, then %j during the gap, then %s: %i interruption(s), %i recovery(ies) proven', (before, change, after, interruptions, recoveries) => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(10));
+    if (before === 'down') js.down(min(20));
+    js.at(min(45), change);
+    const engine = runWithGap(min(40), min(50), js);
+    const tl = only(engine);
+    expect(tl.transitions[tl.transitions.length - 1]!.state).toBe(after);
+    const f = figures(tl, engine.horizon!, min(39), min(60));
+    expect([f.interruptions, f.recoveries]).toEqual([interruptions, recoveries]);
+  });
+});

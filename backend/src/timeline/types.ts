@@ -37,6 +37,37 @@ export const TERMINAL_STATES: ReadonlySet<State> = new Set<State>(['completed', 
 export interface Transition {
   at: number;
   state: State;
+  /**
+   * Events that happened while nobody was watching (a gap in the watch), proven by comparing the
+   * object before and after, and counted at this transition. Their periods' lengths are unknown,
+   * so they count in interruptions and recoveries but not in MTTR or MTBI.
+   */
+  unobserved?: { interruptions: number; recoveries: number };
+  /**
+   * What was observed around the moment a JobSet (or its node layer) went down or failed: nodes that
+   * went NotReady, pods that failed and why, the JobSet's own restart. Set by the node layer
+   * (backend/src/nodes) on transitions into `down` or `failed`, and on transitions that carry
+   * unobserved interruptions. Informational: no figure depends on it.
+   */
+  causes?: Cause[];
+}
+
+export type CauseKind = 'NodeNotReady' | 'NodeDeleted' | 'PodFailed' | 'PodDisruption' | 'JobSetRestart' | 'JobSetFailed';
+
+/** One observed reason for an interruption. Times are epoch ms, from the objects where they say. */
+export interface Cause {
+  kind: CauseKind;
+  at: number;
+  /** The node that went NotReady/Unknown or vanished, or the node a failed pod ran on. */
+  node?: string;
+  pod?: string;
+  container?: string;
+  /** OOMKilled, Error, Evicted, PreemptionByScheduler, NodeStatusUnknown, FailedJobs, ... */
+  reason?: string;
+  exitCode?: number;
+  message?: string;
+  /** JobSetRestart: status.restarts after the restart. */
+  restarts?: number;
 }
 
 /** One JobSet UID's whole history. Name, namespace and the rest are labels of the UID. */

@@ -8,9 +8,12 @@ export async function replayTrace(
   input: AsyncIterable<Buffer | string> | Iterable<Buffer | string>,
   engine: TimelineEngine,
   onProgress?: (counts: EngineCounts) => void,
+  /** Skips observations at or before this time (already held by a store). */
+  after: number | null = null,
 ): Promise<EngineCounts> {
   let n = 0;
   for await (const observation of readTrace(input)) {
+    if (after !== null && observation.receivedAt <= after) continue;
     engine.observe(observation);
     if (onProgress !== undefined && ++n % 100_000 === 0) onProgress(engine.counts);
   }

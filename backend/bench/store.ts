@@ -1,0 +1,164 @@
+// `npm run bench:store`: the embedded store, against peers measured in the same run.
+//   write   records/s with durability on (group commit), against one fsync per record (what a
+//           naive durable log does) and against no fsync at all (the ceiling)
+//   size    bytes on disk per transition, in the log and in a snapshot
+//   start   recovery of N stored transitions (default 1,000,000) from a snapshot, and from the log
+//           alone, against reading the same bytes without parsing them (the floor)
+// Options: --transitions N, --runs R, --smoke.
+
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Rng } from '../src/simulate/rng.ts';
+import { EmbeddedStore } from '../src/store/embedded.ts';
+import { encodeLine } from '../src/store/records.ts';
+import type { MachineState } from '../src/timeline/machine.ts';
+import type { State, Transition } from '../src/timeline/types.ts';
+
+const { values: args } = parseArgs({
+  options: { transitions: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '3' }, smoke: { type: 'boolean', default: false } },
+});
+const total = args.smoke ? 20_000 : Number(args.transitions);
+const runs = args.smoke ? 1 : Number(args.runs);
+const log = (line: string): void => void process.stdout.write(`${line}\n`);
+const fmt = (n: number, d = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+
+/** Timelines of long-lived JobSets (up/down cycles) adding up to `count` transitions. */
+function machines(count: number): MachineState[] {
+  const rng = new Rng(5);
+  const out: MachineState[] = [];
+  let made = 0;
+  for (let i = 0; made < count; i++) {
+    const createdAt = Date.UTC(2026, 0, 1) + Math.floor(rng.float() * 3_600_000);
+    const transitions: Transition[] = [{ at: createdAt, state: 'provisioning' }];
+    const cycle: State[] = ['up', 'down'];
+    let at = createdAt;
+    for (let k = 0; k < 200 && made + transitions.length < count; k++) {
+      at += Math.round(rng.exp(k % 2 ? 300_000 : 8 * 3_600_000));
+      transitions.push({ at, state: cycle[k % 2]! });
+    }
+    made += transitions.length;
+    out.push({
+      timeline: { uid: `uid-${i}`, namespace: `team-${i % 4}`, name: `jobset-${i}`, labels: { 'kueue.x-k8s.io/queue-name': 'q' }, accelerator: 'tpu-v5p-slice', topology: '2x2x2', createdAt, transitions },
+      everUp: true,
+      restarts: Math.floor(transitions.length / 2),
+      resourceVersion: String(i),
+      deletedAt: null,
+    });
+  }
+  return out;
+}
+
+function dirBytes(dir: string, prefix: string): number {
+  return readdirSync(dir)
+    .filter((f) => f.startsWith(prefix))
+    .reduce((a, f) => a + statSync(join(dir, f)).size, 0);
+}
+
+log(`Upness store benchmark — ${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, ${fmt(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${tmpdir()}`);
+const source = machines(total);
+log(`${fmt(total)} transitions in ${fmt(source.length)} timelines\n`);
+
+// ── write ─────────────────────────────────────────────────────────────────────────────────────
+// One record per transition, as a live watch writes them (each observation that changes a state).
+const dir = mkdtempSync(join(tmpdir(), 'upness-bench-store-'));
+const { store } = await EmbeddedStore.open(dir);
+let records = 0;
+const started = performance.now();
+for (const m of source) {
+  const copy: MachineState = { ...m, timeline: { ...m.timeline, transitions: [] } };
+  for (const t of m.timeline.transitions) {
+    copy.timeline.transitions.push(t);
+    store.record({ timeline: copy.timeline, added: [t] }, copy);
+    records++;
+    // Let the group commit run now and then, as it would between watch events.
+    if (records % 5000 === 0) await new Promise((r) => setImmediate(r));
+  }
+}
+await store.flushed();
+const writeMs = performance.now() - started;
+const logBytes = dirBytes(dir, 'log-');
+await store.snapshot(source, null);
+await store.close();
+const snapshotBytes = statSync(join(dir, 'snapshot.json')).size;
+
+// Peers on a sample: an fsync per record, and no fsync.
+const sample = Math.min(2000, records);
+const lines = source.flatMap((m) => m.timeline.transitions.map((t) => encodeLine({ k: 'update', uid: m.timeline.uid, add: [[t.at, t.state]], everUp: true, restarts: 0, rv: null, deletedAt: null })));
+/** Appends `count` lines: one write and fsync each, or (no fsync) in 1 MB writes — the ceiling. */
+async function appendAll(fsyncEach: boolean, count: number): Promise<number> {
+  const peerDir = mkdtempSync(join(tmpdir(), 'upness-bench-peer-'));
+  const handle = await open(join(peerDir, 'log'), 'a');
+  const t = performance.now();
+  let chunk = '';
+  for (let i = 0; i < count; i++) {
+    if (fsyncEach) {
+      await handle.write(lines[i]!);
+      await handle.datasync();
+    } else if ((chunk += lines[i]!).length >= 1 << 20) {
+      await handle.write(chunk);
+      chunk = '';
+    }
+  }
+  await handle.write(chunk);
+  await handle.datasync();
+  const ms = performance.now() - t;
+  await handle.close();
+  rmSync(peerDir, { recursive: true });
+  return count / (ms / 1000);
+}
+const perRecordFsync = await appendAll(true, sample);
+const noFsync = await appendAll(false, records);
+const groupCommit = records / (writeMs / 1000);
+log('Write, durability on (records made durable before anything built on them is served):');
+log(`  upness group commit          ${fmt(groupCommit).padStart(10)} records/s`);
+log(`  peer  fsync per record       ${fmt(perRecordFsync).padStart(10)} records/s   → group commit is ${fmt(groupCommit / perRecordFsync, 1)}× faster`);
+log(`  peer  no fsync, 1 MB writes  ${fmt(noFsync).padStart(10)} records/s   → group commit reaches ${fmt((100 * groupCommit) / noFsync)}% of this ceiling (not durable)`);
+log(`  on disk: ${fmt(logBytes / total, 1)} bytes per transition in the log, ${fmt(snapshotBytes / total, 1)} in a snapshot\n`);
+
+// ── start-up ──────────────────────────────────────────────────────────────────────────────────
+const recoverMs: number[] = [];
+let recovered = 0;
+for (let i = 0; i < runs; i++) {
+  const t = performance.now();
+  const { store: s, recovery } = await EmbeddedStore.open(dir);
+  recoverMs.push(performance.now() - t);
+  recovered = recovery.machines.reduce((a, m) => a + m.timeline.transitions.length, 0);
+  await s.close();
+}
+if (recovered !== total) throw new Error(`recovered ${recovered} transitions, wrote ${total}`);
+const readMs: number[] = [];
+for (let i = 0; i < runs; i++) {
+  const t = performance.now();
+  for (const f of readdirSync(dir)) readFileSync(join(dir, f));
+  readMs.push(performance.now() - t);
+}
+// From the log alone (no snapshot): the same records, one per transition, never compacted.
+const logOnly = mkdtempSync(join(tmpdir(), 'upness-bench-log-'));
+{
+  const { store: s } = await EmbeddedStore.open(logOnly);
+  for (const m of source) {
+    const copy: MachineState = { ...m, timeline: { ...m.timeline, transitions: [] } };
+    for (const t of m.timeline.transitions) {
+      copy.timeline.transitions.push(t);
+      s.record({ timeline: copy.timeline, added: [t] }, copy);
+    }
+  }
+  await s.close();
+}
+const logOnlyMs: number[] = [];
+for (let i = 0; i < runs; i++) {
+  const t = performance.now();
+  const { store: s } = await EmbeddedStore.open(logOnly);
+  logOnlyMs.push(performance.now() - t);
+  await s.close();
+}
+log(`Start-up: recover ${fmt(total)} transitions`);
+log(`  upness from a snapshot       median ${fmt(median(recoverMs)).padStart(7)} ms   (target: under 2,000 ms)`);
+log(`  upness from the log alone    median ${fmt(median(logOnlyMs)).padStart(7)} ms   (no snapshot: every record replayed)`);
+log(`  peer  read the bytes only    median ${fmt(median(readMs)).padStart(7)} ms   → recovery is ${fmt(median(recoverMs) / median(readMs), 1)}× the cost of reading`);
+rmSync(dir, { recursive: true });
+rmSync(logOnly, { recursive: true });

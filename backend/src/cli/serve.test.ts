@@ -1,0 +1,89 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { upness, UPNESS } from '../../test/cli.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'upness-serve-'));
+
+/** Starts `upness serve` and resolves with its URL once it logs that it listens. */
+function serve(args: string[]): Promise<{ url: string; stop: () => Promise<number | null>; logs: () => string }> {
+  const child = spawn(process.execPath, [UPNESS, 'serve', '--host', '127.0.0.1', '--port', '0', ...(args.includes('--data-dir') ? [] : ['--memory']), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let logs = '';
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      logs += chunk;
+      const match = /"url":"(http:\/\/[^"]+)"/.exec(logs);
+      if (match) {
+        resolve({
+          url: match[1]!,
+          logs: () => logs,
+          stop: () =>
+            new Promise((done) => {
+              child.once('exit', (code) => done(code));
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    child.stderr.on('data', (chunk) => (logs += chunk));
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${logs}`)));
+  });
+}
+
+async function waitReady(url: string): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 200; i++) {
+    const res = await fetch(`${url}/readyz`);
+    if (res.status === 200) return (await res.json()) as Record<string, unknown>;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('not ready after 10 s');
+}
+
+describe('upness serve', () => {
+  it('serves a trace with a token, and stops cleanly on SIGTERM', async () => {
+    const trace = join(dir, 'fleet.jsonl');
+    const sim = upness(['simulate', '--jobsets', '5', '--days', '1', '--seed', '4', '--out', trace]);
+    expect(sim.status).toBe(0);
+    writeFileSync(join(dir, 'token'), 'tok\n');
+    const service = await serve(['--trace', trace, '--token-file', join(dir, 'token')]);
+    try {
+      const ready = await waitReady(service.url);
+      expect(ready).toMatchObject({ ready: true, source: 'trace' });
+      expect((ready.jobsets as number) > 0).toBe(true);
+      const unauthorized = await fetch(`${service.url}/api/v1/values/namespaces`);
+      expect(unauthorized.status).toBe(401);
+      const res = await fetch(`${service.url}/api/v1/query`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer tok' },
+        body: JSON.stringify({ from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z', queries: [{ refId: 'A', groupBy: 'all', aggregate: 'pooled' }] }),
+      });
+      const body = (await res.json()) as { results: { A: { frames: { data: { values: number[][] } }[] } } };
+      const ratio = body.results.A.frames[0]!.data.values[1]![0]!;
+      expect(ratio).toBeGreaterThan(0.5);
+      expect(ratio).toBeLessThanOrEqual(1);
+      expect(service.logs()).not.toContain('tok"');
+    } finally {
+      expect(await service.stop()).toBe(0);
+    }
+  });
+
+  it('runs a simulated cluster by default, ready with its history', async () => {
+    const service = await serve(['--jobsets', '3', '--history-days', '1']);
+    try {
+      expect(await waitReady(service.url)).toMatchObject({ ready: true, source: 'simulator' });
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it.each([
+    [['--port', 'http'], /--port must be a port number/],
+    [['--terminal-grace', 'soon'], /--terminal-grace must be a duration/],
+    [['--token-file', join(dir, 'missing')], /cannot read/],
+  ])('refuses bad options %j with a clear message', (args, message) => {
+    const run = upness(['serve', ...args]);
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toMatch(message);
+  });
+});

@@ -1,0 +1,87 @@
+// The options `upness serve` and `upness record` share for watching a cluster.
+
+import type { Option } from 'commander';
+import { Option as CommanderOption } from 'commander';
+import { DEFAULT_BACKOFF } from '../kube/backoff.ts';
+import { parseDuration } from '../query/types.ts';
+import { UsageError } from './options.ts';
+
+/** Timings of the watch, parsed (kept free of @kubernetes/client-node, which loads only when needed). */
+export interface WatchSettings {
+  kubeconfig?: string;
+  context?: string;
+  namespaces: string[];
+  timings: {
+    backoff: typeof DEFAULT_BACKOFF;
+    silenceMs: number;
+    watchTimeoutMs: number;
+    listTimeoutMs: number;
+    reconnectDelayMaxMs: number;
+    stableMs: number;
+  };
+  readyBrokenMs: number;
+}
+
+export interface WatchOptionValues {
+  kubeconfig?: string;
+  context?: string;
+  namespace?: string[];
+  watchTimeout: string;
+  watchSilence: string;
+  watchBackoffInitial: string;
+  watchBackoffMax: string;
+  listTimeout: string;
+  readyBrokenAfter: string;
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** The commander options, to add to a command. */
+export function watchOptions(): Option[] {
+  return [
+    new CommanderOption('--kubeconfig <file>', 'watch the cluster of this kubeconfig (default: $KUBECONFIG, the pod\'s service account, ~/.kube/config)'),
+    new CommanderOption('--context <name>', 'the kubeconfig context to use'),
+    new CommanderOption('--namespace <ns>', 'watch JobSets and Pods in this namespace only (repeatable; default: all)').argParser(collect),
+    new CommanderOption('--watch-timeout <duration>', 'reopen a watch that has received nothing for this long').default('30s'),
+    new CommanderOption('--watch-silence <duration>', 'watchdog: restart a watch with no sign of life for this long').default('75s'),
+    new CommanderOption('--watch-backoff-initial <duration>', 'first delay before restarting a failed watch (doubles, with jitter)').default('500ms'),
+    new CommanderOption('--watch-backoff-max <duration>', 'longest delay between restarts of a failed watch').default('30s'),
+    new CommanderOption('--list-timeout <duration>', 'a list that has not answered in this long fails').default('60s'),
+    new CommanderOption('--ready-broken-after <duration>', '/readyz is false while a watch has been broken longer than this').default('30s'),
+  ];
+}
+
+function duration(value: string, option: string): number {
+  const ms = parseDuration(value);
+  if (ms === null) throw new UsageError(`${option} must be a duration such as 30s or 500ms, not "${value}"`);
+  return ms;
+}
+
+export function parseWatchOptions(values: WatchOptionValues): WatchSettings {
+  const watchTimeoutMs = duration(values.watchTimeout, '--watch-timeout');
+  const silenceMs = duration(values.watchSilence, '--watch-silence');
+  if (silenceMs <= watchTimeoutMs) {
+    throw new UsageError(`--watch-silence (${values.watchSilence}) must be longer than --watch-timeout (${values.watchTimeout}): a quiet, healthy watch shows life only that often`);
+  }
+  const initialMs = duration(values.watchBackoffInitial, '--watch-backoff-initial');
+  const maxMs = duration(values.watchBackoffMax, '--watch-backoff-max');
+  if (maxMs < initialMs) throw new UsageError('--watch-backoff-max must not be shorter than --watch-backoff-initial');
+  const namespaces = [...new Set(values.namespace ?? [])];
+  for (const ns of namespaces) {
+    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(ns)) throw new UsageError(`--namespace "${ns}" is not a namespace name`);
+  }
+  return {
+    ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
+    ...(values.context !== undefined ? { context: values.context } : {}),
+    namespaces,
+    timings: {
+      backoff: { ...DEFAULT_BACKOFF, initialMs, maxMs },
+      silenceMs,
+      watchTimeoutMs,
+      listTimeoutMs: duration(values.listTimeout, '--list-timeout'),
+      reconnectDelayMaxMs: Math.min(1000, initialMs),
+      stableMs: Math.max(60_000, 2 * maxMs),
+    },
+    readyBrokenMs: duration(values.readyBrokenAfter, '--ready-broken-after'),
+  };
+}

@@ -1,0 +1,30 @@
+// `fleet`: how a metric is distributed across the JobSets of each group, as a table.
+
+import { fleetFigure, type GroupBy } from '../series/fleet.ts';
+import { unitOf, type Metric } from '../query/types.ts';
+import type { FigureName } from '../series/figures.ts';
+import type { QueryContext } from './context.ts';
+import { frame, numberField, stringField, type FrameJSON } from './frame.ts';
+
+const STATISTICS = ['min', 'mean', 'p50', 'p90', 'p99', 'max'] as const;
+
+export function fleetFrames(ctx: QueryContext): FrameJSON[] {
+  const { query } = ctx;
+  // `none` would make each JobSet its own distribution of one: the fleet as a whole is meant.
+  const groupBy = (query.groupBy === 'none' ? 'all' : query.groupBy) as GroupBy;
+  const metric: FigureName = query.metric === 'up' ? 'uptimeRatio' : (query.metric as Exclude<Metric, 'up'>);
+  const stats = STATISTICS.map((how) => fleetFigure(ctx.timelines, ctx.horizon, ctx.from, ctx.to, metric, groupBy, how));
+  const groups = stats[0]!;
+  const dimensions = groups.length > 0 ? Object.keys(groups[0]!.labels) : [];
+  const unit = unitOf(metric);
+  return [
+    frame(
+      [
+        ...dimensions.map((d) => stringField(d, groups.map((g) => g.labels[d] ?? ''))),
+        numberField('jobsets', groups.map((g) => g.count), { unit: 'none' }),
+        ...STATISTICS.map((s, i) => numberField(s, stats[i]!.map((g) => g.value), { unit, displayName: `${metric} ${s}` })),
+      ],
+      { name: `${metric} across JobSets`, refId: query.refId },
+    ),
+  ];
+}

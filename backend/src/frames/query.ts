@@ -1,0 +1,110 @@
+// Runs the queries of one request: each is checked, defaulted, given its range and steps, narrowed
+// to the timelines it selects, and turned into frames by its query type. A bad query is that
+// query's error; the others still answer.
+
+import type { z } from 'zod';
+import { querySchema, queryRequestSchema } from '../query/model.ts';
+import { select } from '../query/select.ts';
+import { QueryError } from '../query/selector.ts';
+import { checkRange, LIMITS, planSteps } from '../query/step.ts';
+import { parseTimeParam } from '../query/time.ts';
+import { DEFAULT_QUERY } from '../query/types.ts';
+import type { Timeline } from '../timeline/types.ts';
+import type { QueryContext, ResolvedQuery } from './context.ts';
+import { eventsFrames } from './events.ts';
+import type { FrameJSON } from './frame.ts';
+import { fleetFrames } from './fleet.ts';
+import { seriesFrames } from './series.ts';
+import { statesFrames } from './states.ts';
+import { summaryFrames } from './summary.ts';
+
+export interface QueryResult {
+  status: number;
+  frames?: FrameJSON[];
+  error?: string;
+}
+
+export interface Observed {
+  timelines: readonly Timeline[];
+  /** The time up to which the timelines are observed. */
+  horizon: number;
+  /** The node layer (layer: 'nodes'), when the source has one. */
+  nodes?: { timelines: readonly Timeline[]; horizon: number } | null;
+}
+
+/** A problem with the request as a whole (not one query): the whole request is a 400. */
+export class RequestError extends Error {}
+
+export function describeZodError(error: z.ZodError, prefix: string): string {
+  const issue = error.issues[0]!;
+  const path = [prefix, ...issue.path.map(String)].filter((p) => p !== '').join('.');
+  const message = issue.message.replace(/^Invalid input: /, '');
+  return `${path}: ${message.endsWith('received undefined') ? 'missing' : message}`;
+}
+
+const BY_TYPE = { series: seriesFrames, summary: summaryFrames, states: statesFrames, events: eventsFrames, fleet: fleetFrames };
+
+function runOne(raw: unknown, index: number, request: { from?: string | number; to?: string | number }, observed: Observed, now: number): QueryResult {
+  const prefix = `queries[${index}]`;
+  const parsed = querySchema.safeParse(raw);
+  if (!parsed.success) return { status: 400, error: describeZodError(parsed.error, prefix) };
+  const q = parsed.data;
+  try {
+    const query: ResolvedQuery = { ...DEFAULT_QUERY, ...stripUndefined(q), refId: q.refId } as ResolvedQuery;
+    const fromRaw = q.timeRange?.from ?? request.from;
+    const toRaw = q.timeRange?.to ?? request.to;
+    if (fromRaw === undefined || toRaw === undefined) throw new QueryError('timeRange', 'missing: give `from` and `to` in the request or the query');
+    const from = parseTimeParam(fromRaw, 'from', now);
+    const to = parseTimeParam(toRaw, 'to', now);
+    checkRange(from, to);
+    let layer: { timelines: readonly Timeline[]; horizon: number } = observed;
+    if (query.layer === 'nodes') {
+      if (!observed.nodes) {
+        return { status: 501, error: `${prefix}.layer: the node layer is not available yet from this source: it needs a Kubernetes cluster (upness serve --kubeconfig) or a trace recorded from one` };
+      }
+      layer = observed.nodes;
+    }
+    const steps = planSteps(from, to, q.intervalMs, q.maxDataPoints);
+    const timelines = select(layer.timelines, query, layer.horizon, from, to);
+    if (query.groupBy === 'none' && (query.queryType === 'series' || query.queryType === 'states') && timelines.length > LIMITS.maxSeriesPerQuery) {
+      throw new QueryError(
+        'groupBy',
+        `the query selects ${timelines.length} JobSets, more series than the limit of ${LIMITS.maxSeriesPerQuery}: narrow it with namespaces, name or labelSelector, or group it`,
+      );
+    }
+    const ctx: QueryContext = { query, timelines, horizon: layer.horizon, from, to, steps };
+    const frames = BY_TYPE[query.queryType](ctx);
+    if (frames.length > LIMITS.maxSeriesPerQuery) {
+      throw new QueryError('groupBy', `the query makes ${frames.length} series, more than the limit of ${LIMITS.maxSeriesPerQuery}`);
+    }
+    return { status: 200, frames };
+  } catch (error) {
+    if (error instanceof QueryError) return { status: 400, error: `${prefix}.${error.message}` };
+    throw error;
+  }
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Runs a request body; throws RequestError when the body itself is malformed. */
+export function runQueries(body: unknown, observed: Observed, now: number): { status: number; results: Record<string, QueryResult> } {
+  const request = queryRequestSchema.safeParse(body);
+  if (!request.success) throw new RequestError(describeZodError(request.error, ''));
+  // No prototype: a refId such as "__proto__" or "constructor" is just a name.
+  const results: Record<string, QueryResult> = Object.create(null);
+  const refIds = request.data.queries.map((raw, i) =>
+    typeof (raw as { refId?: unknown })?.refId === 'string' ? (raw as { refId: string }).refId : `queries[${i}]`,
+  );
+  // Answers are keyed by refId: two queries with one refId would make the answer ambiguous.
+  refIds.forEach((refId, i) => {
+    if (refIds.indexOf(refId) !== i) throw new RequestError(`queries[${i}].refId: "${refId}" is used by an earlier query`);
+  });
+  request.data.queries.forEach((raw, i) => {
+    results[refIds[i]!] = runOne(raw, i, request.data, observed, now);
+  });
+  const all = Object.values(results);
+  const status = all.some((r) => r.status === 200) ? 200 : all[0]!.status;
+  return { status, results };
+}

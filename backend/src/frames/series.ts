@@ -1,0 +1,87 @@
+// `series`: a metric over time, one frame per group (per JobSet when not grouped). Each frame
+// carries its group's labels on the value field: what multi-dimensional alert rules key on.
+
+import { Aggregator, fleetSeries, groupOf, type Aggregate, type GroupBy } from '../series/fleet.ts';
+import { stateAt } from '../series/figures.ts';
+import type { RangeSpec } from '../series/range.ts';
+import type { Timeline } from '../timeline/types.ts';
+import { parseDuration, unitOf } from '../query/types.ts';
+import type { QueryContext } from './context.ts';
+import { frame, numberField, timeField, type FrameJSON } from './frame.ts';
+
+interface Group {
+  key: string;
+  labels: Record<string, string>;
+  points: number[];
+  values: (number | null)[];
+}
+
+/** 1 up, 0 provisioning or down (counting against uptime), null otherwise (not in either). */
+function upValue(tl: Timeline, t: number): number | null {
+  const state = stateAt(tl, t);
+  if (state === 'up') return 1;
+  if (state === 'provisioning' || state === 'down') return 0;
+  return null;
+}
+
+function points(ctx: QueryContext): number[] {
+  if (ctx.query.window === 'range') return [ctx.to];
+  const out: number[] = [];
+  for (let t = ctx.steps.first; t <= ctx.steps.last; t += ctx.steps.stepMs) out.push(t);
+  return out;
+}
+
+function upSeries(ctx: QueryContext, groupBy: GroupBy, how: Aggregate): Group[] {
+  const at = points(ctx);
+  const groups = new Map<string, { labels: Record<string, string>; members: Timeline[] }>();
+  for (const tl of ctx.timelines) {
+    const g = groupOf(tl, groupBy);
+    const group = groups.get(g.key) ?? { labels: g.labels, members: [] };
+    group.members.push(tl);
+    groups.set(g.key, group);
+  }
+  return [...groups.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, { labels, members }]) => {
+      // Pooled for a 0/1 state is the share of members up: the mean.
+      const aggregator = new Aggregator(how === 'pooled' ? 'mean' : how, at.length, members.length);
+      for (const tl of members) at.forEach((t, k) => aggregator.add(k, upValue(tl, t)));
+      return { key, labels, points: at, values: aggregator.result() };
+    });
+}
+
+function figureSeries(ctx: QueryContext, groupBy: GroupBy, how: Aggregate): Group[] {
+  const { query } = ctx;
+  const spec: RangeSpec =
+    query.window === 'range'
+      ? { start: ctx.to, end: ctx.to, stepMs: 1, mode: 'rolling', rollingMs: ctx.to - ctx.from }
+      : query.window === 'rolling'
+        ? { start: ctx.steps.first, end: ctx.steps.last, stepMs: ctx.steps.stepMs, mode: 'rolling', rollingMs: parseRolling(query.rolling) }
+        : { start: ctx.steps.first, end: ctx.steps.last, stepMs: ctx.steps.stepMs, mode: query.window };
+  return fleetSeries(ctx.timelines, ctx.horizon, spec, query.metric as Exclude<typeof query.metric, 'up'>, groupBy, how);
+}
+
+function parseRolling(rolling: string): number {
+  return parseDuration(rolling) ?? 86_400_000;
+}
+
+export function seriesFrames(ctx: QueryContext): FrameJSON[] {
+  const { query } = ctx;
+  const groupBy = query.groupBy as GroupBy;
+  const how = query.aggregate;
+  const groups = query.metric === 'up' ? upSeries(ctx, groupBy, how) : figureSeries(ctx, groupBy, how);
+  const unit = unitOf(query.metric);
+  const names = groups.map((g) =>
+    groupBy === 'none' ? `${g.labels.namespace}/${g.labels.jobset}` : groupBy === 'all' ? query.metric : Object.values(g.labels)[0] || '(none)',
+  );
+  const seen = new Map<string, number>();
+  for (const n of names) seen.set(n, (seen.get(n) ?? 0) + 1);
+  return groups.map((g, i) => {
+    // A JobSet created again under its name is another UID: tell the two apart in the legend.
+    const displayName = seen.get(names[i]!)! > 1 && g.labels.uid ? `${names[i]} (${g.labels.uid.slice(0, 8)})` : names[i]!;
+    return frame(
+      [timeField('time', g.points), numberField(query.metric, g.values, { labels: g.labels, unit, displayName })],
+      { name: displayName, refId: query.refId, meta: { type: 'timeseries-multi', typeVersion: [0, 1] } },
+    );
+  });
+}

@@ -1,0 +1,41 @@
+// `states`: what the State timeline panel draws: per JobSet name, its state at every change inside
+// the range. UIDs that bore the name follow one another on one row; a final row closes the range.
+
+import { stateAt } from '../series/figures.ts';
+import type { Timeline } from '../timeline/types.ts';
+import type { QueryContext } from './context.ts';
+import { frame, stringField, timeField, type FrameJSON } from './frame.ts';
+
+export function statesFrames(ctx: QueryContext): FrameJSON[] {
+  const byName = new Map<string, Timeline[]>();
+  for (const tl of ctx.timelines) {
+    const key = `${tl.namespace}/${tl.name}`;
+    byName.set(key, [...(byName.get(key) ?? []), tl]);
+  }
+  return [...byName.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([displayName, timelines]) => {
+      timelines.sort((a, b) => a.createdAt - b.createdAt);
+      const times: number[] = [];
+      const states: (string | null)[] = [];
+      const put = (t: number, state: string | null): void => {
+        // Several states at one instant: only the last lasted any time.
+        if (times.length > 0 && times[times.length - 1] === t) states[states.length - 1] = state;
+        else if (states.length === 0 || states[states.length - 1] !== state) {
+          times.push(t);
+          states.push(state);
+        }
+      };
+      let atFrom: string | null = null;
+      for (const tl of timelines) atFrom = stateAt(tl, ctx.from) ?? atFrom;
+      put(ctx.from, atFrom);
+      for (const tl of timelines) {
+        for (const tr of tl.transitions) if (tr.at > ctx.from && tr.at <= ctx.to) put(tr.at, tr.state);
+      }
+      if (times[times.length - 1] !== ctx.to) {
+        times.push(ctx.to);
+        states.push(null);
+      }
+      return frame([timeField('time', times), stringField('state', states, { displayName })], { name: displayName, refId: ctx.query.refId });
+    });
+}

@@ -1,0 +1,88 @@
+// A paginated LIST of one resource, returning the objects exactly as the apiserver sent them (the
+// typed clients would turn them into classes with Date fields and drop unknown fields).
+
+import { request as httpRequest, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeObject } from '../timeline/types.ts';
+
+export interface RawList {
+  resourceVersion: string;
+  items: KubeObject[];
+}
+
+/** An error answer of the apiserver, with its status and the message of its Status object. */
+export class ApiError extends Error {
+  readonly statusCode: number;
+  readonly reason: string | undefined;
+  constructor(statusCode: number, message: string, reason?: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.statusCode = statusCode;
+    this.reason = reason;
+  }
+}
+
+async function getJson(config: KubeConfig, path: string, signal: AbortSignal): Promise<unknown> {
+  const cluster = config.getCurrentCluster();
+  if (cluster === null) throw new Error('the kubeconfig has no current cluster');
+  const url = new URL(cluster.server.replace(/\/$/, '') + path);
+  const options: RequestOptions & { headers: Record<string, string> } = { method: 'GET', headers: { accept: 'application/json' } };
+  // Sets the agent (CA, client certificate, proxy) and the Authorization header, as client-node does.
+  await config.applyToHTTPSOptions(options);
+  const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(url, { ...options, signal }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(body);
+        } catch {
+          json = undefined;
+        }
+        const status = res.statusCode ?? 0;
+        if (status !== 200) {
+          const s = (json ?? {}) as { message?: string; reason?: string };
+          reject(new ApiError(status, `GET ${url.pathname}: HTTP ${status}${s.message ? `: ${s.message}` : ''}`, s.reason));
+        } else if (json === undefined) {
+          reject(new Error(`GET ${url.pathname}: the answer is not JSON`));
+        } else {
+          resolve(json);
+        }
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * Lists every object under `path` (following `continue` tokens). List items carry no apiVersion or
+ * kind; they are set from `kind`/`apiVersion`, as a watch event's object has them.
+ */
+export async function listAll(
+  config: KubeConfig,
+  path: string,
+  options: { apiVersion: string; kind: string; labelSelector?: string; pageSize?: number; signal: AbortSignal },
+): Promise<RawList> {
+  const items: KubeObject[] = [];
+  let resourceVersion = '';
+  let token: string | undefined;
+  do {
+    const query = new URLSearchParams({ limit: String(options.pageSize ?? 500) });
+    if (options.labelSelector !== undefined) query.set('labelSelector', options.labelSelector);
+    if (token !== undefined) query.set('continue', token);
+    const page = (await getJson(config, `${path}?${query}`, options.signal)) as {
+      metadata?: { resourceVersion?: string; continue?: string };
+      items?: KubeObject[];
+    };
+    for (const item of page.items ?? []) items.push({ apiVersion: options.apiVersion, kind: options.kind, ...item });
+    resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
+    token = page.metadata?.continue || undefined;
+  } while (token !== undefined);
+  return { resourceVersion, items };
+}

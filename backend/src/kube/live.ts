@@ -1,0 +1,82 @@
+// The 'kubernetes' source of `upness serve`: the watcher feeding a ClusterEngine, its readiness and
+// its health on the source, gaps passed on to the JobSet layer and to the node layer.
+
+import type { Logger } from 'pino';
+import type { ClusterEngine } from '../nodes/engine.ts';
+import type { EngineSource } from '../service/source.ts';
+import { loadKubeConfig } from './config.ts';
+import type { WatchTimings } from './resource-watch.ts';
+import { ClusterWatcher } from './watcher.ts';
+
+export interface LiveClusterOptions {
+  kubeconfig?: string;
+  context?: string;
+  namespaces: string[];
+  timings: WatchTimings;
+  readyBrokenMs: number;
+}
+
+export interface LiveCluster {
+  watcher: ClusterWatcher;
+  /** Resolves once the first sync has been delivered. */
+  firstSync: Promise<number>;
+  stop(): Promise<void>;
+}
+
+export function watchCluster(engine: ClusterEngine, source: EngineSource, options: LiveClusterOptions, logger: Logger): LiveCluster {
+  const { config, source: from } = loadKubeConfig(options);
+  const cluster = config.getCurrentCluster()!;
+  logger.info({ kubeconfig: from, context: config.getCurrentContext(), server: cluster.server, namespaces: options.namespaces.length === 0 ? 'all' : options.namespaces }, 'kubernetes source');
+  let synced: (at: number) => void = () => {};
+  const firstSync = new Promise<number>((resolve) => (synced = resolve));
+  const log = logger.child({ component: 'watch' });
+  const watcher = new ClusterWatcher(
+    { config, namespaces: options.namespaces, timings: options.timings, readyBrokenMs: options.readyBrokenMs, logger: log },
+    {
+      observe: (observation) => {
+        try {
+          engine.observe(observation);
+        } catch (error) {
+          // A bug, not the cluster's doing: say so and keep watching the other objects.
+          log.error({ err: error, uid: observation.object.metadata.uid, kind: observation.object.kind }, 'observation refused by the engine');
+        }
+      },
+      gap: ({ layer, phase, at }) => {
+        if (layer === 'jobsets') {
+          if (phase === 'begin') engine.beginGap(at);
+          else engine.endGap(at);
+        } else if (phase === 'begin') engine.nodeLayer.beginGap(at);
+        else engine.nodeLayer.endGap(at);
+      },
+      firstSync: (at) => {
+        // Restored from a store: the time since it last observed is a gap that this sync ends.
+        if (engine.gapStart !== null) engine.endGap(at);
+        synced(at);
+      },
+    },
+  );
+  source.setWatches(() => watcher.status());
+  let lastReason: string | null = '';
+  const refresh = (): void => {
+    const readiness = watcher.readiness();
+    source.setReadiness(readiness);
+    const reason = readiness.ready ? null : readiness.reason;
+    if (reason !== lastReason && (reason === null || lastReason === null || !reason.startsWith('first sync'))) {
+      if (reason === null) log.info('ready');
+      else log.warn({ reason }, 'not ready');
+    }
+    lastReason = reason;
+  };
+  const timer = setInterval(refresh, 250);
+  timer.unref();
+  refresh();
+  watcher.start();
+  return {
+    watcher,
+    firstSync,
+    stop: async () => {
+      clearInterval(timer);
+      await watcher.stop();
+    },
+  };
+}

@@ -1,0 +1,447 @@
+// One resource (JobSets, Pods or Nodes) watched through @kubernetes/client-node's informer
+// (ListWatch), made to never stop silently.
+//
+// client-node 2.0.1's ListWatch relists by itself after a 410 Gone and reopens a watch that the
+// server closed or that timed out, but on any other error (connection refused, a 5xx, a failed
+// list) it calls its error handlers and stops for good. And it says nothing when it relists, or
+// when every reconnect hangs (a frozen apiserver: each attempt times out and is retried, silently).
+// So this class:
+//
+// - restarts the informers after any error, after an exponential backoff with jitter, as a new
+//   *generation*: fresh informers that list everything again. Callbacks of an older generation are
+//   ignored, so a stopped informer cannot deliver anything late;
+// - keeps its own cache of what it delivered (uid → object), and turns every list into the
+//   difference against it: ADDED for new objects, MODIFIED for changed ones (another
+//   resourceVersion), DELETED (with the last object seen) for those that vanished, nothing for the
+//   unchanged. A fresh informer reports every listed object as added; that cache makes the
+//   observations the same as a relist against an informer's own cache would be;
+// - notices the informer's own relists (its list function is called again: a 410 Gone after the
+//   watch was closed), which are gaps too: events between the close and the relist were lost;
+// - runs a watchdog: a watch that shows no sign of life (no event, no bookmark, no successful
+//   connect or list) for `silenceMs` is declared broken and restarted. Watches ask for bookmarks,
+//   and client-node reopens a watch that receives nothing for `watchTimeoutMs`, so a healthy watch
+//   shows life at least that often, even on a quiet resource;
+// - tells its owner when it can no longer vouch for what happened (`broken(at)`, with the time of
+//   the last sign of life or of the failure) and when it has listed and delivered everything again
+//   (`synced()`), and counts every restart by cause.
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ListWatch, Watch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubeObject, ObservationType } from '../timeline/types.ts';
+import { backoffDelay, type BackoffOptions } from './backoff.ts';
+import { classifyError, type RestartCause } from './errors.ts';
+import { listAll } from './list.ts';
+
+export type ResourceName = 'jobsets' | 'pods' | 'nodes';
+
+export interface ResourceDef {
+  resource: ResourceName;
+  apiVersion: string;
+  kind: string;
+  /** Collection paths to list and watch: one per namespace, or one for the whole cluster. */
+  paths: string[];
+  labelSelector?: string;
+}
+
+export interface WatchTimings {
+  backoff: BackoffOptions;
+  /** A watch with no sign of life for this long is declared broken and restarted. */
+  silenceMs: number;
+  /** client-node reopens a watch that has received nothing for this long (its request timeout). */
+  watchTimeoutMs: number;
+  /** A list that has not answered in this long fails. */
+  listTimeoutMs: number;
+  /** Ceiling on client-node's own delay before reopening a watch that the server closed. */
+  reconnectDelayMaxMs: number;
+  /** A generation that stayed synced this long resets the backoff. */
+  stableMs: number;
+}
+
+export const DEFAULT_TIMINGS: Omit<WatchTimings, 'backoff'> = {
+  silenceMs: 75_000,
+  watchTimeoutMs: 30_000,
+  listTimeoutMs: 60_000,
+  reconnectDelayMaxMs: 1_000,
+  stableMs: 60_000,
+};
+
+export interface RestartInfo {
+  resource: ResourceName;
+  cause: RestartCause;
+  error: unknown;
+  /** How many restarts in a row, 1 for the first after a healthy period. 0 for a relist after 410. */
+  attempt: number;
+  delayMs: number;
+  /** Since when the watch cannot vouch for what happened. */
+  brokenSince: number | null;
+}
+
+export interface ResourceEvents {
+  observe(type: ObservationType, object: KubeObject): void;
+  /** The watch can no longer vouch for what happened after `at`. */
+  broken(at: number): void;
+  /** Every object has been listed and the differences delivered (first sync, or resync after a break). */
+  synced(): void;
+  restarted(info: RestartInfo): void;
+}
+
+export interface ResourceStatus {
+  resource: ResourceName;
+  synced: boolean;
+  everSynced: boolean;
+  brokenSince: number | null;
+  /** The cause and message of the last failure, while broken. */
+  lastError: { cause: RestartCause; message: string } | null;
+  restarts: Partial<Record<RestartCause, number>>;
+  /** Last sign of life of the stalest path: an event, a bookmark, a connect or a list. */
+  lastEventAt: number | null;
+  objects: number;
+  /** Watches reopened after the server closed them or they timed out (not restarts: nothing was lost). */
+  reconnects: number;
+}
+
+interface PathState {
+  lists: number;
+  connects: number;
+  synced: boolean;
+  lastAlive: number;
+  disconnectedAt: number | null;
+}
+
+type Raw = KubernetesObject & KubeObject;
+
+class StaleGeneration extends Error {
+  constructor() {
+    super('superseded by a newer generation of informers');
+    this.name = 'StaleGeneration';
+  }
+}
+
+interface WatchHooks {
+  /** False once the generation this watch belongs to is over. */
+  live(): boolean;
+  connected(): void;
+  data(): void;
+  /** A watch that had connected, and was not refused with 410 Gone, ended: it covered time until now. */
+  closed(): void;
+}
+
+/** client-node's Watch, asking for bookmarks and reporting every sign of life and every end. */
+class TrackedWatch extends Watch {
+  readonly #hooks: WatchHooks;
+
+  constructor(config: KubeConfig, timeoutMs: number, hooks: WatchHooks) {
+    super(config);
+    // Watch keeps its request (inactivity) timeout in a private field with no setter.
+    (this as unknown as { requestTimeoutMs: number }).requestTimeoutMs = timeoutMs;
+    this.#hooks = hooks;
+  }
+
+  override async watch(
+    path: string,
+    queryParams: Record<string, string | number | boolean | undefined>,
+    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
+    done: (err: unknown) => void,
+  ): Promise<AbortController> {
+    const hooks = this.#hooks;
+    let finished = false;
+    let connected = false;
+    let gone = false;
+    const finish = (err: unknown): void => {
+      if (finished) return;
+      finished = true;
+      if (connected && !gone) hooks.closed();
+      done(err);
+    };
+    if (!hooks.live()) {
+      // ListWatch reopens a watch after its reconnect delay even when it was stopped meanwhile.
+      const dead = new AbortController();
+      queueMicrotask(() => finish(new StaleGeneration()));
+      return dead;
+    }
+    // Events may arrive before super.watch has returned its controller.
+    const box: { controller?: AbortController; abort?: boolean } = {};
+    const controller = await super.watch(
+      path,
+      { ...queryParams, allowWatchBookmarks: true },
+      (phase, object, watchObj) => {
+        if (finished) return;
+        hooks.data();
+        const status = object as { code?: unknown; message?: unknown; reason?: unknown } | undefined;
+        if (phase === 'ERROR' && status?.code === 410) gone = true;
+        if (phase === 'ERROR' && status?.code !== 410) {
+          // A Status in the stream (e.g. 500, 403): ListWatch would ignore it and reconnect in silence.
+          const error = Object.assign(new Error(`watch ${path}: ${String(status?.message ?? 'error')}`), {
+            statusCode: typeof status?.code === 'number' ? status.code : undefined,
+            reason: status?.reason,
+          });
+          if (box.controller !== undefined) box.controller.abort();
+          else box.abort = true;
+          finish(error);
+          return;
+        }
+        callback(phase, object, watchObj);
+      },
+      finish,
+    );
+    box.controller = controller;
+    if (box.abort) controller.abort();
+    if (!finished) {
+      connected = true;
+      hooks.connected();
+    }
+    return controller;
+  }
+}
+
+function resourceVersion(object: KubeObject): unknown {
+  return object.metadata.resourceVersion;
+}
+
+/** managedFields are big and say nothing Upness uses; they are dropped as objects arrive. */
+function normalize(object: Raw): Raw {
+  if (object.metadata !== undefined && 'managedFields' in object.metadata) delete (object.metadata as Record<string, unknown>).managedFields;
+  return object;
+}
+
+export class ResourceWatch {
+  readonly def: ResourceDef;
+  readonly #config: KubeConfig;
+  readonly #timings: WatchTimings;
+  readonly #events: ResourceEvents;
+  readonly #clock: () => number;
+  readonly #random: () => number;
+
+  /** What has been delivered: uid → the last object and the path it came from. */
+  readonly #known = new Map<string, { object: KubeObject; path: string }>();
+  readonly #restarts: Partial<Record<RestartCause, number>> = {};
+  #generation = 0;
+  #informers: ListWatch<Raw>[] = [];
+  #abort = new AbortController();
+  #paths = new Map<string, PathState>();
+  #generationStart = 0;
+  /** A generation of informers is running (not waiting out a backoff, not stopped). */
+  #running = false;
+  #stopped = true;
+  #synced = false;
+  #everSynced = false;
+  #syncedAt: number | null = null;
+  #brokenSince: number | null = null;
+  #lastError: ResourceStatus['lastError'] = null;
+  #attempt = 0;
+  #reconnects = 0;
+  #retry: NodeJS.Timeout | null = null;
+  #watchdog: NodeJS.Timeout | null = null;
+
+  constructor(def: ResourceDef, config: KubeConfig, timings: WatchTimings, events: ResourceEvents, clock: () => number, random: () => number = Math.random) {
+    this.def = def;
+    this.#config = config;
+    this.#timings = timings;
+    this.#events = events;
+    this.#clock = clock;
+    this.#random = random;
+  }
+
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#watchdog = setInterval(() => this.#checkSilence(), Math.max(100, Math.min(1000, this.#timings.silenceMs / 4)));
+    this.#watchdog.unref();
+    this.#run();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#retry !== null) clearTimeout(this.#retry);
+    if (this.#watchdog !== null) clearInterval(this.#watchdog);
+    this.#retry = this.#watchdog = null;
+    await this.#stopGeneration();
+  }
+
+  status(): ResourceStatus {
+    let stalest: number | null = null;
+    for (const p of this.#paths.values()) if (p.lastAlive > 0) stalest = stalest === null ? p.lastAlive : Math.min(stalest, p.lastAlive);
+    return {
+      resource: this.def.resource,
+      synced: this.#synced,
+      everSynced: this.#everSynced,
+      brokenSince: this.#brokenSince,
+      lastError: this.#brokenSince === null ? null : this.#lastError,
+      restarts: { ...this.#restarts },
+      lastEventAt: stalest,
+      objects: this.#known.size,
+      reconnects: this.#reconnects,
+    };
+  }
+
+  // ---- generations ---------------------------------------------------------------------------
+
+  #run(): void {
+    this.#retry = null;
+    if (this.#stopped) return;
+    const generation = ++this.#generation;
+    this.#abort = new AbortController();
+    this.#running = true;
+    this.#synced = false;
+    this.#generationStart = this.#clock();
+    this.#paths = new Map(this.def.paths.map((p) => [p, { lists: 0, connects: 0, synced: false, lastAlive: 0, disconnectedAt: null }]));
+    this.#informers = this.def.paths.map((path) => this.#informer(generation, path));
+    for (const informer of this.#informers) informer.start().catch((error: unknown) => this.#failed(generation, error));
+  }
+
+  #informer(generation: number, path: string): ListWatch<Raw> {
+    const state = this.#paths.get(path)!;
+    const live = () => generation === this.#generation && !this.#stopped;
+    const alive = () => {
+      if (live()) state.lastAlive = this.#clock();
+    };
+    const watch = new TrackedWatch(this.#config, this.#timings.watchTimeoutMs, {
+      live,
+      connected: () => {
+        if (!live()) return;
+        if (++state.connects > 1) this.#reconnects++;
+        alive();
+      },
+      data: alive,
+      closed: () => {
+        if (live()) state.disconnectedAt = this.#clock();
+      },
+    });
+    const cap = this.#timings.reconnectDelayMaxMs;
+    const informer = new ListWatch<Raw>(path, watch, () => this.#list(generation, path), false, this.def.labelSelector, undefined, {
+      delayFn: (ms) => sleep(Math.min(ms, cap)),
+    });
+    informer.on('add', (object) => this.#object(generation, path, 'add', object));
+    informer.on('update', (object) => this.#object(generation, path, 'update', object));
+    informer.on('delete', (object) => this.#object(generation, path, 'delete', object));
+    informer.on('error', (error: unknown) => this.#failed(generation, error));
+    return informer;
+  }
+
+  async #stopGeneration(): Promise<void> {
+    this.#generation++;
+    this.#running = false;
+    this.#abort.abort();
+    const informers = this.#informers;
+    this.#informers = [];
+    await Promise.allSettled(informers.map((i) => i.stop()));
+  }
+
+  // ---- lists ---------------------------------------------------------------------------------
+
+  async #list(generation: number, path: string): Promise<KubernetesListObject<Raw>> {
+    if (generation !== this.#generation) throw new StaleGeneration();
+    const state = this.#paths.get(path)!;
+    state.lists++;
+    if (state.lists > 1) {
+      // The informer relists on its own only after a 410 Gone: its resourceVersion was compacted
+      // away while the watch was closed, so what happened since the close is lost.
+      state.synced = false;
+      this.#synced = false;
+      this.#count('gone');
+      this.#lastError = { cause: 'gone', message: '410 Gone: the resourceVersion is too old; relisting' };
+      this.#markBroken(state.disconnectedAt ?? this.#clock());
+      this.#events.restarted({ resource: this.def.resource, cause: 'gone', error: new Error('410 Gone'), attempt: 0, delayMs: 0, brokenSince: this.#brokenSince });
+    }
+    const signal = AbortSignal.any([this.#abort.signal, AbortSignal.timeout(this.#timings.listTimeoutMs)]);
+    const list = await listAll(this.#config, path, {
+      apiVersion: this.def.apiVersion,
+      kind: this.def.kind,
+      ...(this.def.labelSelector !== undefined ? { labelSelector: this.def.labelSelector } : {}),
+      signal,
+    });
+    if (generation !== this.#generation || this.#stopped) throw new StaleGeneration();
+    state.lastAlive = this.#clock();
+    const items = list.items.map((o) => normalize(o as Raw));
+    this.#reconcile(path, items);
+    state.synced = true;
+    if ([...this.#paths.values()].every((p) => p.synced)) this.#allSynced();
+    return { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: list.resourceVersion }, items };
+  }
+
+  /** Delivers the difference between a complete list of `path` and what was delivered before. */
+  #reconcile(path: string, items: KubeObject[]): void {
+    const listed = new Set(items.map((o) => o.metadata.uid));
+    for (const [uid, known] of this.#known) {
+      if (known.path === path && !listed.has(uid)) {
+        this.#known.delete(uid);
+        this.#events.observe('DELETED', known.object);
+      }
+    }
+    for (const object of items) this.#deliver(path, object);
+  }
+
+  #allSynced(): void {
+    this.#synced = true;
+    this.#everSynced = true;
+    this.#syncedAt = this.#clock();
+    this.#brokenSince = null;
+    this.#events.synced();
+  }
+
+  // ---- events --------------------------------------------------------------------------------
+
+  #object(generation: number, path: string, verb: 'add' | 'update' | 'delete', raw: Raw): void {
+    if (generation !== this.#generation || this.#stopped) return;
+    const object = normalize(raw) as KubeObject;
+    if (typeof object.metadata?.uid !== 'string') return;
+    if (verb === 'delete') {
+      if (!this.#known.delete(object.metadata.uid)) return;
+      this.#events.observe('DELETED', object);
+      return;
+    }
+    this.#deliver(path, object);
+  }
+
+  #deliver(path: string, object: KubeObject): void {
+    const known = this.#known.get(object.metadata.uid);
+    if (known !== undefined && resourceVersion(known.object) === resourceVersion(object) && resourceVersion(object) !== undefined) return;
+    this.#known.set(object.metadata.uid, { object, path });
+    this.#events.observe(known === undefined ? 'ADDED' : 'MODIFIED', object);
+  }
+
+  // ---- failures ------------------------------------------------------------------------------
+
+  #count(cause: RestartCause): void {
+    this.#restarts[cause] = (this.#restarts[cause] ?? 0) + 1;
+  }
+
+  #markBroken(at: number): void {
+    if (this.#brokenSince !== null) return;
+    this.#brokenSince = at;
+    this.#synced = false;
+    this.#events.broken(at);
+  }
+
+  #failed(generation: number, error: unknown): void {
+    if (generation !== this.#generation || this.#stopped || error instanceof StaleGeneration) return;
+    this.#restart(classifyError(error), error, this.#clock());
+  }
+
+  #checkSilence(): void {
+    if (!this.#running || this.#stopped) return;
+    const now = this.#clock();
+    for (const [path, state] of this.#paths) {
+      const since = Math.max(state.lastAlive, this.#generationStart);
+      if (now - since <= this.#timings.silenceMs) continue;
+      const error = new Error(`${path}: no event, bookmark or answer for ${Math.round((now - since) / 1000)} s`);
+      // Nothing is vouched for after the last sign of life.
+      this.#restart('watchdog', error, state.lastAlive > 0 ? state.lastAlive : now);
+      return;
+    }
+  }
+
+  #restart(cause: RestartCause, error: unknown, brokenAt: number): void {
+    this.#count(cause);
+    this.#lastError = { cause, message: error instanceof Error ? error.message : String(error) };
+    this.#markBroken(brokenAt);
+    const stable = this.#syncedAt !== null && this.#clock() - this.#syncedAt >= this.#timings.stableMs;
+    this.#attempt = stable ? 1 : this.#attempt + 1;
+    this.#syncedAt = null;
+    const delayMs = backoffDelay(this.#attempt, this.#timings.backoff, this.#random);
+    void this.#stopGeneration();
+    this.#events.restarted({ resource: this.def.resource, cause, error, attempt: this.#attempt, delayMs, brokenSince: this.#brokenSince });
+    if (this.#retry !== null) clearTimeout(this.#retry);
+    this.#retry = setTimeout(() => this.#run(), delayMs);
+  }
+}

@@ -1,0 +1,412 @@
+// The node layer (MegaMon's jobset_nodes family): for every JobSet, a second timeline that says
+// whether the nodes it runs on are there and Ready, and the causes observed when a JobSet goes down.
+//
+// A JobSet's pods are mapped to their nodes by spec.nodeName, one place (replicated job, job index,
+// completion index) at a time. A place keeps its node when its pod goes away (a failure-policy
+// restart deletes every pod) until a new pod for it is bound elsewhere, so a restart on healthy
+// nodes does not take the node layer down. The node layer is up when the JobSet needs nodes
+// (Σ replicas × parallelism), has at least that many distinct nodes, and every one of them is
+// Ready; a node going NotReady or Unknown, or vanishing, takes it down.
+//
+// Its lifecycle follows the JobSet layer: created, suspended, unknown, completed, deleted as the
+// JobSet is. When a JobSet fails while its nodes are up, the node layer ends as completed, not
+// failed: the nodes did not fail it, and an up → failed would count as a node interruption.
+//
+// Pure: observations and the JobSet layer's transitions in, transitions out; no clock.
+
+import { TERMINAL_STATES, type Cause, type Observation, type State, type Timeline, type Transition } from '../timeline/types.ts';
+import type { TimelineUpdate } from '../timeline/engine.ts';
+import { expectedNodes, jobsetCauses, nodeNotReady, podFailures, viewNode, viewPod, type CauseFact, type NodeView } from './objects.ts';
+
+export interface NodeLayerOptions {
+  /** Causes observed up to this long before a JobSet goes down are attached to the transition. */
+  causeLookbackMs?: number;
+  /** ... and those observed up to this long after it (a pod's failure can be seen after the JobSet's status). */
+  causeLookaheadMs?: number;
+}
+
+export type Layer = 'jobset' | 'nodes';
+
+/** Causes that a node layer transition carries: only what nodes did. */
+const NODE_CAUSES: ReadonlySet<Cause['kind']> = new Set(['NodeNotReady', 'NodeDeleted']);
+
+interface Entry {
+  uid: string;
+  /** namespace/name */
+  key: string;
+  expected: number;
+  timeline: Timeline;
+  /** Up at least once since creation or since the last resume: decides provisioning versus down. */
+  everUp: boolean;
+  /** The JobSet layer's current state, and since when. */
+  jobsetState: State;
+  jobsetStateAt: number;
+  restarts: number | null;
+  causeKeys: Set<string>;
+}
+
+interface StoredCause {
+  cause: Cause;
+  attached: Set<Layer>;
+}
+
+interface Snapshot {
+  state: State;
+  nodes: string;
+  jobsetState: State;
+}
+
+const key = (namespace: string, name: string): string => `${namespace}/${name}`;
+
+function currentState(timeline: Timeline): State | null {
+  return timeline.transitions[timeline.transitions.length - 1]?.state ?? null;
+}
+
+/** A transition into down or failed, or one that carries interruptions that happened unobserved. */
+function isInterruption(t: Transition): boolean {
+  return t.state === 'down' || t.state === 'failed' || (t.unobserved?.interruptions ?? 0) > 0;
+}
+
+export class NodeLayer {
+  readonly #lookback: number;
+  readonly #lookahead: number;
+  /** The JobSet layer, to attach late causes to its transitions. */
+  readonly #jobsetTimeline: (uid: string) => Timeline | undefined;
+  readonly #entries = new Map<string, Entry>();
+  /** namespace/name → uid of the JobSet that bears the name now. */
+  readonly #current = new Map<string, string>();
+  /** Owner (a JobSet uid, or `name:ns/name` until the JobSet is seen) → place → node name. */
+  readonly #slots = new Map<string, Map<string, string>>();
+  /** node name → owners with a place on it. */
+  readonly #users = new Map<string, Set<string>>();
+  readonly #podCauseKeys = new Map<string, Set<string>>();
+  readonly #nodes = new Map<string, { view: NodeView; causeKeys: Set<string> }>();
+  /** namespace/name → recent causes, oldest first. */
+  readonly #causes = new Map<string, StoredCause[]>();
+  #gap: { start: number; before: Map<string, Snapshot> } | null = null;
+  #last = -Infinity;
+
+  constructor(jobsetTimeline: (uid: string) => Timeline | undefined, options: NodeLayerOptions = {}) {
+    this.#jobsetTimeline = jobsetTimeline;
+    this.#lookback = options.causeLookbackMs ?? 120_000;
+    this.#lookahead = options.causeLookaheadMs ?? 30_000;
+  }
+
+  /** When the current gap in the Pod, Node or JobSet watch began; null while all are watched. */
+  get gapStart(): number | null {
+    return this.#gap?.start ?? null;
+  }
+
+  timelines(): Timeline[] {
+    return Array.from(this.#entries.values(), (e) => e.timeline);
+  }
+
+  timeline(uid: string): Timeline | undefined {
+    return this.#entries.get(uid)?.timeline;
+  }
+
+  /** Feeds one observation, after the JobSet layer has taken it (`update` is its answer for a JobSet). */
+  observe(observation: Observation, update: TimelineUpdate | null): void {
+    this.#last = Math.max(this.#last, observation.receivedAt);
+    const { object } = observation;
+    if (update !== null) this.#observeJobSet(observation, update);
+    else if (object.kind === 'Pod' && object.apiVersion === 'v1') this.#observePod(observation);
+    else if (object.kind === 'Node' && object.apiVersion === 'v1') this.#observeNode(observation);
+  }
+
+  // ---- JobSets -------------------------------------------------------------------------------
+
+  #observeJobSet({ receivedAt, type, object }: Observation, update: TimelineUpdate): void {
+    const uid = object.metadata.uid;
+    const k = key(object.metadata.namespace ?? '', object.metadata.name);
+    let entry = this.#entries.get(uid);
+    if (entry === undefined) {
+      const tl = update.timeline;
+      // A JobSet layer timeline older than this observation (restored from a store): the node
+      // layer's history before now is not known.
+      const fresh = update.added[0] === tl.transitions[0];
+      const before = fresh ? tl.transitions[0]! : (tl.transitions[tl.transitions.length - 1 - update.added.length] ?? tl.transitions[0]!);
+      entry = {
+        uid,
+        key: k,
+        expected: 0,
+        timeline: { ...tl, labels: tl.labels, transitions: fresh ? [] : [{ at: tl.createdAt, state: 'unknown' }] },
+        everUp: false,
+        jobsetState: before.state,
+        jobsetStateAt: before.at,
+        restarts: null,
+        causeKeys: new Set(),
+      };
+      this.#entries.set(uid, entry);
+      this.#adopt(entry);
+    }
+    const tl = update.timeline;
+    Object.assign(entry.timeline, { namespace: tl.namespace, name: tl.name, labels: tl.labels, accelerator: tl.accelerator, topology: tl.topology });
+    entry.expected = expectedNodes(object);
+    if (type === 'DELETED') {
+      if (this.#current.get(k) === uid) this.#current.delete(k);
+    } else if (update.timeline.transitions.at(-1)?.state !== 'deleted') {
+      this.#current.set(k, uid);
+    }
+
+    const facts = jobsetCauses(object, entry.restarts, receivedAt);
+    const status = object.status as { restarts?: unknown } | undefined;
+    entry.restarts = typeof status?.restarts === 'number' ? status.restarts : 0;
+    for (const fact of facts) this.#addCause(k, fact, entry.causeKeys, receivedAt);
+
+    for (const t of update.added) {
+      if (isInterruption(t)) this.#attach(k, t, 'jobset');
+      entry.jobsetState = t.state;
+      entry.jobsetStateAt = t.at;
+      this.#update(entry, t.at, receivedAt);
+    }
+    // The spec (the nodes it needs) may have changed without a JobSet layer transition.
+    if (update.added.length === 0) this.#update(entry, receivedAt, receivedAt);
+  }
+
+  /** Places recorded by pods seen before their JobSet (without a jobset-uid label) move to it. */
+  #adopt(entry: Entry): void {
+    const byName = this.#slots.get(`name:${entry.key}`);
+    if (byName === undefined) return;
+    this.#slots.delete(`name:${entry.key}`);
+    for (const [slot, node] of byName) this.#place(entry.uid, slot, node);
+  }
+
+  // ---- Pods ----------------------------------------------------------------------------------
+
+  #observePod({ receivedAt, type, object }: Observation): void {
+    const pod = viewPod(object);
+    if (pod.jobsetName === null) return;
+    const k = key(pod.namespace, pod.jobsetName);
+    const owner = pod.jobsetUid ?? this.#current.get(k) ?? `name:${k}`;
+
+    let seen = this.#podCauseKeys.get(pod.uid);
+    if (seen === undefined) this.#podCauseKeys.set(pod.uid, (seen = new Set()));
+    for (const fact of podFailures(object, receivedAt)) this.#addCause(k, fact, seen, receivedAt);
+    if (type === 'DELETED') this.#podCauseKeys.delete(pod.uid);
+
+    // A deleted pod's place keeps its node (see the top of this file).
+    if (type !== 'DELETED' && pod.nodeName !== null && this.#slots.get(owner)?.get(pod.slot) !== pod.nodeName) {
+      this.#place(owner, pod.slot, pod.nodeName);
+      const entry = this.#entries.get(owner);
+      if (entry !== undefined) this.#update(entry, pod.scheduledAt ?? receivedAt, receivedAt);
+    }
+  }
+
+  #place(owner: string, slot: string, node: string): void {
+    let slots = this.#slots.get(owner);
+    if (slots === undefined) this.#slots.set(owner, (slots = new Map()));
+    const previous = slots.get(slot);
+    slots.set(slot, node);
+    if (previous !== undefined && ![...slots.values()].includes(previous)) this.#users.get(previous)?.delete(owner);
+    let users = this.#users.get(node);
+    if (users === undefined) this.#users.set(node, (users = new Set()));
+    users.add(owner);
+  }
+
+  // ---- Nodes ---------------------------------------------------------------------------------
+
+  #observeNode({ receivedAt, type, object }: Observation): void {
+    const view = viewNode(object);
+    const before = this.#nodes.get(view.name);
+    const users = [...(this.#users.get(view.name) ?? [])].map((owner) => this.#entries.get(owner)).filter((e) => e !== undefined);
+    if (type === 'DELETED') {
+      this.#nodes.delete(view.name);
+      for (const entry of users) {
+        this.#addCause(entry.key, { key: `node/${view.uid}/deleted`, cause: { kind: 'NodeDeleted', at: receivedAt, node: view.name } }, entry.causeKeys, receivedAt);
+        this.#update(entry, receivedAt, receivedAt);
+      }
+      return;
+    }
+    const causeKeys = before?.causeKeys ?? new Set<string>();
+    this.#nodes.set(view.name, { view, causeKeys });
+    const fact = nodeNotReady(view, receivedAt);
+    if (fact !== null && !causeKeys.has(fact.key)) {
+      causeKeys.add(fact.key);
+      for (const entry of users) this.#addCause(entry.key, fact, null, receivedAt);
+    }
+    if (before?.view.ready === view.ready) return;
+    for (const entry of users) this.#update(entry, view.readySince ?? receivedAt, receivedAt);
+  }
+
+  // ---- State ---------------------------------------------------------------------------------
+
+  #nodeNames(entry: Entry): string[] {
+    return [...new Set(this.#slots.get(entry.uid)?.values() ?? [])].sort();
+  }
+
+  #nodesUp(entry: Entry): boolean {
+    const nodes = this.#nodeNames(entry);
+    return entry.expected > 0 && nodes.length >= entry.expected && nodes.every((n) => this.#nodes.get(n)?.view.ready === 'True');
+  }
+
+  #derive(entry: Entry): State {
+    switch (entry.jobsetState) {
+      case 'suspended':
+      case 'unknown':
+      case 'completed':
+      case 'deleted':
+        return entry.jobsetState;
+      case 'failed':
+        return currentState(entry.timeline) === 'up' ? 'completed' : 'failed';
+      default:
+        return this.#nodesUp(entry) ? 'up' : entry.everUp ? 'down' : 'provisioning';
+    }
+  }
+
+  /** Appends a transition, times non-decreasing and never later than the observation; null when nothing changed. */
+  #enter(entry: Entry, state: State, at: number, receivedAt: number): Transition | null {
+    const transitions = entry.timeline.transitions;
+    const last = transitions[transitions.length - 1];
+    if (last === undefined) {
+      const first = { at: entry.timeline.createdAt, state };
+      transitions.push(first);
+      return first;
+    }
+    if (TERMINAL_STATES.has(last.state) || last.state === state) return null;
+    const transition: Transition = { at: Math.min(Math.max(at, last.at), Math.max(receivedAt, last.at)), state };
+    transitions.push(transition);
+    return transition;
+  }
+
+  #update(entry: Entry, at: number, receivedAt: number): void {
+    if (this.#gap !== null) {
+      // Decided when the gap ends; a JobSet first seen during it is unknown until then.
+      if (entry.timeline.transitions.length === 0) this.#enter(entry, 'unknown', at, receivedAt);
+      return;
+    }
+    const state = this.#derive(entry);
+    const added = this.#enter(entry, state, at, receivedAt);
+    if (state === 'suspended') entry.everUp = false;
+    if (state === 'up') entry.everUp = true;
+    if (added !== null && isInterruption(added)) this.#attach(entry.key, added, 'nodes');
+  }
+
+  // ---- Gaps ----------------------------------------------------------------------------------
+
+  /** A watch the node layer depends on (JobSets, Pods or Nodes) broke at `at`. */
+  beginGap(at: number): void {
+    if (this.#gap !== null) return;
+    const before = new Map<string, Snapshot>();
+    for (const entry of this.#entries.values()) {
+      const state = currentState(entry.timeline);
+      if (state !== null) before.set(entry.uid, { state, nodes: this.#nodeNames(entry).join(','), jobsetState: entry.jobsetState });
+    }
+    this.#gap = { start: at, before };
+  }
+
+  /**
+   * Every watch has resynced at `at`. A node layer whose state is the same as before the gap held it;
+   * one whose state changed is unknown from the start of the gap until what the objects prove (a
+   * node's Ready condition time, the JobSet's own condition times) or until now, and the
+   * interruption or recovery that the change proves is counted as unobserved.
+   */
+  endGap(at: number): void {
+    const gap = this.#gap;
+    if (gap === null) return;
+    this.#gap = null;
+    for (const entry of this.#entries.values()) {
+      const prior = currentState(entry.timeline) ?? 'unknown';
+      if (TERMINAL_STATES.has(prior)) continue;
+      const snap = gap.before.get(entry.uid);
+      const after = this.#derive(entry);
+      if (after === prior) {
+        if (after === 'up') entry.everUp = true;
+        continue;
+      }
+      const added: Transition[] = [];
+      const unknown = this.#enter(entry, 'unknown', gap.start, at);
+      if (unknown !== null) added.push(unknown);
+      const next = this.#enter(entry, after, this.#proof(entry, snap, after, gap.start, at) ?? at, at);
+      if (next !== null) added.push(next);
+      if (after === 'suspended') entry.everUp = false;
+      if (after === 'up') entry.everUp = true;
+      const interruptions = prior === 'up' && (after === 'down' || after === 'failed') ? 1 : 0;
+      const recoveries = prior === 'down' && after === 'up' ? 1 : 0;
+      const lastAdded = added[added.length - 1];
+      if (lastAdded !== undefined && interruptions + recoveries > 0) lastAdded.unobserved = { interruptions, recoveries };
+      if (lastAdded !== undefined && isInterruption(lastAdded)) this.#attach(entry.key, lastAdded, 'nodes');
+    }
+  }
+
+  /** The time the objects prove the state after a gap began, if they do. */
+  #proof(entry: Entry, snap: Snapshot | undefined, after: State, start: number, at: number): number | null {
+    const within = (t: number | null): t is number => t !== null && t >= start && t <= at;
+    if (after !== 'up' && after !== 'down' && after !== 'provisioning') return within(entry.jobsetStateAt) ? entry.jobsetStateAt : null;
+    // Only a change of the nodes' readiness alone is timed by their conditions.
+    if (snap === undefined || snap.jobsetState !== entry.jobsetState || snap.nodes !== this.#nodeNames(entry).join(',')) return null;
+    const views = this.#nodeNames(entry).map((n) => this.#nodes.get(n)?.view);
+    if (views.some((v) => v === undefined)) return null;
+    const times = (views as NodeView[]).filter((v) => (after === 'up' ? v.ready === 'True' : v.ready !== 'True')).map((v) => v.readySince);
+    if (!times.every(within) || times.length === 0) return null;
+    // Up since the last node became Ready; down since the first one still not Ready went.
+    return after === 'up' ? Math.max(...times) : Math.min(...times);
+  }
+
+  // ---- Causes --------------------------------------------------------------------------------
+
+  /** Records a cause for the JobSet named `k` (once per fact key), and attaches it to a recent interruption. */
+  #addCause(k: string, fact: CauseFact, seen: Set<string> | null, receivedAt: number): void {
+    if (seen !== null) {
+      if (seen.has(fact.key)) return;
+      seen.add(fact.key);
+    }
+    let stored = this.#causes.get(k);
+    if (stored === undefined) this.#causes.set(k, (stored = []));
+    const retention = Math.max(600_000, 2 * (this.#lookback + this.#lookahead));
+    while (stored.length > 0 && stored[0]!.cause.at < receivedAt - retention) stored.shift();
+    const item: StoredCause = { cause: fact.cause, attached: new Set() };
+    stored.push(item);
+    stored.sort((a, b) => a.cause.at - b.cause.at);
+
+    // Seen after the JobSet went down: attach it to that interruption if it falls in the window.
+    const uid = this.#current.get(k);
+    if (uid === undefined) return;
+    const layers: [Layer, Timeline | undefined][] = [
+      ['jobset', this.#jobsetTimeline(uid)],
+      ['nodes', this.#entries.get(uid)?.timeline],
+    ];
+    for (const [layer, tl] of layers) {
+      if (tl === undefined || (layer === 'nodes' && !NODE_CAUSES.has(fact.cause.kind))) continue;
+      const last = tl.transitions.findLast(isInterruption);
+      if (last !== undefined && this.#inWindow(fact.cause, last)) this.#give(item, last, layer);
+    }
+  }
+
+  #inWindow(cause: Cause, t: Transition): boolean {
+    return cause.at >= t.at - this.#lookback && cause.at <= t.at + this.#lookahead;
+  }
+
+  #give(item: StoredCause, t: Transition, layer: Layer): void {
+    if (item.attached.has(layer)) return;
+    item.attached.add(layer);
+    (t.causes ??= []).push(item.cause);
+    t.causes.sort((a, b) => a.at - b.at);
+  }
+
+  /** Attaches the causes recorded for the JobSet named `k` around `t` to it. */
+  #attach(k: string, t: Transition, layer: Layer): void {
+    for (const item of this.#causes.get(k) ?? []) {
+      if (layer === 'nodes' && !NODE_CAUSES.has(item.cause.kind)) continue;
+      if (this.#inWindow(item.cause, t)) this.#give(item, t, layer);
+    }
+  }
+
+  /** Drops the node layer of these JobSets (retention), with the places their pods held. */
+  forget(uids: Iterable<string>): void {
+    for (const uid of uids) {
+      const entry = this.#entries.get(uid);
+      if (entry === undefined) continue;
+      this.#entries.delete(uid);
+      for (const node of this.#slots.get(uid)?.values() ?? []) this.#users.get(node)?.delete(uid);
+      this.#slots.delete(uid);
+      if (this.#current.get(entry.key) === uid) this.#current.delete(entry.key);
+    }
+  }
+
+  /** For tests and debugging: the nodes a JobSet is mapped to, and how many it needs. */
+  nodesOf(uid: string): { nodes: string[]; expected: number } | null {
+    const entry = this.#entries.get(uid);
+    return entry === undefined ? null : { nodes: this.#nodeNames(entry), expected: entry.expected };
+  }
+}

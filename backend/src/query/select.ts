@@ -1,0 +1,33 @@
+// Which timelines a query is about: namespaces, a name pattern, a label selector, and the state at
+// the end of the range. Parsed once, applied to every timeline.
+
+import { stateAt } from '../series/figures.ts';
+import { livedIn } from '../series/summary.ts';
+import type { State, Timeline } from '../timeline/types.ts';
+import { parseLabelSelector, parseNamePattern } from './selector.ts';
+
+export interface Selection {
+  namespaces?: readonly string[];
+  name?: string;
+  labelSelector?: string;
+  states?: readonly string[];
+}
+
+/** Builds the filter; throws QueryError naming the field when a pattern or selector is malformed. */
+export function selector(selection: Selection): (timeline: Timeline, horizon: number, from: number, to: number) => boolean {
+  const namespaces = selection.namespaces && selection.namespaces.length > 0 ? new Set(selection.namespaces) : null;
+  const nameMatches = parseNamePattern(selection.name ?? '');
+  const labelsMatch = parseLabelSelector(selection.labelSelector ?? '');
+  const states = selection.states && selection.states.length > 0 ? new Set(selection.states) : null;
+  return (tl, horizon, from, to) =>
+    livedIn(tl, horizon, from, to) &&
+    (namespaces === null || namespaces.has(tl.namespace)) &&
+    nameMatches(tl.name) &&
+    labelsMatch(tl.labels) &&
+    (states === null || states.has(stateAt(tl, to) as State));
+}
+
+export function select(timelines: readonly Timeline[], selection: Selection, horizon: number, from: number, to: number): Timeline[] {
+  const matches = selector(selection);
+  return timelines.filter((tl) => matches(tl, horizon, from, to));
+}

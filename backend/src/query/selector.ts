@@ -1,0 +1,106 @@
+// Kubernetes label selectors (`team=ml,tier in (a,b),!canary,env!=dev`) and name patterns (a
+// glob, or a regular expression between slashes), parsed once per query into predicates.
+
+export class QueryError extends Error {
+  /** The query field at fault, e.g. "labelSelector". */
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super(`${field}: ${message}`);
+    this.name = 'QueryError';
+    this.field = field;
+  }
+}
+
+type Requirement =
+  | { op: 'exists' | 'notexists'; key: string }
+  | { op: 'in' | 'notin'; key: string; values: Set<string> };
+
+export type LabelPredicate = (labels: Readonly<Record<string, string>>) => boolean;
+
+// Label keys and values as Kubernetes allows them: [prefix/]name, values may be empty.
+const KEY = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
+
+function checkKey(key: string): string {
+  if (!KEY.test(key) || key.length > 316) throw new QueryError('labelSelector', `"${key}" is not a valid label key`);
+  return key;
+}
+function checkValue(value: string): string {
+  if (!VALUE.test(value) || value.length > 63) throw new QueryError('labelSelector', `"${value}" is not a valid label value`);
+  return value;
+}
+
+/** Splits on commas that are not inside parentheses. */
+function requirements(selector: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < selector.length; i++) {
+    const c = selector[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === ',' && depth === 0) {
+      parts.push(selector.slice(start, i));
+      start = i + 1;
+    }
+    if (depth < 0 || depth > 1) throw new QueryError('labelSelector', 'unbalanced parentheses');
+  }
+  if (depth !== 0) throw new QueryError('labelSelector', 'unbalanced parentheses');
+  parts.push(selector.slice(start));
+  return parts.map((p) => p.trim());
+}
+
+function parseRequirement(text: string): Requirement {
+  if (text === '') throw new QueryError('labelSelector', 'empty requirement (a stray comma?)');
+  const set = /^(\S+)\s+(in|notin)\s*\((.*)\)$/.exec(text);
+  if (set) {
+    const values = set[3]!.split(',').map((v) => checkValue(v.trim()));
+    return { op: set[2] as 'in' | 'notin', key: checkKey(set[1]!), values: new Set(values) };
+  }
+  const eq = /^([^=!\s]+)\s*(==|=|!=)\s*(\S*)$/.exec(text);
+  if (eq) {
+    return { op: eq[2] === '!=' ? 'notin' : 'in', key: checkKey(eq[1]!), values: new Set([checkValue(eq[3]!)]) };
+  }
+  if (text.startsWith('!')) return { op: 'notexists', key: checkKey(text.slice(1).trim()) };
+  if (/^\S+$/.test(text)) return { op: 'exists', key: checkKey(text) };
+  throw new QueryError('labelSelector', `cannot read "${text}" (expected key, !key, key=value, key!=value, key in (a,b) or key notin (a,b))`);
+}
+
+/** Parses a label selector; the empty selector matches everything. */
+export function parseLabelSelector(selector: string): LabelPredicate {
+  if (selector.trim() === '') return () => true;
+  const reqs = requirements(selector).map(parseRequirement);
+  return (labels) =>
+    reqs.every((r) => {
+      const value = labels[r.key];
+      switch (r.op) {
+        case 'exists':
+          return value !== undefined;
+        case 'notexists':
+          return value === undefined;
+        case 'in':
+          return value !== undefined && r.values.has(value);
+        case 'notin':
+          // As in Kubernetes: a missing label satisfies "!=" and "notin".
+          return value === undefined || !r.values.has(value);
+      }
+    });
+}
+
+/** `train-*` (glob: * any run, ? one character) or `/^train-\d+$/i` (a regular expression). */
+export function parseNamePattern(pattern: string): (name: string) => boolean {
+  if (pattern === '' || pattern === '*') return () => true;
+  const regex = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
+  if (regex) {
+    let re: RegExp;
+    try {
+      re = new RegExp(regex[1]!, regex[2]!.replace(/[gy]/g, ''));
+    } catch (error) {
+      throw new QueryError('name', `not a valid regular expression (${(error as Error).message})`);
+    }
+    return (name) => re.test(name);
+  }
+  const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const glob = new RegExp(`^${escaped}$`);
+  return (name) => glob.test(name);
+}

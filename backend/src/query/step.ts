@@ -1,0 +1,37 @@
+// The points of a range query: a step from Grafana's interval, raised so the range holds at most
+// maxDataPoints points, and points aligned to multiples of the step so refreshes line up.
+
+import { QueryError } from './selector.ts';
+
+export const LIMITS = {
+  maxRangeMs: 400 * 86_400_000,
+  maxPointsPerSeries: 11_000,
+  maxSeriesPerQuery: 5_000,
+  minStepMs: 1_000,
+  defaultMaxDataPoints: 1_000,
+} as const;
+
+export interface Steps {
+  stepMs: number;
+  /** First and last point, multiples of the step inside the range (or `to` alone for a short range). */
+  first: number;
+  last: number;
+}
+
+export function checkRange(from: number, to: number): void {
+  if (to < from) throw new QueryError('timeRange', '`to` is before `from`');
+  if (to - from > LIMITS.maxRangeMs) throw new QueryError('timeRange', `spans more than the limit of ${LIMITS.maxRangeMs / 86_400_000} days`);
+}
+
+export function planSteps(from: number, to: number, intervalMs: number | undefined, maxDataPoints: number | undefined): Steps {
+  // maxDataPoints is an upper bound, so a larger one (Grafana alerting sends 43,200) is held to the limit.
+  const maxPoints = Math.min(maxDataPoints ?? LIMITS.defaultMaxDataPoints, LIMITS.maxPointsPerSeries);
+  const wanted = Math.max(intervalMs ?? 0, LIMITS.minStepMs);
+  // Aligned points in [from, to] number at most ⌊(to − from) ÷ step⌋ + 1: size the step for that.
+  if (maxPoints === 1) return { stepMs: Math.max(wanted, to - from), first: to, last: to };
+  const stepMs = Math.max(wanted, Math.ceil((to - from) / (maxPoints - 1) / 1000) * 1000);
+  const first = Math.ceil(from / stepMs) * stepMs;
+  const last = Math.floor(to / stepMs) * stepMs;
+  // A range shorter than a step still gets one point, at its end.
+  return first <= last ? { stepMs, first, last } : { stepMs, first: to, last: to };
+}

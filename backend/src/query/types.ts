@@ -1,0 +1,95 @@
+// The query model: one type shared by the Grafana plugin's frontend (src/) and the service.
+// Plain types and constants only (no imports), so the frontend bundle takes it as it is.
+
+export const QUERY_TYPES = ['series', 'summary', 'states', 'events', 'fleet'] as const;
+export type QueryType = (typeof QUERY_TYPES)[number];
+
+export const FIGURES = [
+  'upSeconds',
+  'downSeconds',
+  'provisioningSeconds',
+  'interruptionDowntimeSeconds',
+  'suspendedSeconds',
+  'queuedSeconds',
+  'unknownSeconds',
+  'interruptions',
+  'recoveries',
+  'mttrSeconds',
+  'mtbiSeconds',
+  'uptimeRatio',
+  'timeToFirstUpSeconds',
+] as const;
+/** Every figure, plus `up`: the state itself (1 up, 0 provisioning or down, null otherwise). */
+export const METRICS = [...FIGURES, 'up'] as const;
+export type Metric = (typeof METRICS)[number];
+
+export const LAYERS = ['jobset', 'nodes'] as const;
+export type Layer = (typeof LAYERS)[number];
+
+export const STATES = ['provisioning', 'up', 'down', 'suspended', 'unknown', 'completed', 'failed', 'deleted'] as const;
+
+export const AGGREGATES = ['sum', 'mean', 'min', 'max', 'p50', 'p90', 'p99', 'pooled'] as const;
+export type AggregateName = (typeof AGGREGATES)[number];
+
+/** `none`: one series per JobSet; `all`: the whole fleet as one; or a dimension. */
+export const GROUP_DIMENSIONS = ['none', 'all', 'namespace', 'accelerator', 'topology'] as const;
+export type GroupByName = (typeof GROUP_DIMENSIONS)[number] | `label:${string}`;
+
+/** `step`: each step's own bucket; `rolling`: a window of `rolling` length ending at each step;
+ *  `cumulative`: from the range start to each step; `range`: one value for the whole range. */
+export const WINDOWS = ['step', 'rolling', 'cumulative', 'range'] as const;
+export type WindowName = (typeof WINDOWS)[number];
+
+/** What a panel asks for. Every field but refId has a default (see DEFAULT_QUERY). */
+export interface UpnessQuery {
+  refId: string;
+  queryType?: QueryType;
+  metric?: Metric;
+  layer?: Layer;
+  /** Only these namespaces (empty: all). */
+  namespaces?: string[];
+  /** JobSet name: a glob (`train-*`), or a regular expression between slashes (`/^train-\d+$/`). */
+  name?: string;
+  /** A Kubernetes label selector: `team=ml,tier in (a,b),!canary`. */
+  labelSelector?: string;
+  /** Only JobSets whose state at the end of the range is one of these (empty: any). */
+  states?: string[];
+  groupBy?: GroupByName;
+  aggregate?: AggregateName;
+  window?: WindowName;
+  /** Length of the rolling window: `30m`, `24h`, `7d`. */
+  rolling?: string;
+}
+
+export const DEFAULT_QUERY: Required<Omit<UpnessQuery, 'refId'>> = {
+  queryType: 'series',
+  metric: 'uptimeRatio',
+  layer: 'jobset',
+  namespaces: [],
+  name: '',
+  labelSelector: '',
+  states: [],
+  groupBy: 'none',
+  aggregate: 'mean',
+  window: 'range',
+  rolling: '24h',
+};
+
+/** Units Grafana knows, per metric: seconds, ratios as percent, counts as plain numbers. */
+export function unitOf(metric: Metric): string {
+  if (metric === 'uptimeRatio') return 'percentunit';
+  if (metric === 'interruptions' || metric === 'recoveries' || metric === 'up') return 'none';
+  return 's';
+}
+
+const DURATION = /^(\d+(?:ms|s|m|h|d|w))+$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** `1h30m` → 5,400,000 ms; null when it is not a duration. */
+export function parseDuration(text: string): number | null {
+  if (!DURATION.test(text)) return null;
+  let ms = 0;
+  for (const [, n, unit] of text.matchAll(/(\d+)(ms|s|m|h|d|w)/g)) ms += Number(n) * UNIT_MS[unit!]!;
+  return ms > 0 && Number.isSafeInteger(ms) ? ms : null;
+}
+

@@ -1,0 +1,110 @@
+// Where the service's timelines come from: a trace replayed at start, the simulator advancing in real
+// time, or a live Kubernetes watch (backend/src/kube). All of them feed one TimelineEngine; a
+// cluster's (a watch, or a trace of one) is a ClusterEngine, which keeps the node layer beside.
+
+import { ClusterEngine } from '../nodes/engine.ts';
+import type { EngineCounts, TimelineEngine } from '../timeline/engine.ts';
+import type { Timeline } from '../timeline/types.ts';
+
+export type SourceKind = 'trace' | 'simulator' | 'kubernetes';
+
+export type Readiness = { ready: true } | { ready: false; reason: string };
+
+/** The health of one Kubernetes watch (JobSets, Pods or Nodes), for /metrics. */
+export interface WatchHealth {
+  resource: string;
+  /** Restarts so far, by cause (connection, timeout, watchdog, gone, forbidden, http-503, ...). */
+  restarts: Partial<Record<string, number>>;
+  /** The last sign of life (event, bookmark, connect or list) of its stalest watch; null before any. */
+  lastEventAt: number | null;
+  objects: number;
+  /** Watches reopened after the server closed them or they timed out (nothing lost). */
+  reconnects?: number;
+}
+
+/** The node layer beside the JobSet layer: one timeline per JobSet, and its own horizon. */
+export interface LayerView {
+  timelines: readonly Timeline[];
+  horizon: number;
+}
+
+export interface TimelineSource {
+  readonly kind: SourceKind;
+  timelines(): readonly Timeline[];
+  /** The time up to which every timeline is observed, given the wall clock. */
+  horizon(now: number): number;
+  readiness(): Readiness;
+  counts(): EngineCounts;
+  /** The node layer, when the source has one (a cluster, or a trace recorded from one). */
+  nodeLayer?(now: number): LayerView | null;
+  /** The health of the Kubernetes watches; absent for other sources. */
+  watches?(): readonly WatchHealth[];
+}
+
+/** A source backed by an engine. `live`: observed up to now (a watch or the simulator); else up to the last observation. */
+export class EngineSource implements TimelineSource {
+  readonly kind: SourceKind;
+  readonly engine: TimelineEngine;
+  readonly #live: boolean;
+  #readiness: Readiness = { ready: false, reason: 'starting' };
+  #watches: (() => readonly WatchHealth[]) | null = null;
+
+  constructor(kind: SourceKind, engine: TimelineEngine, live: boolean) {
+    this.kind = kind;
+    this.engine = engine;
+    this.#live = live;
+  }
+
+  timelines(): readonly Timeline[] {
+    return this.engine.timelines();
+  }
+
+  horizon(now: number): number {
+    const last = this.engine.horizon;
+    // A live source vouches for everything up to now, unless its watch is broken.
+    if (this.#live && this.engine.gapStart === null) return Math.max(now, last ?? now);
+    return last ?? now;
+  }
+
+  readonly #checks: (() => Readiness)[] = [];
+
+  /** The source's own readiness, then every added check (e.g. the store can write): the first that fails says why. */
+  readiness(): Readiness {
+    if (!this.#readiness.ready) return this.#readiness;
+    for (const check of this.#checks) {
+      const r = check();
+      if (!r.ready) return r;
+    }
+    return this.#readiness;
+  }
+
+  addCheck(check: () => Readiness): void {
+    this.#checks.push(check);
+  }
+
+  setReadiness(readiness: Readiness): void {
+    this.#readiness = readiness;
+  }
+
+  counts(): EngineCounts {
+    return this.engine.counts;
+  }
+
+  nodeLayer(now: number): LayerView | null {
+    if (!(this.engine instanceof ClusterEngine)) return null;
+    const engine = this.engine;
+    const last = engine.nodeHorizon;
+    const watching = engine.gapStart === null && engine.nodeLayer.gapStart === null;
+    const horizon = this.#live && watching ? Math.max(now, last ?? now) : (last ?? now);
+    return { timelines: engine.nodeTimelines(), horizon };
+  }
+
+  watches(): readonly WatchHealth[] {
+    return this.#watches?.() ?? [];
+  }
+
+  /** Where the watch health comes from (the Kubernetes watcher). */
+  setWatches(watches: () => readonly WatchHealth[]): void {
+    this.#watches = watches;
+  }
+}

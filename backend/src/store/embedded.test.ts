@@ -1,0 +1,191 @@
+// The embedded store on real files: what it writes comes back, a torn tail is cut and reported,
+// anything worse is refused with a message that says what to do, and a full disk loses nothing.
+
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { simulateFleet } from '../simulate/index.ts';
+import { TimelineEngine } from '../timeline/engine.ts';
+import type { MachineState } from '../timeline/machine.ts';
+import { EmbeddedStore, StoreError } from './embedded.ts';
+
+const fresh = (): string => mkdtempSync(join(tmpdir(), 'upness-store-'));
+
+/** Runs a simulated fleet through an engine whose every update goes to the store. */
+async function fill(dir: string, seed = 1, days = 1): Promise<{ engine: TimelineEngine; store: EmbeddedStore }> {
+  const { store } = await EmbeddedStore.open(dir);
+  const engine = new TimelineEngine({ onUpdate: (u, m) => store.record(u, m) });
+  for (const o of simulateFleet({ jobsets: 8, days, seed }).observations()) engine.observe(o);
+  store.observed(engine.horizon);
+  await store.flushed();
+  return { engine, store };
+}
+
+/** Machines as plain data. The resourceVersion is left out: the store writes it only along with
+ *  other changes (a stale one after a restart makes a gap unknown rather than proven unchanged). */
+function plain(machines: Iterable<MachineState>): unknown[] {
+  return [...machines]
+    .map(({ resourceVersion: _rv, ...m }) => JSON.parse(JSON.stringify(m)))
+    .sort((a, b) => (a.timeline.uid < b.timeline.uid ? -1 : 1));
+}
+
+function segments(dir: string): string[] {
+  return readdirSync(dir).filter((f) => f.startsWith('log-')).sort();
+}
+
+describe('the embedded store', () => {
+  it('gives back every timeline, transition and memory it was given, and where observing stopped', async () => {
+    const dir = fresh();
+    const { engine, store } = await fill(dir);
+    await store.close();
+    const { recovery } = await EmbeddedStore.open(dir);
+    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
+    expect(recovery.observedUntil).toBe(engine.horizon);
+    expect(recovery.cut).toBeNull();
+  });
+
+  it('a snapshot holds everything before it, and the log before it is deleted', async () => {
+    const dir = fresh();
+    const { engine, store } = await fill(dir);
+    await store.snapshot(engine.machines(), engine.horizon);
+    // More after the snapshot: they go to the next segment.
+    const more = simulateFleet({ jobsets: 2, days: 1, seed: 9, start: engine.horizon! + 1 });
+    for (const o of more.observations()) engine.observe(o);
+    store.observed(engine.horizon);
+    await store.close();
+    await (await EmbeddedStore.open(dir)).store.close();
+    const { store: again } = await EmbeddedStore.open(dir);
+    await again.snapshot(engine.machines(), engine.horizon);
+    await again.close();
+    expect(segments(dir).length).toBeLessThanOrEqual(2);
+    const { recovery } = await EmbeddedStore.open(dir);
+    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
+  });
+
+  it('cuts a torn last record (a crash in the middle of a write), reports it, and keeps everything before it', async () => {
+    const dir = fresh();
+    const { engine, store } = await fill(dir);
+    await store.close();
+    const last = join(dir, segments(dir).at(-1)!);
+    const before = readFileSync(last, 'utf8');
+    appendFileSync(last, 'deadbeef {"k":"update","uid":"x","add":[[1,"u');
+    const { recovery, store: reopened } = await EmbeddedStore.open(dir);
+    expect(recovery.cut).toEqual({ file: last, line: before.split('\n').length, bytes: 45 });
+    expect(readFileSync(last, 'utf8')).toBe(before);
+    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
+    await reopened.close();
+  });
+
+  it('cuts a last line whose checksum does not match', async () => {
+    const dir = fresh();
+    const { store } = await fill(dir);
+    await store.close();
+    const last = join(dir, segments(dir).at(-1)!);
+    const text = readFileSync(last, 'utf8');
+    const lines = text.trimEnd().split('\n');
+    lines[lines.length - 1] = lines[lines.length - 1]!.replace(/"at":\d/, '"at":9');
+    writeFileSync(last, lines.join('\n') + '\n');
+    const { recovery } = await EmbeddedStore.open(dir);
+    expect(recovery.cut?.line).toBe(lines.length);
+  });
+
+  it('refuses a corrupt record in the middle of the log, naming the file and line, and changes nothing', async () => {
+    const dir = fresh();
+    const { store } = await fill(dir);
+    await store.close();
+    const path = join(dir, segments(dir).at(-1)!);
+    const lines = readFileSync(path, 'utf8').split('\n');
+    lines[3] = lines[3]!.replace('"k":', '"K":');
+    writeFileSync(path, lines.join('\n'));
+    const before = readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), 'utf8')]);
+    await expect(EmbeddedStore.open(dir)).rejects.toThrow(StoreError);
+    await expect(EmbeddedStore.open(dir)).rejects.toThrow(new RegExp(`${path.replace(/[.]/g, '\\.')}, line 4: a corrupt record with more after it`));
+    expect(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), 'utf8')])).toEqual(before);
+  });
+
+  it('refuses a log whose snapshot is missing', async () => {
+    const dir = fresh();
+    const { engine, store } = await fill(dir);
+    // Two snapshots: the second compacts away the first segment, which only the snapshot now holds.
+    await store.snapshot(engine.machines(), engine.horizon);
+    for (const o of simulateFleet({ jobsets: 2, days: 1, seed: 9, start: engine.horizon! + 1 }).observations()) engine.observe(o);
+    await store.flushed();
+    await store.snapshot(engine.machines(), engine.horizon);
+    await store.close();
+    expect(segments(dir)[0]).not.toBe('log-000001.jsonl');
+    rmSync(join(dir, 'snapshot.json'));
+    await expect(EmbeddedStore.open(dir)).rejects.toThrow(/snapshot\.json is missing, and the log starts at log-0000\d\d\.jsonl/);
+  });
+
+  it('starts from the log alone when there never was a snapshot', async () => {
+    const dir = fresh();
+    const { engine, store } = await fill(dir);
+    await store.close();
+    expect(readdirSync(dir)).not.toContain('snapshot.json');
+    expect(plain((await EmbeddedStore.open(dir)).recovery.machines)).toEqual(plain(engine.machines()));
+  });
+
+  it('refuses a data dir written in another format, saying which', async () => {
+    const dir = fresh();
+    writeFileSync(join(dir, 'snapshot.json'), JSON.stringify({ format: 0, nextSegment: 1, observedUntil: null, machines: [] }));
+    await expect(EmbeddedStore.open(dir)).rejects.toThrow(/snapshot\.json is in format 0, and this Upness reads format 1/);
+    const other = fresh();
+    writeFileSync(join(other, 'log-000001.jsonl'), '');
+    const { store } = await EmbeddedStore.open(other);
+    await store.close();
+    const path = join(other, segments(other).at(-1)!);
+    writeFileSync(path, readFileSync(path, 'utf8').replace(/^\w{8} \{"k":"header","format":1\}/, (line) => line));
+    const header = '{"k":"header","format":2}';
+    const { crc32 } = await import('node:zlib');
+    writeFileSync(path, `${crc32(header).toString(16).padStart(8, '0')} ${header}\n`);
+    await expect(EmbeddedStore.open(other)).rejects.toThrow(/is in format 2, and this Upness reads format 1/);
+  });
+
+  // A real full disk: a tiny tmpfs (needs root to mount; CI and the dev machines run as root).
+  const root = process.getuid?.() === 0;
+  (root ? it : it.skip)('on a full disk: says so, keeps serving, loses nothing written, and catches up when space returns', async () => {
+    const mount = mkdtempSync(join(tmpdir(), 'upness-tiny-'));
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=192k', 'tmpfs', mount]);
+    try {
+      const dir = join(mount, 'data');
+      const errors: (string | null)[] = [];
+      const { store } = await EmbeddedStore.open(dir, { onError: (e) => errors.push(e?.message ?? null), retryMs: 50 });
+      const engine = new TimelineEngine({ onUpdate: (u, m) => store.record(u, m) });
+      const stream = simulateFleet({ jobsets: 20, days: 4, seed: 3 }).observations();
+      // Fill the disk: keep observing until a write fails.
+      let filler = 0;
+      for (const o of stream) {
+        engine.observe(o);
+        if (++filler % 200 === 0) await store.flushed();
+        if (store.status().error !== null) break;
+      }
+      expect(store.status().error).toMatch(/ENOSPC/);
+      expect(errors[0]).toMatch(/ENOSPC/);
+      // Serving goes on: flushed() does not hang while the disk is full.
+      await store.flushed();
+      // More observations arrive while the disk is full; they wait in memory.
+      let more = 0;
+      for (const o of stream) {
+        engine.observe(o);
+        if (++more === 300) break;
+      }
+      expect(store.status().pendingRecords).toBeGreaterThan(0);
+      // Space returns (another file on the same disk is deleted): the store catches up by itself.
+      writeFileSync(join(mount, 'ballast'), '');
+      rmSync(join(mount, 'ballast'));
+      execFileSync('mount', ['-o', 'remount,size=4m', mount]);
+      for (let i = 0; i < 100 && (store.status().error !== null || store.status().pendingRecords > 0); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(store.status()).toMatchObject({ error: null, pendingRecords: 0 });
+      expect(errors.at(-1)).toBeNull();
+      store.observed(engine.horizon);
+      await store.close();
+      const reopened = await EmbeddedStore.open(dir);
+      await reopened.store.close();
+      expect(reopened.recovery.cut).toBeNull();
+      expect(plain(reopened.recovery.machines)).toEqual(plain(engine.machines()));
+    } finally {
+      execFileSync('umount', ['--lazy', mount]);
+    }
+  });
+});

@@ -1,0 +1,365 @@
+// The embedded store: an append-only log of what the timelines became, in numbered segments under
+// the data dir, with a checksum per line, made durable by group commit (records pile up while one
+// fsync runs, the next fsync takes them all) before anything built on them is served; snapshots
+// let start-up skip the log that came before them, and let old segments be deleted.
+//
+//   <data dir>/snapshot.json        every timeline as of the start of segment `nextSegment`
+//   <data dir>/log-000007.jsonl     records after that, in order
+
+import { closeSync, fsyncSync, openSync } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MachineState } from '../timeline/machine.ts';
+import type { TimelineUpdate } from '../timeline/engine.ts';
+import type { Recovery, StoreStatus, TimelineStore } from './store.ts';
+
+export type { Recovery, StoreStatus } from './store.ts';
+import {
+  decodeLine,
+  decodeTransition,
+  encodeLine,
+  encodeTransition,
+  FORMAT,
+  metaRecord,
+  snapshotOf,
+  type LogRecord,
+  type MetaRecord,
+  type Snapshot,
+} from './records.ts';
+
+/** The data dir cannot be used as it is: the message says why and what to do. */
+export class StoreError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}
+
+const SNAPSHOT = 'snapshot.json';
+const segmentName = (n: number): string => `log-${String(n).padStart(6, '0')}.jsonl`;
+const SEGMENT = /^log-(\d{6,})\.jsonl$/;
+
+/** Writes all of `data`: a write may stop short (a full disk) without failing; the next one then fails. */
+async function writeAll(handle: FileHandle, data: string): Promise<number> {
+  const buffer = Buffer.from(data);
+  for (let offset = 0; offset < buffer.length; ) {
+    const { bytesWritten } = await handle.write(buffer, offset);
+    offset += bytesWritten;
+  }
+  return buffer.length;
+}
+
+function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads the data dir: snapshot, then the log segments after it. Cuts a torn tail; refuses anything worse. */
+async function recover(dir: string): Promise<Recovery & { lastSegment: number }> {
+  let snapshot: Snapshot | null = null;
+  try {
+    const text = await readFile(join(dir, SNAPSHOT), 'utf8');
+    try {
+      snapshot = JSON.parse(text) as Snapshot;
+    } catch (error) {
+      throw new StoreError(`${join(dir, SNAPSHOT)} is not valid JSON (${(error as Error).message}); it is written atomically, so the disk or something else changed it. Move it away to start from the log alone, if the log is complete.`);
+    }
+    if (snapshot.format !== FORMAT) {
+      throw new StoreError(`${join(dir, SNAPSHOT)} is in format ${snapshot.format}, and this Upness reads format ${FORMAT}. Use the Upness version that wrote it, or start with an empty --data-dir.`);
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+
+  const segments = (await readdir(dir))
+    .map((f) => SEGMENT.exec(f))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b);
+  const first = snapshot?.nextSegment ?? 1;
+  const wanted = segments.filter((n) => n >= first);
+  if (snapshot === null && segments.length > 0 && segments[0] !== 1) {
+    throw new StoreError(`${join(dir, SNAPSHOT)} is missing, and the log starts at ${segmentName(segments[0]!)}: what came before it was compacted into the missing snapshot. Restore the snapshot, or start with an empty --data-dir.`);
+  }
+
+  const machines = new Map<string, MachineState>();
+  for (const s of snapshot?.machines ?? []) {
+    machines.set(s.meta.uid, machineFrom(s.meta, s.update.add.map(decodeTransition), s.update));
+  }
+  let observedUntil = snapshot?.observedUntil ?? null;
+  let cut: Recovery['cut'] = null;
+  let records = 0;
+
+  for (const [i, n] of wanted.entries()) {
+    const path = join(dir, segmentName(n));
+    const text = await readFile(path, 'utf8');
+    let offset = 0;
+    let line = 0;
+    while (offset < text.length) {
+      const nl = text.indexOf('\n', offset);
+      line++;
+      const record = nl === -1 ? null : decodeLine(text.slice(offset, nl));
+      if (record === null) {
+        // Only the very end of the newest segment may be torn: a crash in the middle of a write.
+        const rest = nl === -1 ? '' : text.slice(nl + 1);
+        if (i !== wanted.length - 1 || rest.length > 0) {
+          throw new StoreError(`${path}, line ${line}: a corrupt record with more after it (not a torn tail). Upness will not half-read its log; move the data dir away to start afresh, or cut the file before that line to keep what precedes it.`);
+        }
+        const handle = await open(path, 'r+');
+        await handle.truncate(Buffer.byteLength(text.slice(0, offset)));
+        await handle.sync();
+        await handle.close();
+        cut = { file: path, line, bytes: Buffer.byteLength(text.slice(offset)) };
+        break;
+      }
+      offset = nl + 1;
+      if (line === 1) {
+        if (record.k !== 'header') throw new StoreError(`${path} does not start with a header: not an Upness log`);
+        if (record.format !== FORMAT) {
+          throw new StoreError(`${path} is in format ${record.format}, and this Upness reads format ${FORMAT}. Use the Upness version that wrote it, or start with an empty --data-dir.`);
+        }
+        continue;
+      }
+      records++;
+      apply(machines, record);
+      if (record.k === 'observed') observedUntil = Math.max(observedUntil ?? record.at, record.at);
+    }
+  }
+  return { machines: [...machines.values()], observedUntil, cut, records, lastSegment: Math.max(first - 1, ...segments) };
+}
+
+function machineFrom(meta: MetaRecord, transitions: MachineState['timeline']['transitions'], memo: { everUp: boolean; restarts: number; rv: string | null; deletedAt: number | null }): MachineState {
+  const { k: _k, ...identity } = meta;
+  return {
+    timeline: { ...identity, transitions },
+    everUp: memo.everUp,
+    restarts: memo.restarts,
+    resourceVersion: memo.rv,
+    deletedAt: memo.deletedAt,
+  };
+}
+
+function apply(machines: Map<string, MachineState>, record: LogRecord): void {
+  if (record.k === 'meta') {
+    const existing = machines.get(record.uid);
+    if (existing === undefined) machines.set(record.uid, machineFrom(record, [], { everUp: false, restarts: 0, rv: null, deletedAt: null }));
+    else Object.assign(existing.timeline, { namespace: record.namespace, name: record.name, labels: record.labels, accelerator: record.accelerator, topology: record.topology });
+  } else if (record.k === 'update') {
+    const m = machines.get(record.uid);
+    if (m === undefined) throw new StoreError(`an update of ${record.uid} comes before its identity: the log is out of order`);
+    for (const t of record.add) m.timeline.transitions.push(decodeTransition(t));
+    Object.assign(m, { everUp: record.everUp, restarts: record.restarts, resourceVersion: record.rv, deletedAt: record.deletedAt });
+  }
+}
+
+export interface EmbeddedStoreOptions {
+  /** Called when a write fails or recovers, for logs and metrics. */
+  onError?: (error: Error | null) => void;
+  /** How long to wait before retrying a failed write. */
+  retryMs?: number;
+}
+
+export class EmbeddedStore implements TimelineStore {
+  readonly dir: string;
+  readonly #options: EmbeddedStoreOptions;
+  #segment: number;
+  #handle: FileHandle | null = null;
+  #handleSegment = 0;
+  #size = 0;
+  /** Lines waiting to be written, each with the segment it belongs to. */
+  #pending: { segment: number; line: string; seq: number }[] = [];
+  #seq = 0;
+  #synced = 0;
+  #waiters: { seq: number; resolve: () => void }[] = [];
+  #flushing = false;
+  #retry: NodeJS.Timeout | null = null;
+  #error: Error | null = null;
+  #errors = 0;
+  #bytes = 0;
+  /** What was last written of each timeline's identity, to write it again only when it changes. */
+  readonly #metas = new Map<string, string>();
+  #observed: number | null = null;
+  #observedWritten: number | null = null;
+  #closed = false;
+
+  private constructor(dir: string, segment: number, options: EmbeddedStoreOptions) {
+    this.dir = dir;
+    this.#segment = segment;
+    this.#options = options;
+  }
+
+  /** Opens (creating) a data dir and recovers what it holds. */
+  static async open(dir: string, options: EmbeddedStoreOptions = {}): Promise<{ store: EmbeddedStore; recovery: Recovery }> {
+    await mkdir(dir, { recursive: true });
+    const recovery = await recover(dir);
+    // Appends go to a fresh segment: the last one may just have been cut.
+    const store = new EmbeddedStore(dir, recovery.lastSegment + 1, options);
+    for (const m of recovery.machines) {
+      store.#metas.set(m.timeline.uid, JSON.stringify(metaRecord(m)));
+      store.#memos.set(m.timeline.uid, `${m.restarts}|${m.everUp}|${m.deletedAt}`);
+    }
+    store.#observed = store.#observedWritten = recovery.observedUntil;
+    await store.#openSegment(store.#segment);
+    return { store, recovery };
+  }
+
+  async #openSegment(n: number): Promise<void> {
+    const handle = await open(join(this.dir, segmentName(n)), 'a');
+    const header = encodeLine({ k: 'header', format: FORMAT });
+    await writeAll(handle, header);
+    await handle.sync();
+    syncDir(this.dir);
+    if (this.#handle !== null) await this.#handle.close();
+    this.#handle = handle;
+    this.#handleSegment = n;
+    this.#size = Buffer.byteLength(header);
+  }
+
+  #push(record: LogRecord): void {
+    this.#pending.push({ segment: this.#segment, line: encodeLine(record), seq: ++this.#seq });
+    this.#sinceSnapshot++;
+    this.#schedule();
+  }
+  #sinceSnapshot = 0;
+
+  /** Records what an observation changed (nothing, when it changed nothing durable). */
+  record(update: TimelineUpdate, machine: MachineState): void {
+    if (this.#closed) return;
+    const uid = update.timeline.uid;
+    const meta = metaRecord(machine);
+    const metaJson = JSON.stringify(meta);
+    if (this.#metas.get(uid) !== metaJson) {
+      this.#metas.set(uid, metaJson);
+      this.#push(meta);
+    }
+    // Only what changes the figures, or the memory that decides future transitions, is written. Not the
+    // resourceVersion alone (it changes with every observation): a stale one after a restart only
+    // makes the gap unknown where it might have been proven unchanged.
+    const memo = `${machine.restarts}|${machine.everUp}|${machine.deletedAt}`;
+    if (update.added.length > 0 || this.#memos.get(uid) !== memo) {
+      this.#memos.set(uid, memo);
+      this.#push({ k: 'update', uid, add: update.added.map(encodeTransition), everUp: machine.everUp, restarts: machine.restarts, rv: machine.resourceVersion, deletedAt: machine.deletedAt });
+    }
+  }
+  readonly #memos = new Map<string, string>();
+
+  /** Everything up to `at` has been observed; written with the next group commit. */
+  observed(at: number | null): void {
+    if (at === null || (this.#observed !== null && at <= this.#observed)) return;
+    this.#observed = at;
+    this.#schedule();
+  }
+
+  /** Resolves when everything recorded so far is on disk (at once while writes are failing: serving goes on). */
+  flushed(): Promise<void> {
+    if (this.#synced >= this.#seq || this.#error !== null) return Promise.resolve();
+    const seq = this.#seq;
+    return new Promise((resolve) => this.#waiters.push({ seq, resolve }));
+  }
+
+  #schedule(): void {
+    if (this.#flushing || this.#retry !== null || this.#closed) return;
+    this.#flushing = true;
+    setImmediate(() => void this.#flush());
+  }
+
+  async #flush(): Promise<void> {
+    if (this.#observed !== this.#observedWritten && this.#observed !== null) {
+      this.#pending.push({ segment: this.#segment, line: encodeLine({ k: 'observed', at: this.#observed }), seq: ++this.#seq });
+      this.#observedWritten = this.#observed;
+    }
+    const batch = this.#pending;
+    this.#pending = [];
+    try {
+      // In order, segment by segment: a later segment is never written before an earlier one is synced.
+      let i = 0;
+      while (i < batch.length) {
+        const segment = batch[i]!.segment;
+        let j = i;
+        while (j < batch.length && batch[j]!.segment === segment) j++;
+        if (segment !== this.#handleSegment) await this.#openSegment(segment);
+        const bytes = await writeAll(this.#handle!, batch.slice(i, j).map((p) => p.line).join(''));
+        await this.#handle!.datasync();
+        this.#size += bytes;
+        this.#bytes += bytes;
+        this.#synced = batch[j - 1]!.seq;
+        i = j;
+      }
+      if (this.#error !== null) this.#options.onError?.(null);
+      this.#error = null;
+    } catch (error) {
+      // Disk full or unwritable: cut what may be half-written, keep the records, retry later.
+      this.#pending = batch.filter((p) => p.seq > this.#synced).concat(this.#pending);
+      this.#error = error as Error;
+      this.#errors++;
+      this.#options.onError?.(this.#error);
+      await this.#handle?.truncate(this.#size).catch(() => undefined);
+      this.#retry = setTimeout(() => {
+        this.#retry = null;
+        this.#schedule();
+      }, this.#options.retryMs ?? 1000);
+      this.#retry.unref();
+    } finally {
+      this.#waiters = this.#waiters.filter((w) => {
+        if (w.seq > this.#synced && this.#error === null) return true;
+        w.resolve();
+        return false;
+      });
+      this.#flushing = false;
+      if (this.#pending.length > 0 && this.#error === null) this.#schedule();
+    }
+  }
+
+  /**
+   * Writes a snapshot of `machines` and deletes the log it makes unnecessary. Records made after this
+   * call go to a new segment; the snapshot holds everything before it.
+   */
+  async snapshot(machines: Iterable<MachineState>, observedUntil: number | null): Promise<void> {
+    const next = ++this.#segment;
+    const snapshot = snapshotOf(machines, next, observedUntil);
+    this.#sinceSnapshot = 0;
+    // Known identities: retention may have dropped some, and they must not be resurrected.
+    this.#metas.clear();
+    this.#memos.clear();
+    for (const m of snapshot.machines) {
+      this.#metas.set(m.meta.uid, JSON.stringify(m.meta));
+      this.#memos.set(m.meta.uid, `${m.update.restarts}|${m.update.everUp}|${m.update.deletedAt}`);
+    }
+    const tmp = join(this.dir, `${SNAPSHOT}.tmp`);
+    const handle = await open(tmp, 'w');
+    try {
+      await handle.write(JSON.stringify(snapshot));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, join(this.dir, SNAPSHOT));
+    syncDir(this.dir);
+    for (const f of await readdir(this.dir)) {
+      const m = SEGMENT.exec(f);
+      if (m !== null && Number(m[1]) < next && Number(m[1]) !== this.#handleSegment) await rm(join(this.dir, f));
+    }
+  }
+
+  status(): StoreStatus {
+    return {
+      error: this.#error?.message ?? null,
+      pendingRecords: this.#pending.length,
+      recordsSinceSnapshot: this.#sinceSnapshot,
+      bytesWritten: this.#bytes,
+      errors: this.#errors,
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.flushed();
+    this.#closed = true;
+    if (this.#retry !== null) clearTimeout(this.#retry);
+    await this.#handle?.close();
+    this.#handle = null;
+  }
+}

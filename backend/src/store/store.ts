@@ -1,0 +1,36 @@
+// What the service needs of a store, whichever it is: the embedded log (default) or PostgreSQL.
+
+import type { TimelineUpdate } from '../timeline/engine.ts';
+import type { MachineState } from '../timeline/machine.ts';
+
+export interface StoreStatus {
+  /** The last write failed (disk full, unwritable, database down): new records wait in memory and are retried. */
+  error: string | null;
+  pendingRecords: number;
+  /** Records written since the last snapshot (the embedded store's cue to take the next). */
+  recordsSinceSnapshot: number;
+  bytesWritten: number;
+  errors: number;
+}
+
+export interface Recovery {
+  machines: MachineState[];
+  /** Up to when the previous run observed: a gap begins there. */
+  observedUntil: number | null;
+  /** A torn or corrupt last record that was cut off (the embedded store after a crash mid-write). */
+  cut: { file: string; line: number; bytes: number } | null;
+  records: number;
+}
+
+export interface TimelineStore {
+  /** Records what an observation changed; made durable by the next group commit. */
+  record(update: TimelineUpdate, machine: MachineState): void;
+  /** Everything up to `at` has been observed. */
+  observed(at: number | null): void;
+  /** Resolves when everything recorded so far is durable (at once while writes are failing). */
+  flushed(): Promise<void>;
+  /** Compacts: the embedded store writes a snapshot and drops the log before it. */
+  snapshot(machines: Iterable<MachineState>, observedUntil: number | null): Promise<void>;
+  status(): StoreStatus;
+  close(): Promise<void>;
+}

@@ -1,0 +1,62 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- the bodies are the JSON answers of the API under test */
+// A real HTTP server on loopback over timelines built from drawn scenarios, for API tests.
+
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { createApp } from '../src/http/app.ts';
+import { EngineSource } from '../src/service/source.ts';
+import { TimelineEngine } from '../src/timeline/engine.ts';
+import type { Observation } from '../src/timeline/types.ts';
+
+export interface TestService {
+  url: string;
+  source: EngineSource;
+  close(): Promise<void>;
+  /** fetch relative to the service, with the token when given. */
+  get(path: string, token?: string): Promise<{ status: number; body: any }>;
+  post(path: string, body: unknown, token?: string, raw?: boolean): Promise<{ status: number; body: any }>;
+}
+
+export async function startService(observations: Observation[], options: { token?: string; now?: number; ready?: boolean } = {}): Promise<TestService> {
+  const engine = new TimelineEngine();
+  for (const o of observations) engine.observe(o);
+  const source = new EngineSource('trace', engine, false);
+  if (options.ready !== false) source.setReadiness({ ready: true });
+  else source.setReadiness({ ready: false, reason: 'replaying test.jsonl' });
+  const app = createApp({
+    source,
+    token: options.token ?? null,
+    logger: pino({ level: 'silent' }),
+    now: () => options.now ?? engine.horizon ?? 0,
+  });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const headers = (token?: string): Record<string, string> => (token ? { authorization: `Bearer ${token}` } : {});
+  const read = async (res: Response): Promise<{ status: number; body: any }> => {
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // not JSON (e.g. /metrics): keep the text
+    }
+    return { status: res.status, body };
+  };
+  return {
+    url,
+    source,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+    get: async (path, token) => read(await fetch(url + path, { headers: headers(token) })),
+    post: async (path, body, token, raw = false) =>
+      read(
+        await fetch(url + path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers(token) },
+          body: raw ? (body as string) : JSON.stringify(body),
+        }),
+      ),
+  };
+}
