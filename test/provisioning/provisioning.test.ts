@@ -698,13 +698,13 @@ describe('every dashboard query, against a live service', () => {
     const framesByPanel = new Map<Json, Json[]>();
     for (const { what, panel, query } of queries) {
       const result = results[query.refId];
+      expect([what, result?.status, result?.error]).toEqual([what, 200, undefined]);
       if (query.layer === 'nodes') {
-        // The node layer is not in the service yet: the panel shows this error until it is.
-        // When this fails because the query answers, the node layer has landed: check its frames here.
-        expect([what, result?.status, result?.error]).toEqual([what, 501, expect.stringContaining('layer')]);
+        // A simulated trace holds no Pods or Nodes, so the node layer answers with no series; what
+        // it returns for a real cluster is tested against the real apiserver (test/kube).
+        for (const frame of result!.frames!) checkShape(what, query, [frame]);
         continue;
       }
-      expect([what, result?.status, result?.error]).toEqual([what, 200, undefined]);
       checkShape(what, query, result!.frames!);
       if (panel !== null) framesByPanel.set(panel, [...(framesByPanel.get(panel) ?? []), ...result!.frames!]);
     }
