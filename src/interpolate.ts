@@ -88,6 +88,9 @@ export function interpolateName(name: string, templateSrv: TemplateSrv, scopedVa
  */
 export function interpolateQuery(query: UpnessQuery, templateSrv: TemplateSrv, scopedVars: ScopedVars): UpnessQuery {
   const out: UpnessQuery = { ...query };
+  if (query.clusters !== undefined) {
+    out.clusters = interpolateNamespaces(query.clusters, templateSrv, scopedVars);
+  }
   if (query.namespaces !== undefined) {
     out.namespaces = interpolateNamespaces(query.namespaces, templateSrv, scopedVars);
   }

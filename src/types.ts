@@ -40,7 +40,7 @@ export interface UpnessSecureJsonData {
 }
 
 /** What `GET /api/v1/values/{what}` lists: the sources of template variables and editor options. */
-export const VALUE_KINDS = ['namespaces', 'jobsets', 'labelKeys', 'labelValues', 'accelerators', 'topologies'] as const;
+export const VALUE_KINDS = ['clusters', 'namespaces', 'jobsets', 'labelKeys', 'labelValues', 'accelerators', 'topologies'] as const;
 export type ValueKind = (typeof VALUE_KINDS)[number];
 
 /**

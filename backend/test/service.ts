@@ -18,8 +18,8 @@ export interface TestService {
   post(path: string, body: unknown, token?: string, raw?: boolean): Promise<{ status: number; body: any }>;
 }
 
-export async function startService(observations: Observation[], options: { token?: string; now?: number; ready?: boolean } = {}): Promise<TestService> {
-  const engine = new TimelineEngine();
+export async function startService(observations: Observation[], options: { token?: string; now?: number; ready?: boolean; cluster?: string } = {}): Promise<TestService> {
+  const engine = new TimelineEngine(options.cluster === undefined ? {} : { cluster: options.cluster });
   for (const o of observations) engine.observe(o);
   const source = new EngineSource('trace', engine, false);
   if (options.ready !== false) source.setReadiness({ ready: true });

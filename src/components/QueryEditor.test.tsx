@@ -202,6 +202,15 @@ describe('QueryEditor', () => {
     expect(onChange).toHaveBeenLastCalledWith({ ...query, namespaces: ['team-b'] });
   });
 
+  it('offers a cluster filter only when several clusters write to the service', async () => {
+    await setup();
+    expect(screen.queryByText('Clusters')).not.toBeInTheDocument();
+    const { onChange, query, user } = await setup(DEFAULT_QUERY, { ...VALUES, clusters: ['east', 'west'] });
+    expect(await optionsOf(user, 'Clusters')).toEqual(['$namespace', 'east', 'west']);
+    await choose(user, 'Clusters', 'west');
+    expect(onChange).toHaveBeenLastCalledWith({ ...query, clusters: ['west'] });
+  });
+
   it('adds a namespace to those chosen', async () => {
     const { onChange, query, user } = await setup({ ...DEFAULT_QUERY, namespaces: ['team-a'] });
     await choose(user, 'Namespaces', 'team-b');

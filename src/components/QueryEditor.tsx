@@ -128,6 +128,7 @@ export function QueryEditor({ query, onChange, onRunQuery, datasource }: Props) 
     onRunQuery();
   };
 
+  const clusters = useValues(datasource, 'clusters');
   const namespaces = useValues(datasource, 'namespaces');
   const labelKeys = useValues(datasource, 'labelKeys');
   const variables = useMemo(() => datasource.getVariableNames(), [datasource]);
@@ -181,6 +182,26 @@ export function QueryEditor({ query, onChange, onRunQuery, datasource }: Props) 
               options={metricOptions}
               value={metric}
               onChange={(option) => update({ metric: option.value })}
+            />
+          </InlineField>
+        </InlineFieldRow>
+      )}
+
+      {(clusters.values.length > 0 || (q.clusters ?? []).length > 0) && (
+        <InlineFieldRow>
+          <InlineField
+            label="Clusters"
+            labelWidth={LABEL_WIDTH}
+            tooltip="Only JobSets of these clusters (when several write to one store); none chosen means all."
+          >
+            <MultiCombobox<string>
+              id={id('clusters')}
+              width={36}
+              placeholder="All clusters"
+              createCustomValue
+              options={withCurrent([...variables, ...clusters.values], q.clusters ?? [])}
+              value={q.clusters ?? []}
+              onChange={(options) => update({ clusters: options.map((o) => o.value) })}
             />
           </InlineField>
         </InlineFieldRow>

@@ -13,6 +13,7 @@ export type Props = QueryEditorProps<DataSource, UpnessQuery, UpnessOptions, Upn
 const LABEL_WIDTH = 14;
 
 const KIND_LABELS: Record<ValueKind, { label: string; description: string }> = {
+  clusters: { label: 'Clusters', description: 'Every cluster writing to the store (several clusters, one database)' },
   namespaces: { label: 'Namespaces', description: 'Namespaces that hold JobSets' },
   jobsets: { label: 'JobSet names', description: 'JobSet names, optionally in some namespaces only' },
   labelKeys: { label: 'Label keys', description: "Keys of the JobSets' labels" },

@@ -74,6 +74,7 @@ export const WINDOW_LABELS: Record<WindowName, Described> = {
 export const GROUP_LABELS: Record<(typeof GROUP_DIMENSIONS)[number], Described> = {
   none: { label: 'JobSet', description: 'One series or row per JobSet' },
   all: { label: 'Whole fleet', description: 'Every selected JobSet as one group' },
+  cluster: { label: 'Cluster', description: 'One group per cluster (when several write to one store)' },
   namespace: { label: 'Namespace', description: 'One group per namespace' },
   accelerator: { label: 'Accelerator', description: 'One group per accelerator type' },
   topology: { label: 'Topology', description: 'One group per topology' },

@@ -13,7 +13,9 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   const groupBy = query.groupBy as GroupBy;
   if (groupBy === 'none') {
     const rows = summarize(ctx.timelines, ctx.horizon, ctx.from, ctx.to);
+    const clustered = rows.some((r) => r.cluster !== undefined);
     const fields: Field[] = [
+      ...(clustered ? [stringField('cluster', rows.map((r) => r.cluster ?? ''))] : []),
       stringField('namespace', rows.map((r) => r.namespace)),
       stringField('name', rows.map((r) => r.name)),
       stringField('uid', rows.map((r) => r.uid)),

@@ -383,3 +383,27 @@ describe('the OpenAPI description', () => {
     expect(query.required).toEqual(['refId']);
   });
 });
+
+describe('clusters', () => {
+  let east: TestService;
+  beforeAll(async () => {
+    east = await startService(observations, { cluster: 'east' });
+  });
+  afterAll(() => east.close());
+
+  it('names the cluster on every series, filters and groups by it, and lists it', async () => {
+    const post = (q: Record<string, unknown>) => east.post('/api/v1/query', { from: FROM, to: TO, queries: [{ refId: 'A', ...q }] });
+    const perJobSet = await post({});
+    expect(perJobSet.body.results.A.frames[0].schema.fields[1].labels).toEqual({ cluster: 'east', namespace: 'team-a', jobset: 'eval', uid: 'u-eval' });
+    const byCluster = await post({ groupBy: 'cluster', aggregate: 'pooled' });
+    expect(byCluster.body.results.A.frames.map((f: any) => [f.schema.fields[1].labels, f.data.values[1][0]])).toEqual([
+      [{ cluster: 'east' }, (210 + 185 + 80) / (240 + 190 + 240)],
+    ]);
+    expect((await post({ clusters: ['west'] })).body.results.A.frames).toEqual([]);
+    expect((await post({ clusters: ['east'] })).body.results.A.frames).toHaveLength(3);
+    const summary = await post({ queryType: 'summary' });
+    expect(columns(summary.body.results.A.frames[0]).cluster).toEqual(['east', 'east', 'east']);
+    expect((await east.get('/api/v1/values/clusters')).body.values).toEqual(['east']);
+    expect((await east.get(`/api/v1/jobsets?from=${FROM}&to=${TO}&cluster=west`)).body.jobsets).toEqual([]);
+  });
+});

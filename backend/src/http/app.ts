@@ -43,6 +43,7 @@ class HttpError extends Error {
 
 const repeated = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]));
 const listQuerySchema = z.object({
+  cluster: repeated.optional(),
   from: z.string().optional(),
   to: z.string().optional(),
   namespace: repeated.optional(),
@@ -184,7 +185,7 @@ export function createApp(options: AppOptions): express.Express {
     const t = now();
     const { timelines, horizon } = layerOf(q.layer, t);
     const [from, to] = window(q, t, t - 86_400_000, t);
-    const selected = selectOrThrow(timelines, { namespaces: q.namespace, name: q.name, labelSelector: q.labelSelector, states: q.state }, horizon, from, to);
+    const selected = selectOrThrow(timelines, { clusters: q.cluster, namespaces: q.namespace, name: q.name, labelSelector: q.labelSelector, states: q.state }, horizon, from, to);
     res.json({ from: new Date(from).toISOString(), to: new Date(to).toISOString(), jobsets: summarize(selected, horizon, from, to) });
   });
 
@@ -226,6 +227,9 @@ export function createApp(options: AppOptions): express.Express {
     const inNamespaces = q.namespace && q.namespace.length > 0 ? all.filter((tl) => q.namespace!.includes(tl.namespace)) : all;
     let values: string[];
     switch (what) {
+      case 'clusters':
+        values = sortedUnique(all.map((tl) => tl.cluster ?? ''));
+        break;
       case 'namespaces':
         values = sortedUnique(all.map((tl) => tl.namespace));
         break;

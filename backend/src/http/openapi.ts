@@ -21,6 +21,7 @@ const layerParam = {
   schema: { type: 'string', enum: ['jobset', 'nodes'] },
 };
 const filterParams = [
+  { name: 'cluster', in: 'query', required: false, description: 'only these clusters (repeatable)', schema: { type: 'array', items: { type: 'string' } }, explode: true },
   { name: 'namespace', in: 'query', required: false, description: 'only these namespaces (repeatable)', schema: { type: 'array', items: { type: 'string' } }, explode: true },
   { name: 'name', in: 'query', required: false, description: 'JobSet name: a glob, or /regex/', schema: { type: 'string' } },
   { name: 'labelSelector', in: 'query', required: false, description: 'a Kubernetes label selector', schema: { type: 'string' } },
@@ -29,7 +30,7 @@ const filterParams = [
 ];
 const frame = { type: 'object', description: "Grafana data-frame JSON ({schema, data})", properties: { schema: { type: 'object' }, data: { type: 'object' } } };
 
-export const VALUE_KINDS = ['namespaces', 'jobsets', 'labelKeys', 'labelValues', 'accelerators', 'topologies'] as const;
+export const VALUE_KINDS = ['clusters', 'namespaces', 'jobsets', 'labelKeys', 'labelValues', 'accelerators', 'topologies'] as const;
 
 export function openApiDocument(): object {
   const query = z.toJSONSchema(querySchema, { target: 'openapi-3.0', unrepresentable: 'any' });

@@ -3,8 +3,8 @@
 import { z } from 'zod';
 import { AGGREGATES, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, STATES, WINDOWS } from './types.ts';
 
-const groupBySchema = z.union([z.enum(GROUP_DIMENSIONS), z.string().regex(/^label:.+$/, 'must be none, all, namespace, accelerator, topology or label:<key>')], {
-  error: 'must be none, all, namespace, accelerator, topology or label:<key>',
+const groupBySchema = z.union([z.enum(GROUP_DIMENSIONS), z.string().regex(/^label:.+$/, 'must be none, all, cluster, namespace, accelerator, topology or label:<key>')], {
+  error: 'must be none, all, cluster, namespace, accelerator, topology or label:<key>',
 });
 
 /** One query as it arrives; unknown fields (Grafana's datasource, hide, key, …) are ignored. */
@@ -13,6 +13,7 @@ export const querySchema = z.looseObject({
   queryType: z.enum(QUERY_TYPES).optional(),
   metric: z.enum(METRICS).optional(),
   layer: z.enum(LAYERS).optional(),
+  clusters: z.array(z.string().max(253)).max(1000).optional(),
   namespaces: z.array(z.string().max(253)).max(1000).optional(),
   name: z.string().max(1000).optional(),
   labelSelector: z.string().max(4000).optional(),

@@ -7,6 +7,7 @@ import type { State, Timeline } from '../timeline/types.ts';
 import { parseLabelSelector, parseNamePattern } from './selector.ts';
 
 export interface Selection {
+  clusters?: readonly string[];
   namespaces?: readonly string[];
   name?: string;
   labelSelector?: string;
@@ -15,12 +16,14 @@ export interface Selection {
 
 /** Builds the filter; throws QueryError naming the field when a pattern or selector is malformed. */
 export function selector(selection: Selection): (timeline: Timeline, horizon: number, from: number, to: number) => boolean {
+  const clusters = selection.clusters && selection.clusters.length > 0 ? new Set(selection.clusters) : null;
   const namespaces = selection.namespaces && selection.namespaces.length > 0 ? new Set(selection.namespaces) : null;
   const nameMatches = parseNamePattern(selection.name ?? '');
   const labelsMatch = parseLabelSelector(selection.labelSelector ?? '');
   const states = selection.states && selection.states.length > 0 ? new Set(selection.states) : null;
   return (tl, horizon, from, to) =>
     livedIn(tl, horizon, from, to) &&
+    (clusters === null || clusters.has(tl.cluster ?? '')) &&
     (namespaces === null || namespaces.has(tl.namespace)) &&
     nameMatches(tl.name) &&
     labelsMatch(tl.labels) &&

@@ -32,7 +32,7 @@ export const AGGREGATES = ['sum', 'mean', 'min', 'max', 'p50', 'p90', 'p99', 'po
 export type AggregateName = (typeof AGGREGATES)[number];
 
 /** `none`: one series per JobSet; `all`: the whole fleet as one; or a dimension. */
-export const GROUP_DIMENSIONS = ['none', 'all', 'namespace', 'accelerator', 'topology'] as const;
+export const GROUP_DIMENSIONS = ['none', 'all', 'cluster', 'namespace', 'accelerator', 'topology'] as const;
 export type GroupByName = (typeof GROUP_DIMENSIONS)[number] | `label:${string}`;
 
 /** `step`: each step's own bucket; `rolling`: a window of `rolling` length ending at each step;
@@ -46,6 +46,8 @@ export interface UpnessQuery {
   queryType?: QueryType;
   metric?: Metric;
   layer?: Layer;
+  /** Only these clusters (empty: all), when several write to one store. */
+  clusters?: string[];
   /** Only these namespaces (empty: all). */
   namespaces?: string[];
   /** JobSet name: a glob (`train-*`), or a regular expression between slashes (`/^train-\d+$/`). */
@@ -65,6 +67,7 @@ export const DEFAULT_QUERY: Required<Omit<UpnessQuery, 'refId'>> = {
   queryType: 'series',
   metric: 'uptimeRatio',
   layer: 'jobset',
+  clusters: [],
   namespaces: [],
   name: '',
   labelSelector: '',

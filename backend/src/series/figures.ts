@@ -1,5 +1,6 @@
 // The figures of DESIGN.md, derived from additive totals. Durations in seconds, null where undefined.
 
+import { FIGURES } from '../query/types.ts';
 import type { State, Timeline } from '../timeline/types.ts';
 import {
   FIELDS,
@@ -36,21 +37,8 @@ export interface Figures {
 
 export type FigureName = keyof Figures;
 
-export const FIGURE_NAMES: readonly FigureName[] = [
-  'upSeconds',
-  'downSeconds',
-  'provisioningSeconds',
-  'interruptionDowntimeSeconds',
-  'suspendedSeconds',
-  'queuedSeconds',
-  'unknownSeconds',
-  'interruptions',
-  'recoveries',
-  'mttrSeconds',
-  'mtbiSeconds',
-  'uptimeRatio',
-  'timeToFirstUpSeconds',
-];
+/** In the order tables show them; the list lives in the query model (a file with no imports). */
+export const FIGURE_NAMES: readonly FigureName[] = FIGURES;
 
 /** Figures that are sums over time or counts: they add up across adjacent windows. */
 export const ADDITIVE_FIGURES: readonly FigureName[] = FIGURE_NAMES.filter(

@@ -7,7 +7,7 @@ import { planSeries, scratchFor, seriesTotals, type RangeSpec } from './range.ts
 import { FIELDS } from './totals.ts';
 
 /** `none`: each JobSet alone; `all`: the whole fleet as one group. */
-export type GroupBy = 'none' | 'all' | 'namespace' | 'accelerator' | 'topology' | `label:${string}`;
+export type GroupBy = 'none' | 'all' | 'cluster' | 'namespace' | 'accelerator' | 'topology' | `label:${string}`;
 
 /**
  * `pooled` computes the figure from the group's summed totals (Σup / Σ(up+down) for the uptime
@@ -28,9 +28,16 @@ export function groupOf(timeline: Timeline, groupBy: GroupBy): GroupKey {
     case 'none':
       return {
         // Sorted by namespace and name; the UID tells apart JobSets created again under a name.
-        key: `${timeline.namespace}\u0000${timeline.name}\u0000${timeline.createdAt}\u0000${timeline.uid}`,
-        labels: { namespace: timeline.namespace, jobset: timeline.name, uid: timeline.uid },
+        key: `${timeline.cluster ?? ''}\u0000${timeline.namespace}\u0000${timeline.name}\u0000${timeline.createdAt}\u0000${timeline.uid}`,
+        labels: {
+          ...(timeline.cluster !== undefined ? { cluster: timeline.cluster } : {}),
+          namespace: timeline.namespace,
+          jobset: timeline.name,
+          uid: timeline.uid,
+        },
       };
+    case 'cluster':
+      return { key: timeline.cluster ?? '', labels: { cluster: timeline.cluster ?? '' } };
     case 'all':
       return { key: '', labels: {} };
     case 'namespace':

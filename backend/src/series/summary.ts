@@ -5,6 +5,8 @@ import { figures, stateAt, type Figures } from './figures.ts';
 import { endOf } from './totals.ts';
 
 export interface JobSetSummary extends Figures {
+  /** Present when the timeline belongs to a named cluster. */
+  cluster?: string;
   namespace: string;
   name: string;
   uid: string;
@@ -20,7 +22,14 @@ export function summarize(timelines: readonly Timeline[], horizon: number, from:
   const rows: JobSetSummary[] = [];
   for (const tl of timelines) {
     if (!livedIn(tl, horizon, from, to)) continue;
-    rows.push({ namespace: tl.namespace, name: tl.name, uid: tl.uid, state: stateAt(tl, to)!, ...figures(tl, horizon, from, to) });
+    rows.push({
+      ...(tl.cluster !== undefined ? { cluster: tl.cluster } : {}),
+      namespace: tl.namespace,
+      name: tl.name,
+      uid: tl.uid,
+      state: stateAt(tl, to)!,
+      ...figures(tl, horizon, from, to),
+    });
   }
   return rows.sort(
     (a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name) || a.uid.localeCompare(b.uid),

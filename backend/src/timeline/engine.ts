@@ -41,9 +41,12 @@ export class TimelineEngine {
    * `watchedFrom`: when observing began; defaults to the first observation's time.
    * `onUpdate`: called after every JobSet observation with what it changed (a store persists it).
    */
-  constructor(options: { watchedFrom?: number; onUpdate?: (update: TimelineUpdate, machine: MachineState) => void } = {}) {
+  readonly #cluster: string | undefined;
+
+  constructor(options: { watchedFrom?: number; onUpdate?: (update: TimelineUpdate, machine: MachineState) => void; cluster?: string } = {}) {
     this.#watchedFrom = options.watchedFrom ?? null;
     this.#onUpdate = options.onUpdate ?? null;
+    this.#cluster = options.cluster;
   }
 
   /**
@@ -116,6 +119,7 @@ export class TimelineEngine {
     const inGap = this.#gapStart !== null;
     if (machine === undefined) {
       machine = startMachine(view, receivedAt, this.#watchedFrom!, inGap);
+      if (this.#cluster !== undefined) machine.timeline.cluster = this.#cluster;
       this.#machines.set(view.uid, machine);
       added.push(...machine.timeline.transitions);
       added.push(...advance(machine, view, receivedAt, deleted));
@@ -142,7 +146,10 @@ export class TimelineEngine {
    */
   restore(machines: Iterable<MachineState>, observedUntil: number | null): void {
     if (this.#observations > 0 || this.#machines.size > 0) throw new Error('restore() needs an empty engine');
-    for (const m of machines) this.#machines.set(m.timeline.uid, m);
+    for (const m of machines) {
+      if (this.#cluster !== undefined) m.timeline.cluster ??= this.#cluster;
+      this.#machines.set(m.timeline.uid, m);
+    }
     if (observedUntil !== null) {
       this.#last = observedUntil;
       this.#watchedFrom = Math.min(this.#watchedFrom ?? observedUntil, observedUntil);

@@ -72,6 +72,8 @@ export interface Cause {
 
 /** One JobSet UID's whole history. Name, namespace and the rest are labels of the UID. */
 export interface Timeline {
+  /** Which cluster it belongs to, when several write to one store (`--cluster-name`). */
+  cluster?: string;
   uid: string;
   namespace: string;
   name: string;
