@@ -65,7 +65,7 @@ export class FaultProxy {
   #accept(client: Socket): void {
     this.accepted++;
     if (this.#mode === 'refuse') {
-      client.resetAndDestroy();
+      client.destroy();
       return;
     }
     const pair: Pair = { client, upstream: null, held: false };
@@ -101,7 +101,7 @@ export class FaultProxy {
     this.release();
   }
 
-  /** Reset new connections as soon as they are accepted. */
+  /** Close new connections as soon as they are accepted. */
   refuse(): void {
     this.#mode = 'refuse';
   }
@@ -135,10 +135,11 @@ export class FaultProxy {
     }
   }
 
-  /** Reset every open connection, both ways: the client sees the connection die. */
+  /** Close every open connection, both ways, mid-stream: the client sees the connection die.
+   *  (destroy(), not resetAndDestroy(): the latter left paused sockets behind as live handles.) */
   cut(): void {
     for (const pair of this.#pairs) {
-      pair.client.resetAndDestroy();
+      pair.client.destroy();
       pair.upstream?.destroy();
     }
     this.#pairs.clear();

@@ -32,8 +32,10 @@ const CONNECTION_CODES = new Set([
 
 /** Classifies an error from a list or a watch (Node errors, undici errors, HTTP statuses). */
 export function classifyError(error: unknown): RestartCause {
-  const name = field(error, 'name');
-  if (name === 'TimeoutError') return 'timeout';
+  // An abort whose reason is a timeout (AbortSignal.timeout) is a timeout.
+  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 5; e = field(e, 'cause'), depth++) {
+    if (field(e, 'name') === 'TimeoutError') return 'timeout';
+  }
   // A DOMException's numeric `code` is not an HTTP status; a Status object's `code` is.
   const status = field(error, 'statusCode') ?? (error instanceof DOMException ? undefined : field(error, 'code'));
   if (typeof status === 'number' && status >= 100 && status < 600) {

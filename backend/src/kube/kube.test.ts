@@ -43,6 +43,7 @@ describe('why a watch broke', () => {
     [Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) }), 'connection'],
     [new TypeError('terminated'), 'connection'],
     [new DOMException('The operation was aborted due to timeout', 'TimeoutError'), 'timeout'],
+    [Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR', cause: new DOMException('The operation was aborted due to timeout', 'TimeoutError') }), 'timeout'],
     [new Error('something else'), 'error'],
   ] as const)('%p → %s', (error, cause) => {
     expect(classifyError(error)).toBe(cause);

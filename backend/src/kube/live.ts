@@ -4,6 +4,8 @@
 import type { Logger } from 'pino';
 import type { ClusterEngine } from '../nodes/engine.ts';
 import type { EngineSource } from '../service/source.ts';
+import { JOBSET_API_GROUP } from '../timeline/jobset.ts';
+import { TERMINAL_STATES } from '../timeline/types.ts';
 import { loadKubeConfig } from './config.ts';
 import type { WatchTimings } from './resource-watch.ts';
 import { ClusterWatcher } from './watcher.ts';
@@ -49,23 +51,35 @@ export function watchCluster(engine: ClusterEngine, source: EngineSource, option
         else engine.nodeLayer.endGap(at);
       },
       firstSync: (at) => {
-        // Restored from a store: the time since it last observed is a gap that this sync ends.
-        if (engine.gapStart !== null) engine.endGap(at);
+        // Restored from a store: the time since it last observed is a gap that this sync ends. What
+        // the store holds and the cluster no longer has was deleted meanwhile.
+        if (engine.gapStart !== null) {
+          const listed = watcher.uids('jobsets');
+          const watched = (ns: string) => options.namespaces.length === 0 || options.namespaces.includes(ns);
+          for (const tl of engine.timelines()) {
+            if (listed.has(tl.uid) || !watched(tl.namespace) || TERMINAL_STATES.has(tl.transitions[tl.transitions.length - 1]!.state)) continue;
+            engine.observe({
+              receivedAt: at,
+              type: 'DELETED',
+              object: { apiVersion: `${JOBSET_API_GROUP}/v1alpha2`, kind: 'JobSet', metadata: { uid: tl.uid, name: tl.name, namespace: tl.namespace, labels: tl.labels } },
+            });
+          }
+          engine.endGap(at);
+        }
         synced(at);
       },
     },
   );
   source.setWatches(() => watcher.status());
-  let lastReason: string | null = '';
+  // Readiness is the watcher's: polled, and logged when it turns.
+  let wasReady: boolean | null = null;
   const refresh = (): void => {
     const readiness = watcher.readiness();
     source.setReadiness(readiness);
-    const reason = readiness.ready ? null : readiness.reason;
-    if (reason !== lastReason && (reason === null || lastReason === null || !reason.startsWith('first sync'))) {
-      if (reason === null) log.info('ready');
-      else log.warn({ reason }, 'not ready');
-    }
-    lastReason = reason;
+    if (readiness.ready === wasReady) return;
+    if (readiness.ready) log.info('ready');
+    else if (wasReady !== null) log.warn({ reason: readiness.reason }, 'not ready');
+    wasReady = readiness.ready;
   };
   const timer = setInterval(refresh, 250);
   timer.unref();

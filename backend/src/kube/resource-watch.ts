@@ -120,10 +120,11 @@ class StaleGeneration extends Error {
 interface WatchHooks {
   /** False once the generation this watch belongs to is over. */
   live(): boolean;
+  now(): number;
   connected(): void;
   data(): void;
-  /** A watch that had connected, and was not refused with 410 Gone, ended: it covered time until now. */
-  closed(): void;
+  /** A watch that had connected ended; it delivered everything that happened until `coveredUntil` (null: now). */
+  closed(coveredUntil: number | null): void;
 }
 
 /** client-node's Watch, asking for bookmarks and reporting every sign of life and every end. */
@@ -147,10 +148,15 @@ class TrackedWatch extends Watch {
     let finished = false;
     let connected = false;
     let gone = false;
+    /** When it last delivered something that was not a refusal (an event, a bookmark). */
+    let lastValid: number | null = null;
     const finish = (err: unknown): void => {
       if (finished) return;
       finished = true;
-      if (connected && !gone) hooks.closed();
+      // Refused with 410 Gone: it covered nothing after its last good event (a watch reopened from
+      // a compacted resourceVersion is refused at once, and covered nothing at all).
+      if (connected && !gone) hooks.closed(null);
+      else if (gone && lastValid !== null) hooks.closed(lastValid);
       done(err);
     };
     if (!hooks.live()) {
@@ -169,6 +175,7 @@ class TrackedWatch extends Watch {
         hooks.data();
         const status = object as { code?: unknown; message?: unknown; reason?: unknown } | undefined;
         if (phase === 'ERROR' && status?.code === 410) gone = true;
+        else if (phase !== 'ERROR') lastValid = hooks.now();
         if (phase === 'ERROR' && status?.code !== 410) {
           // A Status in the stream (e.g. 500, 403): ListWatch would ignore it and reconnect in silence.
           const error = Object.assign(new Error(`watch ${path}: ${String(status?.message ?? 'error')}`), {
@@ -274,6 +281,11 @@ export class ResourceWatch {
     };
   }
 
+  /** The uids of the objects delivered and not deleted since. */
+  uids(): IterableIterator<string> {
+    return this.#known.keys();
+  }
+
   // ---- generations ---------------------------------------------------------------------------
 
   #run(): void {
@@ -284,7 +296,9 @@ export class ResourceWatch {
     this.#running = true;
     this.#synced = false;
     this.#generationStart = this.#clock();
-    this.#paths = new Map(this.def.paths.map((p) => [p, { lists: 0, connects: 0, synced: false, lastAlive: 0, disconnectedAt: null }]));
+    // The last sign of life carries over: it is what /metrics reports while the watch is down.
+    const previous = this.#paths;
+    this.#paths = new Map(this.def.paths.map((p) => [p, { lists: 0, connects: 0, synced: false, lastAlive: previous.get(p)?.lastAlive ?? 0, disconnectedAt: null }]));
     this.#informers = this.def.paths.map((path) => this.#informer(generation, path));
     for (const informer of this.#informers) informer.start().catch((error: unknown) => this.#failed(generation, error));
   }
@@ -297,14 +311,15 @@ export class ResourceWatch {
     };
     const watch = new TrackedWatch(this.#config, this.#timings.watchTimeoutMs, {
       live,
+      now: this.#clock,
       connected: () => {
         if (!live()) return;
         if (++state.connects > 1) this.#reconnects++;
         alive();
       },
       data: alive,
-      closed: () => {
-        if (live()) state.disconnectedAt = this.#clock();
+      closed: (coveredUntil) => {
+        if (live()) state.disconnectedAt = Math.min(coveredUntil ?? Infinity, this.#clock());
       },
     });
     const cap = this.#timings.reconnectDelayMaxMs;

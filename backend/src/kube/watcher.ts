@@ -118,6 +118,11 @@ export class ClusterWatcher {
     await Promise.all([...this.#watches.values()].map((w) => w.stop()));
   }
 
+  /** The uids of the objects of `resource` that exist, as far as the watch knows. */
+  uids(resource: ResourceName): Set<string> {
+    return new Set(this.#watches.get(resource)!.uids());
+  }
+
   status(): ResourceStatus[] {
     return ORDER.map((r) => this.#watches.get(r)!.status());
   }

@@ -10,27 +10,28 @@ import type { MachineState } from '../timeline/machine.ts';
 import type { Observation, Timeline } from '../timeline/types.ts';
 import { NodeLayer, type NodeLayerOptions } from './layer.ts';
 
-export interface ClusterEngineOptions extends NodeLayerOptions {
-  watchedFrom?: number;
-  onUpdate?: (update: TimelineUpdate, machine: MachineState) => void;
-}
+/** TimelineEngine's options (all passed on to it), and the node layer's. */
+export type ClusterEngineOptions = NonNullable<ConstructorParameters<typeof TimelineEngine>[0]> & NodeLayerOptions;
 
 export class ClusterEngine extends TimelineEngine {
   readonly nodeLayer: NodeLayer;
   #current: Observation | null = null;
 
   constructor(options: ClusterEngineOptions = {}) {
-    const { watchedFrom, onUpdate, ...layerOptions } = options;
+    const { causeLookbackMs, causeLookaheadMs, onUpdate, ...engineOptions } = options;
     // The engine calls onUpdate from observe(), so only once this constructor has finished.
     const hook: { jobset: (update: TimelineUpdate) => void } = { jobset: () => {} };
     super({
-      ...(watchedFrom !== undefined ? { watchedFrom } : {}),
-      onUpdate: (update, machine) => {
+      ...engineOptions,
+      onUpdate: (update: TimelineUpdate, machine: MachineState) => {
         hook.jobset(update);
         onUpdate?.(update, machine);
       },
     });
-    this.nodeLayer = new NodeLayer((uid) => this.timeline(uid), layerOptions);
+    this.nodeLayer = new NodeLayer((uid) => this.timeline(uid), {
+      ...(causeLookbackMs !== undefined ? { causeLookbackMs } : {}),
+      ...(causeLookaheadMs !== undefined ? { causeLookaheadMs } : {}),
+    });
     hook.jobset = (update) => {
       if (this.#current !== null) this.nodeLayer.observe(this.#current, update);
     };

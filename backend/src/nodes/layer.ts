@@ -280,6 +280,13 @@ export class NodeLayer {
     if (state === 'suspended') entry.everUp = false;
     if (state === 'up') entry.everUp = true;
     if (added !== null && isInterruption(added)) this.#attach(entry.key, added, 'nodes');
+    if (added !== null && TERMINAL_STATES.has(added.state)) this.#release(entry.uid);
+  }
+
+  /** A closed node layer needs its places no more. */
+  #release(uid: string): void {
+    for (const node of this.#slots.get(uid)?.values() ?? []) this.#users.get(node)?.delete(uid);
+    this.#slots.delete(uid);
   }
 
   // ---- Gaps ----------------------------------------------------------------------------------
@@ -326,6 +333,7 @@ export class NodeLayer {
       const lastAdded = added[added.length - 1];
       if (lastAdded !== undefined && interruptions + recoveries > 0) lastAdded.unobserved = { interruptions, recoveries };
       if (lastAdded !== undefined && isInterruption(lastAdded)) this.#attach(entry.key, lastAdded, 'nodes');
+      if (lastAdded !== undefined && TERMINAL_STATES.has(lastAdded.state)) this.#release(entry.uid);
     }
   }
 
@@ -398,8 +406,7 @@ export class NodeLayer {
       const entry = this.#entries.get(uid);
       if (entry === undefined) continue;
       this.#entries.delete(uid);
-      for (const node of this.#slots.get(uid)?.values() ?? []) this.#users.get(node)?.delete(uid);
-      this.#slots.delete(uid);
+      this.#release(uid);
       if (this.#current.get(entry.key) === uid) this.#current.delete(entry.key);
     }
   }

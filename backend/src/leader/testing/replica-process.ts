@@ -1,0 +1,105 @@
+// A replica as its own process, for the failover test (backend/src/leader/failover.test.ts), which
+// kills it (SIGKILL) or freezes it (SIGSTOP) in the middle of its work. It is a real Replica: Lease on
+// the test apiserver, PostgreSQL store, follower. While it leads it "watches" a recorded stream of
+// observations (a simulated fleet, the same in every replica) in real time, resuming where the
+// store's observed mark says the previous leader stopped, as `upness serve --trace` does after a
+// restart. It logs JSON lines (pino) on stdout; SIGTERM stops it gracefully.
+//
+// Settings come from the environment: UPNESS_PG_URL, UPNESS_API_SERVER, UPNESS_API_CA/CERT/KEY (PEM
+// files), UPNESS_LEASE, UPNESS_IDENTITY, UPNESS_FLEET (JSON: jobsets, days, seed), UPNESS_PER_TICK,
+// UPNESS_TIMINGS (JSON: leaseDurationMs, renewDeadlineMs, retryPeriodMs).
+
+import { readFileSync } from 'node:fs';
+import { pino } from 'pino';
+import { EngineSource } from '../../service/source.ts';
+import { simulateFleet } from '../../simulate/index.ts';
+import { TimelineEngine } from '../../timeline/engine.ts';
+import type { Observation } from '../../timeline/types.ts';
+import { connectionFromTls, kubeLeaseApi } from '../lease.ts';
+import { Replica } from '../replica.ts';
+
+const env = (name: string): string => {
+  const value = process.env[name];
+  if (value === undefined) throw new Error(`${name} is not set`);
+  return value;
+};
+
+const logger = pino({ level: 'info', base: { replica: env('UPNESS_IDENTITY') } });
+const fleet = JSON.parse(env('UPNESS_FLEET')) as { jobsets: number; days: number; seed: number };
+const observations: Observation[] = [...simulateFleet(fleet).observations()];
+const perTick = Number(process.env.UPNESS_PER_TICK ?? '25');
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The first observation at or after `t` (those at `t` itself are fed again: that changes nothing). */
+function resumeAt(t: number): number {
+  let lo = 0;
+  let hi = observations.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (observations[mid]!.receivedAt < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+const replica = new Replica({
+  url: env('UPNESS_PG_URL'),
+  cluster: 'default',
+  identity: env('UPNESS_IDENTITY'),
+  lease: kubeLeaseApi(
+    connectionFromTls(env('UPNESS_API_SERVER'), {
+      ca: readFileSync(env('UPNESS_API_CA'), 'utf8'),
+      cert: readFileSync(env('UPNESS_API_CERT'), 'utf8'),
+      key: readFileSync(env('UPNESS_API_KEY'), 'utf8'),
+    }),
+    'default',
+    env('UPNESS_LEASE'),
+    2000,
+  ),
+  timings: JSON.parse(env('UPNESS_TIMINGS')) as { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number },
+  follower: { pollMs: 500 },
+  logger,
+  lead: async (store, recovery) => {
+    const engine = new TimelineEngine({ onUpdate: (u, m) => store.record(u, m) });
+    engine.restore(recovery.machines, recovery.observedUntil);
+    // A recorded stream misses nothing while nobody reads it: no gap.
+    if (recovery.observedUntil !== null) engine.endGap(recovery.observedUntil);
+    let i = recovery.observedUntil === null ? 0 : resumeAt(recovery.observedUntil);
+    logger.info({ resumedAt: i, epoch: recovery.epoch }, 'resuming the stream');
+    let feeding = true;
+    const loop = (async () => {
+      let first = true;
+      while (feeding && i < observations.length && !store.fenced) {
+        const end = Math.min(i + perTick, observations.length);
+        for (; i < end; i++) engine.observe(observations[i]!);
+        store.observed(engine.horizon);
+        if (first) {
+          await store.flushed();
+          logger.info({ at: i }, 'first commit');
+          first = false;
+        }
+        if (i % 500 < perTick) logger.info({ at: i }, 'fed');
+        await sleep(20);
+      }
+      await store.flushed();
+      if (i === observations.length && !store.fenced) logger.info({ at: i }, 'fed everything');
+    })();
+    const source = new EngineSource('trace', engine, false);
+    source.setReadiness({ ready: true });
+    return {
+      source,
+      stop: async () => {
+        feeding = false;
+        await loop;
+      },
+    };
+  },
+});
+
+replica.start();
+process.once('SIGTERM', () => {
+  void replica.stop().then(() => {
+    logger.info('stopped');
+    process.exit(0);
+  });
+});

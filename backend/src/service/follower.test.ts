@@ -1,0 +1,245 @@
+// Followers against a real PostgreSQL (test/postgres/server.ts): what a leader writes reaches a
+// follower within about two seconds, its horizon is the leader's observed mark, its readiness follows
+// the database, retention reaches it, and one follower can serve several clusters.
+
+import { startPostgres, type PostgresServer } from '../../../test/postgres/server.ts';
+import { simulateFleet } from '../simulate/index.ts';
+import { MIGRATIONS } from '../store/migrations/index.ts';
+import { migrate } from '../store/postgres-migrate.ts';
+import { newPool, withClient } from '../store/postgres-rows.ts';
+import { PostgresStore } from '../store/postgres.ts';
+import { TimelineEngine } from '../timeline/engine.ts';
+import type { Observation, Timeline } from '../timeline/types.ts';
+import { FollowerSource, ReplicaSource } from './follower.ts';
+import { EngineSource } from './source.ts';
+
+let server: PostgresServer;
+let databases = 0;
+const database = (): Promise<string> => server.createDatabase(`follower_${++databases}`);
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const log = (message: string): void => void process.stderr.write(`${message}\n`);
+
+beforeAll(async () => {
+  server = await startPostgres();
+}, 600_000);
+afterAll(() => server?.destroy());
+
+const followers: FollowerSource[] = [];
+afterEach(async () => {
+  await Promise.all(followers.splice(0).map((f) => f.close()));
+});
+function follow(url: string, options: ConstructorParameters<typeof FollowerSource>[1] = {}): FollowerSource {
+  const f = new FollowerSource(url, { pollMs: 1000, ...options });
+  followers.push(f);
+  return f;
+}
+
+/** Timelines as plain data, sorted, without the follower's cluster field. */
+function plain(timelines: Iterable<Timeline>): unknown[] {
+  return [...timelines]
+    .map((tl) => {
+      const { cluster: _c, ...rest } = tl as Timeline & { cluster?: string };
+      return JSON.parse(JSON.stringify(rest));
+    })
+    .sort((a, b) => (a.uid < b.uid ? -1 : 1));
+}
+
+async function until(what: string, check: () => boolean, timeoutMs = 5000): Promise<number> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await sleep(20);
+  }
+  return Date.now() - started;
+}
+
+/** A leader: an engine writing to a PostgresStore of `cluster`. */
+async function leader(url: string, cluster = 'default'): Promise<{ engine: TimelineEngine; store: PostgresStore; feed: (os: Observation[]) => Promise<void> }> {
+  const { store } = await PostgresStore.open(url, { cluster });
+  const engine = new TimelineEngine({ onUpdate: (u, m) => store.record(u, m) });
+  return {
+    engine,
+    store,
+    feed: async (os) => {
+      for (const o of os) engine.observe(o);
+      store.observed(engine.horizon);
+      await store.flushed();
+    },
+  };
+}
+
+describe('a follower', () => {
+  it('serves what the leader writes within about two seconds, up to the leader’s observed mark', async () => {
+    const url = await database();
+    const lead = await leader(url);
+    const observations = [...simulateFleet({ jobsets: 20, days: 2, seed: 1 }).observations()];
+    const quarter = Math.floor(observations.length / 4);
+    await lead.feed(observations.slice(0, quarter));
+
+    const follower = follow(url);
+    expect(follower.readiness()).toEqual({ ready: false, reason: 'loading the timelines from PostgreSQL' });
+    follower.start();
+    await follower.loaded();
+    expect(follower.readiness()).toEqual({ ready: true });
+    expect(plain(follower.timelines())).toEqual(plain(lead.engine.timelines()));
+    expect(follower.horizon(Date.now())).toBe(lead.engine.horizon);
+    expect(new Set(follower.timelines().map((tl) => tl.cluster))).toEqual(new Set(['default']));
+
+    // The rest, in three steps: each one reaches the follower within about two seconds.
+    const lags: number[] = [];
+    for (let step = 1; step < 4; step++) {
+      await lead.feed(observations.slice(step * quarter, step === 3 ? observations.length : (step + 1) * quarter));
+      const horizon = lead.engine.horizon;
+      lags.push(await until('the follower caught up', () => follower.horizon(Date.now()) === horizon, 2500));
+      expect(plain(follower.timelines())).toEqual(plain(lead.engine.timelines()));
+    }
+    log(`follower lag after a commit: ${lags.join(', ')} ms (poll every 1000 ms)`);
+    expect(follower.clusters()).toEqual([
+      expect.objectContaining({ cluster: 'default', epoch: 1, observedUntil: lead.engine.horizon, timelines: lead.engine.timelines().length }),
+    ]);
+    await lead.store.close();
+  });
+
+  it('is not ready while the database is unreachable, says why, and catches up when it is back', async () => {
+    const url = await database();
+    const lead = await leader(url);
+    const observations = [...simulateFleet({ jobsets: 10, days: 2, seed: 2 }).observations()];
+    const half = Math.floor(observations.length / 2);
+    await lead.feed(observations.slice(0, half));
+    const errors: (string | null)[] = [];
+    const follower = follow(url, { pollMs: 250, onError: (e) => errors.push(e?.message ?? null) }).start();
+    await follower.loaded();
+    expect(follower.readiness().ready).toBe(true);
+
+    const stoppedAt = Date.now();
+    await server.stop('fast');
+    await until('readiness false', () => !follower.readiness().ready, 3000);
+    const notReadyAfter = Date.now() - stoppedAt;
+    const readiness = follower.readiness();
+    expect(readiness.ready).toBe(false);
+    expect(!readiness.ready && readiness.reason).toMatch(/^cannot read the timelines from PostgreSQL: /);
+    // Still serving what it has: stale is better than nothing for dashboards; /readyz tells the load balancer.
+    expect(follower.timelines().length).toBeGreaterThan(0);
+
+    // Meanwhile the leader keeps recording: it commits once the database is back.
+    for (const o of observations.slice(half)) lead.engine.observe(o);
+    lead.store.observed(lead.engine.horizon);
+    await server.start();
+    const horizon = lead.engine.horizon;
+    const caughtUp = await until('caught up', () => follower.readiness().ready && follower.horizon(Date.now()) === horizon, 15_000);
+    log(`follower: not ready ${notReadyAfter} ms after the database stopped; ready and caught up ${caughtUp} ms after it was back (${readiness.ready ? '' : readiness.reason})`);
+    expect(plain(follower.timelines())).toEqual(plain(lead.engine.timelines()));
+    expect(errors[0]).toMatch(/ECONNREFUSED|terminat|shutting down/i);
+    expect(errors.at(-1)).toBeNull();
+    await lead.store.close();
+  }, 60_000);
+
+  it('is not ready while the database does not answer at all (hung, or the network dropped), and recovers', async () => {
+    const url = await database();
+    const lead = await leader(url);
+    await lead.feed([...simulateFleet({ jobsets: 3, days: 1, seed: 3 }).observations()]);
+    await lead.store.close();
+    const follower = follow(url, { pollMs: 200, stallMs: 1500 }).start();
+    await follower.loaded();
+    await server.pause();
+    const pausedAt = Date.now();
+    try {
+      await until('not ready', () => !follower.readiness().ready, 5000);
+      const r = follower.readiness();
+      log(`follower: not ready ${Date.now() - pausedAt} ms after the database froze (${r.ready ? '' : r.reason})`);
+      // Whichever comes first: the stall, or the client's query timeout.
+      expect(!r.ready && r.reason).toMatch(/^(PostgreSQL has not answered for \d+ s|cannot read the timelines from PostgreSQL: no answer within the query timeout)$/);
+    } finally {
+      await server.resume();
+    }
+    await until('ready again', () => follower.readiness().ready, 5000);
+  }, 30_000);
+
+  it('drops what retention deleted', async () => {
+    const url = await database();
+    const lead = await leader(url);
+    await lead.feed([...simulateFleet({ jobsets: 10, days: 3, seed: 4 }).observations()]);
+    const follower = follow(url, { pollMs: 200 }).start();
+    await follower.loaded();
+    const closed = lead.engine.timelines().filter((tl) => ['completed', 'failed', 'deleted'].includes(tl.transitions.at(-1)!.state));
+    expect(closed.length).toBeGreaterThan(0);
+    lead.engine.forget(closed.map((tl) => tl.uid));
+    await lead.store.snapshot(lead.engine.machines(), lead.engine.horizon);
+    await until('pruned', () => follower.timelines().length === lead.engine.timelines().length, 2500);
+    expect(plain(follower.timelines())).toEqual(plain(lead.engine.timelines()));
+    await lead.store.close();
+  });
+
+  it('serves several clusters, each timeline with its cluster, or only those asked for', async () => {
+    const url = await database();
+    const east = await leader(url, 'east');
+    const west = await leader(url, 'west');
+    // The same seed: the same UIDs in both clusters.
+    await east.feed([...simulateFleet({ jobsets: 5, days: 1, seed: 9 }).observations()]);
+    await west.feed([...simulateFleet({ jobsets: 5, days: 2, seed: 9 }).observations()]);
+    const all = follow(url).start();
+    const onlyWest = follow(url, { clusters: ['west'] }).start();
+    const missing = follow(url, { clusters: ['north'] }).start();
+    await Promise.all([all.loaded(), onlyWest.loaded(), missing.loaded()]);
+    const of = (f: FollowerSource, cluster: string): Timeline[] => f.timelines().filter((tl) => tl.cluster === cluster);
+    expect(plain(of(all, 'east'))).toEqual(plain(east.engine.timelines()));
+    expect(plain(of(all, 'west'))).toEqual(plain(west.engine.timelines()));
+    expect(all.timelines().length).toBe(east.engine.timelines().length + west.engine.timelines().length);
+    expect(plain(onlyWest.timelines())).toEqual(plain(west.engine.timelines()));
+    expect(all.horizons()).toEqual(new Map([['east', east.engine.horizon], ['west', west.engine.horizon]]));
+    expect(all.horizon(Date.now())).toBe(Math.min(east.engine.horizon!, west.engine.horizon!));
+    expect(missing.readiness()).toEqual({ ready: false, reason: 'no timelines of cluster "north" in the database yet: has its leader started?' });
+    await Promise.all([east.store.close(), west.store.close()]);
+  });
+
+  it('on an empty database: is not ready until a leader has created the schema and written', async () => {
+    const url = await database();
+    const follower = follow(url, { pollMs: 200 }).start();
+    await until('an error', () => follower.status().error !== null, 2000);
+    expect(follower.readiness()).toEqual({
+      ready: false,
+      reason: 'the database has no Upness schema yet: a leader (a replica with the PostgreSQL store that writes) creates it when it starts',
+    });
+    // Migrated, but nothing written yet.
+    const pool = newPool(url);
+    await withClient(pool, (client) => migrate(client));
+    await pool.end();
+    await follower.loaded();
+    expect(follower.readiness()).toEqual({ ready: false, reason: 'no cluster has written to the database yet: has a leader started?' });
+    const lead = await leader(url);
+    await lead.feed([...simulateFleet({ jobsets: 2, days: 1, seed: 1 }).observations()]);
+    await until('ready', () => follower.readiness().ready, 2000);
+    await lead.store.close();
+  });
+
+  it('refuses a database whose schema is newer than it knows, in its readiness', async () => {
+    const url = await database();
+    const lead = await leader(url);
+    await lead.store.close();
+    await server.query("INSERT INTO upness_schema_migrations (version, name) VALUES (99, 'from the future')", [], url.split('/').pop());
+    const follower = follow(url).start();
+    await until('an error', () => follower.status().error !== null, 3000);
+    const r = follower.readiness();
+    expect(!r.ready && r.reason).toBe(`the database's Upness schema is at version 99, newer than this Upness knows (${MIGRATIONS.length}): upgrade this replica to the version that migrated it`);
+  });
+});
+
+describe('a replica source', () => {
+  it('serves the follower, then the engine it switched to', async () => {
+    const url = await database();
+    const lead = await leader(url);
+    await lead.feed([...simulateFleet({ jobsets: 3, days: 1, seed: 1 }).observations()]);
+    const follower = follow(url).start();
+    await follower.loaded();
+    const replica = new ReplicaSource(follower);
+    expect(replica.timelines()).toBe(follower.timelines());
+    expect(replica.nodeLayer(0)).toBeNull();
+    const own = new EngineSource('kubernetes', lead.engine, true);
+    own.setReadiness({ ready: false, reason: 'first sync' });
+    replica.use(own);
+    expect(replica.readiness()).toEqual({ ready: false, reason: 'first sync' });
+    expect(plain(replica.timelines())).toEqual(plain(lead.engine.timelines()));
+    expect(replica.current).toBe(own);
+    await lead.store.close();
+  });
+});

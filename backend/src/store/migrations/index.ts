@@ -1,0 +1,14 @@
+// The PostgreSQL schema's versions, oldest first. A migration is never edited once released: a change
+// is a new one with the next number. backend/src/store/postgres-migrate.ts applies them.
+
+import { initial } from './001-initial.ts';
+
+export interface Migration {
+  /** 1, 2, 3, ... without gaps. */
+  version: number;
+  name: string;
+  /** Run in one transaction with the others being applied. */
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [initial];

@@ -1,0 +1,239 @@
+// Rows of the PostgreSQL store (schema: backend/src/store/migrations), shared by the writer
+// (postgres.ts) and the followers (backend/src/service/follower.ts): how a machine becomes rows, the
+// SELECTs that read them back, and how rows become timelines again.
+
+import pg from 'pg';
+import type { MachineState } from '../timeline/machine.ts';
+import { TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
+
+/** A timeline from the PostgreSQL store, with the cluster it was observed in (UIDs are unique per cluster only). */
+export type ClusterTimeline = Timeline & { cluster: string };
+
+/** A timestamptz column read back as epoch milliseconds (exact: the store writes whole milliseconds). */
+const ms = (column: string): string => `(extract(epoch from ${column}) * 1000)::float8`;
+
+export const TIMELINE_COLUMNS = `uid, namespace, name, labels, accelerator, topology, ${ms('created_at')} AS created_at,
+  ever_up, restarts, resource_version, ${ms('deleted_at')} AS deleted_at, rev::float8 AS rev`;
+
+export const TRANSITION_COLUMNS = `uid, seq, ${ms('at')} AS at, state, unobserved_interruptions, unobserved_recoveries, causes, id::float8 AS id`;
+
+export interface TimelineRowIn {
+  uid: string;
+  namespace: string;
+  name: string;
+  labels: Record<string, string>;
+  accelerator: string | null;
+  topology: string | null;
+  created_at: number;
+  ever_up: boolean;
+  restarts: number;
+  resource_version: string | null;
+  deleted_at: number | null;
+  rev: number;
+}
+
+export interface TransitionRowIn {
+  uid: string;
+  seq: number;
+  at: number;
+  state: State;
+  unobserved_interruptions: number | null;
+  unobserved_recoveries: number | null;
+  causes: Cause[] | null;
+  id: number;
+}
+
+/** What record() keeps of a timeline until the next commit: its row, as of that record. */
+export interface TimelineRowOut {
+  uid: string;
+  namespace: string;
+  name: string;
+  labels: string;
+  accelerator: string | null;
+  topology: string | null;
+  createdAt: string;
+  everUp: boolean;
+  restarts: number;
+  rv: string | null;
+  deletedAt: string | null;
+  closedAt: string | null;
+}
+
+export interface TransitionRowOut {
+  uid: string;
+  seq: number;
+  at: string;
+  state: State;
+  interruptions: number | null;
+  recoveries: number | null;
+  causes: string | null;
+}
+
+const iso = (t: number): string => new Date(t).toISOString();
+
+export function timelineRow(machine: MachineState): TimelineRowOut {
+  const tl = machine.timeline;
+  const last = tl.transitions[tl.transitions.length - 1];
+  return {
+    uid: tl.uid,
+    namespace: tl.namespace,
+    name: tl.name,
+    labels: JSON.stringify(tl.labels),
+    accelerator: tl.accelerator,
+    topology: tl.topology,
+    createdAt: iso(tl.createdAt),
+    everUp: machine.everUp,
+    restarts: machine.restarts,
+    rv: machine.resourceVersion,
+    deletedAt: machine.deletedAt === null ? null : iso(machine.deletedAt),
+    closedAt: last !== undefined && TERMINAL_STATES.has(last.state) ? iso(last.at) : null,
+  };
+}
+
+export function transitionRow(uid: string, seq: number, t: Transition): TransitionRowOut {
+  return {
+    uid,
+    seq,
+    at: iso(t.at),
+    state: t.state,
+    interruptions: t.unobserved?.interruptions ?? null,
+    recoveries: t.unobserved?.recoveries ?? null,
+    causes: t.causes === undefined || t.causes.length === 0 ? null : JSON.stringify(t.causes),
+  };
+}
+
+/** One statement for any number of timelines (arrays, not one parameter per value). */
+export const UPSERT_TIMELINES = `
+INSERT INTO upness_timelines (cluster, uid, namespace, name, labels, accelerator, topology, created_at, ever_up, restarts, resource_version, deleted_at, closed_at, rev)
+SELECT $1, u.uid, u.namespace, u.name, u.labels::jsonb, u.accelerator, u.topology, u.created_at, u.ever_up, u.restarts, u.rv, u.deleted_at, u.closed_at, nextval('upness_rev')
+FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::boolean[], $10::integer[], $11::text[], $12::timestamptz[], $13::timestamptz[])
+  AS u (uid, namespace, name, labels, accelerator, topology, created_at, ever_up, restarts, rv, deleted_at, closed_at)
+ON CONFLICT (cluster, uid) DO UPDATE SET
+  namespace = EXCLUDED.namespace, name = EXCLUDED.name, labels = EXCLUDED.labels, accelerator = EXCLUDED.accelerator,
+  topology = EXCLUDED.topology, created_at = EXCLUDED.created_at, ever_up = EXCLUDED.ever_up, restarts = EXCLUDED.restarts,
+  resource_version = EXCLUDED.resource_version, deleted_at = EXCLUDED.deleted_at, closed_at = EXCLUDED.closed_at, rev = EXCLUDED.rev`;
+
+export function upsertTimelinesParams(cluster: string, rows: TimelineRowOut[]): unknown[] {
+  return [
+    cluster,
+    rows.map((r) => r.uid),
+    rows.map((r) => r.namespace),
+    rows.map((r) => r.name),
+    rows.map((r) => r.labels),
+    rows.map((r) => r.accelerator),
+    rows.map((r) => r.topology),
+    rows.map((r) => r.createdAt),
+    rows.map((r) => r.everUp),
+    rows.map((r) => r.restarts),
+    rows.map((r) => r.rv),
+    rows.map((r) => r.deletedAt),
+    rows.map((r) => r.closedAt),
+  ];
+}
+
+/** Idempotent: a transition already there (a retry after a commit whose answer was lost) is skipped. */
+export const INSERT_TRANSITIONS = `
+INSERT INTO upness_transitions (cluster, uid, seq, at, state, unobserved_interruptions, unobserved_recoveries, causes)
+SELECT $1, t.uid, t.seq, t.at, t.state, t.interruptions, t.recoveries, t.causes::jsonb
+FROM unnest($2::text[], $3::integer[], $4::timestamptz[], $5::text[], $6::integer[], $7::integer[], $8::text[])
+  WITH ORDINALITY AS t (uid, seq, at, state, interruptions, recoveries, causes, n)
+ORDER BY t.n
+ON CONFLICT (cluster, uid, seq) DO NOTHING`;
+
+export function insertTransitionsParams(cluster: string, rows: TransitionRowOut[]): unknown[] {
+  return [
+    cluster,
+    rows.map((r) => r.uid),
+    rows.map((r) => r.seq),
+    rows.map((r) => r.at),
+    rows.map((r) => r.state),
+    rows.map((r) => r.interruptions),
+    rows.map((r) => r.recoveries),
+    rows.map((r) => r.causes),
+  ];
+}
+
+export function decodeTransition(row: TransitionRowIn): Transition {
+  const t: Transition = { at: row.at, state: row.state };
+  if (row.unobserved_interruptions !== null || row.unobserved_recoveries !== null) {
+    t.unobserved = { interruptions: row.unobserved_interruptions ?? 0, recoveries: row.unobserved_recoveries ?? 0 };
+  }
+  if (row.causes !== null) t.causes = row.causes;
+  return t;
+}
+
+export function decodeTimeline(row: TimelineRowIn, cluster?: string): Timeline {
+  const tl: Timeline = {
+    uid: row.uid,
+    namespace: row.namespace,
+    name: row.name,
+    labels: row.labels,
+    accelerator: row.accelerator,
+    topology: row.topology,
+    createdAt: row.created_at,
+    transitions: [],
+  };
+  return cluster === undefined ? tl : Object.assign(tl, { cluster });
+}
+
+/**
+ * Puts a transition at its place (`seq`) in a timeline: appended when it is the next one, replaced
+ * when already there (a reload); false when transitions before it are missing.
+ */
+export function place(tl: Timeline, row: TransitionRowIn): boolean {
+  if (row.seq > tl.transitions.length) return false;
+  tl.transitions[row.seq] = decodeTransition(row);
+  return true;
+}
+
+/** Pool errors of idle clients (the server restarted, the network broke) surface on the next query instead. */
+export function newPool(url: string, options: pg.PoolConfig = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 4,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    // A connection that stopped answering is given up, and the next try opens a new one.
+    query_timeout: 30_000,
+    // A client frozen in the middle of a transaction (a paused process, a long GC) would keep its
+    // cluster's row locked, and with it the next leader's claim: the server ends such a session.
+    idle_in_transaction_session_timeout: 5000,
+    application_name: 'upness',
+    ...options,
+  });
+  pool.on('error', () => {});
+  return pool;
+}
+
+/**
+ * Runs `fn` with a client of the pool. A client that failed is destroyed, not returned to the pool,
+ * and an error event while it is checked out (the connection broke between two queries) does not
+ * bring the process down: the next query on it fails instead.
+ */
+export async function withClient<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  const ignore = (): void => {};
+  client.on('error', ignore);
+  let failure: Error | undefined;
+  try {
+    return await fn(client);
+  } catch (error) {
+    failure = error as Error;
+    throw error;
+  } finally {
+    client.off('error', ignore);
+    client.release(failure);
+  }
+}
+
+/** Describes a database error for status and logs: the message, and the cause a connection error hides. */
+export function describePgError(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return error.errors.map((x: Error) => describePgError(x)).join('; ');
+  const e = error as (Error & { code?: string }) | null | undefined;
+  let message = e?.message || String(error);
+  // node-postgres' query_timeout, in words that say what happened.
+  if (message === 'Query read timeout') message = 'no answer within the query timeout';
+  const code = e?.code;
+  return code !== undefined && !message.includes(code) ? `${message} (${code})` : message;
+}

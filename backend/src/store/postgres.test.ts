@@ -1,0 +1,369 @@
+// The PostgreSQL store against a real PostgreSQL (test/postgres/server.ts): migrations applied once
+// however many replicas start together, a newer schema refused, everything recorded comes back, group
+// commit under load, a database that goes away in the middle loses and duplicates nothing, several
+// clusters share one database, and a replaced writer is fenced off.
+
+import { startPostgres, type PostgresServer } from '../../../test/postgres/server.ts';
+import { simulateFleet } from '../simulate/index.ts';
+import { TimelineEngine } from '../timeline/engine.ts';
+import type { MachineState } from '../timeline/machine.ts';
+import { StoreError } from './embedded.ts';
+import { MIGRATIONS } from './migrations/index.ts';
+import { migrate } from './postgres-migrate.ts';
+import { newPool } from './postgres-rows.ts';
+import { describeUrl, isPostgresUrl, PostgresStore } from './postgres.ts';
+
+let server: PostgresServer;
+let databases = 0;
+const database = (): Promise<string> => server.createDatabase(`store_${++databases}`);
+const log = (message: string): void => void process.stderr.write(`${message}\n`);
+
+beforeAll(async () => {
+  server = await startPostgres();
+  log(`postgres ${server.version}: install ${server.timings.installMs} ms, initdb ${server.timings.initdbMs} ms, start ${server.timings.startMs} ms`);
+}, 600_000);
+afterAll(() => server?.destroy());
+
+/** Machines as plain data, sorted. The resourceVersion is left out: it is written only along with other changes. */
+function plain(machines: Iterable<MachineState>): unknown[] {
+  return [...machines]
+    .map(({ resourceVersion: _rv, ...m }) => JSON.parse(JSON.stringify(m)))
+    .sort((a, b) => (a.timeline.uid < b.timeline.uid ? -1 : 1));
+}
+
+const transitionCount = (machines: Iterable<MachineState>): number => [...machines].reduce((n, m) => n + m.timeline.transitions.length, 0);
+
+/**
+ * A simulated fleet through an engine whose every update goes to `store`. With `gap`, the watch breaks
+ * for that long in the middle (the observations in it are missed), so that the first observations after
+ * it prove events nobody saw (unobserved interruptions and recoveries).
+ */
+function feed(engine: TimelineEngine, store: PostgresStore | null, options: { jobsets?: number; days?: number; seed?: number; gap?: number; start?: number } = {}): void {
+  const fleet = simulateFleet({ jobsets: options.jobsets ?? 12, days: options.days ?? 2, seed: options.seed ?? 1, ...(options.start === undefined ? {} : { start: options.start }) });
+  const gapFrom = options.gap === undefined ? Infinity : fleet.start + (fleet.end - fleet.start) / 3;
+  const gapTo = gapFrom + (options.gap ?? 0);
+  let n = 0;
+  for (const o of fleet.observations()) {
+    if (o.receivedAt >= gapFrom && engine.gapStart === null && o.receivedAt < gapTo) engine.beginGap(gapFrom);
+    if (engine.gapStart !== null && o.receivedAt < gapTo) continue;
+    engine.observe(o);
+    if (engine.gapStart !== null && o.receivedAt > gapTo + 3_600_000) engine.endGap(o.receivedAt);
+    if (++n % 100 === 0) store?.observed(engine.horizon);
+  }
+  store?.observed(engine.horizon);
+}
+
+async function count(url: string, sql: string): Promise<number> {
+  const pool = newPool(url);
+  try {
+    return Number((await pool.query<{ n: string }>(sql)).rows[0]!.n);
+  } finally {
+    await pool.end();
+  }
+}
+
+describe('schema migrations', () => {
+  it('are applied once, and a second start finds nothing to do', async () => {
+    const url = await database();
+    const pool = newPool(url);
+    const client = await pool.connect();
+    expect(await migrate(client)).toEqual({ from: 0, to: MIGRATIONS.length, applied: MIGRATIONS.map((m) => m.version) });
+    expect(await migrate(client)).toEqual({ from: MIGRATIONS.length, to: MIGRATIONS.length, applied: [] });
+    client.release();
+    await pool.end();
+    const { store, recovery } = await PostgresStore.open(url, { cluster: 'default' });
+    expect(recovery.migration.applied).toEqual([]);
+    expect(recovery.machines).toEqual([]);
+    await store.close();
+  });
+
+  it('are applied exactly once when eight replicas start at the same moment', async () => {
+    const url = await database();
+    const opened = await Promise.all(Array.from({ length: 8 }, (_, i) => PostgresStore.open(url, { cluster: `c${i}` })));
+    const applied = opened.map((o) => o.recovery.migration.applied);
+    expect(applied.filter((a) => a.length > 0)).toEqual([MIGRATIONS.map((m) => m.version)]);
+    expect(await count(url, 'SELECT count(*) AS n FROM upness_schema_migrations')).toBe(MIGRATIONS.length);
+    await Promise.all(opened.map((o) => o.store.close()));
+  });
+
+  it('refuse a database whose schema is newer than the code', async () => {
+    const url = await database();
+    await (await PostgresStore.open(url, { cluster: 'default' })).store.close();
+    await server.query("INSERT INTO upness_schema_migrations (version, name) VALUES ($1, 'from the future')", [MIGRATIONS.length + 1], url.split('/').pop());
+    const open = PostgresStore.open(url, { cluster: 'default' });
+    await expect(open).rejects.toThrow(StoreError);
+    await expect(open).rejects.toThrow(`the database's Upness schema is at version ${MIGRATIONS.length + 1}, newer than this Upness knows (${MIGRATIONS.length})`);
+  });
+});
+
+describe('the PostgreSQL store', () => {
+  it('gives back every timeline, transition (unobserved events included) and memory it was given, and where observing stopped', async () => {
+    const url = await database();
+    const { store } = await PostgresStore.open(url, { cluster: 'default' });
+    const engine = new TimelineEngine({ onUpdate: (u, m) => store.record(u, m) });
+    feed(engine, store, { gap: 6 * 3_600_000 });
+    await store.flushed();
+    expect(store.status()).toMatchObject({ error: null, pendingRecords: 0, errors: 0 });
+    await store.close();
+
+    const unobserved = [...engine.machines()].flatMap((m) => m.timeline.transitions.filter((t) => t.unobserved));
+    expect(unobserved.length).toBeGreaterThan(0);
+    const { store: again, recovery } = await PostgresStore.open(url, { cluster: 'default', replica: 'second' });
+    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
+    expect(recovery.observedUntil).toBe(engine.horizon);
+    expect(recovery.epoch).toBe(2);
+    expect(await count(url, 'SELECT count(*) AS n FROM upness_transitions')).toBe(transitionCount(engine.machines()));
+
+    // The restored engine carries on where the first left off, and writes only what is new.
+    const restored = new TimelineEngine({ onUpdate: (u, m) => again.record(u, m) });
+    restored.restore(recovery.machines, recovery.observedUntil);
+    restored.endGap(recovery.observedUntil!);
+    const more = simulateFleet({ jobsets: 3, days: 1, seed: 7, start: recovery.observedUntil! + 1 });
+    for (const o of more.observations()) restored.observe(o);
+    again.observed(restored.horizon);
+    await again.close();
+    const { store: third, recovery: last } = await PostgresStore.open(url, { cluster: 'default' });
+    expect(plain(last.machines)).toEqual(plain(restored.machines()));
+    expect(last.previousWriter).toBe('second');
+    await third.close();
+  });
+
+  it('commits in groups: many records, few transactions', async () => {
+    const url = await database();
+    const { store } = await PostgresStore.open(url, { cluster: 'default' });
+    const statements = async (): Promise<number> =>
+      count(url, "SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()");
+    const engine = new TimelineEngine({ onUpdate: (u, m) => store.record(u, m) });
+    const fleet = simulateFleet({ jobsets: 200, days: 3, seed: 3 });
+    const observations = [...fleet.observations()];
+    const before = await statements();
+    const started = performance.now();
+    let records = 0;
+    const waits: Promise<void>[] = [];
+    // Observations arrive in bursts of 50, each burst's reader waits for its records to be durable, and
+    // the event loop turns between bursts (as between the chunks of a watch stream): records pile up
+    // while a commit runs, and the next commit takes them all.
+    for (let i = 0; i < observations.length; i += 50) {
+      for (const o of observations.slice(i, i + 50)) {
+        const u = engine.observe(o);
+        if (u !== null && u.added.length > 0) records++;
+      }
+      store.observed(engine.horizon);
+      waits.push(store.flushed());
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(waits);
+    const seconds = (performance.now() - started) / 1000;
+    const transactions = (await statements()) - before;
+    const transitions = transitionCount(engine.machines());
+    log(
+      `group commit: ${observations.length} observations, ${records} records with transitions, ${transitions} transitions in ${seconds.toFixed(2)} s ` +
+        `(${Math.round(transitions / seconds)} transitions/s) in about ${transactions} transactions`,
+    );
+    expect(await count(url, 'SELECT count(*) AS n FROM upness_transitions')).toBe(transitions);
+    expect(transactions).toBeLessThan(records / 5);
+    await store.close();
+
+    // The same observations without a store: what the engine alone costs.
+    const alone = new TimelineEngine();
+    const t0 = performance.now();
+    for (const o of observations) alone.observe(o);
+    log(`group commit: the engine alone takes ${((performance.now() - t0) / 1000).toFixed(2)} s for the same observations`);
+  });
+
+  it('writes tens of thousands of transitions a second when records come faster than commits', async () => {
+    const url = await database();
+    const { store } = await PostgresStore.open(url, { cluster: 'default' });
+    const machines: MachineState[] = Array.from({ length: 2000 }, (_, i) => ({
+      timeline: { uid: `uid-${i}`, namespace: 'load', name: `js-${i}`, labels: { team: `t${i % 7}` }, accelerator: 'tpu-v5p', topology: '4x4x4', createdAt: 0, transitions: [{ at: 0, state: 'provisioning' }] },
+      everUp: false,
+      restarts: 0,
+      resourceVersion: '1',
+      deletedAt: null,
+    }));
+    const total = 100_000;
+    const started = performance.now();
+    for (let i = 0; i < total; i++) {
+      const m = machines[i % machines.length]!;
+      const added = { at: 1 + i, state: m.timeline.transitions.length % 2 === 1 ? ('up' as const) : ('down' as const) };
+      m.timeline.transitions.push(added);
+      m.everUp = true;
+      store.record({ timeline: m.timeline, added: [added] }, m);
+      if (i % 1000 === 999) {
+        store.observed(1 + i);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    await store.flushed();
+    const seconds = (performance.now() - started) / 1000;
+    log(`group commit: ${total} records of one transition each in ${seconds.toFixed(2)} s: ${Math.round(total / seconds)} records/s`);
+    expect(await count(url, "SELECT count(*) AS n FROM upness_transitions")).toBe(total);
+    await store.close();
+  });
+
+  it('keeps accepting records while PostgreSQL is down, says so, and writes each exactly once when it is back', async () => {
+    const url = await database();
+    const errors: (string | null)[] = [];
+    const { store } = await PostgresStore.open(url, { cluster: 'default', retryMs: 100, maxRetryMs: 400, onError: (e) => errors.push(e?.message ?? null) });
+    const engine = new TimelineEngine({ onUpdate: (u, m) => store.record(u, m) });
+    const observations = [...simulateFleet({ jobsets: 30, days: 2, seed: 5 }).observations()];
+    const third = Math.floor(observations.length / 3);
+    const run = async (from: number, to: number): Promise<void> => {
+      for (let i = from; i < to; i++) {
+        engine.observe(observations[i]!);
+        if (i % 50 === 0) {
+          store.observed(engine.horizon);
+          await new Promise((resolve) => setTimeout(resolve, 1));
+        }
+      }
+      store.observed(engine.horizon);
+    };
+
+    await run(0, third);
+    await store.flushed();
+    // A crash of the server (immediate shutdown: no checkpoint, recovery from WAL at the next start).
+    const stopping = Date.now();
+    await server.stop('immediate');
+    const downAt = Date.now();
+    const stopMs = downAt - stopping;
+    await run(third, 2 * third);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const status = store.status();
+    expect(status.error).toMatch(/^cannot write to PostgreSQL: /);
+    expect(status.pendingRecords).toBeGreaterThan(0);
+    // flushed() does not hold readers up while the database is away.
+    await store.flushed();
+    log(`while down: ${status.pendingRecords} records waiting, ${status.errors} failed attempts, error: ${status.error}`);
+
+    const starting = Date.now();
+    await server.start();
+    const upAt = Date.now();
+    log(`database: immediate shutdown took ${stopMs} ms, the start (with crash recovery) ${upAt - starting} ms`);
+    await run(2 * third, observations.length);
+    while (store.status().error !== null || store.status().pendingRecords > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    await store.flushed();
+    log(`database down ${upAt - downAt} ms; everything committed ${Date.now() - upAt} ms after it was back`);
+    expect(errors[0]).toMatch(/^cannot write to PostgreSQL/);
+    expect(errors.at(-1)).toBeNull();
+
+    const transitions = transitionCount(engine.machines());
+    expect(await count(url, 'SELECT count(*) AS n FROM upness_transitions')).toBe(transitions);
+    await store.close();
+    const { store: again, recovery } = await PostgresStore.open(url, { cluster: 'default' });
+    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
+    expect(recovery.observedUntil).toBe(engine.horizon);
+    await again.close();
+  }, 120_000);
+
+  it('counts a commit that gets no answer (a hung server) as failing, and does not hold readers up meanwhile', async () => {
+    const url = await database();
+    const errors: (string | null)[] = [];
+    const { store } = await PostgresStore.open(url, { cluster: 'default', stallMs: 1000, onError: (e) => errors.push(e?.message ?? null) });
+    const engine = new TimelineEngine({ onUpdate: (u, m) => store.record(u, m) });
+    const observations = [...simulateFleet({ jobsets: 10, days: 1, seed: 6 }).observations()];
+    const half = Math.floor(observations.length / 2);
+    for (const o of observations.slice(0, half)) engine.observe(o);
+    await store.flushed();
+    await server.pause();
+    try {
+      for (const o of observations.slice(half)) engine.observe(o);
+      store.observed(engine.horizon);
+      const waited = performance.now();
+      await store.flushed();
+      const ms = performance.now() - waited;
+      log(`hung database: flushed() gave up waiting after ${Math.round(ms)} ms; status: ${store.status().error}`);
+      expect(ms).toBeLessThan(2000);
+      expect(store.status().error).toBe('cannot write to PostgreSQL: no answer for 1 s');
+    } finally {
+      await server.resume();
+    }
+    // The commit that hung completes once the server answers again.
+    while (store.status().error !== null || store.status().pendingRecords > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    await store.flushed();
+    expect(errors).toEqual(['cannot write to PostgreSQL: no answer for 1 s', null]);
+    await store.close();
+    const { store: again, recovery } = await PostgresStore.open(url, { cluster: 'default' });
+    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
+    await again.close();
+  }, 30_000);
+
+  it('keeps clusters apart in one database, even where their UIDs are the same', async () => {
+    const url = await database();
+    const a = await PostgresStore.open(url, { cluster: 'east' });
+    const b = await PostgresStore.open(url, { cluster: 'west' });
+    const ea = new TimelineEngine({ onUpdate: (u, m) => a.store.record(u, m) });
+    const eb = new TimelineEngine({ onUpdate: (u, m) => b.store.record(u, m) });
+    // The same seed: the same UIDs in both clusters, but west runs for longer.
+    feed(ea, a.store, { days: 1, seed: 11 });
+    feed(eb, b.store, { days: 2, seed: 11 });
+    await Promise.all([a.store.close(), b.store.close()]);
+    const uidsA = new Set([...ea.machines()].map((m) => m.timeline.uid));
+    expect([...eb.machines()].filter((m) => uidsA.has(m.timeline.uid)).length).toBeGreaterThan(0);
+    expect(plain(ea.machines())).not.toEqual(plain(eb.machines()));
+
+    const east = await PostgresStore.open(url, { cluster: 'east' });
+    const west = await PostgresStore.open(url, { cluster: 'west' });
+    expect(plain(east.recovery.machines)).toEqual(plain(ea.machines()));
+    expect(plain(west.recovery.machines)).toEqual(plain(eb.machines()));
+    expect(east.recovery.observedUntil).toBe(ea.horizon);
+    expect(west.recovery.observedUntil).toBe(eb.horizon);
+    await Promise.all([east.store.close(), west.store.close()]);
+  });
+
+  it('fences off a writer that was replaced: it stops at its next commit, and the new one is unaffected', async () => {
+    const url = await database();
+    const fenced: string[] = [];
+    const old = await PostgresStore.open(url, { cluster: 'default', replica: 'pod-a', onFenced: (e) => fenced.push(e.message) });
+    const engine = new TimelineEngine({ onUpdate: (u, m) => old.store.record(u, m) });
+    const observations = [...simulateFleet({ jobsets: 5, days: 1, seed: 2 }).observations()];
+    const half = Math.floor(observations.length / 2);
+    for (const o of observations.slice(0, half)) engine.observe(o);
+    old.store.observed(engine.horizon);
+    await old.store.flushed();
+
+    const replacement = await PostgresStore.open(url, { cluster: 'default', replica: 'pod-b' });
+    expect(replacement.recovery.previousWriter).toBe('pod-a');
+    for (const o of observations.slice(half)) engine.observe(o);
+    old.store.observed(engine.horizon);
+    await old.store.flushed();
+    expect(fenced).toEqual(['another replica (pod-b) took over writing cluster "default": this one stopped writing']);
+    expect(old.store.fenced).toBe(true);
+    expect(old.store.status().error).toBe(fenced[0]);
+    const { recovery } = await PostgresStore.open(url, { cluster: 'default' });
+    expect(plain(recovery.machines)).toEqual(plain(replacement.recovery.machines));
+    await old.store.close();
+    await replacement.store.close();
+  });
+
+  it('retention deletes the closed timelines the engine let go of, and no open one', async () => {
+    const url = await database();
+    const { store } = await PostgresStore.open(url, { cluster: 'default' });
+    const engine = new TimelineEngine({ onUpdate: (u, m) => store.record(u, m) });
+    feed(engine, store, { days: 3, seed: 4 });
+    await store.flushed();
+    const machines = [...engine.machines()];
+    const closed = machines.filter((m) => m.timeline.transitions.at(-1)!.state.match(/completed|failed|deleted/));
+    const open = machines.filter((m) => !closed.includes(m));
+    expect(closed.length).toBeGreaterThan(1);
+    // The engine forgets every closed timeline but one; an open one missing from the engine is kept all the same.
+    const keep = [closed[0]!, ...open.slice(1)];
+    expect(await store.prune(keep)).toBe(closed.length - 1);
+    await store.close();
+    const { store: again, recovery } = await PostgresStore.open(url, { cluster: 'default' });
+    expect(plain(recovery.machines)).toEqual(plain([closed[0]!, ...open]));
+    expect(await count(url, 'SELECT count(*) AS n FROM upness_transitions')).toBe(transitionCount([closed[0]!, ...open]));
+    expect(await count(url, 'SELECT pruned AS n FROM upness_clusters')).toBe(1);
+    await again.close();
+  });
+
+  it('tells a database URL from a data dir, and keeps passwords out of logs', () => {
+    expect(['postgres://h/db', 'postgresql://u:p@h:5432/db', 'POSTGRES://h', './data', '/var/lib/upness'].map(isPostgresUrl)).toEqual([true, true, true, false, false]);
+    expect(describeUrl('postgres://upness:s3cret@db.example:5432/upness?sslmode=require')).toBe('postgres://upness:***@db.example:5432/upness?sslmode=require');
+    expect(describeUrl('postgres://db.example/upness')).toBe('postgres://db.example/upness');
+  });
+
+  it('refuses a cluster name it could not tell apart', async () => {
+    await expect(PostgresStore.open('postgres://127.0.0.1:1/x', { cluster: '' })).rejects.toThrow('the cluster name must be 1 to 253 characters');
+    await expect(PostgresStore.open('postgres://127.0.0.1:1/x', { cluster: ' a' })).rejects.toThrow(StoreError);
+  });
+});

@@ -1,0 +1,461 @@
+// The PostgreSQL store: the timelines of one cluster in a database that several replicas (a leader that
+// writes, followers that serve) and several clusters share. Schema: backend/src/store/migrations.
+//
+// Group commit: record() only queues; one transaction takes everything queued (up to maxBatch
+// records) while the previous one commits. flushed() resolves once what was recorded before it has
+// committed. A failed transaction loses nothing: its records go back to the front of the queue and are
+// retried with backoff, reported by status().error and onError until a commit succeeds again. Writing
+// twice is harmless: transitions are keyed by (cluster, uid, seq) and skipped when already there,
+// timelines are upserted.
+//
+// Fencing: opening the store makes it its cluster's writer by incrementing the cluster's epoch; every
+// write transaction first updates the cluster row where the epoch is still its own. A writer that
+// another one replaced (a leader that lost its lease but does not know it yet) therefore stops at
+// its next commit (FencedError, onFenced) instead of interleaving with the new one; and the cluster
+// row's lock orders one cluster's write transactions, which is what lets followers tail by number.
+
+import type pg from 'pg';
+import type { TimelineUpdate } from '../timeline/engine.ts';
+import type { MachineState } from '../timeline/machine.ts';
+import { TERMINAL_STATES, type Timeline } from '../timeline/types.ts';
+import { StoreError } from './embedded.ts';
+import { migrate, type MigrationResult } from './postgres-migrate.ts';
+import {
+  decodeTimeline,
+  describePgError,
+  INSERT_TRANSITIONS,
+  insertTransitionsParams,
+  newPool,
+  place,
+  TIMELINE_COLUMNS,
+  timelineRow,
+  TRANSITION_COLUMNS,
+  transitionRow,
+  UPSERT_TIMELINES,
+  upsertTimelinesParams,
+  withClient,
+  type TimelineRowIn,
+  type TimelineRowOut,
+  type TransitionRowIn,
+  type TransitionRowOut,
+} from './postgres-rows.ts';
+import type { Recovery, StoreStatus, TimelineStore } from './store.ts';
+
+/** Another replica became the writer of this cluster: this store writes nothing more. */
+export class FencedError extends StoreError {
+  constructor(cluster: string, by: string | null) {
+    super(`another replica${by ? ` (${by})` : ''} took over writing cluster "${cluster}": this one stopped writing`);
+    this.name = 'FencedError';
+  }
+}
+
+export interface PostgresStoreOptions {
+  /** The cluster whose timelines this store writes (`--cluster-name`); JobSet UIDs are unique only within one. */
+  cluster: string;
+  /** Who writes (pod name, host name): recorded with the cluster for operators. */
+  replica?: string;
+  /** Called when a write fails, and with null when writing works again. */
+  onError?: (error: Error | null) => void;
+  /** Called once when another writer took over the cluster (see FencedError): stop leading. */
+  onFenced?: (error: FencedError) => void;
+  /** The first retry after a failed write comes after this long, then twice as long each time, up to maxRetryMs. */
+  retryMs?: number;
+  maxRetryMs?: number;
+  /**
+   * A commit that has not answered for this long (default 10 s: a hung server, a silently dropped
+   * network) counts as failing: status().error says so and flushed() stops waiting for it.
+   */
+  stallMs?: number;
+  /** Records per transaction at most (default 5000): a long outage's backlog commits in bounded pieces. */
+  maxBatch?: number;
+  /** Passed to node-postgres' Pool (timeouts, TLS, ...). */
+  pool?: pg.PoolConfig;
+}
+
+export interface PostgresRecovery extends Recovery {
+  /** The schema migrations this start applied. */
+  migration: MigrationResult;
+  /** This store's fencing token: the cluster's writer number, 1 for the first. */
+  epoch: number;
+  /** Who wrote before this one, and until when it observed. */
+  previousWriter: string | null;
+}
+
+/** What one record() call queued: committed all together or not at all. */
+interface Pending {
+  seq: number;
+  timeline: TimelineRowOut | null;
+  transitions: TransitionRowOut[];
+  /** An observed mark (epoch ms), for observed() calls. */
+  observed: number | null;
+}
+
+const memoOf = (m: MachineState): string => `${m.restarts}|${m.everUp}|${m.deletedAt}`;
+const metaOf = (tl: Timeline): string => JSON.stringify([tl.namespace, tl.name, tl.labels, tl.accelerator, tl.topology, tl.createdAt]);
+
+export class PostgresStore implements TimelineStore {
+  readonly cluster: string;
+  readonly epoch: number;
+  readonly #pool: pg.Pool;
+  readonly #options: PostgresStoreOptions;
+  #pending: Pending[] = [];
+  #seq = 0;
+  #committed = 0;
+  #waiters: { seq: number; resolve: () => void }[] = [];
+  #flushing = false;
+  #retry: NodeJS.Timeout | null = null;
+  #attempt = 0;
+  #error: Error | null = null;
+  #fenced: FencedError | null = null;
+  /** The commit in flight has not answered for stallMs. */
+  #stalled: StoreError | null = null;
+  #errors = 0;
+  #bytes = 0;
+  #closed = false;
+  #observed: number | null;
+  /** Of each timeline, what was last queued of its identity and of its machine's memory. */
+  readonly #metas = new Map<string, string>();
+  readonly #memos = new Map<string, string>();
+
+  private constructor(pool: pg.Pool, epoch: number, observed: number | null, options: PostgresStoreOptions) {
+    this.#pool = pool;
+    this.cluster = options.cluster;
+    this.epoch = epoch;
+    this.#observed = observed;
+    this.#options = options;
+  }
+
+  /**
+   * Connects, applies the schema migrations, becomes the writer of `options.cluster` (fencing off any
+   * previous one) and reads back everything stored of it.
+   */
+  static async open(url: string, options: PostgresStoreOptions): Promise<{ store: PostgresStore; recovery: PostgresRecovery }> {
+    checkClusterName(options.cluster);
+    const pool = newPool(url, options.pool);
+    try {
+      const migration = await withClient(pool, (client) => migrate(client));
+      // Claim first, then read: whatever the previous writer commits from now on is refused, so the
+      // read below holds all it will ever have written.
+      // (A subquery in RETURNING sees the table as it was before the statement: the previous writer.)
+      const claim = await pool.query<{ epoch: string; previous: string | null }>(
+        `INSERT INTO upness_clusters AS c (cluster, epoch, writer, writer_since) VALUES ($1, 1, $2, now())
+         ON CONFLICT (cluster) DO UPDATE SET epoch = c.epoch + 1, writer = EXCLUDED.writer, writer_since = now(), updated_at = now()
+         RETURNING epoch, (SELECT writer FROM upness_clusters WHERE cluster = $1) AS previous`,
+        [options.cluster, options.replica ?? null],
+      );
+      const epoch = Number(claim.rows[0]!.epoch);
+      const loaded = await loadCluster(pool, options.cluster);
+      const store = new PostgresStore(pool, epoch, loaded.observedUntil, options);
+      for (const m of loaded.machines) {
+        store.#metas.set(m.timeline.uid, metaOf(m.timeline));
+        store.#memos.set(m.timeline.uid, memoOf(m));
+      }
+      const recovery: PostgresRecovery = {
+        machines: loaded.machines,
+        observedUntil: loaded.observedUntil,
+        cut: null,
+        records: loaded.records,
+        migration,
+        epoch,
+        previousWriter: epoch > 1 ? claim.rows[0]!.previous : null,
+      };
+      return { store, recovery };
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Queues what an observation changed (nothing, when it changed nothing durable). */
+  record(update: TimelineUpdate, machine: MachineState): void {
+    if (this.#closed || this.#fenced !== null) return;
+    const tl = machine.timeline;
+    const uid = tl.uid;
+    const meta = metaOf(tl);
+    const memo = memoOf(machine);
+    // As in the embedded store, a new resourceVersion alone is not written: it changes with every
+    // observation, and a stale one after a restart only makes a gap unknown instead of proven unchanged.
+    const changed = this.#metas.get(uid) !== meta || this.#memos.get(uid) !== memo;
+    if (update.added.length === 0 && !changed) return;
+    this.#metas.set(uid, meta);
+    this.#memos.set(uid, memo);
+    const transitions = tl.transitions;
+    // The timeline's row when it changed, or when it closes (closed_at); new transitions alone do not touch it.
+    const closing = update.added.some((t) => TERMINAL_STATES.has(t.state));
+    const base = transitions.length - update.added.length;
+    const rows = update.added.map((t, i) => {
+      const seq = transitions[base + i] === t ? base + i : transitions.lastIndexOf(t);
+      if (seq < 0) throw new Error(`a transition of ${uid} is not in its timeline`);
+      return transitionRow(uid, seq, t);
+    });
+    this.#pending.push({ seq: ++this.#seq, timeline: changed || closing ? timelineRow(machine) : null, transitions: rows, observed: null });
+    this.#schedule();
+  }
+
+  /** Everything up to `at` has been observed; committed with the records before it. */
+  observed(at: number | null): void {
+    if (at === null || this.#closed || this.#fenced !== null) return;
+    if (this.#observed !== null && at <= this.#observed) return;
+    this.#observed = at;
+    const last = this.#pending[this.#pending.length - 1];
+    // Consecutive marks with no record between them: the newest one says it all.
+    if (last !== undefined && last.timeline === null && last.transitions.length === 0) {
+      last.observed = at;
+      last.seq = ++this.#seq;
+    } else {
+      this.#pending.push({ seq: ++this.#seq, timeline: null, transitions: [], observed: at });
+    }
+    this.#schedule();
+  }
+
+  /** Resolves when everything recorded so far has committed (at once while writes are failing: serving goes on). */
+  flushed(): Promise<void> {
+    if (this.#committed >= this.#seq || this.#error !== null || this.#fenced !== null || this.#stalled !== null) return Promise.resolve();
+    const seq = this.#seq;
+    return new Promise((resolve) => this.#waiters.push({ seq, resolve }));
+  }
+
+  #schedule(): void {
+    if (this.#flushing || this.#retry !== null || this.#closed || this.#fenced !== null || this.#pending.length === 0) return;
+    this.#flushing = true;
+    setImmediate(() => void this.#flush());
+  }
+
+  async #flush(): Promise<void> {
+    const max = this.#options.maxBatch ?? 5000;
+    let rows = 0;
+    let n = 0;
+    while (n < this.#pending.length && (n === 0 || rows < max)) {
+      rows += this.#pending[n]!.transitions.length + 1;
+      n++;
+    }
+    const batch = this.#pending.splice(0, n);
+    const stallMs = this.#options.stallMs ?? 10_000;
+    const watchdog = setTimeout(() => {
+      this.#stalled = new StoreError(`cannot write to PostgreSQL: no answer for ${Math.round(stallMs / 1000)} s`);
+      this.#options.onError?.(this.#stalled);
+      for (const w of this.#waiters.splice(0)) w.resolve();
+    }, stallMs);
+    watchdog.unref();
+    try {
+      await this.#commit(batch);
+      this.#committed = batch[batch.length - 1]!.seq;
+      this.#attempt = 0;
+      if (this.#error !== null || this.#stalled !== null) {
+        this.#error = null;
+        this.#options.onError?.(null);
+      }
+    } catch (error) {
+      // Nothing of the batch is known to have committed (or it did and a retry is a no-op): all of it again.
+      this.#pending = batch.concat(this.#pending);
+      if (error instanceof FencedError) {
+        this.#fenced = error;
+        this.#error = error;
+        this.#errors++;
+        this.#options.onError?.(error);
+        this.#options.onFenced?.(error);
+      } else {
+        this.#error = new StoreError(`cannot write to PostgreSQL: ${describePgError(error)}`);
+        this.#errors++;
+        this.#options.onError?.(this.#error);
+        const first = this.#options.retryMs ?? 500;
+        const delay = Math.min(this.#options.maxRetryMs ?? 10_000, first * 2 ** this.#attempt++);
+        this.#retry = setTimeout(() => {
+          this.#retry = null;
+          this.#schedule();
+        }, delay);
+        this.#retry.unref();
+      }
+    } finally {
+      clearTimeout(watchdog);
+      this.#stalled = null;
+      this.#waiters = this.#waiters.filter((w) => {
+        if (w.seq > this.#committed && this.#error === null) return true;
+        w.resolve();
+        return false;
+      });
+      this.#flushing = false;
+      if (this.#error === null) this.#schedule();
+    }
+  }
+
+  /** One transaction: the fence (and the observed mark), the timelines, then their transitions. */
+  async #commit(batch: Pending[]): Promise<void> {
+    // The newest row of each timeline: later records of it in the batch hold everything earlier ones did.
+    const timelines = new Map<string, TimelineRowOut>();
+    const transitions: TransitionRowOut[] = [];
+    let observed: number | null = null;
+    for (const p of batch) {
+      if (p.timeline !== null) timelines.set(p.timeline.uid, p.timeline);
+      for (const t of p.transitions) transitions.push(t);
+      if (p.observed !== null) observed = p.observed;
+    }
+    const timelineParams = upsertTimelinesParams(this.cluster, [...timelines.values()]);
+    const transitionParams = insertTransitionsParams(this.cluster, transitions);
+    await withClient(this.#pool, async (client) => {
+      await client.query('BEGIN');
+      try {
+        await this.#fence(client, observed);
+        if (timelines.size > 0) await client.query(UPSERT_TIMELINES, timelineParams);
+        if (transitions.length > 0) await client.query(INSERT_TRANSITIONS, transitionParams);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+    this.#bytes += JSON.stringify(timelineParams).length + JSON.stringify(transitionParams).length;
+  }
+
+  /** Locks the cluster's row if this store still holds its epoch, and moves its observed mark; FencedError if not. */
+  async #fence(client: pg.ClientBase, observed: number | null): Promise<void> {
+    const res = await client.query(
+      `UPDATE upness_clusters SET observed_until = GREATEST(observed_until, $3::timestamptz), updated_at = now()
+       WHERE cluster = $1 AND epoch = $2`,
+      [this.cluster, this.epoch, observed === null ? null : new Date(observed).toISOString()],
+    );
+    if (res.rowCount === 1) return;
+    const who = await client.query<{ writer: string | null }>('SELECT writer FROM upness_clusters WHERE cluster = $1', [this.cluster]);
+    throw new FencedError(this.cluster, who.rows[0]?.writer ?? null);
+  }
+
+  /**
+   * Compaction, the PostgreSQL way: commits what is queued, then deletes the closed timelines of this
+   * cluster that are no longer among `machines` (retention dropped them from the engine), and tells
+   * followers to reload. Open timelines are never deleted. Skipped while writes are failing.
+   */
+  async snapshot(machines: Iterable<MachineState>, observedUntil: number | null): Promise<void> {
+    this.observed(observedUntil);
+    // Nothing depends on it: while writes fail (or another replica writes), the next one will do.
+    if (this.#error !== null || this.#fenced !== null || this.#closed) return;
+    await this.prune(machines);
+  }
+
+  /** Deletes the closed timelines of this cluster that are not among `machines`; returns how many. */
+  async prune(machines: Iterable<MachineState>): Promise<number> {
+    await this.flushed();
+    if (this.#fenced !== null) throw this.#fenced;
+    if (this.#error !== null) throw this.#error;
+    const keep = Array.from(machines, (m) => m.timeline.uid);
+    const deleted = await withClient(this.#pool, async (client) => {
+      await client.query('BEGIN');
+      try {
+        await this.#fence(client, null);
+        const res = await client.query<{ uid: string }>(
+          'DELETE FROM upness_timelines WHERE cluster = $1 AND closed_at IS NOT NULL AND NOT (uid = ANY($2::text[])) RETURNING uid',
+          [this.cluster, keep],
+        );
+        if (res.rows.length > 0) await client.query('UPDATE upness_clusters SET pruned = pruned + 1 WHERE cluster = $1', [this.cluster]);
+        await client.query('COMMIT');
+        return res.rows.map((r) => r.uid);
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+    for (const uid of deleted) {
+      this.#metas.delete(uid);
+      this.#memos.delete(uid);
+    }
+    return deleted.length;
+  }
+
+  status(): StoreStatus {
+    return {
+      error: (this.#error ?? this.#stalled)?.message ?? null,
+      pendingRecords: this.#pending.length,
+      // Nothing to compact: retention runs on the hourly snapshot() alone.
+      recordsSinceSnapshot: 0,
+      bytesWritten: this.#bytes,
+      errors: this.#errors,
+    };
+  }
+
+  /** The writer was replaced (see FencedError). */
+  get fenced(): boolean {
+    return this.#fenced !== null;
+  }
+
+  /** Commits what is queued (unless writes are failing), then disconnects. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.flushed();
+    this.#closed = true;
+    if (this.#retry !== null) clearTimeout(this.#retry);
+    await this.#pool.end();
+  }
+
+  /** Disconnects without committing what is queued: a crash, for tests; the fencing holds either way. */
+  async abandon(): Promise<void> {
+    this.#closed = true;
+    if (this.#retry !== null) clearTimeout(this.#retry);
+    this.#pending = [];
+    for (const w of this.#waiters) w.resolve();
+    this.#waiters = [];
+    // A commit in flight may still finish: the pool ends once it has.
+    await this.#pool.end().catch(() => undefined);
+  }
+}
+
+/** Whether a --store value names a PostgreSQL database (rather than a data dir). */
+export function isPostgresUrl(value: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(value);
+}
+
+/** The URL for logs and messages: the password masked. */
+export function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password !== '') u.password = '***';
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+  }
+}
+
+export function checkClusterName(cluster: string): void {
+  if (cluster === '' || cluster.length > 253 || cluster.trim() !== cluster) {
+    throw new StoreError(`the cluster name must be 1 to 253 characters without leading or trailing spaces, not "${cluster}"`);
+  }
+}
+
+/** Reads one cluster's timelines, transitions and machine memory in one snapshot of the database. */
+async function loadCluster(pool: pg.Pool, cluster: string): Promise<{ machines: MachineState[]; observedUntil: number | null; records: number }> {
+  return withClient(pool, async (client) => {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    try {
+      const mark = await client.query<{ observed_until: number | null }>(
+        'SELECT (extract(epoch from observed_until) * 1000)::float8 AS observed_until FROM upness_clusters WHERE cluster = $1',
+        [cluster],
+      );
+      const timelines = await client.query<TimelineRowIn>(`SELECT ${TIMELINE_COLUMNS} FROM upness_timelines WHERE cluster = $1`, [cluster]);
+      const transitions = await client.query<TransitionRowIn>(`SELECT ${TRANSITION_COLUMNS} FROM upness_transitions WHERE cluster = $1 ORDER BY uid, seq`, [cluster]);
+      await client.query('COMMIT');
+      const machines = new Map<string, MachineState>();
+      for (const row of timelines.rows) {
+        machines.set(row.uid, {
+          timeline: decodeTimeline(row),
+          everUp: row.ever_up,
+          restarts: row.restarts,
+          resourceVersion: row.resource_version,
+          deletedAt: row.deleted_at,
+        });
+      }
+      for (const row of transitions.rows) {
+        const m = machines.get(row.uid);
+        if (m === undefined || !place(m.timeline, row)) {
+          throw new StoreError(`cluster "${cluster}": transition ${row.seq} of ${row.uid} has no timeline or no transitions before it; the tables were changed by hand?`);
+        }
+      }
+      for (const m of machines.values()) {
+        if (m.timeline.transitions.length === 0) {
+          throw new StoreError(`cluster "${cluster}": timeline ${m.timeline.uid} (${m.timeline.namespace}/${m.timeline.name}) has no transitions; the tables were changed by hand?`);
+        }
+      }
+      return { machines: [...machines.values()], observedUntil: mark.rows[0]?.observed_until ?? null, records: timelines.rows.length + transitions.rows.length };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  });
+}
