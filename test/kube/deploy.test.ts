@@ -49,7 +49,7 @@ function collection(yaml: string): { path: string; kind: string; name: string } 
   const kind = field(/^kind: (\S+)$/m)!;
   const name = field(/^metadata:\n(?: {2}.*\n)*? {2}name: (\S+)$/m)!;
   const namespace = field(/^metadata:\n(?: {2}.*\n)*? {2}namespace: (\S+)$/m);
-  const plural = { Namespace: 'namespaces', ServiceAccount: 'serviceaccounts', ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings', Deployment: 'deployments', Service: 'services' }[kind];
+  const plural = { Namespace: 'namespaces', ServiceAccount: 'serviceaccounts', ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings', Role: 'roles', RoleBinding: 'rolebindings', Deployment: 'deployments', Service: 'services' }[kind];
   if (plural === undefined) throw new Error(`no collection known for kind ${kind}`);
   const base = apiVersion === 'v1' ? '/api/v1' : `/apis/${apiVersion}`;
   return { path: `${base}${namespace !== undefined ? `/namespaces/${namespace}` : ''}/${plural}`, kind, name };
@@ -124,15 +124,15 @@ describe('least privilege: the watcher as the upness service account', () => {
   });
 
   it('the ClusterRole allows get, list and watch on jobsets, pods and nodes, and nothing else', async () => {
-    for (const file of ['00-namespace.yaml', '01-serviceaccount.yaml', '02-clusterrole.yaml', '03-clusterrolebinding.yaml']) {
+    for (const file of ['00-namespace.yaml', '01-serviceaccount.yaml', '02-clusterrole.yaml', '03-clusterrolebinding.yaml', '06-role-lease.yaml', '07-rolebinding-lease.yaml']) {
       expect([201, 409]).toContain((await apply(file, false)).status);
     }
     const sa = await token('upness', 'upness');
-    const review = async (verb: string, resource: string, group = '', namespace?: string): Promise<boolean> => {
+    const review = async (verb: string, resource: string, group = '', namespace?: string, name?: string): Promise<boolean> => {
       const res = await tokenRequest(sa, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
         apiVersion: 'authorization.k8s.io/v1',
         kind: 'SelfSubjectAccessReview',
-        spec: { resourceAttributes: { verb, resource, group, ...(namespace ? { namespace } : {}) } },
+        spec: { resourceAttributes: { verb, resource, group, ...(namespace ? { namespace } : {}), ...(name ? { name } : {}) } },
       });
       return (JSON.parse(res.body) as { status: { allowed: boolean } }).status.allowed;
     };
@@ -144,6 +144,14 @@ describe('least privilege: the watcher as the upness service account', () => {
       expect([resource, await review('list', resource, group)]).toEqual([resource, false]);
     }
     expect((await tokenRequest(sa, 'GET', '/api/v1/secrets')).status).toBe(403);
+    // Leader election (replicas on PostgreSQL): the one Lease in its own namespace, nothing more.
+    const lease = (verb: string, namespace: string, name?: string) => review(verb, 'leases', 'coordination.k8s.io', namespace, name);
+    expect(await lease('get', 'upness', 'upness')).toBe(true);
+    expect(await lease('update', 'upness', 'upness')).toBe(true);
+    expect(await lease('create', 'upness')).toBe(true);
+    expect(await lease('update', 'upness', 'another')).toBe(false);
+    expect(await lease('delete', 'upness', 'upness')).toBe(false);
+    expect(await lease('get', 'kube-system', 'upness')).toBe(false);
   });
 
   it('`upness serve` with only that token syncs and follows JobSets, Pods and Nodes', async () => {

@@ -14,6 +14,8 @@ import { expired } from '../service/retention.ts';
 import { EngineSource } from '../service/source.ts';
 import type { ProfileName } from '../simulate/index.ts';
 import { EmbeddedStore, type Recovery } from '../store/embedded.ts';
+import { describeUrl, isPostgresUrl } from '../store/postgres.ts';
+import { servePostgres } from './serve-postgres.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
 import { clusterRequested } from '../kube/choice.ts';
@@ -39,6 +41,17 @@ export interface ServeOptions extends WatchOptionValues {
   speed: string;
   terminalGrace: string;
   logLevel: string;
+  /** PostgreSQL instead of --data-dir (see serve-postgres.ts). */
+  store?: string;
+  clusterName?: string;
+  follow?: boolean;
+  serveClusters?: string;
+  leaseName?: string;
+  leaseNamespace?: string;
+  replicaId?: string;
+  leaseDuration: string;
+  renewDeadline: string;
+  retryPeriod: string;
 }
 
 function readToken(options: ServeOptions): string | null {
@@ -103,11 +116,33 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   const cluster = options.trace === undefined && clusterRequested(options) ? parseWatchOptions(options) : null;
   const token = readToken(options);
   const logger = pino({ level: options.logLevel, base: { service: 'upness' } });
+  if (options.store !== undefined) {
+    if (!isPostgresUrl(options.store)) throw new UsageError(`--store must be a postgres:// or postgresql:// URL, not "${describeUrl(options.store)}"`);
+    if (options.trace !== undefined) throw new UsageError('--store keeps what a cluster is watched into; serve a trace with --data-dir or --memory');
+    return servePostgres(
+      {
+        url: options.store,
+        clusterName: options.clusterName ?? 'default',
+        follow: options.follow === true,
+        serveClusters: options.serveClusters ?? '',
+        leaseDuration: options.leaseDuration,
+        renewDeadline: options.renewDeadline,
+        retryPeriod: options.retryPeriod,
+        ...(options.leaseName !== undefined ? { leaseName: options.leaseName } : {}),
+        ...(options.leaseNamespace !== undefined ? { leaseNamespace: options.leaseNamespace } : {}),
+        ...(options.replicaId !== undefined ? { replicaId: options.replicaId } : {}),
+      },
+      { host: options.host, port, token, logger, terminalGraceMs, retentionMs, cluster },
+    );
+  }
   const dataDir = options.memory ? null : resolve(options.dataDir);
 
   const opened = dataDir === null ? null : await openStore(dataDir, logger);
   const store = opened?.store ?? null;
-  const engineOptions = store === null ? {} : { onUpdate: store.record.bind(store) };
+  const engineOptions = {
+    ...(store === null ? {} : { onUpdate: store.record.bind(store) }),
+    ...(options.clusterName !== undefined ? { cluster: options.clusterName } : {}),
+  };
   // A cluster, or a trace of one, has Pods and Nodes: its engine keeps the node layer beside.
   const engine = cluster !== null || options.trace !== undefined ? new ClusterEngine(engineOptions) : new TimelineEngine(engineOptions);
   if (opened !== null) engine.restore(opened.recovery.machines, opened.recovery.observedUntil);

@@ -45,6 +45,29 @@ describe('the embedded store', () => {
     expect(recovery.cut).toBeNull();
   });
 
+  it('keeps the causes of an interruption and the events proven after a gap', async () => {
+    const dir = fresh();
+    const { store } = await EmbeddedStore.open(dir);
+    const stream = [...simulateFleet({ jobsets: 2, days: 1, seed: 4 }).observations()];
+    // Stamp causes and unobserved events on the transitions as the watcher and the engine would.
+    const stamp = new TimelineEngine({
+      onUpdate: (u, m) => {
+        for (const t of u.added) {
+          if (t.state === 'down') t.causes = [{ kind: 'NodeNotReady', at: t.at, node: 'node-7' }];
+          if (t.state === 'down' && m.restarts > 0) t.unobserved = { interruptions: 1, recoveries: 0 };
+          if (t.state === 'up' && m.restarts > 0) t.unobserved = { interruptions: 1, recoveries: 1 };
+        }
+        store.record(u, m);
+      },
+    });
+    for (const o of stream) stamp.observe(o);
+    await store.close();
+    const { recovery } = await EmbeddedStore.open(dir);
+    expect(plain(recovery.machines)).toEqual(plain(stamp.machines()));
+    expect(recovery.machines.some((m) => m.timeline.transitions.some((t) => t.causes?.[0]?.node === 'node-7'))).toBe(true);
+    expect(recovery.machines.some((m) => m.timeline.transitions.some((t) => t.unobserved !== undefined && t.causes !== undefined))).toBe(true);
+  });
+
   it('a snapshot holds everything before it, and the log before it is deleted', async () => {
     const dir = fresh();
     const { engine, store } = await fill(dir);

@@ -4,7 +4,7 @@
 
 import { crc32 } from 'node:zlib';
 import type { MachineState } from '../timeline/machine.ts';
-import type { State, Transition } from '../timeline/types.ts';
+import type { Cause, State, Transition } from '../timeline/types.ts';
 
 /** Bumped when the on-disk format changes; a data dir of another format is refused, not half-read. */
 export const FORMAT = 1;
@@ -25,8 +25,9 @@ export interface MetaRecord {
 export interface UpdateRecord {
   k: 'update';
   uid: string;
-  /** [at, state] or [at, state, interruptions, recoveries] for events proven after a gap. */
-  add: ([number, State] | [number, State, number, number])[];
+  /** [at, state]; [at, state, interruptions, recoveries] for events proven after a gap; and the
+   *  causes of an interruption as a fifth element. */
+  add: ([number, State] | [number, State, number, number] | [number, State, number, number, Cause[]])[];
   everUp: boolean;
   restarts: number;
   rv: string | null;
@@ -66,11 +67,20 @@ export function decodeLine(line: string): LogRecord | null {
 }
 
 export function encodeTransition(t: Transition): UpdateRecord['add'][number] {
-  return t.unobserved ? [t.at, t.state, t.unobserved.interruptions, t.unobserved.recoveries] : [t.at, t.state];
+  const i = t.unobserved?.interruptions ?? 0;
+  const r = t.unobserved?.recoveries ?? 0;
+  if (t.causes !== undefined && t.causes.length > 0) return [t.at, t.state, i, r, t.causes];
+  return t.unobserved ? [t.at, t.state, i, r] : [t.at, t.state];
 }
 
 export function decodeTransition(t: UpdateRecord['add'][number]): Transition {
-  return t.length === 4 ? { at: t[0], state: t[1], unobserved: { interruptions: t[2], recoveries: t[3] } } : { at: t[0], state: t[1] };
+  const transition: Transition = { at: t[0], state: t[1] };
+  if (t.length === 4) transition.unobserved = { interruptions: t[2], recoveries: t[3] };
+  if (t.length === 5) {
+    if (t[2] > 0 || t[3] > 0) transition.unobserved = { interruptions: t[2], recoveries: t[3] };
+    transition.causes = t[4];
+  }
+  return transition;
 }
 
 export function metaRecord(machine: MachineState): MetaRecord {
