@@ -77,7 +77,13 @@ describe('a replica', () => {
     await earlier.store.close();
 
     const l = leader(observations);
-    const replica = new Replica({ url, cluster: 'default', identity: 'solo', lease: null, lead: l.lead, follower: { pollMs: 100 }, readyPollMs: 20 });
+    // Lead only once the follower has loaded: with neither ready, the replica rightly serves its own
+    // source at once, and this test is about the other case (it raced under load before).
+    const lead: typeof l.lead = async (store, recovery) => {
+      await until('the follower loaded', () => replica.follower.readiness().ready, 5000);
+      return l.lead(store, recovery);
+    };
+    const replica = new Replica({ url, cluster: 'default', identity: 'solo', lease: null, lead, follower: { pollMs: 100 }, readyPollMs: 20 });
     replica.start();
     try {
       await until('leading', () => replica.role === 'leader', 5000);

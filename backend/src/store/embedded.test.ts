@@ -39,7 +39,8 @@ describe('the embedded store', () => {
     const dir = fresh();
     const { engine, store } = await fill(dir);
     await store.close();
-    const { recovery } = await EmbeddedStore.open(dir);
+    const { recovery, store: reopened } = await EmbeddedStore.open(dir);
+    await reopened.close();
     expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
     expect(recovery.observedUntil).toBe(engine.horizon);
     expect(recovery.cut).toBeNull();
@@ -62,7 +63,8 @@ describe('the embedded store', () => {
     });
     for (const o of stream) stamp.observe(o);
     await store.close();
-    const { recovery } = await EmbeddedStore.open(dir);
+    const { recovery, store: reopened } = await EmbeddedStore.open(dir);
+    await reopened.close();
     expect(plain(recovery.machines)).toEqual(plain(stamp.machines()));
     expect(recovery.machines.some((m) => m.timeline.transitions.some((t) => t.causes?.[0]?.node === 'node-7'))).toBe(true);
     expect(recovery.machines.some((m) => m.timeline.transitions.some((t) => t.unobserved !== undefined && t.causes !== undefined))).toBe(true);
@@ -82,7 +84,8 @@ describe('the embedded store', () => {
     await again.snapshot(engine.machines(), engine.horizon);
     await again.close();
     expect(segments(dir).length).toBeLessThanOrEqual(2);
-    const { recovery } = await EmbeddedStore.open(dir);
+    const { recovery, store: reopened } = await EmbeddedStore.open(dir);
+    await reopened.close();
     expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
   });
 
@@ -109,7 +112,8 @@ describe('the embedded store', () => {
     const lines = text.trimEnd().split('\n');
     lines[lines.length - 1] = lines[lines.length - 1]!.replace(/"at":\d/, '"at":9');
     writeFileSync(last, lines.join('\n') + '\n');
-    const { recovery } = await EmbeddedStore.open(dir);
+    const { recovery, store: reopened } = await EmbeddedStore.open(dir);
+    await reopened.close();
     expect(recovery.cut?.line).toBe(lines.length);
   });
 
@@ -146,7 +150,9 @@ describe('the embedded store', () => {
     const { engine, store } = await fill(dir);
     await store.close();
     expect(readdirSync(dir)).not.toContain('snapshot.json');
-    expect(plain((await EmbeddedStore.open(dir)).recovery.machines)).toEqual(plain(engine.machines()));
+    const again = await EmbeddedStore.open(dir);
+    await again.store.close();
+    expect(plain(again.recovery.machines)).toEqual(plain(engine.machines()));
   });
 
   it('refuses a data dir written in another format, saying which', async () => {
