@@ -8,7 +8,12 @@ const TERMINAL: State[] = ['completed', 'failed', 'deleted'];
 export const T0 = Date.parse('2026-01-01T00:00:00Z');
 
 /** Any well-formed timeline: non-decreasing times, no state repeated back to back, terminal last. */
-export const arbTimeline: fc.Arbitrary<Timeline> = fc
+export const arbTimeline: fc.Arbitrary<Timeline> = timelines(30);
+
+/** Timelines of `minLength` to `maxLength` steps (long ones take the checkpointed path of the
+ *  series stage; fast-check keeps arrays short unless a minimum says otherwise). */
+export function timelines(maxLength: number, minLength = 0): fc.Arbitrary<Timeline> {
+  return fc
   .record({
     created: fc.integer({ min: 0, max: 10_000_000 }),
     steps: fc.array(
@@ -18,7 +23,7 @@ export const arbTimeline: fc.Arbitrary<Timeline> = fc
         // Now and then, events proven after a gap in the watch.
         unobserved: fc.option(fc.record({ interruptions: fc.integer({ min: 0, max: 2 }), recoveries: fc.integer({ min: 0, max: 2 }) }), { freq: 8 }),
       }),
-      { maxLength: 30 },
+      { minLength, maxLength },
     ),
     first: fc.constantFrom<State>('provisioning', 'suspended', 'unknown'),
     end: fc.option(fc.record({ gap: fc.integer({ min: 0, max: 5_000_000 }), state: fc.constantFrom(...TERMINAL) })),
@@ -35,6 +40,7 @@ export const arbTimeline: fc.Arbitrary<Timeline> = fc
     }
     return { uid: 'u', namespace: 'ns', name: 'js', labels: {}, accelerator: null, topology: null, createdAt, transitions };
   });
+}
 
 /** A window and a horizon somewhere around a timeline's life. */
 export const arbTimes = fc.tuple(

@@ -113,9 +113,12 @@ export function timeToFirstUpAt(first: FirstUp | null, to: number): number | nul
   return first !== null && first.firstUpAt <= to ? (first.firstUpAt - first.startedAt) / 1000 : null;
 }
 
+const TOTALS = new Float64Array(FIELDS);
+
 /** Every figure of one timeline over the window [from, to] (events: from < t ≤ to). */
 export function figures(timeline: Timeline, horizon: number, from: number, to: number): Figures {
-  return figuresFromTotals(windowTotals(timeline, horizon, from, to), timeToFirstUpAt(firstUp(timeline), to));
+  // The totals go to scratch space: figuresFromTotals copies what it needs at once.
+  return figuresFromTotals(windowTotals(timeline, horizon, from, to, TOTALS), timeToFirstUpAt(firstUp(timeline), to));
 }
 
 /** The state at time t (the last transition at or before t); null before creation. */

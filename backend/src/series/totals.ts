@@ -3,7 +3,8 @@
 // events counted when a < t ≤ b. One sweep gives C at many times, which serves single windows,
 // step buckets, rolling windows and cumulative series alike.
 
-import type { State, Timeline } from '../timeline/types.ts';
+import type { Timeline } from '../timeline/types.ts';
+import { columnsOf, DOWN_CODE, FAILED_CODE, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, type Columns } from './columns.ts';
 
 // Field offsets in a totals vector (milliseconds for durations, counts for events).
 export const UP = 0;
@@ -23,23 +24,14 @@ export const MEASURED_RECOVERIES = 10;
 export const MEASURED_INTERRUPTIONS = 11;
 export const FIELDS = 12;
 
-/** The totals field a state accrues time in; -1 for terminal states, which accrue nothing. */
-function durationField(state: State): number {
-  switch (state) {
-    case 'up':
-      return UP;
-    case 'provisioning':
-      return PROVISIONING;
-    case 'down':
-      return INTERRUPTION_DOWN;
-    case 'suspended':
-      return SUSPENDED;
-    case 'unknown':
-      return UNKNOWN;
-    default:
-      return -1;
-  }
-}
+// Scratch space reused by every call: allocating typed arrays per query made the garbage collector
+// the main cost over large fleets. Safe: the code using them is synchronous and never re-entered.
+const ACC = new Float64Array(FIELDS);
+const WINDOW_TIMES = new Float64Array(2);
+const WINDOW_C = new Float64Array(2 * FIELDS);
+
+/** The totals field each state code (columns.ts) accrues time in; -1: terminal, nothing accrues. */
+const FIELD_OF = Int8Array.from([UP, PROVISIONING, INTERRUPTION_DOWN, SUSPENDED, UNKNOWN, -1, -1, -1]);
 
 /** When the timeline first left suspension (or was created active): its first start. */
 export function startedAt(timeline: Timeline): number | null {
@@ -60,22 +52,124 @@ export function endOf(timeline: Timeline, horizon: number): number {
  * Writes C(times[k]) for every k into `out` (FIELDS numbers per time, overwritten).
  * `times` must be sorted ascending. `horizon` is the time up to which an open timeline is observed.
  */
+/** Adds the closed segment i (at[i] → at[i+1]) whole, and the events of entering transition i + 1. */
+function addSegment(transitions: Timeline['transitions'], c: Columns, i: number, acc: Float64Array): void {
+  const s = c.at[i]!;
+  const e = c.at[i + 1]!;
+  const id = c.code[i]! & 7;
+  const field = FIELD_OF[id]!;
+  if (field >= 0) {
+    acc[field]! += e - s;
+    if (id === SUSPENDED_CODE && s < c.start) acc[QUEUED]! += e - s;
+  }
+  const next = c.code[i + 1]!;
+  const nextId = next & 7;
+  if (id === UP_CODE && (nextId === DOWN_CODE || nextId === FAILED_CODE)) {
+    acc[INTERRUPTIONS]! += 1;
+    acc[MEASURED_INTERRUPTIONS]! += 1;
+    acc[INTERRUPTED_UP]! += e - s;
+  } else if (id === DOWN_CODE && nextId === UP_CODE) {
+    acc[RECOVERIES]! += 1;
+    acc[MEASURED_RECOVERIES]! += 1;
+    acc[RECOVERED_DOWN]! += e - s;
+  }
+  if ((next & UNOBSERVED_BIT) !== 0) {
+    const unobserved = transitions[i + 1]!.unobserved!;
+    acc[INTERRUPTIONS]! += unobserved.interruptions;
+    acc[RECOVERIES]! += unobserved.recoveries;
+  }
+}
+
+/**
+ * Checkpoints: the totals before transition j·K for every j, over closed segments only, so they
+ * stay true as the timeline grows. Built on demand from the last one.
+ */
+const K = 32;
+interface Checkpoints {
+  /** FIELDS numbers per checkpoint. */
+  totals: Float64Array;
+  count: number;
+  /** Totals before transition `done` (running, past the last checkpoint). */
+  running: Float64Array;
+  done: number;
+}
+const checkpoints = new WeakMap<Columns, Checkpoints>();
+
+function checkpointsOf(transitions: Timeline['transitions'], c: Columns): Checkpoints {
+  let cp = checkpoints.get(c);
+  if (cp === undefined) {
+    cp = { totals: new Float64Array(FIELDS * 8), count: 1, running: new Float64Array(FIELDS), done: 0 };
+    checkpoints.set(c, cp);
+  }
+  // Segment i is closed once transition i + 1 exists.
+  for (; cp.done + 1 < c.length; cp.done++) {
+    addSegment(transitions, c, cp.done, cp.running);
+    if ((cp.done + 1) % K === 0) {
+      if ((cp.count + 1) * FIELDS > cp.totals.length) {
+        const grown = new Float64Array(cp.totals.length * 2);
+        grown.set(cp.totals);
+        cp.totals = grown;
+      }
+      cp.totals.set(cp.running, cp.count * FIELDS);
+      cp.count++;
+    }
+  }
+  return cp;
+}
+
+/** C(t) by checkpoint: the last transition at or before t, its checkpoint, at most K segments on. */
+function cumulativeAtOne(transitions: Timeline['transitions'], c: Columns, end: number, t: number, out: Float64Array, o: number): void {
+  for (let f = 0; f < FIELDS; f++) out[o + f] = 0;
+  const n = c.length;
+  if (n === 0 || t < c.at[0]!) return;
+  let lo = 0;
+  let hi = n - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (c.at[mid]! <= t) lo = mid;
+    else hi = mid - 1;
+  }
+  const m = lo;
+  const cp = checkpointsOf(transitions, c);
+  const j = Math.floor(m / K);
+  const acc = ACC;
+  for (let f = 0; f < FIELDS; f++) acc[f] = cp.totals[j * FIELDS + f]!;
+  for (let i = j * K; i < m; i++) addSegment(transitions, c, i, acc);
+  // The part of segment m that has passed by t (the last segment accrues up to the end).
+  const s = c.at[m]!;
+  const e = m + 1 < n ? c.at[m + 1]! : end > s ? end : s;
+  const id = c.code[m]! & 7;
+  const field = FIELD_OF[id]!;
+  const part = (t < e ? t : e) - s;
+  if (field >= 0 && part > 0) {
+    acc[field]! += part;
+    if (id === SUSPENDED_CODE && s < c.start) acc[QUEUED]! += part;
+  }
+  for (let f = 0; f < FIELDS; f++) out[o + f] = acc[f]!;
+}
+
 export function cumulativeAt(timeline: Timeline, horizon: number, times: ArrayLike<number>, out: Float64Array): void {
   const transitions = timeline.transitions;
   const end = endOf(timeline, horizon);
-  const start = startedAt(timeline) ?? Infinity;
-  const acc = new Float64Array(FIELDS);
-  const n = transitions.length;
+  const c = columnsOf(transitions);
+  const { length: n, at, code, start } = c;
   const count = times.length;
+  // A few times over a long timeline: by checkpoint. Many times: one sweep serves them all.
+  if (count * (K + 2 * Math.log2(n + 1)) < n) {
+    for (let k = 0; k < count; k++) cumulativeAtOne(transitions, c, end, times[k]!, out, k * FIELDS);
+    return;
+  }
+  const acc = ACC.fill(0);
   let k = 0;
-  // Hot loop (once per transition of every timeline queried): plain loops, no calls into typed-array
-  // methods, which cost more than the copy itself at this size.
+  // Hot loop (once per transition of every timeline queried): numbers from typed arrays, no calls
+  // into typed-array methods (which cost more than the copy itself at this size), no strings.
   for (let i = 0; i < n; i++) {
-    const { at: s, state } = transitions[i]!;
-    const next = transitions[i + 1];
-    const e = next !== undefined ? next.at : end > s ? end : s;
-    const field = durationField(state);
-    const isQueued = field === SUSPENDED && s < start;
+    const s = at[i]!;
+    const id = code[i]! & 7;
+    const field = FIELD_OF[id]!;
+    const last = i + 1 === n;
+    const e = last ? (end > s ? end : s) : at[i + 1]!;
+    const isQueued = id === SUSPENDED_CODE && s < start;
     // Times inside this segment see everything before it plus the part of it that has passed.
     for (; k < count && times[k]! < e; k++) {
       const o = k * FIELDS;
@@ -86,25 +180,15 @@ export function cumulativeAt(timeline: Timeline, horizon: number, times: ArrayLi
         if (isQueued) out[o + QUEUED]! += part;
       }
     }
-    if (field >= 0) {
-      acc[field]! += e - s;
-      if (isQueued) acc[QUEUED]! += e - s;
+    if (last) {
+      if (field >= 0) {
+        acc[field]! += e - s;
+        if (isQueued) acc[QUEUED]! += e - s;
+      }
+      break;
     }
-    if (next === undefined) break;
-    // The event of leaving this state happens at e; C(t) includes it when e ≤ t.
-    if (field === UP && (next.state === 'down' || next.state === 'failed')) {
-      acc[INTERRUPTIONS]! += 1;
-      acc[MEASURED_INTERRUPTIONS]! += 1;
-      acc[INTERRUPTED_UP]! += e - s;
-    } else if (field === INTERRUPTION_DOWN && next.state === 'up') {
-      acc[RECOVERIES]! += 1;
-      acc[MEASURED_RECOVERIES]! += 1;
-      acc[RECOVERED_DOWN]! += e - s;
-    }
-    if (next.unobserved !== undefined) {
-      acc[INTERRUPTIONS]! += next.unobserved.interruptions;
-      acc[RECOVERIES]! += next.unobserved.recoveries;
-    }
+    // The whole segment, and the event of leaving it at e (C(t) includes it when e ≤ t).
+    addSegment(transitions, c, i, acc);
   }
   for (; k < count; k++) {
     const o = k * FIELDS;
@@ -112,11 +196,11 @@ export function cumulativeAt(timeline: Timeline, horizon: number, times: ArrayLi
   }
 }
 
-/** Totals over the window (from, to]: C(to) − C(from). */
-export function windowTotals(timeline: Timeline, horizon: number, from: number, to: number): Float64Array {
-  const c = new Float64Array(2 * FIELDS);
-  cumulativeAt(timeline, horizon, [from, to], c);
-  const totals = new Float64Array(FIELDS);
-  for (let f = 0; f < FIELDS; f++) totals[f] = c[FIELDS + f]! - c[f]!;
-  return totals;
+/** Totals over the window (from, to]: C(to) − C(from), written into `out` (a new array by default). */
+export function windowTotals(timeline: Timeline, horizon: number, from: number, to: number, out: Float64Array = new Float64Array(FIELDS)): Float64Array {
+  WINDOW_TIMES[0] = from;
+  WINDOW_TIMES[1] = to;
+  cumulativeAt(timeline, horizon, WINDOW_TIMES, WINDOW_C);
+  for (let f = 0; f < FIELDS; f++) out[f] = WINDOW_C[FIELDS + f]! - WINDOW_C[f]!;
+  return out;
 }
