@@ -439,12 +439,28 @@ async function makePki(dir: string): Promise<Pki> {
   };
 }
 
+let installing: Promise<void> | null = null;
+
+/** A fresh machine may lack the openssl CLI: as root, install Debian's package once (as the
+ *  PostgreSQL helper does for postgresql); otherwise say how. */
+async function installOpenssl(): Promise<void> {
+  if (process.getuid?.() !== 0) {
+    throw new Error('openssl not found; on Debian/Ubuntu install it with `sudo apt-get install -y openssl` (OpenSSL 3 is needed)');
+  }
+  installing ??= (async () => {
+    await execFileP('apt-get', ['update', '-q']);
+    await execFileP('apt-get', ['install', '-y', '-q', 'openssl'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  })();
+  await installing;
+}
+
 async function openssl(args: string[]): Promise<void> {
   try {
     await execFileP('openssl', args);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new Error('openssl not found; on Debian/Ubuntu install it with `sudo apt-get install -y openssl` (OpenSSL 3 is needed)');
+      await installOpenssl();
+      return openssl(args);
     }
     throw new Error(`openssl ${args.slice(0, 2).join(' ')} failed: ${(err as { stderr?: string }).stderr ?? String(err)}`);
   }
