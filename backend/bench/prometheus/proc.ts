@@ -1,0 +1,107 @@
+// What the benchmark reads about a server process from /proc, timed HTTP calls, and the statistics
+// it reports (median and p99 of a handful of runs).
+
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+let ticksPerSecond: number | null = null;
+
+/** USER_HZ: the unit of utime and stime in /proc/<pid>/stat. */
+function clockTicks(): number {
+  if (ticksPerSecond === null) {
+    try {
+      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+
+/** CPU seconds (user + system) the process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks();
+}
+
+export interface Memory {
+  /** VmRSS: resident now. */
+  rssBytes: number;
+  /** VmHWM: the peak resident size so far. */
+  peakRssBytes: number;
+}
+
+export function memory(pid: number): Memory {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  return { rssBytes: kb('VmRSS'), peakRssBytes: kb('VmHWM') };
+}
+
+/** A free TCP port on the loopback interface. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export interface Timed {
+  ms: number;
+  status: number;
+  body: string;
+}
+
+/** One HTTP exchange, timed from the request to the last byte of the answer (not its parsing). */
+export async function timedFetch(url: string, init?: RequestInit): Promise<Timed> {
+  const t = performance.now();
+  const res = await fetch(url, init);
+  const body = await res.text();
+  return { ms: performance.now() - t, status: res.status, body };
+}
+
+export interface Stats {
+  runs: number;
+  median: number;
+  /** Nearest rank: with fewer than 100 runs it is the slowest run. */
+  p99: number;
+  min: number;
+  max: number;
+}
+
+export function stats(values: readonly number[]): Stats {
+  const sorted = [...values].sort((a, b) => a - b);
+  const n = sorted.length;
+  const median = n % 2 === 1 ? sorted[(n - 1) / 2]! : (sorted[n / 2 - 1]! + sorted[n / 2]!) / 2;
+  return { runs: n, median, p99: sorted[Math.max(0, Math.ceil(0.99 * n) - 1)]!, min: sorted[0]!, max: sorted[n - 1]! };
+}
+
+export const MiB = 2 ** 20;
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Resolves after `ms` without keeping the process alive (for races against a process's exit). */
+export function deadline(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** Formats for the tables. */
+export const fmt = (n: number, digits = 1): string =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+export const int = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+/** Milliseconds with a precision that suits their size. */
+export function ms(n: number): string {
+  if (n >= 1000) return `${fmt(n / 1000, 2)} s`;
+  if (n >= 100) return `${fmt(n, 0)} ms`;
+  if (n >= 10) return `${fmt(n, 1)} ms`;
+  return `${fmt(n, 2)} ms`;
+}

@@ -1,0 +1,448 @@
+// The questions, as each side is asked them over HTTP, and how each answer is checked: Upness's
+// against the truth (it must be equal), Prometheus's against the truth (how far off a 15 s
+// scrape is) and against a 15 s sampling of the truth (it must be equal: the import is right).
+//
+// Which PromQL matches which Upness figure, on a gauge that is 1 up, 0 provisioning or down, and
+// absent while suspended or after the end:
+//   uptimeRatio = up / (up + provisioning + down), suspended excluded
+//       ≈ avg_over_time(jobset_up[W]): the share of present samples that are 1.
+//   interruptions = up → down or up → failed
+//       ≈ resets(jobset_up[W]): 1 → 0 between consecutive present samples. It misses restarts
+//         faster than a scrape (zero-length ones always), misses up → failed (the series ends
+//         without a 0), and counts a preemption (1, suspended: absent, resumed: 0) as one.
+//   recoveries = down → up
+//       ≈ changes(jobset_up[W]) - resets(jobset_up[W]): 0 → 1 between present samples. It also
+//         counts every first up (provisioning → up after creation or a resume), which is not a
+//         recovery, and misses recoveries from zero-length restarts.
+
+import { FIGURE_NAMES, figureValue, type FigureName, type Figures } from '../../src/series/figures.ts';
+import { METRIC, SCRAPE_MS, type SampledModel } from './prometheus.ts';
+import type { Truth } from './truth.ts';
+
+export interface Window {
+  from: number;
+  to: number;
+  /** The hourly series: Upness's points (first … last, every stepMs). */
+  first: number;
+  last: number;
+  stepMs: number;
+  rollingMs: number;
+  maxDataPoints: number;
+}
+
+export interface Detail {
+  namespace: string;
+  name: string;
+  uids: string[];
+  /** The truth's figures of each UID over the window. */
+  figures: Map<string, Figures>;
+}
+
+export interface PromRequest {
+  path: '/api/v1/query' | '/api/v1/query_range';
+  params: Record<string, string>;
+}
+
+/** How an answer compares with a reference, value by value. */
+export class Diff {
+  compared = 0;
+  /** The reference has a value, the answer has none. */
+  missing = 0;
+  /** The answer has a value, the reference has none. */
+  extra = 0;
+  max = 0;
+  sum = 0;
+  answerTotal = 0;
+  referenceTotal = 0;
+  /** Values left out of the comparison (JobSets whose UID the simulator reused). */
+  skipped = 0;
+  /** The first few values that differ, to say where to look. */
+  examples: { key: string; answer: number | null; reference: number | null }[] = [];
+
+  add(answer: number | null | undefined, reference: number | null | undefined, key = ''): void {
+    const a = answer ?? null;
+    const r = reference ?? null;
+    if (a === null && r === null) {
+      this.compared++;
+      return;
+    }
+    if (a === null || r === null) {
+      if (a === null) this.missing++;
+      else this.extra++;
+      this.#example(key, a, r);
+      return;
+    }
+    const d = Math.abs(a - r);
+    this.compared++;
+    this.sum += d;
+    if (d > this.max) this.max = d;
+    if (d > 0) this.#example(key, a, r);
+    this.answerTotal += a;
+    this.referenceTotal += r;
+  }
+
+  #example(key: string, answer: number | null, reference: number | null): void {
+    if (this.examples.length < 5) this.examples.push({ key, answer, reference });
+  }
+
+  get mean(): number {
+    return this.compared > 0 ? this.sum / this.compared : 0;
+  }
+
+  exact(tolerance = 0): boolean {
+    return this.missing === 0 && this.extra === 0 && this.max <= tolerance;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      compared: this.compared,
+      missing: this.missing,
+      extra: this.extra,
+      skipped: this.skipped,
+      maxAbs: this.max,
+      meanAbs: this.mean,
+      answerTotal: this.answerTotal,
+      referenceTotal: this.referenceTotal,
+      examples: this.examples,
+    };
+  }
+}
+
+export type Unit = 'ratio' | 'count' | 'seconds';
+
+export interface Check {
+  /** Against the truth, per value of the answer. */
+  truth: Diff;
+  unit: Unit;
+  /** More comparisons to show (e.g. each fleet figure), by name. */
+  parts?: Record<string, { diff: Diff; unit: Unit }>;
+  /** Prometheus: against a 15 s sampling of the truth (must be equal up to float rounding). */
+  sampled?: Diff;
+  /** Upness: every figure of every JobSet in the answer compared with the truth. */
+  everyFigure?: Diff;
+}
+
+export interface Question {
+  id: string;
+  title: string;
+  upness(w: Window, detail: Detail): unknown;
+  prometheus(w: Window, detail: Detail): PromRequest[];
+  checkUpness(body: string, truth: Truth, w: Window, detail: Detail): Check;
+  checkPrometheus(bodies: string[], truth: Truth, model: SampledModel, w: Window, detail: Detail): Check;
+}
+
+// ── Reading the answers ──────────────────────────────────────────────────────────────────────
+
+interface Frame {
+  schema: { name?: string; fields: { name: string; labels?: Record<string, string> }[] };
+  data: { values: unknown[][] };
+}
+
+function upnessFrames(body: string, refId: string): Frame[] {
+  const parsed = JSON.parse(body) as { results?: Record<string, { status: number; frames?: Frame[]; error?: string }>; error?: string };
+  const result = parsed.results?.[refId];
+  if (result === undefined || result.status !== 200) throw new Error(`Upness did not answer ${refId}: ${result?.error ?? parsed.error ?? body.slice(0, 200)}`);
+  return result.frames ?? [];
+}
+
+function column<T>(frame: Frame, name: string): T[] {
+  const i = frame.schema.fields.findIndex((f) => f.name === name);
+  if (i < 0) throw new Error(`Upness frame ${frame.schema.name} has no field ${name}`);
+  return frame.data.values[i] as T[];
+}
+
+/** The summary table as rows keyed by UID. */
+function summaryRows(body: string, refId = 'A'): Map<string, Record<string, unknown>> {
+  const frame = upnessFrames(body, refId)[0]!;
+  const names = frame.schema.fields.map((f) => f.name);
+  const rows = new Map<string, Record<string, unknown>>();
+  const uids = column<string>(frame, 'uid');
+  uids.forEach((uid, r) => rows.set(uid, Object.fromEntries(names.map((n, i) => [n, frame.data.values[i]![r]]))));
+  return rows;
+}
+
+/** The first series frame's (time → value) map, and its value field's labels. */
+function seriesPoints(frame: Frame): { labels: Record<string, string>; points: Map<number, number | null> } {
+  const times = frame.data.values[0] as number[];
+  const values = frame.data.values[1] as (number | null)[];
+  return { labels: frame.schema.fields[1]!.labels ?? {}, points: new Map(times.map((t, i) => [t, values[i]!])) };
+}
+
+interface PromSeries {
+  metric: Record<string, string>;
+  value?: [number, string];
+  values?: [number, string][];
+}
+
+function promResult(body: string): PromSeries[] {
+  const parsed = JSON.parse(body) as { status: string; data?: { result: PromSeries[] }; error?: string };
+  if (parsed.status !== 'success') throw new Error(`Prometheus answered ${parsed.status}: ${parsed.error ?? body.slice(0, 200)}`);
+  return parsed.data!.result;
+}
+
+function promNumber(text: string): number | null {
+  const v = Number(text);
+  return Number.isFinite(v) ? v : null;
+}
+
+/** One value per UID from an instant vector. */
+function promByUid(body: string): Map<string, number | null> {
+  return new Map(promResult(body).map((s) => [s.metric.uid!, promNumber(s.value![1])]));
+}
+
+/** Points (ms → value) of each series of a range answer, keyed by a label (or '' for one series). */
+function promSeries(body: string, label: string | null): Map<string, Map<number, number | null>> {
+  return new Map(promResult(body).map((s) => [label === null ? '' : (s.metric[label] ?? ''), new Map(s.values!.map(([t, v]) => [Math.round(t * 1000), promNumber(v)]))]));
+}
+
+// ── Helpers shared by the questions ──────────────────────────────────────────────────────────
+
+const range = (w: Window): string => `${(w.to - w.from) / 1000}s`;
+const instant = (w: Window, query: string): PromRequest => ({ path: '/api/v1/query', params: { query, time: String(w.to / 1000) } });
+const rangeQuery = (w: Window, query: string): PromRequest => ({
+  path: '/api/v1/query_range',
+  params: { query, start: String(w.first / 1000), end: String(w.last / 1000), step: String(w.stepMs / 1000) },
+});
+
+/** What Grafana sends to /api/ds/query, for the data source's queries. */
+function grafanaBody(w: Window, queries: Record<string, unknown>[]): unknown {
+  return {
+    from: String(w.from),
+    to: String(w.to),
+    queries: queries.map((q) => ({ datasource: { type: 'upness-jobset-datasource', uid: 'upness' }, intervalMs: w.stepMs, maxDataPoints: w.maxDataPoints, ...q })),
+  };
+}
+
+/** Upness's per-JobSet table, checked figure by figure; `figure` is the one the question is about. */
+function checkSummaryTable(body: string, truth: Truth, figure: FigureName): Check {
+  const rows = summaryRows(body);
+  const diff = new Diff();
+  const every = new Diff();
+  const reused = new Set(truth.duplicates.uids);
+  for (const [uid, t] of truth.perJobSet) {
+    if (reused.has(uid)) {
+      diff.skipped++;
+      every.skipped++;
+      continue;
+    }
+    const row = rows.get(uid);
+    diff.add(row === undefined ? null : (row[figure] as number | null), t.figures[figure], uid);
+    for (const f of FIGURE_NAMES) every.add(row === undefined ? null : (row[f] as number | null), t.figures[f], `${uid} ${f}`);
+  }
+  for (const uid of rows.keys()) {
+    if (!truth.perJobSet.has(uid)) {
+      diff.extra++;
+      every.extra++;
+    }
+  }
+  return { truth: diff, unit: figure === 'uptimeRatio' ? 'ratio' : 'count', everyFigure: every };
+}
+
+/** Prometheus's per-UID vector against the truth's figure and the sampled model's value. */
+function checkPerUid(body: string, truth: Truth, model: SampledModel, figure: FigureName, sampled: (u: { count: number; up: number; resets: number; changes: number }) => number | null): Check {
+  const answer = promByUid(body);
+  const diff = new Diff();
+  const vsModel = new Diff();
+  const reused = new Set(truth.duplicates.uids);
+  for (const [uid, t] of truth.perJobSet) {
+    if (reused.has(uid)) {
+      diff.skipped++;
+      vsModel.skipped++;
+      continue;
+    }
+    let reference = t.figures[figure];
+    // A JobSet never up nor down in the window has no uptime ratio: both sides agree when absent.
+    if (figure !== 'uptimeRatio' && reference === 0 && !answer.has(uid)) reference = null;
+    diff.add(answer.get(uid), reference, uid);
+    const m = model.perUid.get(uid);
+    vsModel.add(answer.get(uid), m === undefined || m.count === 0 ? null : sampled(m), uid);
+  }
+  for (const uid of answer.keys()) {
+    if (!truth.perJobSet.has(uid)) {
+      diff.extra++;
+      vsModel.extra++;
+    }
+  }
+  return { truth: diff, unit: figure === 'uptimeRatio' ? 'ratio' : 'count', sampled: vsModel };
+}
+
+const ratio = (totals: ArrayLike<number>): number | null => figureValue(totals, 0, 'uptimeRatio', null);
+
+/** Up seconds from a states frame: the rows' times and states, each lasting until the next row. */
+function upSecondsFromStates(frame: Frame): number {
+  const times = frame.data.values[0] as number[];
+  const states = frame.data.values[1] as (string | null)[];
+  let ms = 0;
+  for (let i = 0; i + 1 < times.length; i++) if (states[i] === 'up') ms += times[i + 1]! - times[i]!;
+  return ms / 1000;
+}
+
+/** The detail JobSet's up time over the window, summed over its UIDs in whole milliseconds (no rounding). */
+function truthUpSeconds(d: Detail): number {
+  return d.uids.reduce((a, uid) => a + Math.round(d.figures.get(uid)!.upSeconds * 1000), 0) / 1000;
+}
+
+// ── The questions ────────────────────────────────────────────────────────────────────────────
+
+export const QUESTIONS: Question[] = [
+  {
+    id: 'uptime-per-jobset',
+    title: 'Uptime ratio per JobSet, whole range',
+    upness: (w) => grafanaBody(w, [{ refId: 'A', queryType: 'summary', groupBy: 'none' }]),
+    prometheus: (w) => [instant(w, `avg_over_time(${METRIC}[${range(w)}])`)],
+    checkUpness: (body, truth) => checkSummaryTable(body, truth, 'uptimeRatio'),
+    checkPrometheus: ([body], truth, model) => checkPerUid(body!, truth, model, 'uptimeRatio', (m) => m.up / m.count),
+  },
+  {
+    id: 'interruptions-per-jobset',
+    title: 'Interruptions per JobSet, whole range',
+    upness: (w) => grafanaBody(w, [{ refId: 'A', queryType: 'summary', groupBy: 'none' }]),
+    prometheus: (w) => [instant(w, `resets(${METRIC}[${range(w)}])`)],
+    checkUpness: (body, truth) => checkSummaryTable(body, truth, 'interruptions'),
+    checkPrometheus: ([body], truth, model) => checkPerUid(body!, truth, model, 'interruptions', (m) => m.resets),
+  },
+  {
+    id: 'recoveries-per-jobset',
+    title: 'Recoveries per JobSet, whole range',
+    upness: (w) => grafanaBody(w, [{ refId: 'A', queryType: 'summary', groupBy: 'none' }]),
+    prometheus: (w) => [instant(w, `changes(${METRIC}[${range(w)}]) - resets(${METRIC}[${range(w)}])`)],
+    checkUpness: (body, truth) => checkSummaryTable(body, truth, 'recoveries'),
+    checkPrometheus: ([body], truth, model) => checkPerUid(body!, truth, model, 'recoveries', (m) => m.changes - m.resets),
+  },
+  {
+    id: 'fleet-summary',
+    title: 'Fleet summary: pooled uptime ratio, Σ interruptions, Σ recoveries',
+    upness: (w) => grafanaBody(w, [{ refId: 'A', queryType: 'summary', groupBy: 'all', aggregate: 'pooled' }]),
+    prometheus: (w) => [
+      instant(w, `sum(sum_over_time(${METRIC}[${range(w)}])) / sum(count_over_time(${METRIC}[${range(w)}]))`),
+      instant(w, `sum(resets(${METRIC}[${range(w)}]))`),
+      instant(w, `sum(changes(${METRIC}[${range(w)}])) - sum(resets(${METRIC}[${range(w)}]))`),
+    ],
+    checkUpness: (body, truth) => {
+      const frame = upnessFrames(body, 'A')[0]!;
+      const parts: Record<string, { diff: Diff; unit: Unit }> = {};
+      const all = new Diff();
+      for (const f of ['uptimeRatio', 'interruptions', 'recoveries'] as const) {
+        const diff = new Diff();
+        diff.add(column<number | null>(frame, f)[0], figureValue(truth.fleet, 0, f, null));
+        parts[f] = { diff, unit: f === 'uptimeRatio' ? 'ratio' : 'count' };
+      }
+      // Every pooled figure but the time to first up (pooled as a mean of the JobSets' own).
+      for (const f of FIGURE_NAMES) if (f !== 'timeToFirstUpSeconds') all.add(column<number | null>(frame, f)[0], figureValue(truth.fleet, 0, f, null));
+      return { truth: all, unit: 'ratio', parts, everyFigure: all };
+    },
+    checkPrometheus: (bodies, truth, model, w) => {
+      const [uptime, resets, recoveries] = bodies.map((b) => {
+        const r = promResult(b);
+        return r.length > 0 ? promNumber(r[0]!.value![1]) : null;
+      });
+      const s = model.window(w.from, w.to, null);
+      let sumResets = 0;
+      let sumChanges = 0;
+      for (const m of model.perUid.values()) {
+        sumResets += m.resets;
+        sumChanges += m.changes;
+      }
+      const parts: Record<string, { diff: Diff; unit: Unit }> = {};
+      const sampled = new Diff();
+      const answers = { uptimeRatio: uptime, interruptions: resets, recoveries };
+      const modelled = { uptimeRatio: s.count > 0 ? s.up / s.count : null, interruptions: sumResets, recoveries: sumChanges - sumResets };
+      for (const f of ['uptimeRatio', 'interruptions', 'recoveries'] as const) {
+        const diff = new Diff();
+        diff.add(answers[f], figureValue(truth.fleet, 0, f, null));
+        parts[f] = { diff, unit: f === 'uptimeRatio' ? 'ratio' : 'count' };
+        sampled.add(answers[f], modelled[f]);
+      }
+      return { truth: parts.uptimeRatio!.diff, unit: 'ratio', parts, sampled };
+    },
+  },
+  {
+    id: 'fleet-series-1h',
+    title: 'Fleet uptime ratio series, 1 h steps over the range',
+    upness: (w) => grafanaBody(w, [{ refId: 'A', queryType: 'series', metric: 'uptimeRatio', groupBy: 'all', aggregate: 'pooled', window: 'step' }]),
+    prometheus: (w) => [rangeQuery(w, `sum(sum_over_time(${METRIC}[1h])) / sum(count_over_time(${METRIC}[1h]))`)],
+    checkUpness: (body, truth) => {
+      const { points } = seriesPoints(upnessFrames(body, 'A')[0]!);
+      const diff = new Diff();
+      truth.points.forEach((t, k) => diff.add(points.get(t), ratio(truth.windowTotals(k, 1, null)), new Date(t).toISOString()));
+      diff.extra += [...points.keys()].filter((t) => !truth.points.includes(t)).length;
+      return { truth: diff, unit: 'ratio' };
+    },
+    checkPrometheus: ([body], truth, model, w) => {
+      const points = promSeries(body!, null).get('') ?? new Map<number, number | null>();
+      const diff = new Diff();
+      const sampled = new Diff();
+      truth.points.forEach((t, k) => {
+        diff.add(points.get(t), ratio(truth.windowTotals(k, 1, null)));
+        const s = model.window(t - w.stepMs, t, null);
+        sampled.add(points.get(t), s.count > 0 ? s.up / s.count : null);
+      });
+      return { truth: diff, unit: 'ratio', sampled };
+    },
+  },
+  {
+    id: 'rolling-24h-by-namespace',
+    title: 'Rolling 24 h uptime ratio by namespace, 1 h steps',
+    upness: (w) => grafanaBody(w, [{ refId: 'A', queryType: 'series', metric: 'uptimeRatio', groupBy: 'namespace', aggregate: 'pooled', window: 'rolling', rolling: '24h' }]),
+    prometheus: (w) => [
+      rangeQuery(w, `sum by (namespace) (sum_over_time(${METRIC}[24h])) / sum by (namespace) (count_over_time(${METRIC}[24h]))`),
+    ],
+    checkUpness: (body, truth, w) => {
+      const frames = upnessFrames(body, 'A').map(seriesPoints);
+      const diff = new Diff();
+      const buckets = w.rollingMs / w.stepMs;
+      for (const ns of truth.namespaces()) {
+        const points = frames.find((f) => f.labels.namespace === ns)?.points ?? new Map<number, number | null>();
+        truth.points.forEach((t, k) => diff.add(points.get(t), ratio(truth.windowTotals(k, buckets, ns)), `${ns} ${new Date(t).toISOString()}`));
+      }
+      diff.extra += frames.filter((f) => !truth.namespaces().includes(f.labels.namespace ?? '')).length;
+      return { truth: diff, unit: 'ratio' };
+    },
+    checkPrometheus: ([body], truth, model, w) => {
+      const series = promSeries(body!, 'namespace');
+      const diff = new Diff();
+      const sampled = new Diff();
+      const buckets = w.rollingMs / w.stepMs;
+      for (const ns of truth.namespaces()) {
+        const points = series.get(ns) ?? new Map<number, number | null>();
+        truth.points.forEach((t, k) => {
+          diff.add(points.get(t), ratio(truth.windowTotals(k, buckets, ns)));
+          const s = model.window(t - w.rollingMs, t, ns);
+          sampled.add(points.get(t), s.count > 0 ? s.up / s.count : null);
+        });
+      }
+      return { truth: diff, unit: 'ratio', sampled };
+    },
+  },
+  {
+    id: 'jobset-detail',
+    title: "One JobSet's detail: states over the range, and its figures",
+    upness: (w, d) =>
+      grafanaBody(w, [
+        { refId: 'S', queryType: 'states', namespaces: [d.namespace], name: d.name },
+        { refId: 'F', queryType: 'summary', namespaces: [d.namespace], name: d.name },
+      ]),
+    prometheus: (w, d) => [instant(w, `${METRIC}{namespace="${d.namespace}",jobset="${d.name}"}[${range(w)}]`)],
+    checkUpness: (body, _truth, _w, d) => {
+      const states = upnessFrames(body, 'S');
+      const rows = summaryRows(body, 'F');
+      const diff = new Diff();
+      diff.add(states.length === 1 ? upSecondsFromStates(states[0]!) : null, truthUpSeconds(d));
+      const every = new Diff();
+      for (const uid of d.uids) for (const f of FIGURE_NAMES) every.add(rows.get(uid)?.[f] as number | null | undefined, d.figures.get(uid)![f]);
+      every.extra += [...rows.keys()].filter((uid) => !d.uids.includes(uid)).length;
+      return { truth: diff, unit: 'seconds', everyFigure: every };
+    },
+    checkPrometheus: ([body], _truth, model, _w, d) => {
+      const series = promResult(body!);
+      let upSamples = 0;
+      for (const s of series) for (const [, v] of s.values ?? []) if (v === '1') upSamples++;
+      const diff = new Diff();
+      diff.add((upSamples * SCRAPE_MS) / 1000, truthUpSeconds(d));
+      const sampled = new Diff();
+      const modelled = d.uids.reduce((a, uid) => a + (model.perUid.get(uid)?.up ?? 0), 0);
+      sampled.add(upSamples, modelled);
+      return { truth: diff, unit: 'seconds', sampled };
+    },
+  },
+];

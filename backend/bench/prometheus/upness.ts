@@ -1,0 +1,148 @@
+// Upness as a user runs it: `upness serve --memory --trace -` on the loopback interface, the
+// simulated fleet's trace piped into its standard input straight from the simulator's process
+// (generate.ts; nothing is written to disk), then asked over HTTP.
+
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { deserialize } from 'node:v8';
+import type { GenerateDone, GenerateRequest } from './generate.ts';
+import { cpuSeconds, deadline, memory, sleep, timedFetch, type Timed } from './proc.ts';
+import { Truth, type TruthData } from './truth.ts';
+
+const BIN = join(import.meta.dirname, '../../bin/upness.js');
+const GENERATE = join(import.meta.dirname, 'generate.ts');
+
+export interface UpnessLoad {
+  observations: number;
+  traceBytes: number;
+  wallSeconds: number;
+  /** CPU seconds of the server during the load: observations ÷ these is the rate per core. */
+  serverCpuSeconds: number;
+  /** CPU seconds of the simulator's process (making the trace and summing the truth). */
+  generatorCpuSeconds: number;
+  baselineRssBytes: number;
+  rssBytes: number;
+  peakRssBytes: number;
+  jobsets: number;
+  horizon: number;
+}
+
+export interface UpnessOptions {
+  /** Extra Node flags for the server, e.g. --cpu-prof. */
+  nodeFlags?: string[];
+}
+
+export class UpnessServer {
+  readonly url: string;
+  readonly #child: ChildProcess;
+  readonly #exited: Promise<number | null>;
+
+  private constructor(url: string, child: ChildProcess, exited: Promise<number | null>) {
+    this.url = url;
+    this.#child = child;
+    this.#exited = exited;
+  }
+
+  get pid(): number {
+    return this.#child.pid!;
+  }
+
+  get exited(): Promise<number | null> {
+    return this.#exited;
+  }
+
+  /** Starts the server reading its trace from `stdin`, and waits until it listens. */
+  static async start(stdin: Readable, options: UpnessOptions = {}): Promise<UpnessServer> {
+    const env = { ...process.env };
+    delete env.UPNESS_TOKEN; // the benchmark asks without a token
+    const child = spawn(
+      process.execPath,
+      [...(options.nodeFlags ?? []), BIN, 'serve', '--memory', '--trace', '-', '--host', '127.0.0.1', '--port', '0', '--log-level', 'info'],
+      { stdio: [stdin, 'pipe', 'inherit'], env },
+    );
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // The service logs JSON lines (pino): the "listening" line says where. Its log is read to the end.
+    const lines = createInterface({ input: child.stdout! });
+    const url = await new Promise<string>((resolve, reject) => {
+      lines.on('line', (line) => {
+        try {
+          const entry = JSON.parse(line) as { msg?: string; url?: string };
+          if (entry.msg === 'listening' && entry.url !== undefined) resolve(entry.url);
+        } catch {
+          // not a log line
+        }
+      });
+      void exited.then((code) => reject(new Error(`upness serve exited (code ${code}) before listening`)));
+    });
+    return new UpnessServer(url, child, exited);
+  }
+
+  /** POST /api/v1/query with Grafana's query body. */
+  query(body: unknown): Promise<Timed> {
+    return timedFetch(`${this.url}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  }
+
+  /** SIGTERM: the service stops cleanly (and writes its profiles when started with --cpu-prof / --heap-prof). */
+  async stop(): Promise<void> {
+    if (this.#child.exitCode !== null) return;
+    this.#child.kill('SIGTERM');
+    await Promise.race([this.#exited, deadline(60_000)]);
+    if (this.#child.exitCode === null) this.#child.kill('SIGKILL');
+  }
+}
+
+/**
+ * Starts the simulator's process and the server, the one's standard output being the other's
+ * standard input, measures the load until /readyz says the whole trace is replayed, and returns
+ * the server with the truth the simulator summed.
+ */
+export async function loadFleet(
+  request: Omit<GenerateRequest, 'serverPid'>,
+  options: UpnessOptions,
+): Promise<{ server: UpnessServer; load: UpnessLoad; truth: Truth }> {
+  const generator = fork(GENERATE, [], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const generatorExited = new Promise<number | null>((resolve) => generator.once('exit', (code) => resolve(code)));
+  const server = await UpnessServer.start(generator.stdout!, options);
+  generator.stdout!.destroy(); // the server holds the pipe now
+  const baseline = memory(server.pid).rssBytes;
+  const cpu0 = cpuSeconds(server.pid);
+  const t0 = performance.now();
+  const done = new Promise<GenerateDone>((resolve, reject) => {
+    generator.once('message', (m) => resolve(m as GenerateDone));
+    void generatorExited.then((code) => reject(new Error(`the simulator's process exited (code ${code}) before it was done`)));
+    void server.exited.then((code) => reject(new Error(`upness serve exited (code ${code}) during the load`)));
+  });
+  generator.send({ ...request, serverPid: server.pid } satisfies GenerateRequest);
+  const generated = await done;
+  let ready: { jobsets: number; horizon: string } | null = null;
+  while (ready === null) {
+    const res = await timedFetch(`${server.url}/readyz`);
+    if (res.status === 200) ready = JSON.parse(res.body) as { jobsets: number; horizon: string };
+    else await sleep(20);
+  }
+  const wallSeconds = (performance.now() - t0) / 1000;
+  const serverCpuSeconds = cpuSeconds(server.pid) - cpu0;
+  const mem = memory(server.pid);
+  await generatorExited;
+  const truth = Truth.fromData(deserialize(readFileSync(request.truthFile)) as TruthData);
+  rmSync(request.truthFile, { force: true });
+  return {
+    server,
+    truth,
+    load: {
+      observations: generated.sent,
+      traceBytes: generated.bytes,
+      wallSeconds,
+      serverCpuSeconds,
+      generatorCpuSeconds: generated.cpuSeconds,
+      baselineRssBytes: baseline,
+      rssBytes: mem.rssBytes,
+      peakRssBytes: mem.peakRssBytes,
+      jobsets: ready.jobsets,
+      horizon: Date.parse(ready.horizon),
+    },
+  };
+}
