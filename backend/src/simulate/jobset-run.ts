@@ -194,7 +194,7 @@ export class JobSetRun {
       manifest = newManifest(this.rng, name, slot.project, task, slot.namespace);
     }
     this.manifest = manifest;
-    this.uid = this.rng.uuid();
+    this.uid = this.rng.uuid([slot.index, seq]);
     this.createdAt = createdAt;
     this.creationTimestamp = kubeTime(createdAt);
     this.metadataHead = `{"name":${JSON.stringify(manifest.name)},"namespace":${JSON.stringify(manifest.namespace)},"uid":"${this.uid}","resourceVersion":`;

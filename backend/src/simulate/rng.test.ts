@@ -70,3 +70,17 @@ describe('timestamps', () => {
     expect(kubeTime(Date.UTC(2026, 0, 1, 0, 0, 5, 999))).toBe('2026-01-01T00:00:05Z');
   });
 });
+
+describe('UIDs of a fleet', () => {
+  it('never repeat, even across hundreds of thousands of JobSets (random ones did: a stream has a 32-bit seed)', () => {
+    const seen = new Set<string>();
+    for (let slot = 0; slot < 2000; slot++) {
+      for (let run = 0; run < 200; run++) seen.add(new Rng(42, 2, slot, run).uuid([slot, run]));
+    }
+    expect(seen.size).toBe(2000 * 200);
+  });
+
+  it('keep the shape of a version-4 UUID', () => {
+    expect(new Rng(1).uuid([5, 7])).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-000005000007$/);
+  });
+});

@@ -19,6 +19,11 @@ function hex32(x: number): string {
   return HEX[(x >>> 24) & 255]! + HEX[(x >>> 16) & 255]! + HEX[(x >>> 8) & 255]! + HEX[x & 255]!;
 }
 
+function hex24(n: number): string {
+  if (!Number.isInteger(n) || n < 0 || n >= 2 ** 24) throw new RangeError(`${n} does not fit a UID's 24 bits`);
+  return n.toString(16).padStart(6, '0');
+}
+
 export class Rng {
   private readonly g: RandomGenerator;
 
@@ -108,14 +113,20 @@ export class Rng {
     return items;
   }
 
-  /** A random RFC 4122 version-4 UUID, as the API server assigns to metadata.uid. */
-  uuid(): string {
+  /**
+   * An RFC 4122 version-4-shaped UUID, as the API server assigns to metadata.uid. With `unique`
+   * (two numbers below 2^24, e.g. a slot and a run), the last 12 hex digits are those numbers, so
+   * UIDs never repeat within a fleet: random ones would (a stream has a 32-bit seed), and
+   * Kubernetes never reuses a UID.
+   */
+  uuid(unique?: [number, number]): string {
     const a = this.u32();
     const b = this.u32();
     const c = this.u32();
     const d = this.u32();
     const bh = hex32(((b & 0xffff0fff) | 0x00004000) >>> 0);
     const ch = hex32(((c & 0x3fffffff) | 0x80000000) >>> 0);
-    return `${hex32(a)}-${bh.slice(0, 4)}-${bh.slice(4)}-${ch.slice(0, 4)}-${ch.slice(4)}${hex32(d)}`;
+    const tail = unique === undefined ? `${ch.slice(4)}${hex32(d)}` : `${hex24(unique[0])}${hex24(unique[1])}`;
+    return `${hex32(a)}-${bh.slice(0, 4)}-${bh.slice(4)}-${ch.slice(0, 4)}-${tail}`;
   }
 }
