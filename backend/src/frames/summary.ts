@@ -2,7 +2,7 @@
 // row per group with every figure aggregated.
 
 import { FIGURE_NAMES } from '../series/figures.ts';
-import { fleetFigure, type GroupBy } from '../series/fleet.ts';
+import { fleetFigures, type GroupBy } from '../series/fleet.ts';
 import { summarize } from '../series/summary.ts';
 import { unitOf } from '../query/types.ts';
 import type { QueryContext } from './context.ts';
@@ -24,13 +24,12 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
     ];
     return [frame(fields, { name: 'summary', refId: query.refId })];
   }
-  const perFigure = FIGURE_NAMES.map((f) => fleetFigure(ctx.timelines, ctx.horizon, ctx.from, ctx.to, f, groupBy, query.aggregate));
-  const groups = perFigure[0] ?? [];
+  const groups = fleetFigures(ctx.timelines, ctx.horizon, ctx.from, ctx.to, groupBy, query.aggregate);
   const dimensions = groups.length > 0 ? Object.keys(groups[0]!.labels) : [];
   const fields: Field[] = [
     ...dimensions.map((d) => stringField(d, groups.map((g) => g.labels[d] ?? ''))),
     numberField('jobsets', groups.map((g) => g.count), { unit: 'none' }),
-    ...FIGURE_NAMES.map((f, i) => numberField(f, perFigure[i]!.map((g) => g.value), { unit: unitOf(f) })),
+    ...FIGURE_NAMES.map((f) => numberField(f, groups.map((g) => g.figures[f]), { unit: unitOf(f) })),
   ];
   return [frame(fields, { name: 'summary', refId: query.refId })];
 }

@@ -2,9 +2,9 @@
 // fleet, or each JobSet alone) and aggregated (sum, mean, min, max, percentiles, or pooled).
 
 import type { Timeline } from '../timeline/types.ts';
-import { figureValue, firstUp, timeToFirstUpAt, type FigureName } from './figures.ts';
+import { FIGURE_NAMES, figureValue, firstUp, timeToFirstUpAt, type FigureName } from './figures.ts';
 import { planSeries, scratchFor, seriesTotals, type RangeSpec } from './range.ts';
-import { FIELDS } from './totals.ts';
+import { FIELDS, windowTotals } from './totals.ts';
 
 /** `none`: each JobSet alone; `all`: the whole fleet as one group. */
 export type GroupBy = 'none' | 'all' | 'cluster' | 'namespace' | 'accelerator' | 'topology' | `label:${string}`;
@@ -188,18 +188,56 @@ export function fleetSeries(
     // total, is pooled as the mean.
     const aggregator = new Aggregator(how === 'pooled' ? 'mean' : how, n, members.length);
     const pooled = how === 'pooled' ? new Float64Array(n * FIELDS) : null;
+    // Time to first up is not a total: only worked out point by point when it is the figure asked.
+    const needsFirstUp = figure === 'timeToFirstUpSeconds';
     for (const tl of members) {
       seriesTotals(tl, horizon, plan, totals, scratch);
-      const first = firstUp(tl);
+      const first = needsFirstUp ? firstUp(tl) : null;
+      if (pooled !== null) {
+        for (let i = 0; i < pooled.length; i++) pooled[i]! += totals[i]!;
+        if (needsFirstUp) for (let k = 0; k < n; k++) aggregator.add(k, first === null ? null : timeToFirstUpAt(first, plan.points[k]!));
+        continue;
+      }
       for (let k = 0; k < n; k++) {
         const ttfu = first === null ? null : timeToFirstUpAt(first, plan.points[k]!);
-        if (pooled === null) aggregator.add(k, figureValue(totals, k * FIELDS, figure, ttfu));
-        else aggregator.add(k, ttfu);
+        aggregator.add(k, figureValue(totals, k * FIELDS, figure, ttfu));
       }
-      if (pooled !== null) for (let i = 0; i < pooled.length; i++) pooled[i]! += totals[i]!;
     }
     const perPoint = aggregator.result();
-    const values = pooled === null ? perPoint : perPoint.map((ttfu, k) => figureValue(pooled, k * FIELDS, figure, ttfu));
+    const values = pooled === null ? perPoint : perPoint.map((ttfu, k) => figureValue(pooled, k * FIELDS, figure, needsFirstUp ? ttfu : null));
     return { ...g, points: plan.points, values, count: members.length };
+  });
+}
+
+/** Every figure over [from, to] for each group, in one pass over the fleet (a grouped table). */
+export function fleetFigures(
+  timelines: readonly Timeline[],
+  horizon: number,
+  from: number,
+  to: number,
+  groupBy: GroupBy,
+  how: Aggregate,
+): (GroupKey & { count: number; figures: Record<FigureName, number | null> })[] {
+  const totals = new Float64Array(FIELDS);
+  return groupTimelines(timelines, groupBy).map(({ members, ...g }) => {
+    const byFigure = FIGURE_NAMES.map(() => new Aggregator(how === 'pooled' ? 'mean' : how, 1, members.length));
+    const pooled = new Float64Array(FIELDS);
+    const ttfuIndex = FIGURE_NAMES.indexOf('timeToFirstUpSeconds');
+    for (const tl of members) {
+      windowTotals(tl, horizon, from, to, totals);
+      const ttfu = timeToFirstUpAt(firstUp(tl), to);
+      if (how === 'pooled') {
+        for (let f = 0; f < FIELDS; f++) pooled[f]! += totals[f]!;
+        byFigure[ttfuIndex]!.add(0, ttfu);
+      } else {
+        FIGURE_NAMES.forEach((name, i) => byFigure[i]!.add(0, figureValue(totals, 0, name, ttfu)));
+      }
+    }
+    const figures = {} as Record<FigureName, number | null>;
+    FIGURE_NAMES.forEach((name, i) => {
+      const value = byFigure[i]!.result()[0]!;
+      figures[name] = how === 'pooled' ? figureValue(pooled, 0, name, name === 'timeToFirstUpSeconds' ? value : null) : value;
+    });
+    return { ...g, count: members.length, figures };
   });
 }

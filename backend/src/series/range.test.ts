@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { arbTimeline, T0 } from '../../test/arbitraries.ts';
 import { min } from '../../test/scenario.ts';
 import type { State, Timeline } from '../timeline/types.ts';
-import { ADDITIVE_FIGURES, figures } from './figures.ts';
-import { aggregate, fleetFigure, fleetSeries, percentile } from './fleet.ts';
+import { ADDITIVE_FIGURES, FIGURE_NAMES, figures } from './figures.ts';
+import { aggregate, fleetFigure, fleetFigures, fleetSeries, percentile } from './fleet.ts';
 import { figureSeries, planSeries, type RangeSpec } from './range.ts';
 
 function timeline(uid: string, namespace: string, ...steps: [number, State][]): Timeline {
@@ -168,5 +168,31 @@ describe('a single window through the fleet path', () => {
     expect(fleetFigure([megamon], horizon, min(70), min(70), 'interruptions', 'all', 'sum')[0]!.value).toBe(0);
     expect(fleetFigure([megamon], horizon, min(69), min(70), 'interruptions', 'all', 'sum')[0]!.value).toBe(1);
     expect(fleetFigure([megamon], horizon, min(70), min(71), 'interruptions', 'all', 'sum')[0]!.value).toBe(0);
+  });
+});
+
+describe('every figure of every group in one pass', () => {
+  it('equals the figure-by-figure answer for any fleet, grouping and aggregate', () => {
+    fc.assert(
+      fc.property(
+        fc.array(arbTimeline, { minLength: 1, maxLength: 6 }),
+        fc.constantFrom<Parameters<typeof fleetFigures>[5]>('sum', 'mean', 'min', 'p90', 'pooled'),
+        fc.constantFrom<Parameters<typeof fleetFigures>[4]>('all', 'namespace', 'none'),
+        (tls, how, groupBy) => {
+          const fleetTl = tls.map((tl, i) => ({ ...tl, uid: `u${i}`, namespace: i % 2 ? 'odd' : 'even' }));
+          const [from, to] = [T0, T0 + 50_000_000];
+          const together = fleetFigures(fleetTl, T0 + 30_000_000, from, to, groupBy, how);
+          for (const name of FIGURE_NAMES) {
+            const alone = fleetFigure(fleetTl, T0 + 30_000_000, from, to, name, groupBy, how);
+            alone.forEach((g, i) => {
+              const v = together[i]!.figures[name];
+              if (g.value === null) expect(v).toBeNull();
+              else expect(v).toBeCloseTo(g.value, 6);
+            });
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
