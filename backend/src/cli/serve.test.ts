@@ -81,6 +81,10 @@ describe('upness serve', () => {
     [['--port', 'http'], /--port must be a port number/],
     [['--terminal-grace', 'soon'], /--terminal-grace must be a duration/],
     [['--token-file', join(dir, 'missing')], /cannot read/],
+    [['--retention', 'forever'], /--retention must be a duration such as 10m or 90d/],
+    [['--snapshot-every', '0'], /--snapshot-every must be a positive whole number/],
+    [['--speed', 'fast'], /--speed must be a positive number/],
+    [['--store', 'mysql://db'], /--store must be a postgres:\/\/ or postgresql:\/\/ URL/],
   ])('refuses bad options %j with a clear message', (args, message) => {
     const run = upness(['serve', ...args]);
     expect(run.status).not.toBe(0);
