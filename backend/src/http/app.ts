@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { RequestError, runQueries } from '../frames/query.ts';
 import { describeZodError } from '../frames/query.ts';
 import { figures, stateAt } from '../series/figures.ts';
+import { timelineEvents } from '../series/events.ts';
 import { summarize } from '../series/summary.ts';
 import { select } from '../query/select.ts';
 import { QueryError } from '../query/selector.ts';
@@ -99,15 +100,11 @@ function causeJson(c: Cause): Omit<Cause, 'at'> & { at: string } {
 type EventJson = { type: 'interruption' | 'recovery'; time: string; causes?: ReturnType<typeof causeJson>[] };
 
 function events(tl: Timeline): EventJson[] {
-  const out: EventJson[] = [];
-  for (let i = 1; i < tl.transitions.length; i++) {
-    const prev = tl.transitions[i - 1]!.state;
-    const { state, at, causes } = tl.transitions[i]!;
-    const withCauses = causes !== undefined ? { causes: causes.map(causeJson) } : {};
-    if (prev === 'up' && (state === 'down' || state === 'failed')) out.push({ type: 'interruption', time: new Date(at).toISOString(), ...withCauses });
-    if (prev === 'down' && state === 'up') out.push({ type: 'recovery', time: new Date(at).toISOString() });
-  }
-  return out;
+  return timelineEvents(tl).map(({ kind, at, transition }) =>
+    kind === 'interruption' && transition.causes !== undefined
+      ? { type: kind, time: new Date(at).toISOString(), causes: transition.causes.map(causeJson) }
+      : { type: kind, time: new Date(at).toISOString() },
+  );
 }
 
 export function createApp(options: AppOptions): express.Express {

@@ -2,6 +2,7 @@
 // dashboards built for MegaMon work unchanged against a Prometheus that scrapes Upness.
 
 import client from 'prom-client';
+import { timelineEvents } from '../series/events.ts';
 import { figures, stateAt } from '../series/figures.ts';
 import { endOf, INTERRUPTED_UP, RECOVERED_DOWN, windowTotals } from '../series/totals.ts';
 import type { TimelineSource } from '../service/source.ts';
@@ -24,12 +25,9 @@ function jobsetLabels(tl: Timeline): Record<(typeof JOBSET_LABELS)[number], stri
 function latestPeriods(tl: Timeline): { recovered: number | null; interrupted: number | null } {
   let recovered: number | null = null;
   let interrupted: number | null = null;
-  const tr = tl.transitions;
-  for (let i = 1; i < tr.length; i++) {
-    const prev = tr[i - 1]!;
-    const cur = tr[i]!;
-    if (prev.state === 'down' && cur.state === 'up') recovered = (cur.at - prev.at) / 1000;
-    if (prev.state === 'up' && (cur.state === 'down' || cur.state === 'failed')) interrupted = (cur.at - prev.at) / 1000;
+  for (const e of timelineEvents(tl)) {
+    if (e.kind === 'recovery') recovered = (e.at - e.periodStart) / 1000;
+    else interrupted = (e.at - e.periodStart) / 1000;
   }
   return { recovered, interrupted };
 }
