@@ -1,9 +1,10 @@
 // `events`: interruptions as annotation regions, from the interruption to the end of the down
 // period it began (a recovery, a failure, a suspension…) or the end of the range.
 
-import type { Timeline } from '../timeline/types.ts';
+import type { Cause, Timeline } from '../timeline/types.ts';
 import type { QueryContext } from './context.ts';
 import { frame, stringField, timeField, type FrameJSON } from './frame.ts';
+import { timelineEvents } from '../series/events.ts';
 import { humanDuration } from './text.ts';
 
 interface Event {
@@ -14,12 +15,19 @@ interface Event {
   tags: string;
 }
 
+/** A cause in a few words: "NodeNotReady node-7", "PodFailed train-0 (OOMKilled, exit 137)". */
+export function describeCause(c: Cause): string {
+  const who = c.node ?? c.pod ?? '';
+  const details = [c.reason, c.exitCode !== undefined ? `exit ${c.exitCode}` : undefined].filter((d) => d !== undefined && d !== '');
+  return [c.kind, who, details.length > 0 ? `(${details.join(', ')})` : ''].filter((p) => p !== '').join(' ');
+}
+
 function interruptions(tl: Timeline, from: number, to: number, horizon: number): Event[] {
   const events: Event[] = [];
   const tr = tl.transitions;
-  for (let i = 1; i < tr.length; i++) {
-    const { at, state } = tr[i]!;
-    if (tr[i - 1]!.state !== 'up' || (state !== 'down' && state !== 'failed') || at <= from || at > to) continue;
+  for (const { kind, index: i, at, transition } of timelineEvents(tl)) {
+    if (kind !== 'interruption' || at <= from || at > to) continue;
+    const state = transition.state;
     const end = state === 'failed' ? tr[i] : tr[i + 1];
     const timeEnd = end === undefined ? Math.min(to, horizon) : Math.min(end.at, to);
     let text: string;
@@ -27,6 +35,7 @@ function interruptions(tl: Timeline, from: number, to: number, horizon: number):
     else if (end === undefined) text = `Down for ${humanDuration((timeEnd - at) / 1000)} so far.`;
     else if (end.state === 'up') text = end.at === at ? 'Restarted faster than the watch could see it go down (0 s).' : `Down for ${humanDuration((end.at - at) / 1000)}, then recovered.`;
     else text = `Down for ${humanDuration((end.at - at) / 1000)}, then ${end.state}.`;
+    if (transition.causes !== undefined && transition.causes.length > 0) text += ` Causes: ${transition.causes.map(describeCause).join('; ')}.`;
     events.push({
       time: at,
       timeEnd,
