@@ -145,6 +145,8 @@ export function resumeAfterGap(machine: MachineState, view: JobSetView, received
   const rose = view.restarts > machine.restarts;
   const added: Transition[] = [];
   enter(machine, 'unknown', gapStart, receivedAt, added);
+  // Resumed during the gap (its Suspended condition says so): it provisions again, not down.
+  if (!view.suspended && view.resumedAt !== null && view.resumedAt > gapStart) machine.everUp = false;
   added.push(...advance(machine, view, receivedAt, deleted));
   const after = currentState(machine);
   // What can be proven, and no more: a restart count that rose while it was up means it went down at

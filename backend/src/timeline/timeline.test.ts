@@ -448,6 +448,17 @@ describe('gaps in the watch', () => {
     expect(drawn(only(engine))).toEqual(['0:provisioning', '10:up', '40:unknown', '50:deleted']);
   });
 
+  //   0 ─prov─ 10 ─up─ 40 ╳ (suspended at 42, resumed at 45) ╳ 50 not up yet: provisioning, not down
+  it('a JobSet suspended and resumed during the gap provisions again: its Suspended condition proves the resume', () => {
+    const js = new Scenario({ uid: 'a' }, min(0))
+      .created()
+      .up(min(10))
+      .at(min(42), { suspend: true, suspended: { status: 'True', at: min(42) }, ready: 0 })
+      .at(min(45), { suspend: false, suspended: { status: 'False', at: min(45) } });
+    const engine = runWithGap(min(40), min(50), js);
+    expect(drawn(only(engine))).toEqual(['0:provisioning', '10:up', '40:unknown', '50:provisioning']);
+  });
+
   //   created at 44, inside the gap; seen at the resync, already up
   it('a JobSet created during the gap is unknown from its creation until seen', () => {
     const other = new Scenario({ uid: 'o', name: 'other' }, min(0)).created();
