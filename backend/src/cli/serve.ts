@@ -222,6 +222,10 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
       );
     }
     simulation!.start();
+    // Vouch for the history at once: a process killed before the first periodic mark must still
+    // tell its successor where the gap begins.
+    store?.observed(simulation!.advancedTo);
+    await store?.flushed();
     logger.info(source.counts(), 'simulated cluster running');
   }
   if (live === null) source.setReadiness({ ready: true });
