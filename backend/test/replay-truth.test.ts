@@ -8,7 +8,7 @@ import type { Timeline } from '../src/timeline/types.ts';
 import { parseTraceLine } from '../src/trace/parse.ts';
 import { upness } from './cli.ts';
 
-function byUid(timelines: Timeline[]): Map<string, Timeline> {
+function byUid(timelines: readonly Timeline[]): Map<string, Timeline> {
   return new Map(timelines.map((t) => [t.uid, t]));
 }
 

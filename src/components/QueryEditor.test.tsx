@@ -240,6 +240,17 @@ describe('QueryEditor', () => {
     expect(onChange).toHaveBeenLastCalledWith({ ...query, states: ['down'] });
   });
 
+  it('chooses the columns of a summary table, and shows the choice only for summaries', async () => {
+    const { onChange, query, user } = await setup({ ...DEFAULT_QUERY, queryType: 'summary' });
+    await choose(user, 'Columns', /^MTTR/);
+    expect(onChange).toHaveBeenLastCalledWith({ ...query, figures: ['mttrSeconds'] });
+  });
+
+  it('shows no column choice outside summaries', async () => {
+    await setup();
+    expect(screen.queryByLabelText('Columns')).not.toBeInTheDocument();
+  });
+
   it('changes the layer', async () => {
     const { onChange, query, user } = await setup();
     await user.click(screen.getByRole('radio', { name: 'Nodes' }));

@@ -21,6 +21,7 @@ import { hasVariable } from '../interpolate';
 import {
   AGGREGATES,
   DEFAULT_QUERY,
+  FIGURES,
   GROUP_DIMENSIONS,
   type GroupByName,
   LAYERS,
@@ -290,6 +291,21 @@ export function QueryEditor({ query, onChange, onRunQuery, datasource }: Props) 
               />
             </InlineField>
           )}
+        </InlineFieldRow>
+      )}
+
+      {q.queryType === 'summary' && (
+        <InlineFieldRow>
+          <InlineField label="Columns" labelWidth={LABEL_WIDTH} tooltip="The figures the table shows; none chosen means every figure">
+            <MultiCombobox<string>
+              id={id('figures')}
+              width={64}
+              placeholder="Every figure"
+              options={FIGURES.map((value) => ({ value, label: METRIC_LABELS[value].label, description: METRIC_LABELS[value].description }))}
+              value={q.figures}
+              onChange={(options) => update({ figures: options.map((o) => o.value) })}
+            />
+          </InlineField>
         </InlineFieldRow>
       )}
 

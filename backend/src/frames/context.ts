@@ -1,6 +1,7 @@
 // What every query type works from: the timelines a query selected, the time up to which they are
 // observed, its range and its (defaulted) fields.
 
+import type { FleetIndex } from '../series/fleet-index.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { UpnessQuery } from '../query/types.ts';
 import type { Steps } from '../query/step.ts';
@@ -9,9 +10,14 @@ export type ResolvedQuery = Required<Omit<UpnessQuery, 'refId'>> & { refId: stri
 
 export interface QueryContext {
   query: ResolvedQuery;
-  timelines: readonly Timeline[];
+  /** The timelines the query selects: worked out on first use (the fleet index may answer without them). */
+  readonly timelines: readonly Timeline[];
   horizon: number;
   from: number;
   to: number;
+  /** The start of the earliest window the query's points cover: the selection is of JobSets that lived in [selectFrom, to]. */
+  selectFrom: number;
   steps: Steps;
+  /** The JobSet layer's fleet index, when the source keeps one. */
+  index: FleetIndex | null;
 }

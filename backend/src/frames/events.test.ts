@@ -16,7 +16,7 @@ const timeline: Timeline = {
 
 describe('annotations', () => {
   it('name the causes observed around an interruption', () => {
-    const ctx = { query: { refId: 'A' } as ResolvedQuery, timelines: [timeline], horizon: min(90), from: min(0), to: min(90), steps: { stepMs: 1, first: 0, last: 0 } } as QueryContext;
+    const ctx = { query: { refId: 'A' } as ResolvedQuery, timelines: [timeline], horizon: min(90), from: min(0), to: min(90), selectFrom: min(0), steps: { stepMs: 1, first: 0, last: 0 }, index: null } as QueryContext;
     const [frame] = eventsFrames(ctx);
     expect(frame!.data.values[3]).toEqual(['Down for 5m, then recovered. Causes: NodeNotReady node-7; PodFailed train-0 (OOMKilled, exit 137).']);
     expect(describeCause({ kind: 'JobSetRestart', at: 0 })).toBe('JobSetRestart');

@@ -9,12 +9,13 @@ import { QueryError } from '../query/selector.ts';
 import { checkRange, LIMITS, planSteps } from '../query/step.ts';
 import { parseTimeParam } from '../query/time.ts';
 import { DEFAULT_QUERY } from '../query/types.ts';
+import type { FleetIndex } from '../series/fleet-index.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { QueryContext, ResolvedQuery } from './context.ts';
 import { eventsFrames } from './events.ts';
 import type { FrameJSON } from './frame.ts';
 import { fleetFrames } from './fleet.ts';
-import { seriesFrames } from './series.ts';
+import { seriesFrames, seriesSpec, seriesWindowStart } from './series.ts';
 import { statesFrames } from './states.ts';
 import { summaryFrames } from './summary.ts';
 
@@ -30,6 +31,8 @@ export interface Observed {
   horizon: number;
   /** The node layer (layer: 'nodes'), when the source has one. */
   nodes?: { timelines: readonly Timeline[]; horizon: number } | null;
+  /** The JobSet layer's fleet index, when the source keeps one. */
+  index?: FleetIndex | null;
 }
 
 /** A problem with the request as a whole (not one query): the whole request is a 400. */
@@ -65,14 +68,27 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
       layer = observed.nodes;
     }
     const steps = planSteps(from, to, q.intervalMs, q.maxDataPoints);
-    const timelines = select(layer.timelines, query, layer.horizon, from, to);
-    if (query.groupBy === 'none' && (query.queryType === 'series' || query.queryType === 'states') && timelines.length > LIMITS.maxSeriesPerQuery) {
+    // A series point's window counts every JobSet that lived in it, also before `from`.
+    const selectFrom = query.queryType === 'series' ? Math.min(from, seriesWindowStart(seriesSpec(query, steps, from, to))) : from;
+    let selected: readonly Timeline[] | null = null;
+    const ctx: QueryContext = {
+      query,
+      get timelines() {
+        return (selected ??= select(layer.timelines, query, layer.horizon, selectFrom, to));
+      },
+      horizon: layer.horizon,
+      from,
+      to,
+      selectFrom,
+      steps,
+      index: query.layer === 'jobset' ? (observed.index ?? null) : null,
+    };
+    if (query.groupBy === 'none' && (query.queryType === 'series' || query.queryType === 'states') && ctx.timelines.length > LIMITS.maxSeriesPerQuery) {
       throw new QueryError(
         'groupBy',
-        `the query selects ${timelines.length} JobSets, more series than the limit of ${LIMITS.maxSeriesPerQuery}: narrow it with namespaces, name or labelSelector, or group it`,
+        `the query selects ${ctx.timelines.length} JobSets, more series than the limit of ${LIMITS.maxSeriesPerQuery}: narrow it with namespaces, name or labelSelector, or group it`,
       );
     }
-    const ctx: QueryContext = { query, timelines, horizon: layer.horizon, from, to, steps };
     const frames = BY_TYPE[query.queryType](ctx);
     if (frames.length > LIMITS.maxSeriesPerQuery) {
       throw new QueryError('groupBy', `the query makes ${frames.length} series, more than the limit of ${LIMITS.maxSeriesPerQuery}`);

@@ -2,12 +2,13 @@
 // carries its group's labels on the value field: what multi-dimensional alert rules key on.
 
 import { Aggregator, fleetSeries, groupOf, type Aggregate, type GroupBy } from '../series/fleet.ts';
-import { stateAt } from '../series/figures.ts';
-import type { RangeSpec } from '../series/range.ts';
+import { figureValue, stateAt } from '../series/figures.ts';
+import { planSeries, type RangeSpec } from '../series/range.ts';
 import type { Timeline } from '../timeline/types.ts';
 import { parseDuration, unitOf } from '../query/types.ts';
 import type { QueryContext } from './context.ts';
 import { frame, numberField, timeField, type FrameJSON } from './frame.ts';
+import { pooledGroups } from './pooled.ts';
 
 interface Group {
   key: string;
@@ -50,15 +51,36 @@ function upSeries(ctx: QueryContext, groupBy: GroupBy, how: Aggregate): Group[] 
     });
 }
 
+/** The points and windows of a series query (`range`: one point at `to` covering the whole range). */
+export function seriesSpec(query: QueryContext['query'], steps: QueryContext['steps'], from: number, to: number): RangeSpec {
+  if (query.window === 'range') return { start: to, end: to, stepMs: 1, mode: 'rolling', rollingMs: to - from };
+  if (query.window === 'rolling') return { start: steps.first, end: steps.last, stepMs: steps.stepMs, mode: 'rolling', rollingMs: parseRolling(query.rolling) };
+  return { start: steps.first, end: steps.last, stepMs: steps.stepMs, mode: query.window };
+}
+
+/** Where the earliest window of the series begins: a point's window counts every JobSet that lived in it. */
+export function seriesWindowStart(spec: RangeSpec): number {
+  return spec.mode === 'rolling' ? spec.start - (spec.rollingMs ?? 0) : spec.start - spec.stepMs;
+}
+
 function figureSeries(ctx: QueryContext, groupBy: GroupBy, how: Aggregate): Group[] {
   const { query } = ctx;
-  const spec: RangeSpec =
-    query.window === 'range'
-      ? { start: ctx.to, end: ctx.to, stepMs: 1, mode: 'rolling', rollingMs: ctx.to - ctx.from }
-      : query.window === 'rolling'
-        ? { start: ctx.steps.first, end: ctx.steps.last, stepMs: ctx.steps.stepMs, mode: 'rolling', rollingMs: parseRolling(query.rolling) }
-        : { start: ctx.steps.first, end: ctx.steps.last, stepMs: ctx.steps.stepMs, mode: query.window };
-  return fleetSeries(ctx.timelines, ctx.horizon, spec, query.metric as Exclude<typeof query.metric, 'up'>, groupBy, how);
+  const figure = query.metric as Exclude<typeof query.metric, 'up'>;
+  const spec = seriesSpec(query, ctx.steps, ctx.from, ctx.to);
+  const pooled = pooledGroups(ctx);
+  if (pooled !== null) {
+    const plan = planSeries(spec);
+    return pooled.map((g) => ({
+      key: g.key,
+      labels: g.labels,
+      points: plan.points,
+      values: plan.points.map((t, k) => {
+        const w = g.window(plan.times[plan.starts[k]!]!, t);
+        return figureValue(w.totals, 0, figure, w.timeToFirstUpSeconds);
+      }),
+    }));
+  }
+  return fleetSeries(ctx.timelines, ctx.horizon, spec, figure, groupBy, how);
 }
 
 function parseRolling(rolling: string): number {

@@ -141,6 +141,15 @@ describe('POST /api/v1/query', () => {
     expect(columns(grouped.body.results.A.frames[0])).toMatchObject({ namespace: ['team-a', 'team-b'], jobsets: [2, 1], interruptions: [2, 1] });
   });
 
+  it('summary: `figures` narrows the table to the figures asked for, in the table order', async () => {
+    const res = await query({ queryType: 'summary', figures: ['uptimeRatio', 'interruptions'] });
+    const [frame] = res.body.results.A.frames;
+    expect(frame.schema.fields.map((f: any) => f.name)).toEqual(['namespace', 'name', 'uid', 'state', 'interruptions', 'uptimeRatio']);
+    expect(columns(frame).interruptions).toEqual([0, 2, 1]);
+    const grouped = await query({ queryType: 'summary', groupBy: 'all', aggregate: 'pooled', figures: ['recoveries'] });
+    expect(grouped.body.results.A.frames[0].schema.fields.map((f: any) => f.name)).toEqual(['jobsets', 'recoveries']);
+  });
+
   it('states: one row per JobSet name with its changes inside the range, closed at the end', async () => {
     const res = await query({ queryType: 'states', name: 'train' }, String(min(60)), String(min(300)));
     const [frame] = res.body.results.A.frames;
@@ -198,6 +207,7 @@ describe('POST /api/v1/query', () => {
     [{ from: '0', to: TO, queries: [{ refId: 'A' }] }, /spans more than the limit of 400 days/],
     [{ queries: [{ refId: 'A' }] }, /timeRange: missing/],
     [{ from: FROM, to: TO, queries: [{ refId: '' }] }, /queries\[0\]\.refId: must not be empty/],
+    [{ from: FROM, to: TO, queries: [{ refId: 'A', queryType: 'summary', figures: ['uptime'] }] }, /queries\[0\]\.figures\.0: .*"upSeconds"/],
   ])('a query that cannot run is a 400 that says why (%#)', async (body, message) => {
     const res = await service.post('/api/v1/query', body);
     expect(res.status).toBe(400);

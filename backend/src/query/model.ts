@@ -1,7 +1,7 @@
 // The schemas that check what arrives over HTTP, built from the shared query model.
 
 import { z } from 'zod';
-import { AGGREGATES, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, STATES, WINDOWS } from './types.ts';
+import { AGGREGATES, FIGURES, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, STATES, WINDOWS } from './types.ts';
 
 const groupBySchema = z.union([z.enum(GROUP_DIMENSIONS), z.string().regex(/^label:.+$/, 'must be none, all, cluster, namespace, accelerator, topology or label:<key>')], {
   error: 'must be none, all, cluster, namespace, accelerator, topology or label:<key>',
@@ -25,6 +25,7 @@ export const querySchema = z.looseObject({
     .string()
     .refine((s) => parseDuration(s) !== null, 'must be a duration such as 30m, 24h or 7d')
     .optional(),
+  figures: z.array(z.enum(FIGURES)).max(FIGURES.length).optional(),
   intervalMs: z.number().positive().optional(),
   maxDataPoints: z.number().int().positive().optional(),
   /** A per-query range, overriding the request's (the Go plugin backend sends one per query). */

@@ -61,6 +61,8 @@ export interface UpnessQuery {
   window?: WindowName;
   /** Length of the rolling window: `30m`, `24h`, `7d`. */
   rolling?: string;
+  /** `summary`: only these figure columns (empty: every figure). */
+  figures?: string[];
 }
 
 export const DEFAULT_QUERY: Required<Omit<UpnessQuery, 'refId'>> = {
@@ -76,6 +78,7 @@ export const DEFAULT_QUERY: Required<Omit<UpnessQuery, 'refId'>> = {
   aggregate: 'mean',
   window: 'range',
   rolling: '24h',
+  figures: [],
 };
 
 /** Units Grafana knows, per metric: seconds, ratios as percent, counts as plain numbers. */

@@ -196,11 +196,11 @@ export function cumulativeAt(timeline: Timeline, horizon: number, times: ArrayLi
   }
 }
 
-/** Totals over the window (from, to]: C(to) − C(from), written into `out` (a new array by default). */
-export function windowTotals(timeline: Timeline, horizon: number, from: number, to: number, out: Float64Array = new Float64Array(FIELDS)): Float64Array {
+/** Totals over the window (from, to]: C(to) − C(from), written into `out` at `o` (a new array by default). */
+export function windowTotals(timeline: Timeline, horizon: number, from: number, to: number, out: Float64Array = new Float64Array(FIELDS), o = 0): Float64Array {
   WINDOW_TIMES[0] = from;
   WINDOW_TIMES[1] = to;
   cumulativeAt(timeline, horizon, WINDOW_TIMES, WINDOW_C);
-  for (let f = 0; f < FIELDS; f++) out[f] = WINDOW_C[FIELDS + f]! - WINDOW_C[f]!;
+  for (let f = 0; f < FIELDS; f++) out[o + f] = WINDOW_C[FIELDS + f]! - WINDOW_C[f]!;
   return out;
 }

@@ -340,6 +340,10 @@ export class ReplicaSource implements TimelineSource {
     return this.#current.horizon(now);
   }
 
+  index(): ReturnType<NonNullable<TimelineSource['index']>> {
+    return this.#current.index?.() ?? null;
+  }
+
   readiness(): Readiness {
     return this.#current.readiness();
   }

@@ -3,6 +3,7 @@
 // cluster's (a watch, or a trace of one) is a ClusterEngine, which keeps the node layer beside.
 
 import { ClusterEngine } from '../nodes/engine.ts';
+import { FleetIndex } from '../series/fleet-index.ts';
 import type { EngineCounts, TimelineEngine } from '../timeline/engine.ts';
 import type { Timeline } from '../timeline/types.ts';
 
@@ -39,6 +40,8 @@ export interface TimelineSource {
   nodeLayer?(now: number): LayerView | null;
   /** The health of the Kubernetes watches; absent for other sources. */
   watches?(): readonly WatchHealth[];
+  /** Pooled sums of whole namespaces at any time (series/fleet-index.ts), when the source keeps them. */
+  index?(): FleetIndex | null;
 }
 
 /** A source backed by an engine. `live`: observed up to now (a watch or the simulator); else up to the last observation. */
@@ -49,10 +52,17 @@ export class EngineSource implements TimelineSource {
   #readiness: Readiness = { ready: false, reason: 'starting' };
   #watches: (() => readonly WatchHealth[]) | null = null;
 
+  readonly #index = new FleetIndex();
+
   constructor(kind: SourceKind, engine: TimelineEngine, live: boolean) {
     this.kind = kind;
     this.engine = engine;
     this.#live = live;
+    engine.subscribe(this.#index);
+  }
+
+  index(): FleetIndex {
+    return this.#index;
   }
 
   timelines(): readonly Timeline[] {

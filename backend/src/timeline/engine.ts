@@ -14,6 +14,14 @@ export interface TimelineUpdate {
   added: Transition[];
 }
 
+/** Told of every change to the timelines (e.g. an index kept beside them). */
+export interface TimelineListener {
+  /** The timeline gained transitions from index `from` on (0: it is new). */
+  grew(timeline: Timeline, from: number): void;
+  /** The timelines were dropped (retention). */
+  forgot(timelines: readonly Timeline[]): void;
+}
+
 export interface EngineCounts {
   observations: number;
   jobsets: number;
@@ -34,6 +42,9 @@ export class TimelineEngine {
   readonly #seenSinceGap = new Set<string>();
   #observations = 0;
   #skipped = 0;
+  readonly #listeners: TimelineListener[] = [];
+  /** timelines(), kept until a timeline is added or dropped (they grow in place). */
+  #list: Timeline[] | null = null;
 
   readonly #onUpdate: ((update: TimelineUpdate, machine: MachineState) => void) | null;
 
@@ -121,6 +132,7 @@ export class TimelineEngine {
       machine = startMachine(view, receivedAt, this.#watchedFrom!, inGap);
       if (this.#cluster !== undefined) machine.timeline.cluster = this.#cluster;
       this.#machines.set(view.uid, machine);
+      this.#list = null;
       added.push(...machine.timeline.transitions);
       added.push(...advance(machine, view, receivedAt, deleted));
     } else if (inGap && !this.#seenSinceGap.has(view.uid)) {
@@ -130,6 +142,7 @@ export class TimelineEngine {
     }
     if (inGap) this.#seenSinceGap.add(view.uid);
     const update = { timeline: machine.timeline, added };
+    if (added.length > 0) for (const l of this.#listeners) l.grew(machine.timeline, machine.timeline.transitions.length - added.length);
     this.#onUpdate?.(update, machine);
     return update;
   }
@@ -149,7 +162,9 @@ export class TimelineEngine {
     for (const m of machines) {
       if (this.#cluster !== undefined) m.timeline.cluster ??= this.#cluster;
       this.#machines.set(m.timeline.uid, m);
+      for (const l of this.#listeners) l.grew(m.timeline, 0);
     }
+    this.#list = null;
     if (observedUntil !== null) {
       this.#last = observedUntil;
       this.#watchedFrom = Math.min(this.#watchedFrom ?? observedUntil, observedUntil);
@@ -159,15 +174,31 @@ export class TimelineEngine {
 
   /** Drops timelines (retention): they are gone from queries and from what a store keeps. */
   forget(uids: Iterable<string>): void {
-    for (const uid of uids) this.#machines.delete(uid);
+    const gone: Timeline[] = [];
+    for (const uid of uids) {
+      const machine = this.#machines.get(uid);
+      if (machine === undefined) continue;
+      this.#machines.delete(uid);
+      gone.push(machine.timeline);
+    }
+    if (gone.length === 0) return;
+    this.#list = null;
+    for (const l of this.#listeners) l.forgot(gone);
+  }
+
+  /** Tells `listener` of every change from now on, after telling it of every timeline kept so far. */
+  subscribe(listener: TimelineListener): void {
+    for (const m of this.#machines.values()) listener.grew(m.timeline, 0);
+    this.#listeners.push(listener);
   }
 
   timeline(uid: string): Timeline | undefined {
     return this.#machines.get(uid)?.timeline;
   }
 
-  timelines(): Timeline[] {
-    return Array.from(this.#machines.values(), (m) => m.timeline);
+  /** Every timeline. The array is shared until one is added or dropped: do not change it. */
+  timelines(): readonly Timeline[] {
+    return (this.#list ??= Array.from(this.#machines.values(), (m) => m.timeline));
   }
 
   kept(kind: KeptKind): ReadonlyMap<string, KubeObject> {

@@ -1,0 +1,90 @@
+// Pooled queries answered from the fleet index give the frames the per-JobSet path gives, on a
+// simulated fleet, for every figure, window and grouping the index serves (numbers to 1e-12: a mean
+// time to first up is summed in another order). And the index did answer them.
+
+import { FleetIndex } from '../series/fleet-index.ts';
+import { FIGURES } from '../query/types.ts';
+import { simulateFleet } from '../simulate/index.ts';
+import { TimelineEngine } from '../timeline/engine.ts';
+import { runQueries } from './query.ts';
+
+const HOUR = 3_600_000;
+
+function fleetOf(cluster: string | undefined, seed: number) {
+  const fleet = simulateFleet({ jobsets: 30, days: 2, seed });
+  const engine = new TimelineEngine(cluster === undefined ? {} : { cluster });
+  const index = new FleetIndex();
+  engine.subscribe(index);
+  for (const o of fleet.observations()) engine.observe(o);
+  return { fleet, engine, index, horizon: engine.horizon! };
+}
+
+/** Equal, numbers to 1e-12 relative (a mean time to first up is summed in another order). */
+function expectSame(a: unknown, b: unknown, path = ''): void {
+  if (typeof a === 'number' && typeof b === 'number') {
+    if (Math.abs(a - b) > 1e-12 * Math.max(1, Math.abs(b))) throw new Error(`${path}: ${a} ≠ ${b}`);
+    return;
+  }
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') {
+    if (a !== b) throw new Error(`${path}: ${String(a)} ≠ ${String(b)}`);
+    return;
+  }
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys) expectSame((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`);
+}
+
+describe('pooled queries from the fleet index', () => {
+  const { fleet, engine, index, horizon } = fleetOf('east', 11);
+  const namespaces = [...new Set(engine.timelines().map((tl) => tl.namespace))].sort();
+  const ranges: [string, number, number][] = [
+    ['the whole fleet', fleet.start, horizon],
+    ['a range inside it', fleet.start + 5 * HOUR + 17_000, horizon - 3 * HOUR],
+    ['a range past the horizon', fleet.start + 30 * HOUR, horizon + 24 * HOUR],
+  ];
+
+  it.each(ranges)('equal the per-JobSet path: %s', (_name, from, to) => {
+    const window = jest.spyOn(index, 'window');
+    let compared = 0;
+    for (const groupBy of ['all', 'namespace', 'cluster']) {
+      for (const filter of [[], namespaces.slice(0, 2)]) {
+        const queries = [
+          ...FIGURES.flatMap((metric) =>
+            (['step', 'rolling', 'cumulative', 'range'] as const).map((w, i) => ({ refId: `${metric}-${w}`, queryType: 'series', metric, window: w, rolling: `${5 + i}h`, groupBy, namespaces: filter, aggregate: 'pooled' })),
+          ),
+          { refId: 'summary', queryType: 'summary', groupBy, namespaces: filter, aggregate: 'pooled' },
+        ];
+        const body = { from: String(from), to: String(to), queries: queries.map((q) => ({ ...q, intervalMs: HOUR, maxDataPoints: 300 })) };
+        const fast = runQueries(body, { timelines: engine.timelines(), horizon, index }, horizon);
+        const slow = runQueries(body, { timelines: engine.timelines(), horizon, index: null }, horizon);
+        expect(fast.status).toBe(200);
+        for (const q of queries) {
+          expect(fast.results[q.refId]!.frames!.length).toBeGreaterThan(0);
+          expectSame(fast.results[q.refId], slow.results[q.refId], q.refId);
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBe(3 * 2 * (FIGURES.length * 4 + 1));
+    expect(window).toHaveBeenCalled();
+    window.mockRestore();
+  });
+
+  it('leaves to the per-JobSet path what selects single JobSets or needs each one', () => {
+    const window = jest.spyOn(index, 'window');
+    const body = {
+      from: String(fleet.start),
+      to: String(horizon),
+      queries: [
+        { refId: 'A', queryType: 'summary', groupBy: 'all', aggregate: 'pooled', name: 'llama*' },
+        { refId: 'B', queryType: 'summary', groupBy: 'all', aggregate: 'mean' },
+        { refId: 'C', queryType: 'series', groupBy: 'label:team', aggregate: 'pooled' },
+        { refId: 'D', queryType: 'summary', groupBy: 'all', aggregate: 'pooled', states: ['up'] },
+      ],
+    };
+    const fast = runQueries(body, { timelines: engine.timelines(), horizon, index }, horizon);
+    const slow = runQueries(body, { timelines: engine.timelines(), horizon, index: null }, horizon);
+    expectSame(fast, slow);
+    expect(window).not.toHaveBeenCalled();
+    window.mockRestore();
+  });
+});

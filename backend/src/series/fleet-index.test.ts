@@ -1,0 +1,121 @@
+// The fleet index against the per-timeline path it stands in for: over generated fleets fed in
+// pieces and out of order (as a live stream, a restore and retention do), every pooled window equals
+// the sum of the windows of the timelines a query selects.
+
+import fc from 'fast-check';
+import { timelines as arbTimelines, T0 } from '../../test/arbitraries.ts';
+import type { Timeline } from '../timeline/types.ts';
+import { firstUp, timeToFirstUpAt } from './figures.ts';
+import { FleetIndex } from './fleet-index.ts';
+import { livedIn } from './summary.ts';
+import { FIELDS, windowTotals } from './totals.ts';
+
+const NAMESPACES = ['a', 'b', 'c'];
+
+const arbFleet = fc
+  .array(fc.tuple(arbTimelines(12), fc.constantFrom(...NAMESPACES), fc.constantFrom(undefined, 'east')), { minLength: 1, maxLength: 12 })
+  .map((list) => list.map(([tl, namespace, cluster], i): Timeline => ({ ...tl, uid: `u${i}`, namespace, ...(cluster ? { cluster } : {}) })));
+
+/** The per-timeline path: what a query selecting [livedFrom, to] in these namespaces adds up. */
+function slow(fleet: readonly Timeline[], namespaces: readonly string[], horizon: number, from: number, to: number, livedFrom: number) {
+  const members = fleet.filter((tl) => (namespaces.length === 0 || namespaces.includes(tl.namespace)) && livedIn(tl, horizon, livedFrom, to));
+  const totals = new Float64Array(FIELDS);
+  const one = new Float64Array(FIELDS);
+  const ttfu: number[] = [];
+  for (const tl of members) {
+    windowTotals(tl, horizon, from, to, one);
+    for (let f = 0; f < FIELDS; f++) totals[f]! += one[f]!;
+    const t = timeToFirstUpAt(firstUp(tl), to);
+    if (t !== null) ttfu.push(t);
+  }
+  return { totals, count: members.length, timeToFirstUpSeconds: ttfu.length > 0 ? ttfu.reduce((x, y) => x + y, 0) / ttfu.length : null };
+}
+
+/**
+ * Feeds the fleet to the index as a stream would: each timeline grows in pieces, the pieces of all
+ * timelines interleaved (so events arrive out of time order), with a read between rounds (so sums
+ * already taken must be redone). Returns the grown timelines, which the index holds.
+ */
+function feed(index: FleetIndex, fleet: readonly Timeline[], cuts: number[]): Timeline[] {
+  const views = fleet.map((tl): Timeline => ({ ...tl, transitions: [] }));
+  let k = 0;
+  for (let progress = true; progress; ) {
+    progress = false;
+    fleet.forEach((tl, i) => {
+      const view = views[i]!;
+      const have = view.transitions.length;
+      const n = tl.transitions.length;
+      if (have === n) return;
+      progress = true;
+      view.transitions.push(...tl.transitions.slice(have, have + 1 + (cuts[k++ % cuts.length]! % (n - have))));
+      index.grew(view, have);
+    });
+    index.window(index.partitions(), Infinity, T0, T0 + 50_000_000);
+  }
+  return views;
+}
+
+const arbWindow = fc.tuple(fc.integer({ min: -1_000_000, max: 90_000_000 }), fc.integer({ min: 0, max: 90_000_000 }), fc.integer({ min: 0, max: 5_000_000 }));
+
+describe('the fleet index', () => {
+  it('equals the per-timeline path for every pooled window, JobSet count and time to first up', () => {
+    fc.assert(
+      fc.property(
+        arbFleet,
+        fc.array(fc.nat(50), { minLength: 1, maxLength: 8 }),
+        fc.array(arbWindow, { minLength: 1, maxLength: 4 }),
+        fc.subarray(NAMESPACES),
+        (fleet, cuts, windows, namespaces) => {
+          const index = new FleetIndex();
+          const views = feed(index, fleet, cuts);
+          const last = Math.max(...fleet.map((tl) => tl.transitions[tl.transitions.length - 1]!.at));
+          for (const [a, length, back] of windows) {
+            const horizon = last + (a > 0 ? a % 10_000_000 : 0);
+            const from = T0 + a;
+            const to = from + length;
+            const livedFrom = Math.min(from - back, horizon);
+            const partitions = index.partitions(undefined, namespaces);
+            expect(index.covers(partitions, horizon)).toBe(true);
+            const fast = index.window(partitions, horizon, Math.max(from, livedFrom), to, livedFrom);
+            const expected = slow(views, namespaces, horizon, Math.max(from, livedFrom), to, livedFrom);
+            expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
+            expect(fast.count).toBe(expected.count);
+            if (expected.timeToFirstUpSeconds === null) expect(fast.timeToFirstUpSeconds).toBeNull();
+            else expect(fast.timeToFirstUpSeconds).toBeCloseTo(expected.timeToFirstUpSeconds, 6);
+          }
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('forgets timelines: the rest still add up', () => {
+    fc.assert(
+      fc.property(arbFleet, fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }), arbWindow, (fleet, drop, [a, length]) => {
+        const index = new FleetIndex();
+        for (const tl of fleet) index.grew(tl);
+        const gone = fleet.filter((_, i) => drop[i]);
+        index.forgot(gone);
+        const kept = fleet.filter((_, i) => !drop[i]);
+        const horizon = Math.max(...fleet.map((tl) => tl.transitions[tl.transitions.length - 1]!.at));
+        const from = Math.min(T0 + a, horizon);
+        const fast = index.window(index.partitions(), horizon, from, from + length);
+        const expected = slow(kept, [], horizon, from, from + length, from);
+        expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
+        expect(fast.count).toBe(expected.count);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('says when it cannot answer: an event after the horizon', () => {
+    const index = new FleetIndex();
+    const tl: Timeline = {
+      uid: 'u', namespace: 'a', name: 'x', labels: {}, accelerator: null, topology: null, createdAt: T0,
+      transitions: [{ at: T0, state: 'provisioning' }, { at: T0 + 60_000, state: 'up' }],
+    };
+    index.grew(tl);
+    expect(index.covers(index.partitions(), T0 + 60_000)).toBe(true);
+    expect(index.covers(index.partitions(), T0 + 59_999)).toBe(false);
+  });
+});

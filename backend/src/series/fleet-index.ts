@@ -1,0 +1,351 @@
+// Pooled totals of a whole fleet (or of whole namespaces) at any time, without visiting each timeline.
+//
+// Every transition is an event in time. Entering a state starts its time accruing, leaving it stops
+// it; so a duration total at time t is  rate(t)·t − W(t),  where rate counts the timelines in the
+// state and W sums ±(entry/exit times) of the events up to t. Counts (interruptions, recoveries, JobSets
+// created or ended, first ups) are sums of the events up to t. Events are kept sorted by time per
+// partition (cluster × namespace), with the accumulated sums every K events, so C(t) of a partition
+// costs one binary search and at most K events, whatever the fleet's size; a window is C(to) − C(from)
+// as for one timeline (totals.ts), and these numbers are the same integers, summed in another order.
+//
+// An open timeline's last state accrues up to the horizon: C(t) for t past it is C(horizon). That
+// holds only when no event lies after the horizon; `covers` says when the index can answer.
+
+import type { Timeline } from '../timeline/types.ts';
+import { columnsOf, DOWN_CODE, FAILED_CODE, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, type Columns } from './columns.ts';
+import { FIELDS, INTERRUPTED_UP, INTERRUPTIONS, MEASURED_INTERRUPTIONS, MEASURED_RECOVERIES, QUEUED, RECOVERED_DOWN, RECOVERIES } from './totals.ts';
+
+// Accumulator layout: the first FIELDS are the totals' own offsets (durations hold the rate there,
+// counts their sum); then W per duration field, then the sums for JobSet counts and time to first up.
+const DURATIONS = 6; // UP … UNKNOWN are the totals' fields 0–5
+const W = FIELDS;
+const CREATED = W + DURATIONS;
+const ENDED = CREATED + 1;
+const FIRST_UP_SUM = CREATED + 2;
+const FIRST_UPS = CREATED + 3;
+/** First-up sums of timelines that ended: subtracted for windows after their end. */
+const ENDED_FIRST_UP_SUM = CREATED + 4;
+const ENDED_FIRST_UPS = CREATED + 5;
+const ACC = CREATED + 6;
+
+const K = 32;
+const PROVISIONING_CODE = 1;
+const FIELD_OF = Int8Array.from([0, 1, 2, 3, 5, -1, -1, -1]);
+const TERMINAL_FROM = 5;
+
+/** Index of the timeline's first up, when it was seen happen (creation or resume → provisioning → up); else -1. */
+function firstUpIndex(c: Columns): number {
+  let provisioned = false;
+  for (let i = 0; i < c.length; i++) {
+    const code = c.code[i]! & 7;
+    if (code === PROVISIONING_CODE) provisioned = true;
+    else if (code === UP_CODE) return provisioned ? i : -1;
+    else if (code !== SUSPENDED_CODE) return -1;
+  }
+  return -1;
+}
+
+function firstProvisioning(c: Columns): number {
+  for (let i = 0; i < c.length; i++) if ((c.code[i]! & 7) === PROVISIONING_CODE) return c.at[i]!;
+  return NaN;
+}
+
+/** Adds what transition j of the timeline changes (entering its state, leaving the one before). */
+function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): void {
+  const c = columnsOf(tl.transitions);
+  const at = c.at[j]!;
+  const tau = at - origin;
+  const code = c.code[j]! & 7;
+  if (j === 0) acc[CREATED]! += 1;
+  else {
+    const prev = c.code[j - 1]! & 7;
+    const s = c.at[j - 1]!;
+    const f = FIELD_OF[prev]!;
+    if (f >= 0) {
+      acc[f]! -= 1;
+      acc[W + f]! -= tau;
+      if (prev === SUSPENDED_CODE && s < c.start) {
+        acc[QUEUED]! -= 1;
+        acc[W + QUEUED]! -= tau;
+      }
+    }
+    if (prev === UP_CODE && (code === DOWN_CODE || code === FAILED_CODE)) {
+      acc[INTERRUPTIONS]! += 1;
+      acc[MEASURED_INTERRUPTIONS]! += 1;
+      acc[INTERRUPTED_UP]! += at - s;
+    } else if (prev === DOWN_CODE && code === UP_CODE) {
+      acc[RECOVERIES]! += 1;
+      acc[MEASURED_RECOVERIES]! += 1;
+      acc[RECOVERED_DOWN]! += at - s;
+    }
+    if ((c.code[j]! & UNOBSERVED_BIT) !== 0) {
+      const unobserved = tl.transitions[j]!.unobserved!;
+      acc[INTERRUPTIONS]! += unobserved.interruptions;
+      acc[RECOVERIES]! += unobserved.recoveries;
+    }
+  }
+  const f = FIELD_OF[code]!;
+  if (f >= 0) {
+    acc[f]! += 1;
+    acc[W + f]! += tau;
+    // Suspended before the first start is queued; `start` only ever moves from Infinity to a later
+    // time, so this answer never changes once given.
+    if (code === SUSPENDED_CODE && at < c.start) {
+      acc[QUEUED]! += 1;
+      acc[W + QUEUED]! += tau;
+    }
+  }
+  if (code === UP_CODE || code >= TERMINAL_FROM) {
+    const first = firstUpIndex(c);
+    if (code === UP_CODE && first === j) {
+      acc[FIRST_UP_SUM]! += at - firstProvisioning(c);
+      acc[FIRST_UPS]! += 1;
+    }
+    if (code >= TERMINAL_FROM) {
+      acc[ENDED]! += 1;
+      if (first >= 0) {
+        acc[ENDED_FIRST_UP_SUM]! += c.at[first]! - firstProvisioning(c);
+        acc[ENDED_FIRST_UPS]! += 1;
+      }
+    }
+  }
+}
+
+/** One partition's events, sorted by time, with the sums before every K-th event. */
+class Partition {
+  readonly cluster: string | undefined;
+  readonly namespace: string;
+  origin = NaN;
+  times = new Float64Array(256);
+  owners: Timeline[] = [];
+  indices = new Uint32Array(256);
+  length = 0;
+  /** Events not yet placed (appended as they come, sorted in on the next read or when many wait). */
+  pendingAt: number[] = [];
+  pendingOwners: Timeline[] = [];
+  pendingIndices: number[] = [];
+  checkpoints = new Float64Array(ACC * 8);
+  /** Checkpoints 0 … valid − 1 are true (checkpoint i: the sums of events before i·K). */
+  valid = 1;
+  readonly #scratch = new Float64Array(ACC);
+
+  constructor(cluster: string | undefined, namespace: string) {
+    this.cluster = cluster;
+    this.namespace = namespace;
+  }
+
+  add(tl: Timeline, j: number, at: number): void {
+    if (Number.isNaN(this.origin)) this.origin = at;
+    this.pendingAt.push(at);
+    this.pendingOwners.push(tl);
+    this.pendingIndices.push(j);
+    if (this.pendingAt.length >= 4096) this.#settle();
+  }
+
+  /** Drops the events of timelines no longer kept. */
+  drop(gone: ReadonlySet<Timeline>): void {
+    this.#settle();
+    let w = 0;
+    for (let r = 0; r < this.length; r++) {
+      if (gone.has(this.owners[r]!)) continue;
+      this.times[w] = this.times[r]!;
+      this.owners[w] = this.owners[r]!;
+      this.indices[w] = this.indices[r]!;
+      w++;
+    }
+    if (w === this.length) return;
+    this.length = w;
+    this.owners.length = w;
+    this.valid = 1;
+  }
+
+  get maxTime(): number {
+    this.#settle();
+    return this.length > 0 ? this.times[this.length - 1]! : -Infinity;
+  }
+
+  /** Sorts pending events in. Live streams arrive nearly in order, so usually this appends. */
+  #settle(): void {
+    const count = this.pendingAt.length;
+    if (count === 0) return;
+    const at = this.pendingAt;
+    const owners = this.pendingOwners;
+    const indices = this.pendingIndices;
+    this.pendingAt = [];
+    this.pendingOwners = [];
+    this.pendingIndices = [];
+    let order: number[] | null = null;
+    for (let i = 1; i < count; i++) {
+      if (at[i]! < at[i - 1]!) {
+        order = Array.from({ length: count }, (_, k) => k).sort((x, y) => at[x]! - at[y]! || x - y);
+        break;
+      }
+    }
+    const need = this.length + count;
+    if (need > this.times.length) {
+      const capacity = Math.max(need, this.times.length * 2);
+      const times = new Float64Array(capacity);
+      times.set(this.times.subarray(0, this.length));
+      const grown = new Uint32Array(capacity);
+      grown.set(this.indices.subarray(0, this.length));
+      this.times = times;
+      this.indices = grown;
+    }
+    // Grow the owners densely (holes would slow the array), then merge from the back: the placed
+    // events after the first pending one move up.
+    for (let i = 0; i < count; i++) this.owners.push(owners[i]!);
+    let r = this.length - 1;
+    let w = need - 1;
+    for (let p = count - 1; p >= 0; p--) {
+      const e = order === null ? p : order[p]!;
+      const t = at[e]!;
+      while (r >= 0 && this.times[r]! > t) {
+        this.times[w] = this.times[r]!;
+        this.owners[w] = this.owners[r]!;
+        this.indices[w] = this.indices[r]!;
+        r--;
+        w--;
+      }
+      this.times[w] = t;
+      this.owners[w] = owners[e]!;
+      this.indices[w] = indices[e]!;
+      w--;
+    }
+    this.length = need;
+    // Checkpoints after the first event that moved are redone.
+    this.valid = Math.min(this.valid, Math.floor((r + 1) / K) + 1);
+    const earliest = at[order === null ? 0 : order[0]!]!;
+    if (earliest < this.origin) {
+      // W sums are relative to the origin: an event before it redoes every checkpoint.
+      this.origin = earliest;
+      this.valid = 1;
+    }
+  }
+
+  #checkpoint(i: number): number {
+    const count = Math.floor(this.length / K) + 1;
+    if ((count + 1) * ACC > this.checkpoints.length) {
+      const grown = new Float64Array(Math.max((count + 1) * ACC, this.checkpoints.length * 2));
+      grown.set(this.checkpoints.subarray(0, this.valid * ACC));
+      this.checkpoints = grown;
+    }
+    if (this.valid === 1) this.checkpoints.fill(0, 0, ACC);
+    const acc = this.#scratch;
+    for (; this.valid <= i; this.valid++) {
+      const v = this.valid;
+      acc.set(this.checkpoints.subarray((v - 1) * ACC, v * ACC));
+      for (let e = (v - 1) * K; e < v * K; e++) addEvent(this.owners[e]!, this.indices[e]!, this.origin, acc);
+      this.checkpoints.set(acc, v * ACC);
+    }
+    return i * ACC;
+  }
+
+  /** How many events lie at or before t (strict: before t). */
+  #count(t: number, strict: boolean): number {
+    let lo = 0;
+    let hi = this.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const x = this.times[mid]!;
+      if (strict ? x < t : x <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Adds the sums of the events at or before t (strict: before t) into `out`. */
+  sums(t: number, strict: boolean, out: Float64Array): void {
+    this.#settle();
+    if (this.length === 0) return;
+    const m = this.#count(t, strict);
+    const i = Math.floor(m / K);
+    const o = this.#checkpoint(i);
+    const acc = this.#scratch;
+    acc.set(this.checkpoints.subarray(o, o + ACC));
+    for (let e = i * K; e < m; e++) addEvent(this.owners[e]!, this.indices[e]!, this.origin, acc);
+    // Durations: rate·t − W, with t relative to this partition's origin.
+    const rel = Number.isNaN(this.origin) ? 0 : t - this.origin;
+    for (let f = 0; f < DURATIONS; f++) out[f]! += acc[f]! * rel - acc[W + f]!;
+    for (let f = DURATIONS; f < FIELDS; f++) out[f]! += acc[f]!;
+    for (let f = CREATED; f < ACC; f++) out[f]! += acc[f]!;
+  }
+}
+
+/** The sums behind a window's pooled figures, for one group of partitions. */
+export interface PooledWindow {
+  /** The window's totals (FIELDS numbers, as windowTotals gives one timeline's). */
+  totals: Float64Array;
+  /** JobSets that lived in the window. */
+  count: number;
+  /** The mean time to first up of those that came up by the window's end, in seconds; null if none. */
+  timeToFirstUpSeconds: number | null;
+}
+
+export class FleetIndex {
+  readonly #partitions = new Map<string, Partition>();
+  readonly #a = new Float64Array(ACC);
+  readonly #b = new Float64Array(ACC);
+  readonly #ended = new Float64Array(ACC);
+
+  static #key(cluster: string | undefined, namespace: string): string {
+    return `${cluster ?? ''}\u0000${namespace}`;
+  }
+
+  /** Takes in the timeline's transitions from index `from` on (all of them, for a new timeline). */
+  grew(tl: Timeline, from = 0): void {
+    const key = FleetIndex.#key(tl.cluster, tl.namespace);
+    let p = this.#partitions.get(key);
+    if (p === undefined) this.#partitions.set(key, (p = new Partition(tl.cluster, tl.namespace)));
+    for (let j = from; j < tl.transitions.length; j++) p.add(tl, j, tl.transitions[j]!.at);
+  }
+
+  /** Forgets timelines (retention). */
+  forgot(timelines: readonly Timeline[]): void {
+    if (timelines.length === 0) return;
+    const gone = new Set(timelines);
+    for (const p of this.#partitions.values()) p.drop(gone);
+  }
+
+  /** The partitions a query keeps: of these clusters and namespaces (empty or absent: all). */
+  partitions(clusters?: readonly string[], namespaces?: readonly string[]): Partition[] {
+    const c = clusters && clusters.length > 0 ? new Set(clusters) : null;
+    const n = namespaces && namespaces.length > 0 ? new Set(namespaces) : null;
+    return [...this.#partitions.values()].filter((p) => (c === null || c.has(p.cluster ?? '')) && (n === null || n.has(p.namespace)));
+  }
+
+  /** Whether C(t) is exact for these partitions up to `horizon`: no event lies past it. */
+  covers(partitions: readonly Partition[], horizon: number): boolean {
+    return partitions.every((p) => p.maxTime <= horizon);
+  }
+
+  /**
+   * Pooled sums over (from, to] of `partitions`, for a query that selected the JobSets that lived in
+   * [livedFrom, to] (by default the window itself). Exact when `covers` holds and livedFrom ≤ horizon.
+   */
+  window(partitions: readonly Partition[], horizon: number, from: number, to: number, livedFrom = from): PooledWindow {
+    const a = this.#a.fill(0);
+    const b = this.#b.fill(0);
+    const endedBefore = this.#ended.fill(0);
+    for (const p of partitions) {
+      p.sums(Math.min(from, horizon), false, a);
+      p.sums(Math.min(to, horizon), false, b);
+      // Ended strictly before the selection's start: one that ended at it lived in it.
+      p.sums(livedFrom, true, endedBefore);
+    }
+    const totals = new Float64Array(FIELDS);
+    for (let f = 0; f < FIELDS; f++) totals[f] = b[f]! - a[f]!;
+    const ups = b[FIRST_UPS]! - endedBefore[ENDED_FIRST_UPS]!;
+    return {
+      totals,
+      count: b[CREATED]! - endedBefore[ENDED]!,
+      timeToFirstUpSeconds: ups > 0 ? (b[FIRST_UP_SUM]! - endedBefore[ENDED_FIRST_UP_SUM]!) / ups / 1000 : null,
+    };
+  }
+
+  /** Every partition, for tests and metrics. */
+  get size(): number {
+    return this.#partitions.size;
+  }
+}
+
+export type { Partition };
