@@ -42,7 +42,8 @@ interface Entry {
   jobsetState: State;
   jobsetStateAt: number;
   restarts: number | null;
-  causeKeys: Set<string>;
+  /** Facts already recorded for it (made on the first: most JobSets have none). */
+  causeKeys: Set<string> | null;
 }
 
 interface StoredCause {
@@ -85,6 +86,8 @@ export class NodeLayer {
   readonly #causes = new Map<string, StoredCause[]>();
   #gap: { start: number; before: Map<string, Snapshot> } | null = null;
   #last = -Infinity;
+  /** When recorded causes are next swept for ones too old to attach to anything. */
+  #nextSweep = -Infinity;
 
   constructor(jobsetTimeline: (uid: string) => Timeline | undefined, options: NodeLayerOptions = {}) {
     this.#jobsetTimeline = jobsetTimeline;
@@ -108,6 +111,7 @@ export class NodeLayer {
   /** Feeds one observation, after the JobSet layer has taken it (`update` is its answer for a JobSet). */
   observe(observation: Observation, update: TimelineUpdate | null): void {
     this.#last = Math.max(this.#last, observation.receivedAt);
+    this.#sweepCauses(this.#last);
     const { object } = observation;
     if (update !== null) this.#observeJobSet(observation, update);
     else if (object.kind === 'Pod' && object.apiVersion === 'v1') this.#observePod(observation);
@@ -135,7 +139,7 @@ export class NodeLayer {
         jobsetState: before.state,
         jobsetStateAt: before.at,
         restarts: null,
-        causeKeys: new Set(),
+        causeKeys: null,
       };
       this.#entries.set(uid, entry);
       this.#adopt(entry);
@@ -152,7 +156,7 @@ export class NodeLayer {
     const facts = jobsetCauses(object, entry.restarts, receivedAt);
     const status = object.status as { restarts?: unknown } | undefined;
     entry.restarts = typeof status?.restarts === 'number' ? status.restarts : 0;
-    for (const fact of facts) this.#addCause(k, fact, entry.causeKeys, receivedAt);
+    for (const fact of facts) this.#addCause(k, fact, (entry.causeKeys ??= new Set()), receivedAt);
 
     for (const t of update.added) {
       if (isInterruption(t)) this.#attach(k, t, 'jobset');
@@ -213,7 +217,7 @@ export class NodeLayer {
     if (type === 'DELETED') {
       this.#nodes.delete(view.name);
       for (const entry of users) {
-        this.#addCause(entry.key, { key: `node/${view.uid}/deleted`, cause: { kind: 'NodeDeleted', at: receivedAt, node: view.name } }, entry.causeKeys, receivedAt);
+        this.#addCause(entry.key, { key: `node/${view.uid}/deleted`, cause: { kind: 'NodeDeleted', at: receivedAt, node: view.name } }, (entry.causeKeys ??= new Set()), receivedAt);
         this.#update(entry, receivedAt, receivedAt);
       }
       return;
@@ -361,7 +365,7 @@ export class NodeLayer {
     }
     let stored = this.#causes.get(k);
     if (stored === undefined) this.#causes.set(k, (stored = []));
-    const retention = Math.max(600_000, 2 * (this.#lookback + this.#lookahead));
+    const retention = this.#causeRetention();
     while (stored.length > 0 && stored[0]!.cause.at < receivedAt - retention) stored.shift();
     const item: StoredCause = { cause: fact.cause, attached: new Set() };
     stored.push(item);
@@ -379,6 +383,29 @@ export class NodeLayer {
       const last = tl.transitions.findLast(isInterruption);
       if (last !== undefined && this.#inWindow(fact.cause, last)) this.#give(item, last, layer);
     }
+  }
+
+  #causeRetention(): number {
+    return Math.max(600_000, 2 * (this.#lookback + this.#lookahead));
+  }
+
+  /**
+   * Drops causes too old to attach to any interruption, now and then: each JobSet name keeps its
+   * own list, and a name is rarely seen again once its JobSet has ended, so without a sweep every
+   * name ever seen would keep its last causes for good.
+   */
+  #sweepCauses(now: number): void {
+    if (now < this.#nextSweep) return;
+    const retention = this.#causeRetention();
+    this.#nextSweep = now + retention;
+    for (const [k, stored] of this.#causes) {
+      if (stored.length === 0 || stored[stored.length - 1]!.cause.at < now - retention) this.#causes.delete(k);
+    }
+  }
+
+  /** How many JobSet names hold recorded causes (for tests). */
+  get causeNames(): number {
+    return this.#causes.size;
   }
 
   #inWindow(cause: Cause, t: Transition): boolean {

@@ -100,6 +100,8 @@ export function parseNamePattern(pattern: string): (name: string) => boolean {
     }
     return (name) => re.test(name);
   }
+  // A plain name (the commonest pattern: one JobSet's page) is a string compare, not a regex run.
+  if (!/[*?]/.test(pattern)) return (name) => name === pattern;
   const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
   const glob = new RegExp(`^${escaped}$`);
   return (name) => glob.test(name);

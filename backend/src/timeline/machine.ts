@@ -1,6 +1,7 @@
 // The per-UID state machine: successive views of one JobSet in, transitions out.
 // Pure: the caller supplies the time each view was received.
 
+import { internLabels, internNamespace, sameLabels } from './intern.ts';
 import { isUp, type JobSetView } from './jobset.ts';
 import { TERMINAL_STATES, type State, type Timeline, type Transition } from './types.ts';
 
@@ -58,9 +59,9 @@ export function startMachine(view: JobSetView, receivedAt: number, watchedFrom: 
   const machine: MachineState = {
     timeline: {
       uid: view.uid,
-      namespace: view.namespace,
+      namespace: internNamespace(view.namespace),
       name: view.name,
-      labels: view.labels,
+      labels: internLabels(view.labels),
       accelerator: view.accelerator,
       topology: view.topology,
       createdAt,
@@ -92,9 +93,10 @@ export function advance(
   if (isClosed(machine)) return added;
 
   const timeline = machine.timeline;
-  timeline.namespace = view.namespace;
-  timeline.name = view.name;
-  timeline.labels = view.labels;
+  // Keep what is kept already when unchanged: each observation brings its own copies.
+  if (timeline.namespace !== view.namespace) timeline.namespace = internNamespace(view.namespace);
+  if (timeline.name !== view.name) timeline.name = view.name;
+  if (!sameLabels(timeline.labels, view.labels)) timeline.labels = internLabels(view.labels);
   timeline.accelerator = view.accelerator;
   timeline.topology = view.topology;
 

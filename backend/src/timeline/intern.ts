@@ -1,0 +1,44 @@
+// Label sets shared by many timelines are kept once. A fleet's JobSets carry a handful of distinct
+// label sets (app, team, queue), yet every observation parses its own copy: a timeline keeping the
+// copy it was last seen with would hold one per JobSet. Sets no timeline holds any longer are
+// dropped (weak references), so retention still frees them.
+
+type Labels = Readonly<Record<string, string>>;
+
+const sets = new Map<string, WeakRef<Labels>>();
+const registry = new FinalizationRegistry<string>((key) => {
+  if (sets.get(key)?.deref() === undefined) sets.delete(key);
+});
+
+const EMPTY: Labels = Object.freeze({});
+
+/** The shared, frozen copy of a label set equal to `labels`. */
+export function internLabels(labels: Labels): Labels {
+  const keys = Object.keys(labels);
+  if (keys.length === 0) return EMPTY;
+  const key = JSON.stringify(labels);
+  const found = sets.get(key)?.deref();
+  if (found !== undefined) return found;
+  const copy = Object.freeze({ ...labels });
+  sets.set(key, new WeakRef(copy));
+  registry.register(copy, key);
+  return copy;
+}
+
+/** Same keys and values (in any order). */
+export function sameLabels(a: Labels, b: Labels): boolean {
+  if (a === b) return true;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const k of keys) if (a[k] !== b[k]) return false;
+  return true;
+}
+
+const namespaces = new Map<string, string>();
+
+/** One copy of each namespace name (a fleet has few). */
+export function internNamespace(namespace: string): string {
+  let kept = namespaces.get(namespace);
+  if (kept === undefined) namespaces.set(namespace, (kept = namespace));
+  return kept;
+}
