@@ -284,6 +284,17 @@ describe('causes of an interruption', () => {
     expect(failed.causes).toEqual([{ kind: 'JobSetFailed', at: min(30), reason: 'Failed' }]);
   });
 
+  it('forgets causes too old to attach to anything, also of names never seen again', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(5)).down(min(20), { restarts: 1 });
+    const engine = run(placed(js));
+    expect(engine.nodeLayer.causeNames).toBe(1);
+    // Another JobSet's observations an hour later sweep the first one's (it ended its causes' use).
+    const other = new Scenario({ uid: 'b', name: 'eval' }, min(60)).created();
+    run(other.observations, engine);
+    expect(engine.nodeLayer.causeNames).toBe(0);
+    expect(engine.timeline('a')!.transitions.find((t) => t.state === 'down')!.causes?.map((c) => c.kind)).toEqual(['JobSetRestart']);
+  });
+
   it('a cause is attached once, to the interruption it belongs to', () => {
     const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(5)).down(min(20), { restarts: 1 }).up(min(21)).down(min(40), { restarts: 2 });
     const engine = run([...placed(js), obs(min(19.9), node('n1', 'False', min(19.9))), obs(min(20.5), node('n1', 'True', min(20.5)))]);
