@@ -227,7 +227,8 @@ function checkSummaryTable(body: string, truth: Truth, figure: FigureName): Chec
     }
     const row = rows.get(uid);
     diff.add(row === undefined ? null : (row[figure] as number | null), t.figures[figure], uid);
-    for (const f of FIGURE_NAMES) every.add(row === undefined ? null : (row[f] as number | null), t.figures[f], `${uid} ${f}`);
+    // Every figure the table holds (a question asks for its own column only, as PromQL answers one value).
+    for (const f of FIGURE_NAMES) if (row === undefined || f in row) every.add(row === undefined ? null : (row[f] as number | null), t.figures[f], `${uid} ${f}`);
   }
   for (const uid of rows.keys()) {
     if (!truth.perJobSet.has(uid)) {
@@ -288,7 +289,7 @@ export const QUESTIONS: Question[] = [
   {
     id: 'uptime-per-jobset',
     title: 'Uptime ratio per JobSet, whole range',
-    upness: (w) => grafanaBody(w, [{ refId: 'A', queryType: 'summary', groupBy: 'none' }]),
+    upness: (w) => grafanaBody(w, [{ refId: 'A', queryType: 'summary', groupBy: 'none', figures: ['uptimeRatio'] }]),
     prometheus: (w) => [instant(w, `avg_over_time(${METRIC}[${range(w)}])`)],
     checkUpness: (body, truth) => checkSummaryTable(body, truth, 'uptimeRatio'),
     checkPrometheus: ([body], truth, model) => checkPerUid(body!, truth, model, 'uptimeRatio', (m) => m.up / m.count),
@@ -296,7 +297,7 @@ export const QUESTIONS: Question[] = [
   {
     id: 'interruptions-per-jobset',
     title: 'Interruptions per JobSet, whole range',
-    upness: (w) => grafanaBody(w, [{ refId: 'A', queryType: 'summary', groupBy: 'none' }]),
+    upness: (w) => grafanaBody(w, [{ refId: 'A', queryType: 'summary', groupBy: 'none', figures: ['interruptions'] }]),
     prometheus: (w) => [instant(w, `resets(${METRIC}[${range(w)}])`)],
     checkUpness: (body, truth) => checkSummaryTable(body, truth, 'interruptions'),
     checkPrometheus: ([body], truth, model) => checkPerUid(body!, truth, model, 'interruptions', (m) => m.resets),
@@ -304,7 +305,7 @@ export const QUESTIONS: Question[] = [
   {
     id: 'recoveries-per-jobset',
     title: 'Recoveries per JobSet, whole range',
-    upness: (w) => grafanaBody(w, [{ refId: 'A', queryType: 'summary', groupBy: 'none' }]),
+    upness: (w) => grafanaBody(w, [{ refId: 'A', queryType: 'summary', groupBy: 'none', figures: ['recoveries'] }]),
     prometheus: (w) => [instant(w, `changes(${METRIC}[${range(w)}]) - resets(${METRIC}[${range(w)}])`)],
     checkUpness: (body, truth) => checkSummaryTable(body, truth, 'recoveries'),
     checkPrometheus: ([body], truth, model) => checkPerUid(body!, truth, model, 'recoveries', (m) => m.changes - m.resets),

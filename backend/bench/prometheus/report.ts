@@ -128,7 +128,7 @@ export function checkText(c: Check): string {
   }
   if (c.everyFigure !== undefined && exact(c.truth) && exact(c.everyFigure)) {
     const skipped = c.truth.skipped > 0 ? `; ${int(c.truth.skipped)} JobSets with a reused UID left out` : '';
-    return c.unit === 'seconds' ? `exact (${int(c.truth.referenceTotal)} s up; every figure)` : `exact (${int(c.truth.compared)} values; every figure${skipped})`;
+    return c.unit === 'seconds' ? `exact (${int(c.truth.referenceTotal)} s up; every figure in the answer)` : `exact (${int(c.truth.compared)} values; every figure in the answer${skipped})`;
   }
   return diffText(c.truth, c.unit);
 }

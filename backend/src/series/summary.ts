@@ -1,5 +1,6 @@
 // One row per timeline: who it is, its state at the window's end, and every figure over the window.
 
+import { byNamespaceNameUid } from '../timeline/order.ts';
 import type { State, Timeline } from '../timeline/types.ts';
 import { figuresFromTotals, firstUp, stateAt, timeToFirstUpAt, type Figures } from './figures.ts';
 import { endOf, FIELDS, windowTotals } from './totals.ts';
@@ -30,12 +31,15 @@ export interface SummaryColumns {
   states: State[];
 }
 
-const byNamespaceNameUid = (a: Timeline, b: Timeline): number =>
-  // Code-unit order: names, namespaces and UIDs are DNS labels and hex, where it is the collation order.
-  a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0;
+function isSorted(timelines: readonly Timeline[]): boolean {
+  for (let i = 1; i < timelines.length; i++) if (byNamespaceNameUid(timelines[i - 1]!, timelines[i]!) > 0) return false;
+  return true;
+}
 
 export function summaryColumns(timelines: readonly Timeline[], horizon: number, from: number, to: number): SummaryColumns {
-  const lived = timelines.filter((tl) => livedIn(tl, horizon, from, to)).sort(byNamespaceNameUid);
+  const lived = timelines.filter((tl) => livedIn(tl, horizon, from, to));
+  // The engine keeps its timelines sorted: sort only what comes unsorted (another source's).
+  if (!isSorted(lived)) lived.sort(byNamespaceNameUid);
   const totals = new Float64Array(lived.length * FIELDS);
   const timeToFirstUp: (number | null)[] = new Array<number | null>(lived.length);
   const states: State[] = new Array<State>(lived.length);

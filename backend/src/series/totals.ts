@@ -196,11 +196,52 @@ export function cumulativeAt(timeline: Timeline, horizon: number, times: ArrayLi
   }
 }
 
+/** Timelines up to this many transitions are swept directly for a window; longer ones use C(to) − C(from) by checkpoint. */
+const DIRECT = 64;
+
 /** Totals over the window (from, to]: C(to) − C(from), written into `out` at `o` (a new array by default). */
 export function windowTotals(timeline: Timeline, horizon: number, from: number, to: number, out: Float64Array = new Float64Array(FIELDS), o = 0): Float64Array {
-  WINDOW_TIMES[0] = from;
-  WINDOW_TIMES[1] = to;
-  cumulativeAt(timeline, horizon, WINDOW_TIMES, WINDOW_C);
-  for (let f = 0; f < FIELDS; f++) out[o + f] = WINDOW_C[FIELDS + f]! - WINDOW_C[f]!;
+  const c = columnsOf(timeline.transitions);
+  if (c.length > DIRECT) {
+    WINDOW_TIMES[0] = from;
+    WINDOW_TIMES[1] = to;
+    cumulativeAt(timeline, horizon, WINDOW_TIMES, WINDOW_C);
+    for (let f = 0; f < FIELDS; f++) out[o + f] = WINDOW_C[FIELDS + f]! - WINDOW_C[f]!;
+    return out;
+  }
+  // One pass: each segment's overlap with the window, and the event of leaving it when from < e ≤ to.
+  for (let f = 0; f < FIELDS; f++) out[o + f] = 0;
+  const { length: n, at, code, start } = c;
+  const end = endOf(timeline, horizon);
+  for (let i = 0; i < n; i++) {
+    const s = at[i]!;
+    if (s > to) break;
+    const last = i + 1 === n;
+    const e = last ? (end > s ? end : s) : at[i + 1]!;
+    const id = code[i]! & 7;
+    const field = FIELD_OF[id]!;
+    const overlap = (e < to ? e : to) - (s > from ? s : from);
+    if (field >= 0 && overlap > 0) {
+      out[o + field]! += overlap;
+      if (id === SUSPENDED_CODE && s < start) out[o + QUEUED]! += overlap;
+    }
+    if (last || e <= from || e > to) continue;
+    const next = code[i + 1]!;
+    const nextId = next & 7;
+    if (id === UP_CODE && (nextId === DOWN_CODE || nextId === FAILED_CODE)) {
+      out[o + INTERRUPTIONS]! += 1;
+      out[o + MEASURED_INTERRUPTIONS]! += 1;
+      out[o + INTERRUPTED_UP]! += e - s;
+    } else if (id === DOWN_CODE && nextId === UP_CODE) {
+      out[o + RECOVERIES]! += 1;
+      out[o + MEASURED_RECOVERIES]! += 1;
+      out[o + RECOVERED_DOWN]! += e - s;
+    }
+    if ((next & UNOBSERVED_BIT) !== 0) {
+      const unobserved = timeline.transitions[i + 1]!.unobserved!;
+      out[o + INTERRUPTIONS]! += unobserved.interruptions;
+      out[o + RECOVERIES]! += unobserved.recoveries;
+    }
+  }
   return out;
 }

@@ -3,6 +3,7 @@
 
 import { isJobSet, viewJobSet } from './jobset.ts';
 import { advance, resumeAfterGap, startMachine, type MachineState } from './machine.ts';
+import { byNamespaceNameUid } from './order.ts';
 import type { KubeObject, Observation, Timeline, Transition } from './types.ts';
 
 /** Pods and Nodes are kept (latest object per UID) for the node-level figures. */
@@ -12,6 +13,17 @@ export interface TimelineUpdate {
   timeline: Timeline;
   /** New transitions, in order; empty when the observation changed nothing. */
   added: Transition[];
+}
+
+function mergeSorted(a: readonly Timeline[], b: readonly Timeline[]): Timeline[] {
+  const out = new Array<Timeline>(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = byNamespaceNameUid(b[j]!, a[i]!) < 0 ? b[j++]! : a[i++]!;
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
 }
 
 /** Told of every change to the timelines (e.g. an index kept beside them). */
@@ -43,8 +55,9 @@ export class TimelineEngine {
   #observations = 0;
   #skipped = 0;
   readonly #listeners: TimelineListener[] = [];
-  /** timelines(), kept until a timeline is added or dropped (they grow in place). */
+  /** timelines(), sorted; new timelines wait in #fresh to be merged in on the next call. */
   #list: Timeline[] | null = null;
+  #fresh: Timeline[] = [];
 
   readonly #onUpdate: ((update: TimelineUpdate, machine: MachineState) => void) | null;
 
@@ -132,7 +145,7 @@ export class TimelineEngine {
       machine = startMachine(view, receivedAt, this.#watchedFrom!, inGap);
       if (this.#cluster !== undefined) machine.timeline.cluster = this.#cluster;
       this.#machines.set(view.uid, machine);
-      this.#list = null;
+      if (this.#list !== null) this.#fresh.push(machine.timeline);
       added.push(...machine.timeline.transitions);
       added.push(...advance(machine, view, receivedAt, deleted));
     } else if (inGap && !this.#seenSinceGap.has(view.uid)) {
@@ -196,9 +209,19 @@ export class TimelineEngine {
     return this.#machines.get(uid)?.timeline;
   }
 
-  /** Every timeline. The array is shared until one is added or dropped: do not change it. */
+  /**
+   * Every timeline, sorted by namespace, name and UID (the order of tables, so they need no sort of
+   * their own). The array is shared until a timeline is added or dropped: do not change it.
+   */
   timelines(): readonly Timeline[] {
-    return (this.#list ??= Array.from(this.#machines.values(), (m) => m.timeline));
+    if (this.#list === null) {
+      this.#list = Array.from(this.#machines.values(), (m) => m.timeline).sort(byNamespaceNameUid);
+      this.#fresh = [];
+    } else if (this.#fresh.length > 0) {
+      this.#list = mergeSorted(this.#list, this.#fresh.sort(byNamespaceNameUid));
+      this.#fresh = [];
+    }
+    return this.#list;
   }
 
   kept(kind: KeptKind): ReadonlyMap<string, KubeObject> {
