@@ -13,6 +13,8 @@ export interface Machine {
   memoryGiB: number;
   node: string;
   os: string;
+  /** JSON.parse alone of simulated trace lines on one core: the floor of any replay. */
+  jsonParseLinesPerSecond: number;
 }
 
 export interface SideResult {
@@ -141,7 +143,7 @@ export const sampledOk = (c: Check): boolean => c.sampled === undefined || (c.sa
 /** Upness's answer equals the truth: the figure asked about and, where the answer holds them, every other. */
 export const upnessExact = (c: Check): boolean => exact(c.truth) && (c.everyFigure === undefined || exact(c.everyFigure));
 
-function loadTable(r: SizeResult): string[] {
+function loadTable(r: SizeResult, machine: Machine): string[] {
   const u = r.upness;
   const p = r.prometheus;
   const rows: [string, string, string][] = [
@@ -158,7 +160,7 @@ function loadTable(r: SizeResult): string[] {
     ],
     [
       'Ingest rate',
-      `${int(u.observationsPerSecond)} obs/s; ${int(u.observationsPerCoreSecond)} obs per server CPU-second (server ${fmt(u.serverCpuSeconds, 1)} CPU-s, simulator ${fmt(u.generatorCpuSeconds, 1)} CPU-s)`,
+      `${int(u.observationsPerSecond)} obs/s; ${int(u.observationsPerCoreSecond)} obs per server CPU-second (server ${fmt(u.serverCpuSeconds, 1)} CPU-s, simulator ${fmt(u.generatorCpuSeconds, 1)} CPU-s); JSON.parse alone of such lines: ${int(machine.jsonParseLinesPerSecond)}/s on one core`,
       p ? `${int(p.samples / (p.openMetricsSeconds + p.promtoolSeconds))} samples/s (write + promtool)` : '—',
     ],
     ['RSS after load', `${mb(u.rssBytes)} (${mb(u.baselineRssBytes)} empty; peak ${mb(u.peakRssBytes)})`, p ? mb(p.rssAfterStartBytes) : '—'],
@@ -226,7 +228,7 @@ export function markdown(machine: Machine, sizes: SizeResult[], generated: strin
         '',
       );
     }
-    out.push(...loadTable(r), '');
+    out.push(...loadTable(r, machine), '');
     out.push(...questionTable(r), '');
     if (r.prometheus !== null) {
       const allSampled = r.questions.every((q) => q.prometheus === undefined || sampledOk(q.prometheus.check));

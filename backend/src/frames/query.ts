@@ -68,8 +68,10 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
       layer = observed.nodes;
     }
     const steps = planSteps(from, to, q.intervalMs, q.maxDataPoints);
-    // A series point's window counts every JobSet that lived in it, also before `from`.
-    const selectFrom = query.queryType === 'series' ? Math.min(from, seriesWindowStart(seriesSpec(query, steps, from, to))) : from;
+    // A series point's window counts every JobSet that lived in it, also before `from` (`up` is a
+    // state at each point, not a window).
+    const windowed = query.queryType === 'series' && query.metric !== 'up';
+    const selectFrom = windowed ? Math.min(from, seriesWindowStart(seriesSpec(query, steps, from, to))) : from;
     let selected: readonly Timeline[] | null = null;
     const ctx: QueryContext = {
       query,

@@ -83,6 +83,14 @@ describe('POST /api/v1/query', () => {
     expect(columns(frame)).toEqual({ time: [min(0), min(60), min(120), min(180), min(240)], upSeconds: [0, 50 * 60, 55 * 60, 60 * 60, 45 * 60] });
   });
 
+  //   train completed at 240; a 2 h window at 300 reaches back to 180: up (180,195] and (210,240]
+  it("a point's window counts a JobSet that ended before the range began, if it lived in the window", async () => {
+    const res = await query({ metric: 'upSeconds', window: 'rolling', rolling: '2h', name: 'train', intervalMs: HOUR }, String(min(300)), String(min(360)));
+    expect(columns(res.body.results.A.frames[0])).toEqual({ time: [min(300), min(360)], upSeconds: [45 * 60, 0] });
+    // Its state at each point is not a window: it is not among the JobSets of that range.
+    expect((await query({ metric: 'up', window: 'step', name: 'train', intervalMs: HOUR }, String(min(300)), String(min(360)))).body.results.A.frames).toEqual([]);
+  });
+
   it('raises the step so the range holds at most maxDataPoints points', async () => {
     const res = await query({ metric: 'upSeconds', window: 'step', name: 'train', intervalMs: 60_000, maxDataPoints: 4 });
     // 4 hours in at most 4 aligned points: an 80-minute step.

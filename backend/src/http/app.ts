@@ -165,7 +165,19 @@ export function createApp(options: AppOptions): express.Express {
   api.post('/query', (req, res) => {
     if (req.body === undefined) throw new HttpError(400, 'the body must be JSON (Content-Type: application/json)');
     const t = now();
-    const { status, results } = runQueries(req.body, { timelines: source.timelines(), horizon: source.horizon(t), nodes: source.nodeLayer?.(t) ?? null, index: source.index?.() ?? null }, t);
+    const { status, results } = runQueries(
+      req.body,
+      {
+        timelines: source.timelines(),
+        horizon: source.horizon(t),
+        // Only a query of the node layer needs it.
+        get nodes() {
+          return source.nodeLayer?.(t) ?? null;
+        },
+        index: source.index?.() ?? null,
+      },
+      t,
+    );
     res.status(status).json({ results });
   });
 

@@ -55,7 +55,7 @@ export class ClusterEngine extends TimelineEngine {
     this.nodeLayer.forget(list);
   }
 
-  nodeTimelines(): Timeline[] {
+  nodeTimelines(): readonly Timeline[] {
     return this.nodeLayer.timelines();
   }
 

@@ -86,6 +86,7 @@ export class NodeLayer {
   readonly #causes = new Map<string, StoredCause[]>();
   #gap: { start: number; before: Map<string, Snapshot> } | null = null;
   #last = -Infinity;
+  #list: Timeline[] | null = null;
   /** When recorded causes are next swept for ones too old to attach to anything. */
   #nextSweep = -Infinity;
 
@@ -100,8 +101,9 @@ export class NodeLayer {
     return this.#gap?.start ?? null;
   }
 
-  timelines(): Timeline[] {
-    return Array.from(this.#entries.values(), (e) => e.timeline);
+  /** Every node-layer timeline; the array is shared until one is added or dropped (they grow in place). */
+  timelines(): readonly Timeline[] {
+    return (this.#list ??= Array.from(this.#entries.values(), (e) => e.timeline));
   }
 
   timeline(uid: string): Timeline | undefined {
@@ -142,6 +144,7 @@ export class NodeLayer {
         causeKeys: null,
       };
       this.#entries.set(uid, entry);
+      this.#list = null;
       this.#adopt(entry);
     }
     const tl = update.timeline;
@@ -433,6 +436,7 @@ export class NodeLayer {
       const entry = this.#entries.get(uid);
       if (entry === undefined) continue;
       this.#entries.delete(uid);
+      this.#list = null;
       this.#release(uid);
       if (this.#current.get(entry.key) === uid) this.#current.delete(entry.key);
     }

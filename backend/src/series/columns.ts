@@ -1,6 +1,6 @@
-// A timeline's transitions as columns (times in a Float64Array, states as small codes in a
-// Uint8Array), kept beside it and extended as it grows: the sweep over them is the hot loop of
-// every query, and numbers in typed arrays cost a fraction of object fields and string compares.
+// A timeline's transitions as columns (times, and states as small codes), kept beside it and
+// extended as it grows: the sweep over them is the hot loop of every query, and numbers in arrays
+// cost a fraction of object fields and string compares.
 // Timelines are append-only, so a cached prefix stays true; the cache is keyed by the array.
 
 import type { State, Transition } from '../timeline/types.ts';
@@ -15,8 +15,10 @@ export const UNOBSERVED_BIT = 8;
 
 export interface Columns {
   length: number;
-  at: Float64Array;
-  code: Uint8Array;
+  /** Plain arrays of numbers (V8 keeps them unboxed): a pair of typed arrays costs ~800 bytes per
+   *  timeline in buffers and their bookkeeping, more than the handful of transitions they hold. */
+  at: number[];
+  code: number[];
   /** When the timeline first started (provisioning, up or down); Infinity while it has not. */
   start: number;
 }
@@ -27,21 +29,15 @@ export function columnsOf(transitions: readonly Transition[]): Columns {
   const n = transitions.length;
   let c = cache.get(transitions);
   if (c !== undefined && c.length === n) return c;
-  if (c === undefined || c.at.length < n) {
-    const capacity = Math.max(n, (c?.at.length ?? 0) * 2, 8);
-    const grown: Columns = { length: c?.length ?? 0, at: new Float64Array(capacity), code: new Uint8Array(capacity), start: c?.start ?? Infinity };
-    if (c !== undefined) {
-      grown.at.set(c.at.subarray(0, c.length));
-      grown.code.set(c.code.subarray(0, c.length));
-    }
-    c = grown;
+  if (c === undefined) {
+    c = { length: 0, at: [], code: [], start: Infinity };
     cache.set(transitions, c);
   }
   for (let i = c.length; i < n; i++) {
     const t = transitions[i]!;
     const code = STATE_CODE[t.state];
-    c.at[i] = t.at;
-    c.code[i] = code | (t.unobserved !== undefined ? UNOBSERVED_BIT : 0);
+    c.at.push(t.at);
+    c.code.push(code | (t.unobserved !== undefined ? UNOBSERVED_BIT : 0));
     if (c.start === Infinity && code <= DOWN_CODE) c.start = t.at;
   }
   c.length = n;
