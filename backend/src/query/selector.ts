@@ -88,6 +88,11 @@ export function parseLabelSelector(selector: string): LabelPredicate {
 }
 
 /** `train-*` (glob: * any run, ? one character) or `/^train-\d+$/i` (a regular expression). */
+/** The one name a pattern matches, when it is a plain name (no wildcard, not a regular expression). */
+export function literalName(pattern: string): string | null {
+  return pattern === '' || /[*?]/.test(pattern) || /^\/(.*)\/([a-z]*)$/s.test(pattern) ? null : pattern;
+}
+
 export function parseNamePattern(pattern: string): (name: string) => boolean {
   if (pattern === '' || pattern === '*') return () => true;
   const regex = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
@@ -101,7 +106,8 @@ export function parseNamePattern(pattern: string): (name: string) => boolean {
     return (name) => re.test(name);
   }
   // A plain name (the commonest pattern: one JobSet's page) is a string compare, not a regex run.
-  if (!/[*?]/.test(pattern)) return (name) => name === pattern;
+  const literal = literalName(pattern);
+  if (literal !== null) return (name) => name === literal;
   const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
   const glob = new RegExp(`^${escaped}$`);
   return (name) => glob.test(name);

@@ -3,7 +3,7 @@
 
 import { isJobSet, viewJobSet } from './jobset.ts';
 import { advance, resumeAfterGap, startMachine, type MachineState } from './machine.ts';
-import { byNamespaceNameUid } from './order.ts';
+import { byNamespaceNameUid, markSorted } from './order.ts';
 import type { KubeObject, Observation, Timeline, Transition } from './types.ts';
 
 /** Pods and Nodes are kept (latest object per UID) for the node-level figures. */
@@ -215,10 +215,10 @@ export class TimelineEngine {
    */
   timelines(): readonly Timeline[] {
     if (this.#list === null) {
-      this.#list = Array.from(this.#machines.values(), (m) => m.timeline).sort(byNamespaceNameUid);
+      this.#list = markSorted(Array.from(this.#machines.values(), (m) => m.timeline).sort(byNamespaceNameUid));
       this.#fresh = [];
     } else if (this.#fresh.length > 0) {
-      this.#list = mergeSorted(this.#list, this.#fresh.sort(byNamespaceNameUid));
+      this.#list = markSorted(mergeSorted(this.#list, this.#fresh.sort(byNamespaceNameUid)));
       this.#fresh = [];
     }
     return this.#list;

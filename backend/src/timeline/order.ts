@@ -8,3 +8,27 @@ export function byNamespaceNameUid(a: Timeline, b: Timeline): number {
   if (a.name !== b.name) return a.name < b.name ? -1 : 1;
   return a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0;
 }
+
+/** Arrays of timelines known to be in this order (the engine's list), so a search may bisect them. */
+const sorted = new WeakSet<readonly Timeline[]>();
+
+export function markSorted<T extends readonly Timeline[]>(timelines: T): T {
+  sorted.add(timelines);
+  return timelines;
+}
+
+export function isMarkedSorted(timelines: readonly Timeline[]): boolean {
+  return sorted.has(timelines);
+}
+
+/** The first index in [lo, hi) whose (namespace, name) is not before (namespace, name) — or, with `after`, is after it. */
+export function bisect(timelines: readonly Timeline[], namespace: string, name: string, lo: number, hi: number, after = false): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const t = timelines[mid]!;
+    const c = t.namespace !== namespace ? (t.namespace < namespace ? -1 : 1) : t.name !== name ? (t.name < name ? -1 : 1) : 0;
+    if (c < 0 || (after && c === 0)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
