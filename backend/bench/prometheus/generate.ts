@@ -7,13 +7,14 @@ import { closeSync, writeFileSync, writeSync } from 'node:fs';
 import { memory } from './proc.ts';
 import { serialize } from 'node:v8';
 import { Worker } from 'node:worker_threads';
-import { simulateFleet } from '../../src/simulate/index.ts';
+import { simulateFleet, type ProfileName } from '../../src/simulate/index.ts';
 import { Truth, type TruthOptions } from './truth.ts';
 
 export interface GenerateRequest {
   jobsets: number;
   days: number;
   seed: number;
+  fleetProfile: ProfileName;
   truth: TruthOptions;
   /** Where to write the truth (v8.serialize of TruthData) once the trace is written. */
   truthFile: string;
@@ -70,7 +71,7 @@ async function generate(request: GenerateRequest): Promise<void> {
     for (let q = Atomics.load(queued, 0); q > AHEAD_KIB; q = Atomics.load(queued, 0)) Atomics.wait(queued, 0, q, 100);
   };
   const truth = new Truth(request.truth);
-  const fleet = simulateFleet({ jobsets: request.jobsets, days: request.days, seed: request.seed });
+  const fleet = simulateFleet({ jobsets: request.jobsets, days: request.days, seed: request.seed, profile: request.fleetProfile });
   const buf = Buffer.allocUnsafe(CHUNK * 2);
   let used = 0;
   let sent = 0;

@@ -57,6 +57,7 @@ export interface SizeResult {
   jobsets: number;
   days: number;
   seed: number;
+  fleetProfile: string;
   window: { from: string; to: string; hours: number; stepSeconds: number; points: number };
   fleet: { uids: number; selected: number; transitions: number; kinds: EventKinds; duplicates: DuplicateUids };
   upness: UpnessLoad & {
@@ -207,7 +208,7 @@ export function markdown(machine: Machine, sizes: SizeResult[], generated: strin
   for (const r of sizes) {
     out.push(`## ${r.label}`, '');
     out.push(
-      `${int(r.jobsets)} JobSet name slots × ${r.days} days (seed ${r.seed}): ${int(r.fleet.uids)} JobSet UIDs, ${int(r.upness.observations)} observations, ${int(r.fleet.transitions)} transitions. ` +
+      `${int(r.jobsets)} JobSet name slots × ${r.days} days (seed ${r.seed}, simulator profile ${r.fleetProfile}): ${int(r.fleet.uids)} JobSet UIDs, ${int(r.upness.observations)} observations, ${int(r.fleet.transitions)} transitions. ` +
         `Every question covers ${r.window.from} → ${r.window.to} (${r.window.hours} h; ${int(r.fleet.selected)} UIDs); series have ${r.window.points} points ${r.window.stepSeconds / 3600} h apart. ` +
         `Times are per answer over HTTP, to the last byte; ${plural(r.questions[0]?.upness.stats.runs ?? 0, 'timed run')} each after ${plural(r.warmups, 'warm-up')} (p99 is the nearest rank: the slowest run when there are fewer than 100). ` +
         `CPU per answer is the server's user + system time (/proc/<pid>/stat) over the timed runs, divided by their number. ` +

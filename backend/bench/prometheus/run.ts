@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { planSteps } from '../../src/query/step.ts';
 import { figures } from '../../src/series/figures.ts';
-import { DEFAULT_START, simulateFleet } from '../../src/simulate/index.ts';
+import { DEFAULT_START, PROFILES, simulateFleet, type ProfileName } from '../../src/simulate/index.ts';
 import { cpuSeconds, fmt, int, memory, MiB, ms, stats } from './proc.ts';
 import { createBlocks, ensurePrometheus, PrometheusServer, writeOpenMetrics, type PrometheusBinaries, type SampledModel } from './prometheus.ts';
 import { newest, nowUs, summarizeProfiles, type Phase } from './profile.ts';
@@ -36,6 +36,8 @@ const { values: args } = parseArgs({
     days: { type: 'string', default: '7' },
     'big-jobsets': { type: 'string', default: '10000' },
     'big-days': { type: 'string', default: '30' },
+    // The simulator's profile at the big size: `long-running` makes about 4 UIDs per slot a month, not ~90.
+    'big-profile': { type: 'string', default: 'realistic' },
     runs: { type: 'string', default: '10' },
     // The 30-day questions take tens of seconds each on today's Upness: 3 runs keep the run near an hour.
     'big-runs': { type: 'string', default: '3' },
@@ -76,6 +78,8 @@ interface SizePlan {
   withPrometheus: boolean;
   questions: Question[];
   profile: boolean;
+  /** The simulator's profile (realistic unless asked). */
+  fleetProfile: ProfileName;
   targets: 'side' | 'big';
 }
 
@@ -91,6 +95,7 @@ if (!args['skip-side']) {
     withPrometheus: peer !== 'none',
     questions: QUESTIONS,
     profile: args.profile,
+    fleetProfile: 'realistic',
     targets: 'side',
   });
 }
@@ -98,16 +103,19 @@ if (!args['skip-big']) {
   const jobsets = smoke ? 60 : Number(args['big-jobsets']);
   const days = smoke ? 2 : Number(args['big-days']);
   const wanted = args['big-questions'].split(',').map((s) => s.trim());
+  const fleetProfile = args['big-profile'] as ProfileName;
+  if (!(fleetProfile in PROFILES)) throw new Error(`--big-profile: unknown ${fleetProfile}; known: ${Object.keys(PROFILES).join(', ')}`);
   const unknown = wanted.filter((id) => !QUESTIONS.some((q) => q.id === id));
   if (unknown.length > 0) throw new Error(`--big-questions: unknown ${unknown.join(', ')}; known: ${QUESTIONS.map((q) => q.id).join(', ')}`);
   plans.push({
-    label: `${int(jobsets)} JobSets × ${days} days, Upness alone`,
+    label: `${int(jobsets)} JobSets × ${days} days${fleetProfile === 'realistic' ? '' : ` (${fleetProfile} profile)`}, Upness alone`,
     jobsets,
     days,
     runs: smoke ? 2 : Number(args['big-runs']),
     withPrometheus: false,
     questions: QUESTIONS.filter((q) => wanted.includes(q.id)),
     profile: args.profile,
+    fleetProfile,
     targets: 'big',
   });
 }
@@ -137,7 +145,7 @@ async function timeRuns(
 
 async function runSize(plan: SizePlan): Promise<SizeResult> {
   const { jobsets, days } = plan;
-  const tag = `${jobsets}x${days}d-seed${seed}`;
+  const tag = `${jobsets}x${days}d-seed${seed}${plan.fleetProfile === 'realistic' ? '' : `-${plan.fleetProfile}`}`;
   log(`── ${plan.label} (seed ${seed}) ──`);
   const from = DEFAULT_START;
   const periodEnd = from + days * DAY;
@@ -163,7 +171,7 @@ async function runSize(plan: SizePlan): Promise<SizeResult> {
   const loadStart = nowUs();
   const loadAverageBefore = loadavg()[0]!;
   const { server: upness, load, truth } = await loadFleet(
-    { jobsets, days, seed, truth: truthOptions, truthFile: join(WORK, `${tag}.truth.v8`) },
+    { jobsets, days, seed, fleetProfile: plan.fleetProfile, truth: truthOptions, truthFile: join(WORK, `${tag}.truth.v8`) },
     { nodeFlags: plan.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--heap-prof', `--heap-prof-dir=${profileDir}`] : [] },
   );
   phases.push({ name: 'Load (replay of the trace)', startUs: loadStart, endUs: nowUs() });
@@ -311,6 +319,7 @@ async function runSize(plan: SizePlan): Promise<SizeResult> {
     jobsets,
     days,
     seed,
+    fleetProfile: plan.fleetProfile,
     window: { from: new Date(from).toISOString(), to: new Date(to).toISOString(), hours: (to - from) / HOUR, stepSeconds: w.stepMs / 1000, points: truth.points.length },
     fleet: { uids: truth.uids, selected: truth.selected, transitions: truth.transitions, kinds: truth.kinds, duplicates: truth.duplicates },
     loadAverage: { load: loadAverageLoad, end: loadavg()[0]! },

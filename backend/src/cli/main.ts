@@ -35,7 +35,7 @@ program
   .requiredOption('--days <d>', 'length of the simulated period, in days (fractions allowed)')
   .option('--seed <s>', 'random seed', '1')
   .option('--start <time>', 'start of the period, ISO-8601', '2026-01-01T00:00:00Z')
-  .addOption(new Option('--profile <profile>', 'realistic rates, or a busy demo').choices(['realistic', 'demo']).default('realistic'))
+  .addOption(new Option('--profile <profile>', 'realistic rates, a busy demo, or weeks-long training runs').choices(['realistic', 'demo', 'long-running']).default('realistic'))
   .option('--out <file>', 'write to a file instead of standard output')
   .action(simulateCommand);
 
@@ -63,7 +63,7 @@ const serve = program
   .option('--jobsets <n>', 'simulated cluster: JobSet names running side by side', '24')
   .option('--history-days <d>', 'simulated cluster: days of history at start', '7')
   .option('--seed <s>', 'simulated cluster: random seed', '1')
-  .addOption(new Option('--profile <profile>', 'simulated cluster: event rates').choices(['realistic', 'demo']).default('demo'))
+  .addOption(new Option('--profile <profile>', 'simulated cluster: event rates').choices(['realistic', 'demo', 'long-running']).default('demo'))
   .option('--speed <factor>', 'simulated cluster: simulated seconds per second', '1')
   .option('--terminal-grace <duration>', 'how long finished JobSets stay on /metrics', '10m')
   .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']).env('UPNESS_LOG_LEVEL').default('info'))

@@ -225,6 +225,13 @@ describe('simulateFleet: the observation stream', () => {
     expect(simulateFleet({ jobsets: 1, days: 1, seed: 1, profile: 'demo' }).profile.mtbiMedian).toBe(45 * 60_000);
   });
 
+  it('long-running: weeks-long runs make a few UIDs per name a month, not dozens', () => {
+    const uids = (profile: 'realistic' | 'long-running'): number => simulateFleet({ jobsets: 30, days: 30, seed: 3, profile }).truth().length;
+    const long = uids('long-running');
+    expect(long / 30).toBeLessThan(8);
+    expect(uids('realistic') / long).toBeGreaterThan(10);
+  });
+
   it('writes a trace with writeTrace', async () => {
     const fleet = simulateFleet({ jobsets: 5, days: 1, seed: 4 });
     const sink = new PassThrough();

@@ -107,7 +107,24 @@ export const DEMO: Readonly<Profile> = Object.freeze({
   slotGapMedian: 2 * MINUTE,
 });
 
-export const PROFILES = { realistic: REALISTIC, demo: DEMO } as const;
+/**
+ * Large training runs: each JobSet works for weeks, is interrupted every day or two (mostly by
+ * maintenance) and recovers, and is seldom deleted early. A slot then makes about 4 JobSet UIDs a
+ * month (failed first attempts included), where the realistic mix of short and long jobs makes ~90.
+ */
+export const LONG_RUNNING: Readonly<Profile> = Object.freeze({
+  ...REALISTIC,
+  workMedian: 21 * DAY,
+  workSigma: 0.4,
+  // Interrupted every day or two, mostly by maintenance (which does not count towards maxRestarts).
+  mtbiMedian: 36 * HOUR,
+  countsTowardsMaxProbability: 0.05,
+  fatalShare: 0.01,
+  deleteActiveMean: 90 * DAY,
+  deleteSuspendedMean: 30 * DAY,
+});
+
+export const PROFILES = { realistic: REALISTIC, demo: DEMO, 'long-running': LONG_RUNNING } as const;
 export type ProfileName = keyof typeof PROFILES;
 
 /** A profile by name, or overrides of the realistic one. */
