@@ -2,6 +2,7 @@
 // simulated fleet, for every figure, window and grouping the index serves (numbers to 1e-12: a mean
 // time to first up is summed in another order). And the index did answer them.
 
+import { ADDITIVE_FIGURES } from '../series/figures.ts';
 import { FleetIndex } from '../series/fleet-index.ts';
 import { FIGURES } from '../query/types.ts';
 import { simulateFleet } from '../simulate/index.ts';
@@ -51,7 +52,10 @@ describe('pooled queries from the fleet index', () => {
           ...FIGURES.flatMap((metric) =>
             (['step', 'rolling', 'cumulative', 'range'] as const).map((w, i) => ({ refId: `${metric}-${w}`, queryType: 'series', metric, window: w, rolling: `${5 + i}h`, groupBy, namespaces: filter, aggregate: 'pooled' })),
           ),
+          // A sum of additive figures is the figure of the summed totals: the index answers it too.
+          ...ADDITIVE_FIGURES.map((metric) => ({ refId: `${metric}-sum`, queryType: 'series', metric, window: 'step', groupBy, namespaces: filter, aggregate: 'sum' })),
           { refId: 'summary', queryType: 'summary', groupBy, namespaces: filter, aggregate: 'pooled' },
+          { refId: 'summary-sum', queryType: 'summary', groupBy, namespaces: filter, aggregate: 'sum', figures: ['upSeconds', 'interruptions'] },
         ];
         const body = { from: String(from), to: String(to), queries: queries.map((q) => ({ ...q, intervalMs: HOUR, maxDataPoints: 300 })) };
         const fast = runQueries(body, { timelines: engine.timelines(), horizon, index }, horizon);
@@ -64,7 +68,7 @@ describe('pooled queries from the fleet index', () => {
         }
       }
     }
-    expect(compared).toBe(3 * 2 * (FIGURES.length * 4 + 1));
+    expect(compared).toBe(3 * 2 * (FIGURES.length * 4 + ADDITIVE_FIGURES.length + 2));
     expect(window).toHaveBeenCalled();
     window.mockRestore();
   });
@@ -79,6 +83,8 @@ describe('pooled queries from the fleet index', () => {
         { refId: 'B', queryType: 'summary', groupBy: 'all', aggregate: 'mean' },
         { refId: 'C', queryType: 'series', groupBy: 'label:team', aggregate: 'pooled' },
         { refId: 'D', queryType: 'summary', groupBy: 'all', aggregate: 'pooled', states: ['up'] },
+        { refId: 'E', queryType: 'series', metric: 'uptimeRatio', groupBy: 'all', aggregate: 'sum' },
+        { refId: 'F', queryType: 'summary', groupBy: 'all', aggregate: 'sum' },
       ],
     };
     const fast = runQueries(body, { timelines: engine.timelines(), horizon, index }, horizon);

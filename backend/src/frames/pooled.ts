@@ -2,6 +2,7 @@
 // JobSet: what fleet dashboards and alert rules ask most. Used only where it gives the very answer
 // the per-JobSet path would (series/fleet-index.test.ts checks the two against each other), else null.
 
+import { ADDITIVE_FIGURES, type FigureName } from '../series/figures.ts';
 import type { GroupKey } from '../series/fleet.ts';
 import type { Partition, PooledWindow } from '../series/fleet-index.ts';
 import type { QueryContext } from './context.ts';
@@ -13,10 +14,16 @@ export interface PooledGroup extends GroupKey {
   count: number;
 }
 
-/** The query's groups, each answered from the index; null when the index cannot answer the query. */
-export function pooledGroups(ctx: QueryContext): PooledGroup[] | null {
+/**
+ * The query's groups, each answered from the index; null when the index cannot answer the query.
+ * `figures`: what the query shows. A sum of additive figures (durations, counts) is the figure of the
+ * summed totals, so `sum` is answered as `pooled` is.
+ */
+export function pooledGroups(ctx: QueryContext, figures: readonly FigureName[]): PooledGroup[] | null {
   const { query, index, horizon, selectFrom, to } = ctx;
-  if (index === null || query.layer !== 'jobset' || query.aggregate !== 'pooled') return null;
+  if (index === null || query.layer !== 'jobset') return null;
+  const poolable = query.aggregate === 'pooled' || (query.aggregate === 'sum' && figures.every((f) => ADDITIVE_FIGURES.includes(f)));
+  if (!poolable) return null;
   // Only what selects whole namespaces or clusters: a name, labels or states pick single JobSets.
   if (query.name !== '' || query.labelSelector !== '' || query.states.length > 0) return null;
   const by = query.groupBy;

@@ -67,7 +67,7 @@ function figureSeries(ctx: QueryContext, groupBy: GroupBy, how: Aggregate): Grou
   const { query } = ctx;
   const figure = query.metric as Exclude<typeof query.metric, 'up'>;
   const spec = seriesSpec(query, ctx.steps, ctx.from, ctx.to);
-  const pooled = pooledGroups(ctx);
+  const pooled = pooledGroups(ctx, [figure]);
   if (pooled !== null) {
     const plan = planSeries(spec);
     return pooled.map((g) => ({

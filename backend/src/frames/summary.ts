@@ -39,7 +39,7 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
     ];
     return [frame(fields, { name: 'summary', refId: query.refId })];
   }
-  const pooled = pooledGroups(ctx);
+  const pooled = pooledGroups(ctx, columns);
   const groups =
     pooled !== null
       ? pooled.map(({ key, labels, count, window }) => {
