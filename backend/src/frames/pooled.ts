@@ -10,6 +10,8 @@ import type { QueryContext } from './context.ts';
 export interface PooledGroup extends GroupKey {
   /** The window's sums for each (from, to] asked. */
   window(from: number, to: number): PooledWindow;
+  /** Many windows (times[starts[k]], times[ends[k]]] at once, each boundary evaluated once. */
+  windows(times: ArrayLike<number>, starts: ArrayLike<number>, ends: ArrayLike<number>): PooledWindow[];
   /** JobSets the query selects in the group. */
   count: number;
 }
@@ -46,6 +48,7 @@ export function pooledGroups(ctx: QueryContext, figures: readonly FigureName[]):
       key,
       labels: g.labels,
       window: (from: number, windowTo: number) => index.window(g.partitions, horizon, from, windowTo, selectFrom),
+      windows: (times: ArrayLike<number>, starts: ArrayLike<number>, ends: ArrayLike<number>) => index.windows(g.partitions, horizon, times, starts, ends, selectFrom),
       count: index.window(g.partitions, horizon, selectFrom, to, selectFrom).count,
     }))
     // A group none of whose JobSets lived in the range is not in the answer (as when grouping them one by one).

@@ -74,10 +74,7 @@ function figureSeries(ctx: QueryContext, groupBy: GroupBy, how: Aggregate): Grou
       key: g.key,
       labels: g.labels,
       points: plan.points,
-      values: plan.points.map((t, k) => {
-        const w = g.window(plan.times[plan.starts[k]!]!, t);
-        return figureValue(w.totals, 0, figure, w.timeToFirstUpSeconds);
-      }),
+      values: g.windows(plan.times, plan.starts, plan.ends).map((w) => figureValue(w.totals, 0, figure, w.timeToFirstUpSeconds)),
     }));
   }
   return fleetSeries(ctx.timelines, ctx.horizon, spec, figure, groupBy, how);

@@ -284,7 +284,6 @@ export interface PooledWindow {
 export class FleetIndex {
   readonly #partitions = new Map<string, Partition>();
   readonly #a = new Float64Array(ACC);
-  readonly #b = new Float64Array(ACC);
   readonly #ended = new Float64Array(ACC);
 
   static #key(cluster: string | undefined, namespace: string): string {
@@ -323,23 +322,47 @@ export class FleetIndex {
    * [livedFrom, to] (by default the window itself). Exact when `covers` holds and livedFrom ≤ horizon.
    */
   window(partitions: readonly Partition[], horizon: number, from: number, to: number, livedFrom = from): PooledWindow {
-    const a = this.#a.fill(0);
-    const b = this.#b.fill(0);
+    return this.windows(partitions, horizon, [from, to], [0], [1], livedFrom)[0]!;
+  }
+
+  /**
+   * Pooled sums over many windows (times[starts[k]], times[ends[k]]] at once: each boundary is
+   * evaluated once however many windows share it (a series' steps do). `times` sorted ascending.
+   */
+  windows(
+    partitions: readonly Partition[],
+    horizon: number,
+    times: ArrayLike<number>,
+    starts: ArrayLike<number>,
+    ends: ArrayLike<number>,
+    livedFrom: number,
+  ): PooledWindow[] {
+    const at = new Float64Array(times.length * ACC);
+    // Ended strictly before the selection's start: one that ended at it lived in it.
     const endedBefore = this.#ended.fill(0);
+    const one = this.#a;
     for (const p of partitions) {
-      p.sums(Math.min(from, horizon), false, a);
-      p.sums(Math.min(to, horizon), false, b);
-      // Ended strictly before the selection's start: one that ended at it lived in it.
       p.sums(livedFrom, true, endedBefore);
+      for (let k = 0; k < times.length; k++) {
+        one.fill(0);
+        p.sums(Math.min(times[k]!, horizon), false, one);
+        for (let f = 0; f < ACC; f++) at[k * ACC + f]! += one[f]!;
+      }
     }
-    const totals = new Float64Array(FIELDS);
-    for (let f = 0; f < FIELDS; f++) totals[f] = b[f]! - a[f]!;
-    const ups = b[FIRST_UPS]! - endedBefore[ENDED_FIRST_UPS]!;
-    return {
-      totals,
-      count: b[CREATED]! - endedBefore[ENDED]!,
-      timeToFirstUpSeconds: ups > 0 ? (b[FIRST_UP_SUM]! - endedBefore[ENDED_FIRST_UP_SUM]!) / ups / 1000 : null,
-    };
+    const out: PooledWindow[] = [];
+    for (let w = 0; w < starts.length; w++) {
+      const a = starts[w]! * ACC;
+      const b = ends[w]! * ACC;
+      const totals = new Float64Array(FIELDS);
+      for (let f = 0; f < FIELDS; f++) totals[f] = at[b + f]! - at[a + f]!;
+      const ups = at[b + FIRST_UPS]! - endedBefore[ENDED_FIRST_UPS]!;
+      out.push({
+        totals,
+        count: at[b + CREATED]! - endedBefore[ENDED]!,
+        timeToFirstUpSeconds: ups > 0 ? (at[b + FIRST_UP_SUM]! - endedBefore[ENDED_FIRST_UP_SUM]!) / ups / 1000 : null,
+      });
+    }
+    return out;
   }
 
   /** Every partition, for tests and metrics. */
