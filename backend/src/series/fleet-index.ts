@@ -134,12 +134,19 @@ class Partition {
     this.namespace = namespace;
   }
 
+  /** Whether the pending events came in time order, after every placed one: then placing them is appending. */
+  #appending = true;
+
   add(tl: Timeline, j: number, at: number): void {
     if (Number.isNaN(this.origin)) this.origin = at;
+    const last = this.pendingAt.length > 0 ? this.pendingAt[this.pendingAt.length - 1]! : this.length > 0 ? this.times[this.length - 1]! : -Infinity;
+    if (at < last) this.#appending = false;
     this.pendingAt.push(at);
     this.pendingOwners.push(tl);
     this.pendingIndices.push(j);
-    if (this.pendingAt.length >= 4096) this.#settle();
+    // A live stream comes nearly in order: place it as it comes. Timelines taken in whole (a restore)
+    // come out of order: they wait for one sort when first read, not a merge every few thousand.
+    if (this.pendingAt.length >= (this.#appending ? 4096 : 1 << 20)) this.#settle();
   }
 
   /** Drops the events of timelines no longer kept. */
@@ -168,6 +175,7 @@ class Partition {
   #settle(): void {
     const count = this.pendingAt.length;
     if (count === 0) return;
+    this.#appending = true;
     const at = this.pendingAt;
     const owners = this.pendingOwners;
     const indices = this.pendingIndices;
