@@ -2,6 +2,7 @@
 // the range. UIDs that bore the name follow one another on one row; a final row closes the range.
 
 import { stateAt } from '../series/figures.ts';
+import { oldestFirst } from '../timeline/order.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { QueryContext } from './context.ts';
 import { frame, stringField, timeField, type FrameJSON } from './frame.ts';
@@ -15,7 +16,7 @@ export function statesFrames(ctx: QueryContext): FrameJSON[] {
   return [...byName.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([displayName, timelines]) => {
-      timelines.sort((a, b) => a.createdAt - b.createdAt);
+      timelines.sort(oldestFirst);
       const times: number[] = [];
       const states: (string | null)[] = [];
       const put = (t: number, state: string | null): void => {

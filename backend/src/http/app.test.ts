@@ -425,3 +425,20 @@ describe('clusters', () => {
     expect((await east.get(`/api/v1/jobsets?from=${FROM}&to=${TO}&cluster=west`)).body.jobsets).toEqual([]);
   });
 });
+
+describe('a name borne twice within one second', () => {
+  // Deleted and created again at once: both creationTimestamps fall in one second. The UIDs sort the
+  // other way round, so only the rule (the one that ended first is the older) lists them in order.
+  const before = new Scenario({ uid: 'z-first', name: 'again', namespace: 'team-a' }, min(0)).created().up(min(5)).deleted(min(10));
+  const after = new Scenario({ uid: 'a-second', name: 'again', namespace: 'team-a' }, min(0)).created();
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startService(merge(before, after));
+  });
+  afterAll(() => svc.close());
+
+  it('lists the timelines oldest first', async () => {
+    const res = await svc.get(`/api/v1/jobsets/team-a/again?from=${FROM}&to=${String(min(20))}`);
+    expect(res.body.timelines.map((t: { uid: string }) => t.uid)).toEqual(['z-first', 'a-second']);
+  });
+});

@@ -15,6 +15,7 @@ import { checkRange } from '../query/step.ts';
 import { parseTimeParam } from '../query/time.ts';
 import type { TimelineSource } from '../service/source.ts';
 import type { StoreStatus } from '../store/embedded.ts';
+import { oldestFirst } from '../timeline/order.ts';
 import type { Cause, Timeline } from '../timeline/types.ts';
 import { requireToken } from './auth.ts';
 import { createMetrics } from './metrics.ts';
@@ -206,7 +207,7 @@ export function createApp(options: AppOptions): express.Express {
     const bearers = layer.timelines.filter((tl) => tl.namespace === req.params.namespace && tl.name === req.params.name);
     if (bearers.length === 0) throw new HttpError(404, `no JobSet ${req.params.namespace}/${req.params.name} has been seen`);
     const timelines = bearers
-      .sort((a, b) => a.createdAt - b.createdAt)
+      .sort(oldestFirst)
       .map((tl) => {
         const [from, to] = window(q, t, tl.createdAt, horizon);
         return {

@@ -10,6 +10,15 @@ export const UP_CODE = 0;
 export const DOWN_CODE = 2;
 export const SUSPENDED_CODE = 3;
 export const FAILED_CODE = 6;
+/** What leaving state code `from` for `to` counts as (DESIGN.md): up → down or failed interrupts, down → up recovers. */
+export const NO_EVENT = 0;
+export const INTERRUPTION = 1;
+export const RECOVERY = 2;
+export function eventOf(from: number, to: number): number {
+  if (from === UP_CODE) return to === DOWN_CODE || to === FAILED_CODE ? INTERRUPTION : NO_EVENT;
+  return from === DOWN_CODE && to === UP_CODE ? RECOVERY : NO_EVENT;
+}
+
 /** Bit set on a transition that carries events proven after a gap (`unobserved`). */
 export const UNOBSERVED_BIT = 8;
 

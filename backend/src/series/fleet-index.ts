@@ -12,7 +12,7 @@
 // holds only when no event lies after the horizon; `covers` says when the index can answer.
 
 import type { Timeline } from '../timeline/types.ts';
-import { columnsOf, DOWN_CODE, FAILED_CODE, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, type Columns } from './columns.ts';
+import { columnsOf, eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, type Columns } from './columns.ts';
 import { FIELDS, INTERRUPTED_UP, INTERRUPTIONS, MEASURED_INTERRUPTIONS, MEASURED_RECOVERIES, QUEUED, RECOVERED_DOWN, RECOVERIES } from './totals.ts';
 
 // Accumulator layout: the first FIELDS are the totals' own offsets (durations hold the rate there,
@@ -69,11 +69,12 @@ function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): v
         acc[W + QUEUED]! -= tau;
       }
     }
-    if (prev === UP_CODE && (code === DOWN_CODE || code === FAILED_CODE)) {
+    const event = eventOf(prev, code);
+    if (event === INTERRUPTION) {
       acc[INTERRUPTIONS]! += 1;
       acc[MEASURED_INTERRUPTIONS]! += 1;
       acc[INTERRUPTED_UP]! += at - s;
-    } else if (prev === DOWN_CODE && code === UP_CODE) {
+    } else if (event === RECOVERY) {
       acc[RECOVERIES]! += 1;
       acc[MEASURED_RECOVERIES]! += 1;
       acc[RECOVERED_DOWN]! += at - s;

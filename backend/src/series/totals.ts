@@ -4,7 +4,7 @@
 // step buckets, rolling windows and cumulative series alike.
 
 import type { Timeline } from '../timeline/types.ts';
-import { columnsOf, DOWN_CODE, FAILED_CODE, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, type Columns } from './columns.ts';
+import { columnsOf, eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, type Columns } from './columns.ts';
 
 // Field offsets in a totals vector (milliseconds for durations, counts for events).
 export const UP = 0;
@@ -63,12 +63,12 @@ function addSegment(transitions: Timeline['transitions'], c: Columns, i: number,
     if (id === SUSPENDED_CODE && s < c.start) acc[QUEUED]! += e - s;
   }
   const next = c.code[i + 1]!;
-  const nextId = next & 7;
-  if (id === UP_CODE && (nextId === DOWN_CODE || nextId === FAILED_CODE)) {
+  const event = eventOf(id, next & 7);
+  if (event === INTERRUPTION) {
     acc[INTERRUPTIONS]! += 1;
     acc[MEASURED_INTERRUPTIONS]! += 1;
     acc[INTERRUPTED_UP]! += e - s;
-  } else if (id === DOWN_CODE && nextId === UP_CODE) {
+  } else if (event === RECOVERY) {
     acc[RECOVERIES]! += 1;
     acc[MEASURED_RECOVERIES]! += 1;
     acc[RECOVERED_DOWN]! += e - s;
@@ -227,12 +227,12 @@ export function windowTotals(timeline: Timeline, horizon: number, from: number, 
     }
     if (last || e <= from || e > to) continue;
     const next = code[i + 1]!;
-    const nextId = next & 7;
-    if (id === UP_CODE && (nextId === DOWN_CODE || nextId === FAILED_CODE)) {
+    const event = eventOf(id, next & 7);
+    if (event === INTERRUPTION) {
       out[o + INTERRUPTIONS]! += 1;
       out[o + MEASURED_INTERRUPTIONS]! += 1;
       out[o + INTERRUPTED_UP]! += e - s;
-    } else if (id === DOWN_CODE && nextId === UP_CODE) {
+    } else if (event === RECOVERY) {
       out[o + RECOVERIES]! += 1;
       out[o + MEASURED_RECOVERIES]! += 1;
       out[o + RECOVERED_DOWN]! += e - s;

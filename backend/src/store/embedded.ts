@@ -9,6 +9,7 @@
 import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { sameLabels } from '../timeline/intern.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { Recovery, StoreStatus, TimelineStore } from './store.ts';
@@ -163,6 +164,25 @@ export interface EmbeddedStoreOptions {
   retryMs?: number;
 }
 
+interface Written {
+  meta: MetaRecord;
+  restarts: number;
+  everUp: boolean;
+  deletedAt: number | null;
+}
+
+/** The timeline's identity is what `meta` recorded. */
+function sameIdentity(meta: MetaRecord, tl: MachineState['timeline']): boolean {
+  return (
+    meta.namespace === tl.namespace &&
+    meta.name === tl.name &&
+    meta.accelerator === tl.accelerator &&
+    meta.topology === tl.topology &&
+    meta.createdAt === tl.createdAt &&
+    sameLabels(meta.labels, tl.labels)
+  );
+}
+
 export class EmbeddedStore implements TimelineStore {
   readonly dir: string;
   readonly #options: EmbeddedStoreOptions;
@@ -180,8 +200,12 @@ export class EmbeddedStore implements TimelineStore {
   #error: Error | null = null;
   #errors = 0;
   #bytes = 0;
-  /** What was last written of each timeline's identity, to write it again only when it changes. */
-  readonly #metas = new Map<string, string>();
+  /**
+   * What was last written of each timeline: its identity and the memory that decides its future
+   * transitions, each written again only when it changes. Compared field by field (label sets are
+   * shared objects, so usually by reference): serialising them per observation was a hot path.
+   */
+  readonly #written = new Map<string, Written>();
   #observed: number | null = null;
   #observedWritten: number | null = null;
   #closed = false;
@@ -198,10 +222,7 @@ export class EmbeddedStore implements TimelineStore {
     const recovery = await recover(dir);
     // Appends go to a fresh segment: the last one may just have been cut.
     const store = new EmbeddedStore(dir, recovery.lastSegment + 1, options);
-    for (const m of recovery.machines) {
-      store.#metas.set(m.timeline.uid, JSON.stringify(metaRecord(m)));
-      store.#memos.set(m.timeline.uid, `${m.restarts}|${m.everUp}|${m.deletedAt}`);
-    }
+    for (const m of recovery.machines) store.#written.set(m.timeline.uid, { meta: metaRecord(m), restarts: m.restarts, everUp: m.everUp, deletedAt: m.deletedAt });
     store.#observed = store.#observedWritten = recovery.observedUntil;
     await store.#openSegment(store.#segment);
     return { store, recovery };
@@ -230,22 +251,23 @@ export class EmbeddedStore implements TimelineStore {
   record(update: TimelineUpdate, machine: MachineState): void {
     if (this.#closed) return;
     const uid = update.timeline.uid;
-    const meta = metaRecord(machine);
-    const metaJson = JSON.stringify(meta);
-    if (this.#metas.get(uid) !== metaJson) {
-      this.#metas.set(uid, metaJson);
+    let written = this.#written.get(uid);
+    if (written === undefined || !sameIdentity(written.meta, machine.timeline)) {
+      const meta = metaRecord(machine);
+      if (written === undefined) this.#written.set(uid, (written = { meta, restarts: NaN, everUp: false, deletedAt: null }));
+      else written.meta = meta;
       this.#push(meta);
     }
     // Only what changes the figures, or the memory that decides future transitions, is written. Not the
     // resourceVersion alone (it changes with every observation): a stale one after a restart only
     // makes the gap unknown where it might have been proven unchanged.
-    const memo = `${machine.restarts}|${machine.everUp}|${machine.deletedAt}`;
-    if (update.added.length > 0 || this.#memos.get(uid) !== memo) {
-      this.#memos.set(uid, memo);
+    if (update.added.length > 0 || written.restarts !== machine.restarts || written.everUp !== machine.everUp || written.deletedAt !== machine.deletedAt) {
+      written.restarts = machine.restarts;
+      written.everUp = machine.everUp;
+      written.deletedAt = machine.deletedAt;
       this.#push({ k: 'update', uid, add: update.added.map(encodeTransition), everUp: machine.everUp, restarts: machine.restarts, rv: machine.resourceVersion, deletedAt: machine.deletedAt });
     }
   }
-  readonly #memos = new Map<string, string>();
 
   /** Everything up to `at` has been observed; written with the next group commit. */
   observed(at: number | null): void {
@@ -323,12 +345,8 @@ export class EmbeddedStore implements TimelineStore {
     const snapshot = snapshotOf(machines, next, observedUntil);
     this.#sinceSnapshot = 0;
     // Known identities: retention may have dropped some, and they must not be resurrected.
-    this.#metas.clear();
-    this.#memos.clear();
-    for (const m of snapshot.machines) {
-      this.#metas.set(m.meta.uid, JSON.stringify(m.meta));
-      this.#memos.set(m.meta.uid, `${m.update.restarts}|${m.update.everUp}|${m.update.deletedAt}`);
-    }
+    this.#written.clear();
+    for (const m of snapshot.machines) this.#written.set(m.meta.uid, { meta: m.meta, restarts: m.update.restarts, everUp: m.update.everUp, deletedAt: m.update.deletedAt });
     const tmp = join(this.dir, `${SNAPSHOT}.tmp`);
     const handle = await open(tmp, 'w');
     try {

@@ -1,6 +1,6 @@
 // The order timelines are listed in: by namespace, name and UID.
 
-import type { Timeline } from './types.ts';
+import { TERMINAL_STATES, type Timeline } from './types.ts';
 
 /** Code-unit order: namespaces, names and UIDs are DNS labels and hex, where it is the collation order. */
 export function byNamespaceNameUid(a: Timeline, b: Timeline): number {
@@ -31,4 +31,20 @@ export function bisect(timelines: readonly Timeline[], namespace: string, name: 
     else hi = mid;
   }
   return lo;
+}
+
+/**
+ * Timelines that bore one name, oldest first. creationTimestamp has whole seconds: of two created in
+ * one second (deleted and created again at once), the one that ended (first) is the older.
+ */
+export function oldestFirst(a: Timeline, b: Timeline): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt - b.createdAt;
+  const ea = endedAt(a);
+  const eb = endedAt(b);
+  return ea === eb ? 0 : ea < eb ? -1 : 1;
+}
+
+function endedAt(tl: Timeline): number {
+  const last = tl.transitions[tl.transitions.length - 1]!;
+  return TERMINAL_STATES.has(last.state) ? last.at : Infinity;
 }
