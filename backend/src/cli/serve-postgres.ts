@@ -113,6 +113,8 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
       const engine = new ClusterEngine({ onUpdate: store.record.bind(store), cluster: options.clusterName });
       engine.restore(recovery.machines, recovery.observedUntil);
       const source = new EngineSource('kubernetes', engine, true);
+      // A new leader takes over everything stored: sort and sum it before the watch starts.
+      source.prepare();
       source.addCheck(() => {
         const error = store.status().error;
         return error === null ? { ready: true } : { ready: false, reason: `cannot write to PostgreSQL ${where}: ${error}` };

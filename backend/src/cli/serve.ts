@@ -228,6 +228,9 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     await store?.flushed();
     logger.info(source.counts(), 'simulated cluster running');
   }
+  const preparing = Date.now();
+  source.prepare();
+  logger.info({ seconds: (Date.now() - preparing) / 1000 }, 'timelines indexed');
   if (live === null) source.setReadiness({ ready: true });
 
   const timers: NodeJS.Timeout[] = [];

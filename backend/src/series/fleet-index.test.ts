@@ -68,6 +68,8 @@ describe('the fleet index', () => {
         (fleet, cuts, windows, namespaces) => {
           const index = new FleetIndex();
           const views = feed(index, fleet, cuts);
+          // Sorted and summed ahead (as a service does before it says it is ready), or on first read.
+          if (cuts[0]! % 2 === 0) index.prepare();
           const last = Math.max(...fleet.map((tl) => tl.transitions[tl.transitions.length - 1]!.at));
           for (const [a, length, back] of windows) {
             const horizon = last + (a > 0 ? a % 10_000_000 : 0);

@@ -249,6 +249,12 @@ class Partition {
     return i * ACC;
   }
 
+  /** Places every pending event and takes every sum, so that the next read costs only itself. */
+  prepare(): void {
+    this.#settle();
+    this.#checkpoint(Math.floor(this.length / K));
+  }
+
   /** How many events lie at or before t (strict: before t). */
   #count(t: number, strict: boolean): number {
     let lo = 0;
@@ -305,6 +311,14 @@ export class FleetIndex {
     let p = this.#partitions.get(key);
     if (p === undefined) this.#partitions.set(key, (p = new Partition(tl.cluster, tl.namespace)));
     for (let j = from; j < tl.transitions.length; j++) p.add(tl, j, tl.transitions[j]!.at);
+  }
+
+  /**
+   * Does now what the first read would: after a restart or a replay, every stored transition is
+   * sorted in and summed once (seconds for millions), before the service says it is ready.
+   */
+  prepare(): void {
+    for (const p of this.#partitions.values()) p.prepare();
   }
 
   /** Forgets timelines (retention). */

@@ -65,6 +65,12 @@ export class EngineSource implements TimelineSource {
     return this.#index;
   }
 
+  /** Sorts and sums what has been loaded (a restore, a replay), so the first queries do not pay for it. */
+  prepare(): void {
+    this.engine.timelines();
+    this.#index.prepare();
+  }
+
   timelines(): readonly Timeline[] {
     return this.engine.timelines();
   }
