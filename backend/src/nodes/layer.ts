@@ -27,6 +27,8 @@ export interface NodeLayerOptions {
 
 export type Layer = 'jobset' | 'nodes';
 
+const LAYER_BIT: Readonly<Record<Layer, number>> = { jobset: 1, nodes: 2 };
+
 /** Causes that a node layer transition carries: only what nodes did. */
 const NODE_CAUSES: ReadonlySet<Cause['kind']> = new Set(['NodeNotReady', 'NodeDeleted']);
 
@@ -48,7 +50,8 @@ interface Entry {
 
 interface StoredCause {
   cause: Cause;
-  attached: Set<Layer>;
+  /** The layers it was given to, as bits (LAYER_BIT): a Set per cause cost more than the cause. */
+  attached: number;
 }
 
 interface Snapshot {
@@ -370,7 +373,7 @@ export class NodeLayer {
     if (stored === undefined) this.#causes.set(k, (stored = []));
     const retention = this.#causeRetention();
     while (stored.length > 0 && stored[0]!.cause.at < receivedAt - retention) stored.shift();
-    const item: StoredCause = { cause: fact.cause, attached: new Set() };
+    const item: StoredCause = { cause: fact.cause, attached: 0 };
     stored.push(item);
     stored.sort((a, b) => a.cause.at - b.cause.at);
 
@@ -416,8 +419,8 @@ export class NodeLayer {
   }
 
   #give(item: StoredCause, t: Transition, layer: Layer): void {
-    if (item.attached.has(layer)) return;
-    item.attached.add(layer);
+    if ((item.attached & LAYER_BIT[layer]) !== 0) return;
+    item.attached |= LAYER_BIT[layer];
     (t.causes ??= []).push(item.cause);
     t.causes.sort((a, b) => a.at - b.at);
   }

@@ -147,8 +147,10 @@ export function resumeAfterGap(machine: MachineState, view: JobSetView, received
   const rose = view.restarts > machine.restarts;
   const added: Transition[] = [];
   enter(machine, 'unknown', gapStart, receivedAt, added);
-  // Resumed during the gap (its Suspended condition says so): it provisions again, not down.
-  if (!view.suspended && view.resumedAt !== null && view.resumedAt > gapStart) machine.everUp = false;
+  // Resumed during the gap: it provisions again, not down. Proven by its Suspended condition, or by
+  // its having been suspended when the gap began (the condition's time has whole seconds, so a resume
+  // just after the gap began can read as before it).
+  if (!view.suspended && (before === 'suspended' || (view.resumedAt !== null && view.resumedAt > gapStart))) machine.everUp = false;
   added.push(...advance(machine, view, receivedAt, deleted));
   const after = currentState(machine);
   // What can be proven, and no more: a restart count that rose while it was up means it went down at

@@ -459,6 +459,19 @@ describe('gaps in the watch', () => {
     expect(drawn(only(engine))).toEqual(['0:provisioning', '10:up', '40:unknown', '50:provisioning']);
   });
 
+  //   0 ─prov─ 10 ─up─ 20 ─susp─ 40.5 ╳ (resumed at 40.7; the condition says 40:00, before the gap) ╳ 50
+  //   not up yet: provisioning, not down — it was suspended when the gap began, and is not any more
+  it('a JobSet suspended when the gap began and active after it was resumed, whatever its condition time says', () => {
+    const js = new Scenario({ uid: 'a' }, min(0))
+      .created()
+      .up(min(10))
+      .at(min(20), { suspend: true, suspended: { status: 'True', at: min(20) }, ready: 0 })
+      // lastTransitionTime has whole seconds: a resume just after the gap began can read as before it.
+      .at(min(40.7), { suspend: false, suspended: { status: 'False', at: min(40) } });
+    const engine = runWithGap(min(40.5), min(50), js);
+    expect(drawn(only(engine))).toEqual(['0:provisioning', '10:up', '20:suspended', '40.5:unknown', '50:provisioning']);
+  });
+
   //   created at 44, inside the gap; seen at the resync, already up
   it('a JobSet created during the gap is unknown from its creation until seen', () => {
     const other = new Scenario({ uid: 'o', name: 'other' }, min(0)).created();
