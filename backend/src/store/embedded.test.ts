@@ -46,6 +46,36 @@ describe('the embedded store', () => {
     expect(recovery.cut).toBeNull();
   });
 
+  it('writes a timeline again only when its identity or memory changed, and keeps the latest labels', async () => {
+    const dir = fresh();
+    const { store } = await EmbeddedStore.open(dir);
+    const engine = new TimelineEngine({ onUpdate: (u, m) => store.record(u, m) });
+    const object = (labels: Record<string, string>, rv: string) => ({
+      apiVersion: 'jobset.x-k8s.io/v1alpha2',
+      kind: 'JobSet',
+      metadata: { uid: 'u1', name: 'train', namespace: 'ml', labels, resourceVersion: rv, creationTimestamp: '2026-01-01T00:00:00Z' },
+      spec: { replicatedJobs: [{ name: 'w', replicas: 1 }] },
+      status: {},
+    });
+    const t0 = Date.parse('2026-01-01T00:00:00Z');
+    const lines = async (): Promise<number> => {
+      await store.flushed();
+      return segments(dir).reduce((n, f) => n + readFileSync(join(dir, f), 'utf8').split('\n').filter(Boolean).length, 0);
+    };
+    engine.observe({ receivedAt: t0, type: 'ADDED', object: object({ team: 'a' }, '1') });
+    const first = await lines();
+    // A new resourceVersion, the same copy of the same labels: nothing to write.
+    engine.observe({ receivedAt: t0 + 1000, type: 'MODIFIED', object: object({ team: 'a' }, '2') });
+    expect(await lines()).toBe(first);
+    // The labels changed: the identity is written again.
+    engine.observe({ receivedAt: t0 + 2000, type: 'MODIFIED', object: object({ team: 'b' }, '3') });
+    expect(await lines()).toBe(first + 1);
+    await store.close();
+    const { recovery, store: reopened } = await EmbeddedStore.open(dir);
+    await reopened.close();
+    expect(recovery.machines[0]!.timeline.labels).toEqual({ team: 'b' });
+  });
+
   it('keeps the causes of an interruption and the events proven after a gap', async () => {
     const dir = fresh();
     const { store } = await EmbeddedStore.open(dir);

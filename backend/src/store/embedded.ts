@@ -9,10 +9,10 @@
 import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sameLabels } from '../timeline/intern.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { Recovery, StoreStatus, TimelineStore } from './store.ts';
+import { identityChanged, memoryChanged, writtenOf, type Written } from './written.ts';
 
 export type { Recovery, StoreStatus } from './store.ts';
 import {
@@ -164,25 +164,6 @@ export interface EmbeddedStoreOptions {
   retryMs?: number;
 }
 
-interface Written {
-  meta: MetaRecord;
-  restarts: number;
-  everUp: boolean;
-  deletedAt: number | null;
-}
-
-/** The timeline's identity is what `meta` recorded. */
-function sameIdentity(meta: MetaRecord, tl: MachineState['timeline']): boolean {
-  return (
-    meta.namespace === tl.namespace &&
-    meta.name === tl.name &&
-    meta.accelerator === tl.accelerator &&
-    meta.topology === tl.topology &&
-    meta.createdAt === tl.createdAt &&
-    sameLabels(meta.labels, tl.labels)
-  );
-}
-
 export class EmbeddedStore implements TimelineStore {
   readonly dir: string;
   readonly #options: EmbeddedStoreOptions;
@@ -222,7 +203,7 @@ export class EmbeddedStore implements TimelineStore {
     const recovery = await recover(dir);
     // Appends go to a fresh segment: the last one may just have been cut.
     const store = new EmbeddedStore(dir, recovery.lastSegment + 1, options);
-    for (const m of recovery.machines) store.#written.set(m.timeline.uid, { meta: metaRecord(m), restarts: m.restarts, everUp: m.everUp, deletedAt: m.deletedAt });
+    for (const m of recovery.machines) store.#written.set(m.timeline.uid, writtenOf(m.timeline, m));
     store.#observed = store.#observedWritten = recovery.observedUntil;
     await store.#openSegment(store.#segment);
     return { store, recovery };
@@ -251,20 +232,15 @@ export class EmbeddedStore implements TimelineStore {
   record(update: TimelineUpdate, machine: MachineState): void {
     if (this.#closed) return;
     const uid = update.timeline.uid;
-    let written = this.#written.get(uid);
-    if (written === undefined || !sameIdentity(written.meta, machine.timeline)) {
-      const meta = metaRecord(machine);
-      if (written === undefined) this.#written.set(uid, (written = { meta, restarts: NaN, everUp: false, deletedAt: null }));
-      else written.meta = meta;
-      this.#push(meta);
-    }
+    const written = this.#written.get(uid);
+    const identity = identityChanged(written, machine.timeline);
+    const memory = memoryChanged(written, machine);
+    if (identity || memory) this.#written.set(uid, writtenOf(machine.timeline, machine));
+    if (identity) this.#push(metaRecord(machine));
     // Only what changes the figures, or the memory that decides future transitions, is written. Not the
     // resourceVersion alone (it changes with every observation): a stale one after a restart only
     // makes the gap unknown where it might have been proven unchanged.
-    if (update.added.length > 0 || written.restarts !== machine.restarts || written.everUp !== machine.everUp || written.deletedAt !== machine.deletedAt) {
-      written.restarts = machine.restarts;
-      written.everUp = machine.everUp;
-      written.deletedAt = machine.deletedAt;
+    if (update.added.length > 0 || memory) {
       this.#push({ k: 'update', uid, add: update.added.map(encodeTransition), everUp: machine.everUp, restarts: machine.restarts, rv: machine.resourceVersion, deletedAt: machine.deletedAt });
     }
   }
@@ -346,7 +322,7 @@ export class EmbeddedStore implements TimelineStore {
     this.#sinceSnapshot = 0;
     // Known identities: retention may have dropped some, and they must not be resurrected.
     this.#written.clear();
-    for (const m of snapshot.machines) this.#written.set(m.meta.uid, { meta: m.meta, restarts: m.update.restarts, everUp: m.update.everUp, deletedAt: m.update.deletedAt });
+    for (const m of snapshot.machines) this.#written.set(m.meta.uid, writtenOf(m.meta, m.update));
     const tmp = join(this.dir, `${SNAPSHOT}.tmp`);
     const handle = await open(tmp, 'w');
     try {

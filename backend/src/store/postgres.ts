@@ -17,7 +17,7 @@
 import type pg from 'pg';
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
-import { TERMINAL_STATES, type Timeline } from '../timeline/types.ts';
+import { TERMINAL_STATES } from '../timeline/types.ts';
 import { StoreError } from './embedded.ts';
 import { migrate, type MigrationResult } from './postgres-migrate.ts';
 import {
@@ -40,6 +40,7 @@ import {
   type TransitionRowOut,
 } from './postgres-rows.ts';
 import type { Recovery, StoreStatus, TimelineStore } from './store.ts';
+import { identityChanged, memoryChanged, writtenOf, type Written } from './written.ts';
 
 /** Another replica became the writer of this cluster: this store writes nothing more. */
 export class FencedError extends StoreError {
@@ -90,8 +91,6 @@ interface Pending {
   observed: number | null;
 }
 
-const memoOf = (m: MachineState): string => `${m.restarts}|${m.everUp}|${m.deletedAt}`;
-const metaOf = (tl: Timeline): string => JSON.stringify([tl.namespace, tl.name, tl.labels, tl.accelerator, tl.topology, tl.createdAt]);
 
 export class PostgresStore implements TimelineStore {
   readonly cluster: string;
@@ -114,8 +113,7 @@ export class PostgresStore implements TimelineStore {
   #closed = false;
   #observed: number | null;
   /** Of each timeline, what was last queued of its identity and of its machine's memory. */
-  readonly #metas = new Map<string, string>();
-  readonly #memos = new Map<string, string>();
+  readonly #written = new Map<string, Written>();
 
   private constructor(pool: pg.Pool, epoch: number, observed: number | null, options: PostgresStoreOptions) {
     this.#pool = pool;
@@ -146,10 +144,7 @@ export class PostgresStore implements TimelineStore {
       const epoch = Number(claim.rows[0]!.epoch);
       const loaded = await loadCluster(pool, options.cluster);
       const store = new PostgresStore(pool, epoch, loaded.observedUntil, options);
-      for (const m of loaded.machines) {
-        store.#metas.set(m.timeline.uid, metaOf(m.timeline));
-        store.#memos.set(m.timeline.uid, memoOf(m));
-      }
+      for (const m of loaded.machines) store.#written.set(m.timeline.uid, writtenOf(m.timeline, m));
       const recovery: PostgresRecovery = {
         machines: loaded.machines,
         observedUntil: loaded.observedUntil,
@@ -171,14 +166,12 @@ export class PostgresStore implements TimelineStore {
     if (this.#closed || this.#fenced !== null) return;
     const tl = machine.timeline;
     const uid = tl.uid;
-    const meta = metaOf(tl);
-    const memo = memoOf(machine);
+    const written = this.#written.get(uid);
     // As in the embedded store, a new resourceVersion alone is not written: it changes with every
     // observation, and a stale one after a restart only makes a gap unknown instead of proven unchanged.
-    const changed = this.#metas.get(uid) !== meta || this.#memos.get(uid) !== memo;
+    const changed = identityChanged(written, tl) || memoryChanged(written, machine);
     if (update.added.length === 0 && !changed) return;
-    this.#metas.set(uid, meta);
-    this.#memos.set(uid, memo);
+    if (changed) this.#written.set(uid, writtenOf(tl, machine));
     const transitions = tl.transitions;
     // The timeline's row when it changed, or when it closes (closed_at); new transitions alone do not touch it.
     const closing = update.added.some((t) => TERMINAL_STATES.has(t.state));
@@ -353,10 +346,7 @@ export class PostgresStore implements TimelineStore {
         throw error;
       }
     });
-    for (const uid of deleted) {
-      this.#metas.delete(uid);
-      this.#memos.delete(uid);
-    }
+    for (const uid of deleted) this.#written.delete(uid);
     return deleted.length;
   }
 
