@@ -15,7 +15,7 @@ import { checkRange } from '../query/step.ts';
 import { parseTimeParam } from '../query/time.ts';
 import type { TimelineSource } from '../service/source.ts';
 import type { StoreStatus } from '../store/embedded.ts';
-import { oldestFirst } from '../timeline/order.ts';
+import { named, oldestFirst } from '../timeline/order.ts';
 import type { Cause, Timeline } from '../timeline/types.ts';
 import { requireToken } from './auth.ts';
 import { createMetrics } from './metrics.ts';
@@ -204,7 +204,7 @@ export function createApp(options: AppOptions): express.Express {
     const t = now();
     const layer = layerOf(q.layer, t);
     const horizon = layer.horizon;
-    const bearers = layer.timelines.filter((tl) => tl.namespace === req.params.namespace && tl.name === req.params.name);
+    const bearers = named(layer.timelines, req.params.namespace, req.params.name);
     if (bearers.length === 0) throw new HttpError(404, `no JobSet ${req.params.namespace}/${req.params.name} has been seen`);
     const timelines = bearers
       .sort(oldestFirst)

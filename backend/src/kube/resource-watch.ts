@@ -57,14 +57,6 @@ export interface WatchTimings {
   stableMs: number;
 }
 
-export const DEFAULT_TIMINGS: Omit<WatchTimings, 'backoff'> = {
-  silenceMs: 75_000,
-  watchTimeoutMs: 30_000,
-  listTimeoutMs: 60_000,
-  reconnectDelayMaxMs: 1_000,
-  stableMs: 60_000,
-};
-
 export interface RestartInfo {
   resource: ResourceName;
   cause: RestartCause;

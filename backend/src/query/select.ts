@@ -3,7 +3,7 @@
 
 import { stateAt } from '../series/figures.ts';
 import { livedIn } from '../series/summary.ts';
-import { bisect, isMarkedSorted } from '../timeline/order.ts';
+import { isMarkedSorted, named, namespacesOf } from '../timeline/order.ts';
 import type { State, Timeline } from '../timeline/types.ts';
 import { literalName, parseLabelSelector, parseNamePattern } from './selector.ts';
 
@@ -37,21 +37,6 @@ export function select(timelines: readonly Timeline[], selection: Selection, hor
   const name = literalName(selection.name ?? '');
   if (name === null || !isMarkedSorted(timelines)) return timelines.filter((tl) => matches(tl, horizon, from, to));
   // One name in a list sorted by namespace and name: bisect to its run in each namespace.
-  const out: Timeline[] = [];
-  const wanted = selection.namespaces && selection.namespaces.length > 0 ? [...new Set(selection.namespaces)].sort() : null;
-  const n = timelines.length;
-  for (let start = 0; start < n; ) {
-    const namespace: string = wanted === null ? timelines[start]!.namespace : wanted.shift()!;
-    const lo = bisect(timelines, namespace, name, start, n);
-    const hi = bisect(timelines, namespace, name, lo, n, true);
-    for (let i = lo; i < hi; i++) if (matches(timelines[i]!, horizon, from, to)) out.push(timelines[i]!);
-    if (wanted !== null) {
-      if (wanted.length === 0) break;
-      start = hi;
-      continue;
-    }
-    // On to the next namespace: past every name of this one.
-    start = bisect(timelines, namespace, '\u{10FFFF}', hi, n, true);
-  }
-  return out;
+  const namespaces = selection.namespaces && selection.namespaces.length > 0 ? [...new Set(selection.namespaces)].sort() : namespacesOf(timelines);
+  return namespaces.flatMap((namespace) => named(timelines, namespace, name)).filter((tl) => matches(tl, horizon, from, to));
 }

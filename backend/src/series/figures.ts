@@ -49,13 +49,17 @@ export const ADDITIVE_FIGURES: readonly FigureName[] = FIGURE_NAMES.filter(
 export interface FirstUp {
   startedAt: number;
   firstUpAt: number;
+  /** Which transition it is. */
+  index: number;
 }
 
 export function firstUp(timeline: Timeline): FirstUp | null {
   let start: number | null = null;
-  for (const t of timeline.transitions) {
+  const transitions = timeline.transitions;
+  for (let i = 0; i < transitions.length; i++) {
+    const t = transitions[i]!;
     if (t.state === 'provisioning') start ??= t.at;
-    else if (t.state === 'up') return start === null ? null : { startedAt: start, firstUpAt: t.at };
+    else if (t.state === 'up') return start === null ? null : { startedAt: start, firstUpAt: t.at, index: i };
     // Queued or suspended before the first up: still on the way to it.
     else if (t.state !== 'suspended') return null; // unknown (moment not seen), or ended first
   }
@@ -135,4 +139,3 @@ export function stateAt(timeline: Timeline, t: number): State | null {
   return transitions[lo]!.state;
 }
 
-export const EMPTY_TOTALS: Readonly<Float64Array> = new Float64Array(FIELDS);

@@ -12,8 +12,9 @@
 // holds only when no event lies after the horizon; `covers` says when the index can answer.
 
 import type { Timeline } from '../timeline/types.ts';
-import { columnsOf, eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, type Columns } from './columns.ts';
-import { FIELDS, INTERRUPTED_UP, INTERRUPTIONS, MEASURED_INTERRUPTIONS, MEASURED_RECOVERIES, QUEUED, RECOVERED_DOWN, RECOVERIES } from './totals.ts';
+import { columnsOf, eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE } from './columns.ts';
+import { firstUp } from './figures.ts';
+import { FIELD_OF, FIELDS, INTERRUPTED_UP, INTERRUPTIONS, MEASURED_INTERRUPTIONS, MEASURED_RECOVERIES, QUEUED, RECOVERED_DOWN, RECOVERIES } from './totals.ts';
 
 // Accumulator layout: the first FIELDS are the totals' own offsets (durations hold the rate there,
 // counts their sum); then W per duration field, then the sums for JobSet counts and time to first up.
@@ -29,26 +30,8 @@ const ENDED_FIRST_UPS = CREATED + 5;
 const ACC = CREATED + 6;
 
 const K = 32;
-const PROVISIONING_CODE = 1;
-const FIELD_OF = Int8Array.from([0, 1, 2, 3, 5, -1, -1, -1]);
+/** State codes from here on are terminal (columns.ts). */
 const TERMINAL_FROM = 5;
-
-/** Index of the timeline's first up, when it was seen happen (creation or resume → provisioning → up); else -1. */
-function firstUpIndex(c: Columns): number {
-  let provisioned = false;
-  for (let i = 0; i < c.length; i++) {
-    const code = c.code[i]! & 7;
-    if (code === PROVISIONING_CODE) provisioned = true;
-    else if (code === UP_CODE) return provisioned ? i : -1;
-    else if (code !== SUSPENDED_CODE) return -1;
-  }
-  return -1;
-}
-
-function firstProvisioning(c: Columns): number {
-  for (let i = 0; i < c.length; i++) if ((c.code[i]! & 7) === PROVISIONING_CODE) return c.at[i]!;
-  return NaN;
-}
 
 /** Adds what transition j of the timeline changes (entering its state, leaving the one before). */
 function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): void {
@@ -97,15 +80,15 @@ function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): v
     }
   }
   if (code === UP_CODE || code >= TERMINAL_FROM) {
-    const first = firstUpIndex(c);
-    if (code === UP_CODE && first === j) {
-      acc[FIRST_UP_SUM]! += at - firstProvisioning(c);
+    const first = firstUp(tl);
+    if (code === UP_CODE && first?.index === j) {
+      acc[FIRST_UP_SUM]! += first.firstUpAt - first.startedAt;
       acc[FIRST_UPS]! += 1;
     }
     if (code >= TERMINAL_FROM) {
       acc[ENDED]! += 1;
-      if (first >= 0) {
-        acc[ENDED_FIRST_UP_SUM]! += c.at[first]! - firstProvisioning(c);
+      if (first !== null) {
+        acc[ENDED_FIRST_UP_SUM]! += first.firstUpAt - first.startedAt;
         acc[ENDED_FIRST_UPS]! += 1;
       }
     }
@@ -388,10 +371,6 @@ export class FleetIndex {
     return out;
   }
 
-  /** Every partition, for tests and metrics. */
-  get size(): number {
-    return this.#partitions.size;
-  }
 }
 
 export type { Partition };

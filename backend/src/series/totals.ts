@@ -31,7 +31,7 @@ const WINDOW_TIMES = new Float64Array(2);
 const WINDOW_C = new Float64Array(2 * FIELDS);
 
 /** The totals field each state code (columns.ts) accrues time in; -1: terminal, nothing accrues. */
-const FIELD_OF = Int8Array.from([UP, PROVISIONING, INTERRUPTION_DOWN, SUSPENDED, UNKNOWN, -1, -1, -1]);
+export const FIELD_OF = Int8Array.from([UP, PROVISIONING, INTERRUPTION_DOWN, SUSPENDED, UNKNOWN, -1, -1, -1]);
 
 /** When the timeline first left suspension (or was created active): its first start. */
 export function startedAt(timeline: Timeline): number | null {

@@ -3,7 +3,7 @@
 
 import { isJobSet, viewJobSet } from './jobset.ts';
 import { advance, resumeAfterGap, startMachine, type MachineState } from './machine.ts';
-import { byNamespaceNameUid, markSorted } from './order.ts';
+import { byNamespaceNameUid, markSorted, mergeSorted } from './order.ts';
 import type { KubeObject, Observation, Timeline, Transition } from './types.ts';
 
 /** Pods and Nodes are kept (latest object per UID) for the node-level figures. */
@@ -13,17 +13,6 @@ export interface TimelineUpdate {
   timeline: Timeline;
   /** New transitions, in order; empty when the observation changed nothing. */
   added: Transition[];
-}
-
-function mergeSorted(a: readonly Timeline[], b: readonly Timeline[]): Timeline[] {
-  const out = new Array<Timeline>(a.length + b.length);
-  let i = 0;
-  let j = 0;
-  let k = 0;
-  while (i < a.length && j < b.length) out[k++] = byNamespaceNameUid(b[j]!, a[i]!) < 0 ? b[j++]! : a[i++]!;
-  while (i < a.length) out[k++] = a[i++]!;
-  while (j < b.length) out[k++] = b[j++]!;
-  return out;
 }
 
 /** Told of every change to the timelines (e.g. an index kept beside them). */

@@ -9,6 +9,18 @@ export function byNamespaceNameUid(a: Timeline, b: Timeline): number {
   return a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0;
 }
 
+/** Two lists in this order as one. */
+export function mergeSorted(a: readonly Timeline[], b: readonly Timeline[]): Timeline[] {
+  const out = new Array<Timeline>(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = byNamespaceNameUid(b[j]!, a[i]!) < 0 ? b[j++]! : a[i++]!;
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
+}
+
 /** Arrays of timelines known to be in this order (the engine's list), so a search may bisect them. */
 const sorted = new WeakSet<readonly Timeline[]>();
 
@@ -22,7 +34,7 @@ export function isMarkedSorted(timelines: readonly Timeline[]): boolean {
 }
 
 /** The first index in [lo, hi) whose (namespace, name) is not before (namespace, name) — or, with `after`, is after it. */
-export function bisect(timelines: readonly Timeline[], namespace: string, name: string, lo: number, hi: number, after = false): number {
+function bisect(timelines: readonly Timeline[], namespace: string, name: string, lo: number, hi: number, after = false): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const t = timelines[mid]!;
@@ -47,4 +59,23 @@ export function oldestFirst(a: Timeline, b: Timeline): number {
 function endedAt(tl: Timeline): number {
   const last = tl.transitions[tl.transitions.length - 1]!;
   return TERMINAL_STATES.has(last.state) ? last.at : Infinity;
+}
+
+/** The timelines of `namespace` that bore `name`: bisected in a list known sorted, else found by a scan. */
+export function named(timelines: readonly Timeline[], namespace: string, name: string): Timeline[] {
+  if (!isMarkedSorted(timelines)) return timelines.filter((tl) => tl.namespace === namespace && tl.name === name);
+  const lo = bisect(timelines, namespace, name, 0, timelines.length);
+  return timelines.slice(lo, bisect(timelines, namespace, name, lo, timelines.length, true));
+}
+
+/** The namespaces of a list known sorted, in order, each found by one bisection past the one before. */
+export function namespacesOf(sorted: readonly Timeline[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    const namespace = sorted[i]!.namespace;
+    out.push(namespace);
+    // Past every name of this namespace.
+    i = bisect(sorted, namespace, '\u{10FFFF}', i, sorted.length, true);
+  }
+  return out;
 }
