@@ -1,9 +1,15 @@
-// Two Jest projects, one `jest --ci` run:
-// - backend: the service. Jest runs the TypeScript sources through SWC. The backend is ESM with
-//   explicit `.ts` imports for Node's type stripping; SWC turns it into CommonJS for Jest, which
-//   resolves the `.ts` paths as-is.
-// - frontend: the Grafana plugin (src/), with @grafana/create-plugin's configuration as generated
-//   in .config/ (jsdom, SWC, Testing Library), extended here as create-plugin documents.
+// The Jest projects are the test tiers (README: "Development"); `npm run test:<tier>` runs one,
+// `npm test` runs them all. A tier is decided by a test file's place, so a new test lands in one:
+// - unit: the backend's pure stages (everything under backend/src not named below), in seconds;
+// - service: the HTTP API, the stores on disk, the CLI and service processes, replay, provisioning;
+// - kube: a real kube-apiserver and etcd (built from pinned Go modules before the first test);
+// - postgres: a real PostgreSQL (Debian's package, installed before the first test), some with a
+//   kube-apiserver for the Lease;
+// - frontend: the Grafana plugin (src/), with @grafana/create-plugin's configuration as generated in
+//   .config/ (jsdom, SWC, Testing Library), extended here as create-plugin documents.
+// The backend is ESM with explicit `.ts` imports for Node's type stripping; SWC turns it into
+// CommonJS for Jest, which resolves the `.ts` paths as-is. The backend tiers run in an environment
+// (test/support/environment.cjs) that kills any server a test file left running when it ends.
 
 // create-plugin's root jest.config.js also forces TZ=UTC for snapshot tests; the frontend has no
 // snapshots and no test here depends on the timezone, so it is left out to keep the backend's
@@ -11,22 +17,49 @@
 
 const frontend = require('./.config/jest.config');
 
+const KUBE = ['<rootDir>/test/kube/', '<rootDir>/backend/src/leader/lease.test.ts'];
+const POSTGRES = [
+  '<rootDir>/test/postgres/',
+  '<rootDir>/backend/src/store/postgres.test.ts',
+  '<rootDir>/backend/src/service/follower.test.ts',
+  '<rootDir>/backend/src/leader/replica.test.ts',
+  '<rootDir>/backend/src/leader/failover.test.ts',
+];
+const SERVICE_DIRS = ['http', 'cli', 'store', 'service'].map((dir) => `<rootDir>/backend/src/${dir}/`);
+
+/** Jest takes ignore patterns as regular expressions of absolute paths. */
+const literally = (paths) => paths.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+
+const backend = (displayName, testMatch, ignored, extra = {}) => ({
+  displayName,
+  testEnvironment: '<rootDir>/test/support/environment.cjs',
+  testMatch,
+  testPathIgnorePatterns: ['/node_modules/', ...literally(ignored)],
+  transform: {
+    '^.+\\.ts$': [
+      '@swc/jest',
+      { jsc: { target: 'es2023', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } },
+    ],
+  },
+  ...extra,
+});
+
 /** @type {import('jest').Config} */
 module.exports = {
   testTimeout: 60_000,
   projects: [
-    {
-      displayName: 'backend',
-      testEnvironment: 'node',
-      roots: ['<rootDir>/backend', '<rootDir>/test'],
-      testMatch: ['**/*.test.ts'],
-      transform: {
-        '^.+\\.ts$': [
-          '@swc/jest',
-          { jsc: { target: 'es2023', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } },
-        ],
-      },
-    },
+    backend('unit', ['<rootDir>/backend/src/**/*.test.ts'], [...SERVICE_DIRS, ...KUBE, ...POSTGRES]),
+    backend(
+      'service',
+      [...SERVICE_DIRS, '<rootDir>/backend/test/', '<rootDir>/test/provisioning/', '<rootDir>/test/support/'].map((dir) => `${dir}**/*.test.ts`),
+      POSTGRES
+    ),
+    backend('kube', ['<rootDir>/test/kube/**/*.test.ts', '<rootDir>/backend/src/leader/lease.test.ts'], [], {
+      globalSetup: '<rootDir>/test/support/setup-kube.ts',
+    }),
+    backend('postgres', POSTGRES.map((p) => (p.endsWith('/') ? `${p}**/*.test.ts` : p)), [], {
+      globalSetup: '<rootDir>/test/support/setup-postgres.ts',
+    }),
     {
       ...frontend,
       displayName: 'frontend',
@@ -39,3 +72,5 @@ module.exports = {
     },
   ],
 };
+
+

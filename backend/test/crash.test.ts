@@ -2,14 +2,15 @@
 // after a restart, and the timelines equal those of an uninterrupted run of the same fleet, except
 // for the gap while it was down, which is unknown where the objects changed.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stateAt } from '../src/series/figures.ts';
 import { simulateFleet } from '../src/simulate/index.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
-import type { State } from '../src/timeline/types.ts';
+import type { State, Timeline } from '../src/timeline/types.ts';
+import { spawnOwned } from '../../test/support/processes.ts';
 import { UPNESS } from './cli.ts';
 
 interface Interval {
@@ -18,6 +19,9 @@ interface Interval {
   to: string | null;
 }
 type Served = Map<string, Interval[]>;
+/** When each timeline was read, as the service's own clock said (its window's end): the fleet
+ * streams on while the test walks the API, so later timelines are read later. */
+const readAt = new Map<string, number>();
 
 interface Running {
   child: ChildProcess;
@@ -26,7 +30,7 @@ interface Running {
 }
 
 function start(args: string[]): Promise<Running> {
-  const child = spawn(process.execPath, [UPNESS, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnOwned(process.execPath, [UPNESS, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let logs = '';
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (chunk) => {
@@ -53,7 +57,10 @@ async function served(url: string): Promise<Served> {
   const out: Served = new Map();
   for (const ns of (await get('/api/v1/values/namespaces')).values as string[]) {
     for (const name of (await get(`/api/v1/values/jobsets?namespace=${ns}`)).values as string[]) {
-      for (const tl of (await get(`/api/v1/jobsets/${ns}/${name}`)).timelines as { uid: string; intervals: Interval[] }[]) out.set(tl.uid, tl.intervals);
+      for (const tl of (await get(`/api/v1/jobsets/${ns}/${name}`)).timelines as { uid: string; to: string; intervals: Interval[] }[]) {
+        out.set(tl.uid, tl.intervals);
+        readAt.set(tl.uid, Date.parse(tl.to));
+      }
     }
   }
   return out;
@@ -108,13 +115,27 @@ describe('kill -9 while a simulated fleet streams in at 3600× real time', () =>
       const { anchor } = JSON.parse(readFileSync(join(dir, 'simulation.json'), 'utf8'));
       const horizon = Math.max(...[...after.values()].flatMap((ivs) => ivs.map((iv) => Date.parse(iv.from))));
       const peer = new TimelineEngine();
+      // Each timeline's truth as of when it was read: the same stream, up to that moment (an object's
+      // own timestamps can lie a little before the moment the watch received it).
+      const asRead = new Map<string, Timeline>();
+      const reads = [...readAt].sort((x, y) => x[1] - y[1]);
+      let next = 0;
+      const snapshotReadBefore = (t: number): void => {
+        for (; next < reads.length && reads[next]![1] < t; next++) {
+          const tl = peer.timeline(reads[next]![0]);
+          if (tl !== undefined) asRead.set(tl.uid, { ...tl, transitions: [...tl.transitions] });
+        }
+      };
       for (const o of simulateFleet({ jobsets: 12, days: 1 + 3650, seed: Number(SEED), start: anchor.start, profile: 'demo' }).observations()) {
         if (o.receivedAt > horizon) break;
+        snapshotReadBefore(o.receivedAt);
         peer.observe(o);
       }
+      snapshotReadBefore(Infinity);
       let unknownMs = 0;
       let compared = 0;
-      for (const truth of peer.timelines()) {
+      for (const latest of peer.timelines()) {
+        const truth = asRead.get(latest.uid) ?? latest;
         const intervals = after.get(truth.uid);
         // Created and gone within the gap: never seen, as a real watch would never have seen it.
         if (intervals === undefined) {
@@ -132,7 +153,8 @@ describe('kill -9 while a simulated fleet streams in at 3600× real time', () =>
         // down when it has restarted). Either is accepted for it; everything else must be the truth.
         const unseenLife = truth.createdAt > gapFrom;
         const guess = (a: string | null, b: string | null): boolean => unseenLife && a !== b && ['provisioning', 'down'].includes(a ?? '') && ['provisioning', 'down'].includes(b ?? '');
-        for (let t = resumedAt; t <= horizon; t += 60_000) {
+        // Up to when this timeline was read (a JobSet read early may have changed by the horizon).
+        for (let t = resumedAt; t <= readAt.get(truth.uid)!; t += 60_000) {
           // On a mismatch, say where: the timeline as served, as it truly was, and the gap.
           if (stateAt(rebuilt, t) !== stateAt(truth, t) && !guess(stateAt(rebuilt, t), stateAt(truth, t))) {
             throw new Error(`${truth.uid} at ${new Date(t).toISOString()} (gap ${new Date(gapFrom).toISOString()} → ${new Date(resumedAt).toISOString()}):\nserved: ${drawn(rebuilt)}\ntruth:  ${drawn(truth)}`);

@@ -11,6 +11,7 @@
 // through the /status subresource themselves.
 
 import { execFile, spawn } from 'node:child_process';
+import { spawnOwned } from '../support/processes.ts';
 import type { ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -314,7 +315,7 @@ class Daemon implements ServerProcess {
     const fd = openSync(this.logFile, 'a');
     // UPNESS_PARENT_PID makes the wrapper binaries ask the kernel to kill them when this process
     // dies (see kube-apiserver/main.go), so a crashed test run leaves nothing behind.
-    const child = spawn(this.binary, this.args, {
+    const child = spawnOwned(this.binary, this.args, {
       stdio: ['ignore', fd, fd],
       env: { ...process.env, UPNESS_PARENT_PID: String(process.pid) },
     });

@@ -3,10 +3,11 @@
 // JobSets, Pods and Nodes the JobSet controller, the scheduler and the kubelets would make, status
 // included (nothing in the test cluster reacts to objects).
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { spawnOwned } from '../support/processes.ts';
 import type { ApiResponse, Cluster } from './cluster.ts';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -45,7 +46,7 @@ export interface Service extends Process {
 }
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}): Process & { exited: Promise<number | null>; onOutput(cb: () => void): void } {
-  const child = spawn(NODE, [UPNESS, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawnOwned(NODE, [UPNESS, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let logs = '';
   const listeners: (() => void)[] = [];
   const add = (chunk: Buffer): void => {

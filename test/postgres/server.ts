@@ -10,7 +10,7 @@
 //
 // `node test/postgres/start.ts` starts one by hand (it prints the URL and waits for Ctrl-C).
 
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { spawnOwned } from '../support/processes.ts';
 
 const execFileP = promisify(execFile);
 const TEMP_PREFIX = 'upness-pg-';
@@ -237,15 +238,15 @@ export async function startPostgres(options: StartOptions = {}): Promise<Postgre
   const start = async (): Promise<void> => {
     if (child !== null && child.exitCode === null) return;
     const out = openSync(logFile, 'a');
-    const [cmd, argv] = asUser ? ['runuser', ['-u', asUser, '--', join(install.binDir, 'postgres'), ...args]] : [join(install.binDir, 'postgres'), args];
-    // Its own process group: a Ctrl-C meant for the tests reaches it only through stop().
-    const spawned = spawn(cmd, argv, { stdio: ['ignore', out, out], detached: true });
+    // Its own process group: a Ctrl-C meant for the tests reaches it only through stop(); and it
+    // dies with the test process however that ends (spawnOwned). As root it runs as `postgres`.
+    const spawned = spawnOwned(join(install.binDir, 'postgres'), args, { stdio: ['ignore', out, out], ...(asUser ? { asUser } : {}) });
     closeSync(out);
     child = spawned;
     const exited = new Promise<void>((resolve) => spawned.once('exit', () => resolve()));
     (spawned as ChildProcess & { exited?: Promise<void> }).exited = exited;
     await waitReady(30_000);
-    // The postmaster itself (runuser's child when run as root): signals go straight to it.
+    // The postmaster itself (the child, which exec'd it): signals go straight to it.
     postmasterPid = Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
   };
 
@@ -262,7 +263,7 @@ export async function startPostgres(options: StartOptions = {}): Promise<Postgre
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
     }
-    // Wait for the postmaster to be gone, not only runuser (and, after SIGKILL, for its backends to notice).
+    // Wait for the postmaster to be gone (and, after SIGKILL, for its backends to notice).
     const until = Date.now() + 30_000;
     while (alive(pid) && Date.now() < until) await sleep(10);
     await Promise.race([current.exited, sleep(5000, undefined, { ref: false })]);
@@ -295,10 +296,7 @@ export async function startPostgres(options: StartOptions = {}): Promise<Postgre
   const signalAll = async (signal: NodeJS.Signals): Promise<void> => {
     if (postmasterPid === null) return;
     const { stdout } = await execFileP('pgrep', ['-P', String(postmasterPid)]).catch(() => ({ stdout: '' }));
-    // As root, runuser is the postmaster's parent, and it stops itself when its child stops: it must be
-    // continued too, or it never reaps the postmaster when that exits.
-    const runuser = asUser !== null && child?.pid !== undefined ? [child.pid] : [];
-    for (const pid of [...(signal === 'SIGCONT' ? runuser : []), postmasterPid, ...stdout.split('\n').filter(Boolean).map(Number)]) {
+    for (const pid of [postmasterPid, ...stdout.split('\n').filter(Boolean).map(Number)]) {
       try {
         process.kill(pid, signal);
       } catch {

@@ -1,17 +1,17 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnOwned } from '../../../test/support/processes.ts';
 import { upness, UPNESS } from '../../test/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'upness-serve-'));
 
 /** Starts `upness serve` and resolves with its URL once it logs that it listens. */
 function serve(args: string[]): Promise<{ url: string; stop: () => Promise<number | null>; logs: () => string }> {
-  const child = spawn(process.execPath, [UPNESS, 'serve', '--host', '127.0.0.1', '--port', '0', ...(args.includes('--data-dir') ? [] : ['--memory']), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnOwned(process.execPath, [UPNESS, 'serve', '--host', '127.0.0.1', '--port', '0', ...(args.includes('--data-dir') ? [] : ['--memory']), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let logs = '';
   return new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
+    child.stdout!.on('data', (chunk) => {
       logs += chunk;
       const match = /"url":"(http:\/\/[^"]+)"/.exec(logs);
       if (match) {
@@ -26,7 +26,7 @@ function serve(args: string[]): Promise<{ url: string; stop: () => Promise<numbe
         });
       }
     });
-    child.stderr.on('data', (chunk) => (logs += chunk));
+    child.stderr!.on('data', (chunk) => (logs += chunk));
     child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${logs}`)));
   });
 }

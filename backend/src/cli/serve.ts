@@ -174,7 +174,9 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     simulation = new LiveSimulation(engine, { ...settings, now: Date.now, anchor: simulationAnchor(dataDir, settings) });
     if (dataDir !== null) writeFileSync(join(dataDir, 'simulation.json'), JSON.stringify({ settings, anchor: simulation.anchor }, null, 2));
   }
-  const now = simulation === null ? Date.now : () => simulation.now();
+  // The simulated cluster's "now" is as far as it has delivered (it advances in ticks, a simulated
+  // hour each at --speed 3600), so nothing is vouched for that was not yet observed.
+  const now = simulation === null ? Date.now : () => simulation.advancedTo ?? simulation.now();
 
   const app = createApp({
     source,

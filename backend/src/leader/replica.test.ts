@@ -158,7 +158,8 @@ describe('a replica', () => {
       await a.stop();
       const leadsAfter = await until('b leads', () => b.role === 'leader', 5000);
       log(`replica: a graceful stop handed over in ${Date.now() - stopping} ms (b leading ${leadsAfter} ms after a had stopped; retry period 500 ms)`);
-      expect(Date.now() - stopping).toBeLessThan(3000);
+      // Handed over, not waited out: less than the lease's duration (typically ~1 s; room for a loaded machine).
+      expect(Date.now() - stopping).toBeLessThan(timings.leaseDurationMs);
       // b restored everything a recorded, the last records included.
       const machines = (e: TimelineEngine): unknown[] => [...e.machines()].map((m) => JSON.parse(JSON.stringify({ ...m, resourceVersion: null }))).sort((x, y) => (x.timeline.uid < y.timeline.uid ? -1 : 1));
       expect(machines(lb.engine()!)).toEqual(machines(la.engine()!));

@@ -272,7 +272,8 @@ describe('the PostgreSQL store', () => {
       await store.flushed();
       const ms = performance.now() - waited;
       log(`hung database: flushed() gave up waiting after ${Math.round(ms)} ms; status: ${store.status().error}`);
-      expect(ms).toBeLessThan(2000);
+      // It gives up after stallMs (1 s), not never; room for a loaded 2-core machine.
+      expect(ms).toBeLessThan(5000);
       expect(store.status().error).toBe('cannot write to PostgreSQL: no answer for 1 s');
     } finally {
       await server.resume();

@@ -1,0 +1,71 @@
+// `node_modules/.bin/upness` is what a user, a script or a Dockerfile calls after `npm install`, with
+// whatever node is first on PATH. Under a node too old to strip types (the machine's Node 20) it runs
+// itself again with the project's Node 22, and stops when asked as the real process would.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnOwned } from '../../../test/support/processes.ts';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const BIN = join(ROOT, 'node_modules', '.bin', 'upness');
+const SYSTEM_NODE = '/usr/bin/node';
+
+const version = (node: string): [number, number] => {
+  const [major, minor] = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim().slice(1).split('.').map(Number);
+  return [major!, minor!];
+};
+const old = existsSync(SYSTEM_NODE) && ((v) => v[0] < 22 || (v[0] === 22 && v[1] < 18))(version(SYSTEM_NODE));
+
+const trace = join(mkdtempSync(join(tmpdir(), 'upness-bin-')), 'trace.jsonl');
+const JOBSET = {
+  apiVersion: 'jobset.x-k8s.io/v1alpha2',
+  kind: 'JobSet',
+  metadata: { name: 'train', namespace: 'ml', uid: 'u-1', creationTimestamp: '2026-01-01T00:00:00Z' },
+  spec: { replicatedJobs: [{ name: 'w', replicas: 1 }] },
+  status: { replicatedJobsStatus: [{ name: 'w', ready: 1, succeeded: 0 }] },
+};
+writeFileSync(
+  trace,
+  JSON.stringify({ time: '2026-01-01T00:00:10Z', type: 'ADDED', object: JOBSET }) + '\n' +
+  // The same object again a minute later: up from the first observation (00:00:10) to here.
+  JSON.stringify({ time: '2026-01-01T00:01:00Z', type: 'MODIFIED', object: JOBSET }) + '\n',
+);
+
+(old ? describe : describe.skip)(`the bin under the system's ${SYSTEM_NODE} (too old to strip types)`, () => {
+  it('runs the CLI with the project Node 22: the same answer as under Node 22', () => {
+    const run = (node: string) => spawnSync(node, [BIN, 'replay', trace], { encoding: 'utf8' });
+    const underOld = run(SYSTEM_NODE);
+    expect(underOld.stderr).not.toContain('ERR_UNKNOWN_FILE_EXTENSION');
+    expect(underOld.status).toBe(0);
+    expect(JSON.parse(underOld.stdout).jobsets[0]).toMatchObject({ name: 'train', state: 'up', upSeconds: 50 });
+    expect(underOld.stdout).toBe(run(process.execPath).stdout);
+  });
+
+  it('passes the exit code on', () => {
+    const bad = spawnSync(SYSTEM_NODE, [BIN, 'replay', join(tmpdir(), 'no-such-trace.jsonl')], { encoding: 'utf8' });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain('cannot read');
+  });
+
+  it('passes SIGTERM on to the service, which stops cleanly', async () => {
+    const child = spawnOwned(SYSTEM_NODE, [BIN, 'serve', '--memory', '--host', '127.0.0.1', '--port', '0', '--jobsets', '2', '--history-days', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let logs = '';
+    child.stderr!.on('data', (chunk) => (logs += chunk));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (chunk) => {
+        logs += chunk;
+        if (logs.includes('"msg":"listening"')) resolve();
+      });
+      child.once('exit', () => reject(new Error(`serve exited early: ${logs}`)));
+    });
+    // Its signal handlers are in place once it is ready (the simulated history is loaded by then).
+    const url = /"url":"(http:\/\/[^"]+)"/.exec(logs)![1]!;
+    while ((await fetch(`${url}/readyz`).catch(() => null))?.status !== 200) await new Promise((r) => setTimeout(r, 100));
+    const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(logs).toContain('"signal":"SIGTERM","msg":"stopping"');
+  });
+});
