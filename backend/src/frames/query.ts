@@ -106,7 +106,7 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
  * but an empty answer that says why: one frame without fields, whose notice Grafana shows on the
  * panel.
  */
-export const NO_NODE_LAYER =
+const NO_NODE_LAYER =
   'No node layer here: it is computed from the Pods and Nodes of a Kubernetes cluster (upness serve --kubeconfig, or a trace recorded from one), and this source, the simulated cluster, has JobSets only.';
 
 function noNodeLayerFrame(refId: string): FrameJSON {
