@@ -66,7 +66,8 @@ export class DataSource extends DataSourceWithBackend<UpnessQuery, UpnessOptions
    * Values for a template variable. The query is an UpnessVariableQuery or its text form:
    * `namespaces`, `jobsets`, `jobsets(namespace)` / `jobsets($namespace)` (a multi-value or a
    * comma-separated list gives several namespaces), `labelKeys`, `labelValues(key)`,
-   * `accelerators`, `topologies`.
+   * `accelerators`, `topologies`. With `options.range` (the dashboard's time range, which
+   * Grafana passes to variable queries), only the values of JobSets that lived in that range.
    */
   async metricFindQuery(
     query: string | UpnessVariableQuery,
@@ -92,6 +93,12 @@ export class DataSource extends DataSourceWithBackend<UpnessQuery, UpnessOptions
         throw new Error('Upness: labelValues needs a label key, e.g. labelValues(team)');
       }
       params.key = key;
+    }
+    // The dashboard's time range (Grafana hands it to variable queries): only values of JobSets
+    // that lived in it, so a variable offers what the panels can show.
+    if (options?.range) {
+      params.from = String(options.range.from.valueOf());
+      params.to = String(options.range.to.valueOf());
     }
     const values = await this.getValues(q.what, Object.keys(params).length > 0 ? params : undefined);
     return values.map((value) => ({ text: value, value }));

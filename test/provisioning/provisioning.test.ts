@@ -48,6 +48,59 @@ const readJson = (path: string): Json => JSON.parse(readFileSync(path, 'utf8'));
 const readYaml = (path: string): Json => parse(readFileSync(path, 'utf8'));
 const rel = (path: string): string => relative(ROOT, path);
 
+/**
+ * Grafana's expansion of the values in provisioning files (what its provisioning `values` types do
+ * when they read a file): the text is cut at `$$` (a literal `$`); in each part `$__env{NAME}` is
+ * replaced, then `$NAME` and `${NAME}` as Go's os.ExpandEnv does (an unset variable is empty, a
+ * `$` followed by no name stays, `${` without its `}` is dropped); the parts are joined with `$`.
+ */
+function grafanaExpand(text: string, env: Record<string, string | undefined>): string {
+  return text
+    .split('$$')
+    .map((part) => goExpandEnv(part.replace(/\$__env\{([^}]*)\}/g, (_, name: string) => env[name] ?? ''), env))
+    .join('$');
+}
+
+function goExpandEnv(text: string, env: Record<string, string | undefined>): string {
+  const special = (c: string | undefined): boolean => c !== undefined && ('*#$@!?-'.includes(c) || (c >= '0' && c <= '9'));
+  /** The name after a `$` and how many characters it takes; '' and > 0: bad syntax (dropped). */
+  const shellName = (s: string): [string, number] => {
+    if (s[0] === '{') {
+      if (s.length > 2 && special(s[1]) && s[2] === '}') return [s[1]!, 3];
+      for (let i = 1; i < s.length; i++) if (s[i] === '}') return i === 1 ? ['', 2] : [s.slice(1, i), i + 1];
+      return ['', 1];
+    }
+    if (special(s[0])) return [s[0]!, 1];
+    let i = 0;
+    while (i < s.length && /[A-Za-z0-9_]/.test(s[i]!)) i++;
+    return [s.slice(0, i), i];
+  };
+  let out = '';
+  let start = 0;
+  for (let j = 0; j < text.length; j++) {
+    if (text[j] !== '$' || j + 1 >= text.length) continue;
+    out += text.slice(start, j);
+    const [name, width] = shellName(text.slice(j + 1));
+    if (name !== '') out += env[name] ?? '';
+    else if (width === 0) out += '$';
+    j += width;
+    start = j + 1;
+  }
+  return out + text.slice(start);
+}
+
+const composeGrafana = parse(readFileSync(join(ROOT, 'docker-compose.yaml'), 'utf8')).services.grafana;
+
+/** A path in the Grafana container, as a path here, through docker-compose.yaml's bind mounts. */
+function hostPath(containerPath: string): string {
+  for (const volume of composeGrafana.volumes as string[]) {
+    const [source, target] = volume.split(':') as [string, string];
+    if (!source.startsWith('./')) continue;
+    if (containerPath === target || containerPath.startsWith(`${target}/`)) return join(ROOT, source, containerPath.slice(target.length));
+  }
+  throw new Error(`${containerPath} is not in a folder docker-compose.yaml mounts into Grafana`);
+}
+
 const dashboardFiles = filesUnder(join(PROVISIONING, 'dashboards'), ['.json']);
 const ruleFiles = filesUnder(join(PROVISIONING, 'alerting'), ['.yaml', '.yml', '.json']);
 const datasourceFiles = filesUnder(join(PROVISIONING, 'datasources'), ['.yaml', '.yml']);
@@ -78,53 +131,29 @@ type InterpolateQuery = (query: Json, templateSrv: unknown, scopedVars: unknown)
 let interpolateQuery: InterpolateQuery | null = null;
 
 let dir = '';
-let child: ChildProcess | null = null;
-let url = '';
-let horizon = 0;
 let traceStart = 0;
 
-async function api(path: string, init: RequestInit = {}): Promise<{ status: number; body: Json }> {
-  const res = await fetch(url + path, {
-    ...init,
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...(init.headers ?? {}) },
-  });
-  return { status: res.status, body: await res.json() };
+type Results = Record<string, { status: number; frames?: Json[]; error?: string }>;
+
+/** A running `upness serve`, and the requests the plugin's backend and frontend make to it. */
+interface Service {
+  url: string;
+  /** What "now" is for the dashboards: the end of the trace, or the live service's clock at start. */
+  horizon: number;
+  child: ChildProcess;
+  get(path: string, params?: [string, string][]): Promise<Json>;
+  /** POST /api/v1/query as the Go plugin backend sends it: one timeRange per query, no request range. */
+  runQueries(queries: Json[]): Promise<Results>;
 }
 
-async function get(path: string, params: [string, string][] = []): Promise<Json> {
-  const query = params.length > 0 ? `?${new URLSearchParams(params).toString()}` : '';
-  const { status, body } = await api(path + query);
-  if (status !== 200) throw new Error(`GET ${path}${query}: ${status} ${JSON.stringify(body)}`);
-  return body;
-}
-
-/** POST /api/v1/query as the Go plugin backend sends it: one timeRange per query, no request range. */
-async function runQueries(queries: Json[]): Promise<Record<string, { status: number; frames?: Json[]; error?: string }>> {
-  const results: Record<string, { status: number; frames?: Json[]; error?: string }> = {};
-  for (let i = 0; i < queries.length; i += 100) {
-    const { status, body } = await api('/api/v1/query', { method: 'POST', body: JSON.stringify({ queries: queries.slice(i, i + 100) }) });
-    if (body.results === undefined) throw new Error(`POST /api/v1/query: ${status} ${JSON.stringify(body)}`);
-    Object.assign(results, body.results);
-  }
-  return results;
-}
-
-beforeAll(async () => {
-  // A computed path: the plugin's sources are type-checked with the frontend, not here.
-  const frontend = join(ROOT, 'src', 'interpolate.ts');
-  interpolateQuery = ((await import(frontend)) as { interpolateQuery: InterpolateQuery }).interpolateQuery;
-  dir = mkdtempSync(join(tmpdir(), 'upness-provisioning-'));
-  const trace = join(dir, 'fleet.jsonl');
-  const sim = spawnSync(NODE, [UPNESS, 'simulate', '--jobsets', '12', '--days', '3', '--seed', '5', '--out', trace], { encoding: 'utf8' });
-  if (sim.status !== 0) throw new Error(`upness simulate failed: ${sim.stderr}`);
-
-  const proc = spawn(NODE, [UPNESS, 'serve', '--memory', '--trace', trace, '--host', '127.0.0.1', '--port', '0'], {
+async function startServe(args: string[]): Promise<Service> {
+  const proc = spawn(NODE, [UPNESS, 'serve', '--memory', '--host', '127.0.0.1', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, UPNESS_TOKEN: TOKEN },
   });
-  child = proc;
+  children.push(proc);
   let logs = '';
-  url = await new Promise<string>((resolve, reject) => {
+  const url = await new Promise<string>((resolve, reject) => {
     proc.stdout!.on('data', (chunk) => {
       logs += chunk;
       const match = /"url":"(http:\/\/[^"]+)"/.exec(logs);
@@ -133,6 +162,7 @@ beforeAll(async () => {
     proc.stderr!.on('data', (chunk) => (logs += chunk));
     proc.once('exit', (code) => reject(new Error(`upness serve exited with ${code}: ${logs}`)));
   });
+  let horizon = 0;
   for (let i = 0; ; i++) {
     const res = await fetch(`${url}/readyz`);
     if (res.status === 200) {
@@ -142,12 +172,59 @@ beforeAll(async () => {
     if (i > 600) throw new Error(`not ready after 30 s: ${logs}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+  const api = async (path: string, init: RequestInit = {}): Promise<{ status: number; body: Json }> => {
+    const res = await fetch(url + path, {
+      ...init,
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...(init.headers ?? {}) },
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  return {
+    url,
+    horizon,
+    child: proc,
+    async get(path, params = []) {
+      const query = params.length > 0 ? `?${new URLSearchParams(params).toString()}` : '';
+      const { status, body } = await api(path + query);
+      if (status !== 200) throw new Error(`GET ${path}${query}: ${status} ${JSON.stringify(body)}`);
+      return body;
+    },
+    async runQueries(queries) {
+      const results: Results = {};
+      for (let i = 0; i < queries.length; i += 100) {
+        const { status, body } = await api('/api/v1/query', { method: 'POST', body: JSON.stringify({ queries: queries.slice(i, i + 100) }) });
+        if (body.results === undefined) throw new Error(`POST /api/v1/query: ${status} ${JSON.stringify(body)}`);
+        Object.assign(results, body.results);
+      }
+      return results;
+    },
+  };
+}
+
+const children: ChildProcess[] = [];
+/** The service replaying a simulated trace (2026-01-01 → 2026-01-04), which most tests below query. */
+let liveTrace: Service;
+let horizon = 0;
+const get = (path: string, params: [string, string][] = []): Promise<Json> => liveTrace.get(path, params);
+const runQueries = (queries: Json[]): Promise<Results> => liveTrace.runQueries(queries);
+
+beforeAll(async () => {
+  // A computed path: the plugin's sources are type-checked with the frontend, not here.
+  const frontend = join(ROOT, 'src', 'interpolate.ts');
+  interpolateQuery = ((await import(frontend)) as { interpolateQuery: InterpolateQuery }).interpolateQuery;
+  dir = mkdtempSync(join(tmpdir(), 'upness-provisioning-'));
+  const trace = join(dir, 'fleet.jsonl');
+  const sim = spawnSync(NODE, [UPNESS, 'simulate', '--jobsets', '12', '--days', '3', '--seed', '5', '--out', trace], { encoding: 'utf8' });
+  if (sim.status !== 0) throw new Error(`upness simulate failed: ${sim.stderr}`);
+  liveTrace = await startServe(['--trace', trace]);
+  horizon = liveTrace.horizon;
   traceStart = Date.parse('2026-01-01T00:00:00Z');
 });
 
 afterAll(async () => {
-  if (child !== null && child.exitCode === null) {
-    const exited = new Promise((resolve) => child!.once('exit', resolve));
+  for (const child of children) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     await exited;
   }
@@ -200,9 +277,9 @@ interface TimeContext {
 }
 
 /** What Grafana computes for a panel: its range, its point budget (its width) and its interval. */
-function panelTime(dashboard: Json, panel: Json | null): TimeContext {
-  const to = relativeTime(dashboard.time.to, horizon);
-  let from = relativeTime(dashboard.time.from, horizon);
+function panelTime(dashboard: Json, panel: Json | null, now: number = horizon): TimeContext {
+  const to = relativeTime(dashboard.time.to, now);
+  let from = relativeTime(dashboard.time.from, now);
   if (panel?.timeFrom) from = to - parseDuration(panel.timeFrom)!;
   const width = panel?.gridPos ? Math.round((panel.gridPos.w / 24) * 1900) : 1900;
   const maxDataPoints = panel?.maxDataPoints ?? width;
@@ -311,18 +388,21 @@ function variableRequest(variable: Json, vars: Variables, time: TimeContext): { 
   const replaced = templateService(vars, time).replace((argument ?? '').trim(), {}, what === 'labelValues' ? undefined : 'csv');
   if (what === 'labelValues') params.push(['key', replaced]);
   else for (const ns of replaced.split(',').map((v) => v.trim())) if (ns !== '' && ns !== '*') params.push(['namespace', ns]);
+  // Grafana hands the variable query the dashboard's range (refresh: 2 re-runs it when the range
+  // changes), and the plugin passes it on: only values of JobSets that lived in the range.
+  params.push(['from', String(time.from)], ['to', String(time.to)]);
   return { path: `/api/v1/values/${what}`, params };
 }
 
 /** Runs the dashboard's variable queries in order; All where the variable offers it, else `choose`. */
-async function resolveVariables(dashboard: Json, choose: Record<string, string>): Promise<{ vars: Variables; listed: Record<string, string[]> }> {
+async function resolveVariables(dashboard: Json, choose: Record<string, string>, at: Service = liveTrace): Promise<{ vars: Variables; listed: Record<string, string[]> }> {
   const vars: Variables = {};
   const listed: Record<string, string[]> = {};
-  const time = panelTime(dashboard, null);
+  const time = panelTime(dashboard, null, at.horizon);
   for (const variable of dashboard.templating?.list ?? []) {
     if (variable.type !== 'query') continue;
     const { path, params } = variableRequest(variable, vars, time);
-    const values: string[] = (await get(path, params)).values;
+    const values: string[] = (await at.get(path, params)).values;
     listed[variable.name] = values;
     if (variable.includeAll) {
       vars[variable.name] = { value: '$__all', all: true, options: values, ...(variable.allValue ? { allValue: variable.allValue } : {}) };
@@ -553,14 +633,64 @@ describe('provisioning files', () => {
     expect(ds.jsonData.timeoutSeconds).toBeGreaterThan(0);
   });
 
-  it('load the dashboards from the folder that holds them', () => {
+  it('load the dashboards from the folder that holds them, with the path Grafana expands, in the container and outside it', () => {
     const doc = readYaml(providerFiles[0]!);
     expect(doc.apiVersion).toBe(1);
     const [provider] = doc.providers;
     expect(provider).toMatchObject({ type: 'file', folder: 'Upness' });
-    // docker-compose.yaml mounts provisioning/ at /etc/grafana/provisioning.
-    const local = provider.options.path.replace(/^\/etc\/grafana\/provisioning/, PROVISIONING);
-    expect(filesUnder(local, ['.json']).sort()).toEqual(dashboardFiles);
+    // In the container: the environment docker-compose.yaml gives Grafana, then its volumes.
+    const env = composeGrafana.environment;
+    const inContainer = grafanaExpand(provider.options.path, env);
+    expect(inContainer).toBe(`${env.GF_PATHS_PROVISIONING}/dashboards/upness`);
+    expect(filesUnder(hostPath(inContainer), ['.json']).sort()).toEqual(dashboardFiles);
+    // Outside a container: a Grafana started with GF_PATHS_PROVISIONING at this folder (a fixed
+    // /etc/grafana/... path would name a folder that does not exist there).
+    expect(filesUnder(grafanaExpand(provider.options.path, { GF_PATHS_PROVISIONING: PROVISIONING }), ['.json']).sort()).toEqual(dashboardFiles);
+    // Grafana's home dashboard is one of them, through the same mount.
+    expect(dashboardFiles).toContain(hostPath(env.GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH));
+  });
+
+  it('put the alert rules and the dashboards in one folder, "Upness"', () => {
+    // As Grafana provisions (alerting first): a rule group's folder is found by title, or created
+    // with that title and a new uid; a dashboard provider's folder is found by folderUid when it
+    // gives one (created with that uid and title if there is none), else by title.
+    const folders: { uid: string; title: string }[] = [];
+    const byTitle = (title: string): { uid: string; title: string } => {
+      const found = folders.find((f) => f.title === title);
+      if (found) return found;
+      const created = { uid: `generated-${folders.length}`, title };
+      folders.push(created);
+      return created;
+    };
+    const ruleFolders = rules.map(({ group }) => byTitle(grafanaExpand(group.folder, {})).uid);
+    const dashboardFolders = providerFiles.flatMap((f) =>
+      readYaml(f).providers.map((p: Json) => {
+        const title = grafanaExpand(p.folder, {});
+        if (p.folderUid === undefined) return byTitle(title).uid;
+        const found = folders.find((x) => x.uid === p.folderUid);
+        if (found) return found.uid;
+        folders.push({ uid: p.folderUid, title });
+        return p.folderUid;
+      }),
+    );
+    expect(folders.map((f) => f.title)).toEqual(['Upness']);
+    expect(new Set([...ruleFolders, ...dashboardFolders]).size).toBe(1);
+    // Nothing refers to the folder by a uid it does not have (links, rules, providers).
+    for (const { json } of dashboards) expect([json.uid, JSON.stringify(json)]).not.toEqual([json.uid, expect.stringMatching(/folderUid|\/dashboards\/f\//)]);
+    for (const { rule } of rules) expect([rule.uid, rule.folderUID ?? rule.folderUid]).toEqual([rule.uid, undefined]);
+  });
+
+  it('have a plugins folder Grafana reads without complaint (no app plugins: nothing to provision)', () => {
+    // Grafana reads the *.yaml and *.yml files of provisioning/plugins and logs an error when the
+    // folder is missing; each file is `apiVersion` and a list of `apps`, each with a `type`.
+    const folder = join(PROVISIONING, 'plugins');
+    expect(statSync(folder).isDirectory()).toBe(true);
+    for (const file of filesUnder(folder, ['.yaml', '.yml'])) {
+      const doc = readYaml(file);
+      expect([rel(file), doc?.apiVersion]).toEqual([rel(file), 1]);
+      for (const app of doc.apps ?? []) expect([rel(file), typeof app.type]).toEqual([rel(file), 'string']);
+    }
+    expect(readdirSync(folder)).toContain('README.md'); // says why it is empty
   });
 
   describe.each(dashboards.map((d) => [rel(d.path), d.json] as const))('%s', (_name, dashboard) => {
@@ -654,8 +784,188 @@ describe('provisioning files', () => {
   });
 });
 
+describe("Grafana's environment-variable expansion of provisioning files, as emulated here", () => {
+  // Go's os.ExpandEnv, with A=/p; Grafana adds $$ (a literal $) and $__env{NAME}.
+  it.each([
+    ['${A}/x', '/p/x'],
+    ['$A/x', '/p/x'],
+    ['x$A-y', 'x/p-y'],
+    ['$A.b', '/p.b'],
+    ['${A}${A}', '/p/p'],
+    ['${UNSET}', ''],
+    ['${A:-default}', ''], // no shell defaults: the whole of "A:-default" is the name
+    ['${}', ''],
+    ['${A', 'A'],
+    ['$1', ''],
+    ['a$', 'a$'],
+    ['$ x', '$ x'],
+    ['$$A', '$A'],
+    ['cost: $$5 for $A', 'cost: $5 for /p'],
+    ['$__env{A}/x', '/p/x'],
+    ['no variables', 'no variables'],
+  ])('%j → %j', (text, expanded) => {
+    expect(grafanaExpand(text, { A: '/p' })).toBe(expanded);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Alert rule templates, rendered as Grafana renders them
+
+/** One template to render: Grafana's template data (labels, captured values by refId). */
+interface RenderCase {
+  id: string;
+  template: string;
+  labels: Record<string, string>;
+  /** refId → value; null stands for NaN (a refId without a value). */
+  values: Record<string, { labels: Record<string, string>; value: number | null }>;
+}
+
+/**
+ * Renders with Go's text/template as Grafana does (test/provisioning/render: the same data, the
+ * same option missingkey=invalid, functions of the same names and behaviour).
+ */
+function renderTemplates(binary: string, cases: RenderCase[]): Map<string, { text?: string; error?: string }> {
+  const run = spawnSync(binary, [], { input: JSON.stringify(cases), encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`the template renderer failed: ${run.stderr}`);
+  return new Map((JSON.parse(run.stdout) as { id: string; text?: string; error?: string }[]).map((o) => [o.id, o]));
+}
+
+describe('alert rule annotations and labels, rendered with Go text/template as Grafana does', () => {
+  let binary = '';
+  beforeAll(() => {
+    binary = join(dir, 'render');
+    const build = spawnSync('go', ['build', '-o', binary, '.'], { cwd: join(__dirname, 'render'), encoding: 'utf8', env: { ...process.env, GOTOOLCHAIN: 'local' } });
+    if (build.status !== 0) throw new Error(`go build of the template renderer failed: ${build.stderr}`);
+  });
+
+  it('the renderer behaves as Grafana: a missing label prints [no value], a missing value fails humanizeDuration', () => {
+    const out = renderTemplates(binary, [
+      { id: 'label', template: 'JobSet {{ $labels.jobset }}', labels: {}, values: {} },
+      { id: 'value', template: '{{ humanizeDuration $values.B.Value }}', labels: {}, values: {} },
+      { id: 'nan', template: '{{ humanizePercentage $values.B.Value }}', labels: {}, values: { B: { labels: {}, value: null } } },
+      { id: 'ok', template: '{{ $labels.jobset }} {{ humanizeDuration $values.B.Value }} {{ humanizePercentage 0.8512 }} {{ $values.B }}', labels: { jobset: 'train' }, values: { B: { labels: {}, value: 3725 } } },
+      { id: 'syntax', template: '{{ if $labels.jobset }}no end', labels: {}, values: {} },
+    ]);
+    expect(out.get('label')).toEqual({ id: 'label', text: 'JobSet [no value]' });
+    expect(out.get('value')!.error).toMatch(/error calling humanizeDuration: can't convert <nil> to float/);
+    expect(out.get('nan')).toEqual({ id: 'nan', text: 'NaN%' });
+    expect(out.get('ok')).toEqual({ id: 'ok', text: 'train 1h 2m 5s 85.12% 3725' });
+    expect(out.get('syntax')!.error).toMatch(/unexpected EOF/);
+  });
+
+  it('read right for a firing JobSet, for a JobSet without a value, and for the service down', async () => {
+    const cases: RenderCase[] = [];
+    const expectations: { id: string; rule: Json; kind: 'firing' | 'no value' | 'service down'; instance?: Record<string, string>; value?: number }[] = [];
+    for (const { rule: r } of rules) {
+      // A real instance: the labels and values of a series of the rule, at the first hour of the
+      // trace when it has one with a value.
+      const times: number[] = [];
+      for (let t = traceStart + DAY; t <= horizon; t += HOUR) times.push(t);
+      const results = await runQueries(times.flatMap((t, i) => ruleQueries(r, t, `t${i}`)));
+      const frame = times
+        .flatMap((_, i) => results[`A@t${i}`]!.frames!)
+        .find((f: Json) => f.data.values[1].some((v: unknown) => typeof v === 'number'));
+      expect([r.uid, frame === undefined]).toEqual([r.uid, false]);
+      const instance: Record<string, string> = frame.schema.fields[1].labels;
+      const reduceB = r.data.find((d: Json) => d.refId === 'B');
+      const value = reduce(frame.data.values[1], reduceB.model.reducer, reduceB.model.settings)!;
+      const threshold_ = threshold(value, r.data.find((d: Json) => d.refId === 'C').model.conditions[0].evaluator)!;
+      // Grafana's DatasourceError alert: the rule's labels and these, no JobSet labels, no values.
+      const serviceDown = { ...r.labels, alertname: 'DatasourceError', datasource_uid: DS_UID, ref_id: 'A', rulename: r.title };
+      const templates: [string, string][] = [
+        ...Object.entries<string>(r.annotations ?? {}),
+        ...Object.entries<string>(r.labels ?? {}).map(([k, v]): [string, string] => [`label:${k}`, v]),
+      ];
+      for (const [name, template] of templates) {
+        const id = (kind: string): string => `${r.uid}/${name}/${kind}`;
+        cases.push(
+          { id: id('firing'), template, labels: { ...r.labels, ...instance }, values: { B: { labels: instance, value }, C: { labels: instance, value: threshold_ } } },
+          { id: id('no value'), template, labels: { ...r.labels, ...instance }, values: {} },
+          { id: id('service down'), template, labels: serviceDown, values: {} },
+        );
+        expectations.push({ id: id('firing'), rule: r, kind: 'firing', instance, value }, { id: id('no value'), rule: r, kind: 'no value', instance }, { id: id('service down'), rule: r, kind: 'service down' });
+      }
+    }
+    const out = renderTemplates(binary, cases);
+    for (const e of expectations) {
+      const { text, error } = out.get(e.id)!;
+      // Never an error (Grafana would log it and show the raw template), a missing value or raw template text.
+      expect([e.id, error]).toEqual([e.id, undefined]);
+      expect([e.id, text]).not.toEqual([e.id, expect.stringMatching(/no value|\{\{|\}\}|NaN|<nil>/)]);
+      const name = e.id.split('/')[1]!;
+      if (name === 'summary' || name === 'description') {
+        if (e.kind === 'service down') {
+          // A service outage reads as one, and claims nothing about any JobSet.
+          expect([e.id, text]).toEqual([e.id, expect.stringMatching(/Upness (service|data source)/)]);
+          expect([e.id, text]).not.toEqual([e.id, expect.stringMatching(/JobSet \S+\/\S+|has been down|was up \d|takes \d/)]);
+          if (name === 'description') expect([e.id, text]).toEqual([e.id, expect.stringMatching(/^This is not a JobSet outage/)]);
+        } else {
+          expect([e.id, text]).toEqual([e.id, expect.stringContaining(`${e.instance!.namespace}/${e.instance!.jobset}`)]);
+          expect([e.id, text]).not.toEqual([e.id, expect.stringMatching(/Upness service/)]);
+        }
+      }
+      if (name === 'dashboard_url') {
+        if (e.kind === 'service down') expect(text).toBe('/connections/datasources/edit/upness');
+        else expect(text).toBe(`/d/upness-jobset-detail/jobset-detail?var-namespace=${e.instance!.namespace}&var-jobset=${e.instance!.jobset}`);
+      }
+    }
+    // The figure itself, humanized, is in each firing summary that shows one.
+    const firing = (uid: string): string => out.get(`${uid}/summary/firing`)!.text!;
+    const ratio = expectations.find((e) => e.id === 'upness-jobset-uptime-ratio-24h/summary/firing')!.value!;
+    expect(firing('upness-jobset-uptime-ratio-24h')).toContain(`was up ${Number((ratio * 100).toPrecision(4))}%`);
+    expect(firing('upness-jobset-mttr-24h')).toMatch(/takes (\d+d )?(\d+h )?(\d+m )?[\d.]+m?s on average to recover$/);
+  });
+
+  it('are annotations Grafana does not expand environment variables in (nothing in ${...} or $$)', () => {
+    for (const { rule: r } of rules) for (const [name, text] of Object.entries(r.annotations ?? {})) expect([r.uid, name, text]).not.toEqual([r.uid, name, expect.stringMatching(/\$\{|\$\$/)]);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // Every query, against the live service
+
+/**
+ * Sends every panel target and annotation query of the dashboard as Grafana would, with these
+ * variables, and checks each answer: status 200, the shape its query type promises, and the field
+ * names its panel refers to. Node-layer answers go to `nodeLayer` instead of the shape check.
+ */
+async function runDashboard(
+  dashboard: Json,
+  vars: Variables,
+  listed: Record<string, string[]>,
+  at: Service,
+  nodeLayer: (what: string, query: Json, frames: Json[]) => void,
+): Promise<void> {
+  for (const [name, values] of Object.entries(listed)) expect([name, values.length > 0]).toEqual([name, true]);
+  const queries: { what: string; panel: Json | null; target: Json; query: Json }[] = [];
+  for (const panel of panelsOf(dashboard)) {
+    const time = panelTime(dashboard, panel, at.horizon);
+    for (const target of panel.targets) {
+      const refId = `p${panel.id}-${target.refId}`;
+      queries.push({ what: `panel "${panel.title}" query ${target.refId}`, panel, target, query: forwarded(target, refId, vars, time) });
+    }
+  }
+  for (const annotation of dashboard.annotations?.list ?? []) {
+    if (!isUpness(annotation.datasource)) continue;
+    const time = { ...panelTime(dashboard, null, at.horizon), maxDataPoints: 100 };
+    queries.push({ what: `annotation "${annotation.name}"`, panel: null, target: annotation.target, query: forwarded(annotation.target, `anno-${annotation.name}`, vars, time) });
+  }
+  expect(queries.length).toBeGreaterThan(0);
+
+  const results = await at.runQueries(queries.map((q) => q.query));
+  const framesByPanel = new Map<Json, Json[]>();
+  for (const { what, panel, query } of queries) {
+    const result = results[query.refId];
+    expect([what, result?.status, result?.error]).toEqual([what, 200, undefined]);
+    if (query.layer === 'nodes') {
+      nodeLayer(what, query, result!.frames!);
+      continue;
+    }
+    checkShape(what, query, result!.frames!);
+    if (panel !== null) framesByPanel.set(panel, [...(framesByPanel.get(panel) ?? []), ...result!.frames!]);
+  }
+  for (const [panel, frames] of framesByPanel) checkFieldReferences(`panel "${panel.title}"`, panel, frames);
+}
 
 describe('every dashboard query, against a live service', () => {
   /** The JobSet a user would open the detail dashboard for: the most interrupted one in the range. */
@@ -675,40 +985,12 @@ describe('every dashboard query, against a live service', () => {
   it.each(dashboards.map((d) => [rel(d.path), d.json] as const))('%s', async (_name, dashboard) => {
     const choice = await mostInterrupted(dashboard);
     const { vars, listed } = await resolveVariables(dashboard, { namespace: choice.namespace, jobset: choice.name });
-    for (const [name, values] of Object.entries(listed)) expect([name, values.length > 0]).toEqual([name, true]);
     for (const [name, v] of Object.entries(vars)) if (!v.all) expect(listed[name]).toContain(v.value); // the chosen JobSet is listed
-
-    // Panel targets and annotation queries, each as Grafana would send it.
-    const queries: { what: string; panel: Json | null; target: Json; query: Json }[] = [];
-    for (const panel of panelsOf(dashboard)) {
-      const time = panelTime(dashboard, panel);
-      for (const target of panel.targets) {
-        const refId = `p${panel.id}-${target.refId}`;
-        queries.push({ what: `panel "${panel.title}" query ${target.refId}`, panel, target, query: forwarded(target, refId, vars, time) });
-      }
-    }
-    for (const annotation of dashboard.annotations?.list ?? []) {
-      if (!isUpness(annotation.datasource)) continue;
-      const time = { ...panelTime(dashboard, null), maxDataPoints: 100 };
-      queries.push({ what: `annotation "${annotation.name}"`, panel: null, target: annotation.target, query: forwarded(annotation.target, `anno-${annotation.name}`, vars, time) });
-    }
-    expect(queries.length).toBeGreaterThan(0);
-
-    const results = await runQueries(queries.map((q) => q.query));
-    const framesByPanel = new Map<Json, Json[]>();
-    for (const { what, panel, query } of queries) {
-      const result = results[query.refId];
-      expect([what, result?.status, result?.error]).toEqual([what, 200, undefined]);
-      if (query.layer === 'nodes') {
-        // A simulated trace holds no Pods or Nodes, so the node layer answers with no series; what
-        // it returns for a real cluster is tested against the real apiserver (test/kube).
-        for (const frame of result!.frames!) checkShape(what, query, [frame]);
-        continue;
-      }
-      checkShape(what, query, result!.frames!);
-      if (panel !== null) framesByPanel.set(panel, [...(framesByPanel.get(panel) ?? []), ...result!.frames!]);
-    }
-    for (const [panel, frames] of framesByPanel) checkFieldReferences(`panel "${panel.title}"`, panel, frames);
+    await runDashboard(dashboard, vars, listed, liveTrace, (what, query, frames) => {
+      // A simulated trace holds no Pods or Nodes, so the node layer answers with no series; what
+      // it returns for a real cluster is tested against the real apiserver (test/kube).
+      for (const frame of frames) checkShape(what, query, [frame]);
+    });
   });
 
   it('expands All and multi-value selections into queries the service answers in full', async () => {
@@ -739,6 +1021,69 @@ describe('every dashboard query, against a live service', () => {
     // Listing every name instead would make a pattern longer than the service takes (1,000
     // characters): that is why $jobset has a custom all value.
     expect(explicit.name.length).toBeGreaterThan(1000);
+  });
+});
+
+describe('every dashboard on the service `npm start` runs (the simulated cluster), as Grafana opens it', () => {
+  let simulated: Service;
+  beforeAll(async () => {
+    // `upness serve` with no kubeconfig and no trace: the simulated cluster, smaller than the
+    // default but with more history than the dashboards' 7 days, so that names which did not live
+    // in their range are kept too (the first of them alphabetically has nothing to show).
+    simulated = await startServe(['--jobsets', '6', '--history-days', '10', '--seed', '3']);
+  });
+
+  it.each(dashboards.map((d) => [rel(d.path), d.json] as const))('%s: every panel answers, with data or an explained empty state', async (_name, dashboard) => {
+    // The saved selection: All where the variable offers it, else the first value listed for the
+    // dashboard's range (what Grafana picks for a variable with no current value); the detail
+    // dashboard therefore opens on a JobSet that lived in its range, and every panel has data.
+    const { vars, listed } = await resolveVariables(dashboard, {}, simulated);
+    let nodePanels = 0;
+    await runDashboard(dashboard, vars, listed, simulated, (what, query, frames) => {
+      // This source has no node layer: one empty frame whose notice says why, never an error.
+      nodePanels++;
+      expect([what, frames]).toEqual([
+        what,
+        [{ schema: { name: 'node layer', refId: query.refId, meta: { notices: [{ severity: 'info', text: expect.stringMatching(/simulated cluster, has JobSets only/) }] }, fields: [] }, data: { values: [] } }],
+      ]);
+    });
+    expect(nodePanels).toBe(panelsOf(dashboard).filter((p) => p.targets.some((t: Json) => t.layer === 'nodes')).length);
+  });
+});
+
+describe('template variables over the dashboard\'s time range', () => {
+  it('list exactly the names of the JobSets that lived in the range, not every name kept', async () => {
+    const detail = dashboards.find((d) => d.json.uid === 'upness-jobset-detail')!.json;
+    for (const [from, to] of [
+      [traceStart, traceStart + 6 * HOUR],
+      [horizon - 2 * HOUR, horizon],
+      [traceStart, horizon],
+    ] as const) {
+      const time = { from, to, intervalMs: MINUTE, maxDataPoints: 1000 };
+      const { jobsets } = await get('/api/v1/jobsets', [
+        ['from', String(from)],
+        ['to', String(to)],
+      ]);
+      const truth = [...new Set<string>(jobsets.map((j: Json) => j.namespace))].sort();
+      const namespaceVar = detail.templating.list.find((v: Json) => v.name === 'namespace');
+      const { path, params } = variableRequest(namespaceVar, {}, time);
+      expect((await get(path, params)).values).toEqual(truth);
+      for (const namespace of truth) {
+        const jobsetVar = detail.templating.list.find((v: Json) => v.name === 'jobset');
+        const request = variableRequest(jobsetVar, { namespace: { value: namespace, all: false, options: truth } }, time);
+        const names = [...new Set<string>(jobsets.filter((j: Json) => j.namespace === namespace).map((j: Json) => j.name))].sort();
+        expect([namespace, (await get(request.path, request.params)).values]).toEqual([namespace, names]);
+      }
+    }
+    // The first six hours list fewer names than the whole trace keeps.
+    const all: string[] = (await get('/api/v1/values/jobsets')).values;
+    const early: string[] = (await get('/api/v1/values/jobsets', [['from', String(traceStart)], ['to', String(traceStart + 6 * HOUR)]])).values;
+    expect(early.length).toBeGreaterThan(0);
+    expect(early.length).toBeLessThan(all.length);
+  });
+
+  it('are refreshed when the time range changes (refresh: 2), so they follow it', () => {
+    for (const { json } of dashboards) for (const variable of json.templating?.list ?? []) expect([json.uid, variable.name, variable.refresh]).toEqual([json.uid, variable.name, 2]);
   });
 });
 
@@ -877,7 +1222,9 @@ describe('docker-compose.yaml and backend/Dockerfile (not runnable here: checked
   it('runs a pinned Grafana with the plugin, the provisioning and the service', () => {
     const { grafana, upness } = compose.services;
     expect(grafana.image).toMatch(/^grafana\/grafana:(\$\{GRAFANA_VERSION:-)?12\.\d+\.\d+\}?$/);
-    expect(grafana.volumes).toEqual(expect.arrayContaining(['./dist:/var/lib/grafana/plugins/upness-jobset-datasource', './provisioning:/etc/grafana/provisioning']));
+    // The whole of provisioning/ (datasources, dashboards, alerting, plugins), where Grafana reads it.
+    expect(grafana.volumes).toEqual(expect.arrayContaining(['./dist:/var/lib/grafana/plugins/upness-jobset-datasource', './provisioning:/etc/grafana/provisioning:ro']));
+    expect(hostPath(grafana.environment.GF_PATHS_PROVISIONING)).toBe(PROVISIONING);
     expect(grafana.environment.GF_PLUGINS_ALLOW_LOADING_UNSIGNED_PLUGINS).toBe(DS_TYPE);
     expect(grafana.environment.GF_AUTH_ANONYMOUS_ENABLED).toBe('true');
     expect(grafana.environment.GF_AUTH_ANONYMOUS_ORG_ROLE).toBe('Admin');

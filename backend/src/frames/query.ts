@@ -13,7 +13,7 @@ import type { FleetIndex } from '../series/fleet-index.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { QueryContext, ResolvedQuery } from './context.ts';
 import { eventsFrames } from './events.ts';
-import type { FrameJSON } from './frame.ts';
+import { frame, type FrameJSON } from './frame.ts';
 import { fleetFrames } from './fleet.ts';
 import { seriesFrames, seriesSpec, seriesWindowStart } from './series.ts';
 import { statesFrames } from './states.ts';
@@ -62,9 +62,7 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
     checkRange(from, to);
     let layer: { timelines: readonly Timeline[]; horizon: number } = observed;
     if (query.layer === 'nodes') {
-      if (!observed.nodes) {
-        return { status: 501, error: `${prefix}.layer: the node layer is not available yet from this source: it needs a Kubernetes cluster (upness serve --kubeconfig) or a trace recorded from one` };
-      }
+      if (!observed.nodes) return { status: 200, frames: [noNodeLayerFrame(q.refId)] };
       layer = observed.nodes;
     }
     const steps = planSteps(from, to, q.intervalMs, q.maxDataPoints);
@@ -100,6 +98,19 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
     if (error instanceof QueryError) return { status: 400, error: `${prefix}.${error.message}` };
     throw error;
   }
+}
+
+/**
+ * The node layer of a source that has none (the simulated cluster, which makes JobSets only):
+ * not an error, since the query is right and a dashboard that shows the node layer is right too,
+ * but an empty answer that says why: one frame without fields, whose notice Grafana shows on the
+ * panel.
+ */
+const NO_NODE_LAYER =
+  'No node layer here: it is computed from the Pods and Nodes of a Kubernetes cluster (upness serve --kubeconfig, or a trace recorded from one), and this source, the simulated cluster, has JobSets only.';
+
+function noNodeLayerFrame(refId: string): FrameJSON {
+  return frame([], { name: 'node layer', refId, meta: { notices: [{ severity: 'info', text: NO_NODE_LAYER }] } });
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

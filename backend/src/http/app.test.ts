@@ -205,7 +205,12 @@ describe('POST /api/v1/query', () => {
     expect(r.C).toEqual({ status: 400, error: 'queries[2].labelSelector: unbalanced parentheses' });
     expect(r.D.error).toMatch(/^queries\[3\]\.name: not a valid regular expression/);
     expect(r.E.error).toBe('queries[4].rolling: must be a duration such as 30m, 24h or 7d');
-    expect(r.F).toEqual({ status: 501, error: expect.stringMatching(/node layer is not available yet/) });
+    // The node layer of a source without one (here a TimelineEngine, as the simulated cluster's)
+    // is no error: an empty frame whose notice says why, which Grafana shows on the panel.
+    expect(r.F).toEqual({
+      status: 200,
+      frames: [{ schema: { name: 'node layer', refId: 'F', meta: { notices: [{ severity: 'info', text: expect.stringMatching(/^No node layer here: .*Pods and Nodes.*the simulated cluster/) }] }, fields: [] }, data: { values: [] } }],
+    });
   });
 
   it.each([
@@ -304,6 +309,22 @@ describe('GET endpoints', () => {
     expect(await values('topologies')).toEqual(['2x2x2']);
     expect((await service.get('/api/v1/values/labelValues')).status).toBe(400);
     expect((await service.get('/api/v1/values/colours')).status).toBe(404);
+  });
+
+  it('/api/v1/values/*?from&to: only what lived in the range (a dashboard\'s variables)', async () => {
+    // 0 ── train, bench ── 20 ── 30 eval created ── 240: train completed, eval up, bench down
+    const values = async (path: string) => (await service.get(`/api/v1/values/${path}`)).body.values;
+    const before = `from=${min(0)}&to=${min(20)}`;
+    expect(await values(`jobsets?namespace=team-a&${before}`)).toEqual(['train']);
+    expect(await values(`labelValues?key=team&${before}`)).toEqual(['x']);
+    expect(await values(`jobsets?namespace=team-a&from=${min(30)}&to=${min(240)}`)).toEqual(['eval', 'train']);
+    // Either bound alone: eval was not there up to 29 minutes; everything was there after 200.
+    expect(await values(`jobsets?to=${min(29)}`)).toEqual(['bench', 'train']);
+    expect(await values(`jobsets?from=${min(200)}`)).toEqual(['bench', 'eval', 'train']);
+    expect(await values(`namespaces?from=${min(241)}`)).toEqual([]); // nothing lived after the last observation
+    // A bad from or to is a 400 that names it.
+    expect(await service.get('/api/v1/values/jobsets?from=soon')).toEqual({ status: 400, body: { error: expect.stringMatching(/^from: must be epoch milliseconds/) } });
+    expect(await service.get(`/api/v1/values/jobsets?to=${min(10)}&from=${min(20)}`)).toEqual({ status: 400, body: { error: 'to: is before `from`' } });
   });
 
   it('unknown endpoints are a JSON 404', async () => {

@@ -8,7 +8,7 @@ import { RequestError, runQueries } from '../frames/query.ts';
 import { describeZodError } from '../frames/query.ts';
 import { figures, stateAt } from '../series/figures.ts';
 import { timelineEvents } from '../series/events.ts';
-import { summarize } from '../series/summary.ts';
+import { livedIn, summarize } from '../series/summary.ts';
 import { select } from '../query/select.ts';
 import { QueryError } from '../query/selector.ts';
 import { checkRange } from '../query/step.ts';
@@ -68,6 +68,19 @@ function window(q: { from?: string; to?: string }, now: number, defaultFrom: num
     const from = q.from === undefined ? defaultFrom : parseTimeParam(q.from, 'from', now);
     const to = q.to === undefined ? defaultTo : parseTimeParam(q.to, 'to', now);
     checkRange(from, to);
+    return [from, to];
+  } catch (error) {
+    if (error instanceof QueryError) throw new HttpError(400, error.message);
+    throw error;
+  }
+}
+
+/** from/to of a values look-up: either may be left out (no bound on that side); QueryError → 400. */
+function valuesRange(q: { from?: string; to?: string }, now: number): [number, number] {
+  try {
+    const from = q.from === undefined ? -Infinity : parseTimeParam(q.from, 'from', now);
+    const to = q.to === undefined ? Infinity : parseTimeParam(q.to, 'to', now);
+    if (to < from) throw new QueryError('to', 'is before `from`');
     return [from, to];
   } catch (error) {
     if (error instanceof QueryError) throw new HttpError(400, error.message);
@@ -232,8 +245,16 @@ export function createApp(options: AppOptions): express.Express {
   api.get('/values/:what', (req, res) => {
     const what = req.params.what as (typeof VALUES)[number];
     if (!VALUES.includes(what)) throw new HttpError(404, `unknown values "${req.params.what}" (one of ${VALUES.join(', ')})`);
-    const q = parseQueryString(z.object({ namespace: repeated.optional(), key: z.string().optional() }), req);
-    const all = source.timelines();
+    const q = parseQueryString(z.object({ namespace: repeated.optional(), key: z.string().optional(), from: z.string().optional(), to: z.string().optional() }), req);
+    const t = now();
+    // With from and/or to: only the timelines that lived in that range (a dashboard's variables
+    // then offer what its panels can show); without: every timeline kept.
+    let all = source.timelines();
+    if (q.from !== undefined || q.to !== undefined) {
+      const horizon = source.horizon(t);
+      const [from, to] = valuesRange(q, t);
+      all = all.filter((tl) => livedIn(tl, horizon, from, to));
+    }
     const inNamespaces = q.namespace && q.namespace.length > 0 ? all.filter((tl) => q.namespace!.includes(tl.namespace)) : all;
     let values: string[];
     switch (what) {

@@ -1,0 +1,3 @@
+module upness.test/provisioning/render
+
+go 1.22
