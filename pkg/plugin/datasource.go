@@ -22,23 +22,40 @@ var (
 // Datasource is one configured Upness data source.
 type Datasource struct {
 	service *service
+	// misconfigured, when set, says why the settings cannot be used (service is then nil):
+	// every query, resource call and health check answers with it.
+	misconfigured *serviceError
 }
 
 // NewDatasource creates a data source instance from its settings. The SDK calls it
 // again, and disposes of the old instance, whenever the settings change.
+//
+// Settings that cannot be used still make an instance, one that answers every call with
+// the reason: had NewDatasource returned the error, the SDK would pass it on to Save & test
+// only, and Grafana would answer panel queries and resource calls with a bare
+// "500 An error occurred within the plugin".
 func NewDatasource(ctx context.Context, s backend.DataSourceInstanceSettings) (instancemgmt.Instance, error) {
 	settings, err := LoadSettings(s)
 	if err != nil {
-		return nil, err
+		return &Datasource{misconfigured: settingsError(err.Error())}, nil
 	}
 	svc, err := newService(ctx, s, settings)
 	if err != nil {
-		return nil, fmt.Errorf("cannot create the HTTP client for the Upness service: %w", err)
+		// Grafana's HTTP settings of the data source (TLS certificates, proxy) are wrong.
+		return &Datasource{misconfigured: settingsError(fmt.Sprintf("cannot create the HTTP client for the Upness service: %v", err))}, nil
 	}
 	return &Datasource{service: svc}, nil
 }
 
+// settingsError is a data source setting that cannot be used: the request was bad (400),
+// and it is the user's to fix (downstream), not the plugin's.
+func settingsError(message string) *serviceError {
+	return &serviceError{status: backend.StatusBadRequest, message: message}
+}
+
 // Dispose releases the instance's idle connections when its settings have changed.
 func (d *Datasource) Dispose() {
-	d.service.client.CloseIdleConnections()
+	if d.service != nil {
+		d.service.client.CloseIdleConnections()
+	}
 }

@@ -25,6 +25,9 @@ type readiness struct {
 // synced, and an authenticated endpoint whether the token is right, and says plainly which
 // of the two is wrong.
 func (d *Datasource) CheckHealth(ctx context.Context, _ *backend.CheckHealthRequest) (*backend.CheckHealthResult, error) {
+	if d.misconfigured != nil {
+		return unhealthy(d.misconfigured.message), nil
+	}
 	ready, failure := d.service.call(ctx, http.MethodGet, "/readyz", "", nil, false)
 	if failure != nil {
 		return unhealthy(failure.message), nil

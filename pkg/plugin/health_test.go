@@ -75,7 +75,7 @@ func TestCheckHealth(t *testing.T) {
 	})
 
 	t.Run("invalid URL", func(t *testing.T) {
-		// The instance cannot be created: the SDK answers the health check with the reason.
+		// The instance answers with the reason (see TestMisconfigured for queries and resources).
 		res := checkHealth(t, dataSource(map[string]any{"url": "upness:8080"}, ""))
 		assert.Equal(t, backend.HealthStatusError, res.Status)
 		assert.Contains(t, res.Message, `the Upness service URL "upness:8080" is not valid`)

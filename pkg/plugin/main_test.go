@@ -63,6 +63,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if how := os.Getenv(leakProbeEnv); how != "" {
+		leakProbe(how) // never returns: see TestNoServiceOutlivesTheTests
+	}
 	os.Exit(run(m))
 }
 
@@ -132,10 +135,15 @@ func findRepoRoot() (string, error) {
 }
 
 // nodeCommand runs the upness CLI from the repository's sources with its own Node (22+).
+//
+// The process never outlives the tests, however they end: the kernel kills it when the
+// test binary dies (Pdeathsig: a panic, a -timeout, SIGINT or SIGKILL run no deferred
+// stop), and it leads its own process group, which stop signals whole.
 func nodeCommand(args ...string) *exec.Cmd {
 	cmd := exec.Command(filepath.Join(repoRoot, "node_modules", ".bin", "node"),
 		append([]string{filepath.Join("backend", "bin", "upness.js")}, args...)...)
 	cmd.Dir = repoRoot
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	return cmd
 }
 
@@ -237,15 +245,18 @@ func (s *runningService) waitReady(wait time.Duration) error {
 	}
 }
 
-// stop asks the service to end (SIGTERM), and kills it when it does not within 5s.
+// stop asks the service's process group to end (SIGTERM), and kills it when the service
+// does not end within 5s.
 func (s *runningService) stop() {
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	pgid := s.cmd.Process.Pid // the service leads its group (nodeCommand)
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
 	case <-s.exited:
 	case <-time.After(5 * time.Second):
-		_ = s.cmd.Process.Kill()
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		<-s.exited
 	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL) // anything it started and left behind
 }
 
 // freeAddress is a local address nobody listens on (the port is free once closed).

@@ -18,6 +18,12 @@ func (d *Datasource) QueryData(ctx context.Context, req *backend.QueryDataReques
 	if len(req.Queries) == 0 {
 		return out, nil
 	}
+	if d.misconfigured != nil {
+		for _, q := range req.Queries {
+			out.Responses[q.RefID] = d.misconfigured.dataResponse()
+		}
+		return out, nil
+	}
 
 	queries := make([]map[string]json.RawMessage, 0, len(req.Queries))
 	for _, q := range req.Queries {

@@ -27,6 +27,10 @@ func (d *Datasource) CallResource(ctx context.Context, req *backend.CallResource
 		return sendJSON(sender, http.StatusMethodNotAllowed, map[string]string{"error": req.Method + " is not allowed on " + path + ": use GET"})
 	}
 
+	if d.misconfigured != nil {
+		return sendJSON(sender, int(d.misconfigured.status), map[string]string{"error": d.misconfigured.message})
+	}
+
 	// req.URL is the path with the caller's query string (namespace=..., key=...).
 	rawQuery := ""
 	if u, err := url.Parse(req.URL); err == nil {
