@@ -52,7 +52,8 @@ module.exports = {
     backend(
       'service',
       [...SERVICE_DIRS, '<rootDir>/backend/test/', '<rootDir>/test/provisioning/', '<rootDir>/test/support/'].map((dir) => `${dir}**/*.test.ts`),
-      POSTGRES
+      POSTGRES,
+      { globalSetup: '<rootDir>/test/support/setup-service.ts' }
     ),
     backend('kube', ['<rootDir>/test/kube/**/*.test.ts', '<rootDir>/backend/src/leader/lease.test.ts'], [], {
       globalSetup: '<rootDir>/test/support/setup-kube.ts',

@@ -9,13 +9,15 @@
 // the JobSets' own intervals, and their figures from GET /api/v1/jobsets. docker-compose.yaml and
 // backend/Dockerfile cannot run here (no Docker engine): they are checked statically.
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
 import { LIMITS } from '../../backend/src/query/step.ts';
 import { AGGREGATES, FIGURES, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, STATES, WINDOWS } from '../../backend/src/query/types.ts';
+import { spawnOwned } from '../support/processes.ts';
+import { templateRenderer } from '../support/prerequisites.ts';
 
 const ROOT = join(__dirname, '..', '..');
 const PROVISIONING = join(ROOT, 'provisioning');
@@ -147,7 +149,7 @@ interface Service {
 }
 
 async function startServe(args: string[]): Promise<Service> {
-  const proc = spawn(NODE, [UPNESS, 'serve', '--memory', '--host', '127.0.0.1', '--port', '0', ...args], {
+  const proc = spawnOwned(NODE, [UPNESS, 'serve', '--memory', '--host', '127.0.0.1', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, UPNESS_TOKEN: TOKEN },
   });
@@ -831,12 +833,8 @@ function renderTemplates(binary: string, cases: RenderCase[]): Map<string, { tex
 }
 
 describe('alert rule annotations and labels, rendered with Go text/template as Grafana does', () => {
-  let binary = '';
-  beforeAll(() => {
-    binary = join(dir, 'render');
-    const build = spawnSync('go', ['build', '-o', binary, '.'], { cwd: join(__dirname, 'render'), encoding: 'utf8', env: { ...process.env, GOTOOLCHAIN: 'local' } });
-    if (build.status !== 0) throw new Error(`go build of the template renderer failed: ${build.stderr}`);
-  });
+  // Built before any test by the service tier's globalSetup (test/support/prerequisites.ts).
+  const binary = templateRenderer();
 
   it('the renderer behaves as Grafana: a missing label prints [no value], a missing value fails humanizeDuration', () => {
     const out = renderTemplates(binary, [

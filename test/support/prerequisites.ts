@@ -4,13 +4,34 @@
 //             ~/.cache/upness/kube-<version>-etcd-<version>, minutes on a cold machine) and the
 //             JobSet CRD of the pinned sigs.k8s.io/jobset release (Go module cache)
 //   postgres  Debian's postgresql package (test/postgres/server.ts; apt-get, as root)
+//   render    the Go program that renders alert templates as Grafana does (test/provisioning/render),
+//             built into the cache, keyed on a hash of its sources
 // Jest runs these as the globalSetup of the test projects that need them (jest.config.js); by
 // hand: `node test/support/prepare.ts kube postgres`.
 
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { ensureBinaries, jobsetCrdPath } from '../kube/cluster.ts';
 import { ensurePostgres } from '../postgres/server.ts';
 
-export type Prerequisite = 'kube' | 'postgres';
+export type Prerequisite = 'kube' | 'postgres' | 'render';
+export const PREREQUISITES: readonly Prerequisite[] = ['kube', 'postgres', 'render'];
+
+const RENDER_SOURCES = join(import.meta.dirname, '..', 'provisioning', 'render');
+
+/** Where the template renderer's binary is, for these sources (built by prepare(['render'])). */
+export function templateRenderer(): string {
+  const hash = createHash('sha256');
+  for (const name of readdirSync(RENDER_SOURCES).sort()) {
+    if (name.endsWith('.go') || name === 'go.mod') hash.update(name).update(readFileSync(join(RENDER_SOURCES, name)));
+  }
+  const cache = process.env.UPNESS_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'upness');
+  return join(cache, `template-renderer-${hash.digest('hex').slice(0, 16)}`, 'render');
+}
 
 const progress = (message: string): void => {
   process.stderr.write(`prerequisites: ${message}\n`);
@@ -24,6 +45,14 @@ export async function prepare(what: readonly Prerequisite[]): Promise<void> {
       const dir = await ensureBinaries();
       const crd = await jobsetCrdPath();
       progress(`kube ready in ${((Date.now() - started) / 1000).toFixed(1)} s: ${dir}, CRD ${crd}`);
+    } else if (item === 'render') {
+      const binary = templateRenderer();
+      if (!existsSync(binary)) {
+        progress('the alert template renderer (go build, test/provisioning/render) ...');
+        const path = `${process.env.PATH ?? ''}:/usr/local/go/bin`;
+        await promisify(execFile)('go', ['build', '-o', binary, '.'], { cwd: RENDER_SOURCES, env: { ...process.env, PATH: path, GOTOOLCHAIN: 'local' } });
+        progress(`renderer built in ${((Date.now() - started) / 1000).toFixed(1)} s: ${binary}`);
+      }
     } else {
       progress('PostgreSQL (Debian package, installed once) ...');
       const pg = await ensurePostgres(progress);
