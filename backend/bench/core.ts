@@ -205,12 +205,12 @@ const indexPooled = measure(() => {
 });
 const rollingPlan = planSeries({ start: START + HOUR, end: horizon, stepMs: HOUR, mode: 'rolling', rollingMs: DAY });
 const indexRolling = measure(() => {
-  for (const parts of byNamespace().values()) index.windows(parts, horizon, rollingPlan.times, rollingPlan.starts, rollingPlan.ends, START);
+  for (const parts of byNamespace().values()) index.windows(parts, horizon, rollingPlan.times, rollingPlan.starts, rollingPlan.ends);
 }, Math.min(runs, 3));
 // Same answers: the index against the per-JobSet path, namespace by namespace.
 const slowRolling = fleetSeries(fleet, horizon, { start: START + HOUR, end: horizon, stepMs: HOUR, mode: 'rolling', rollingMs: DAY }, 'uptimeRatio', 'namespace', 'pooled');
 for (const g of slowRolling) {
-  const fast = index.windows(byNamespace().get(g.labels.namespace!)!, horizon, rollingPlan.times, rollingPlan.starts, rollingPlan.ends, START);
+  const fast = index.windows(byNamespace().get(g.labels.namespace!)!, horizon, rollingPlan.times, rollingPlan.starts, rollingPlan.ends);
   fast.forEach((w, k) => {
     if (figureValue(w.totals, 0, 'uptimeRatio', null) !== g.values[k]) throw new Error(`fleet index and per-JobSet path differ: ${g.labels.namespace} point ${k}`);
   });

@@ -8,7 +8,7 @@ import type { Partition, PooledWindow } from '../series/fleet-index.ts';
 import type { QueryContext } from './context.ts';
 
 export interface PooledGroup extends GroupKey {
-  /** The window's sums for each (from, to] asked. */
+  /** The window's sums for each (from, to] asked; its count and time to first up: of the JobSets that lived in it. */
   window(from: number, to: number): PooledWindow;
   /** Many windows (times[starts[k]], times[ends[k]]] at once, each boundary evaluated once. */
   windows(times: ArrayLike<number>, starts: ArrayLike<number>, ends: ArrayLike<number>): PooledWindow[];
@@ -30,8 +30,6 @@ export function pooledGroups(ctx: QueryContext, figures: readonly FigureName[]):
   if (query.name !== '' || query.labelSelector !== '' || query.states.length > 0) return null;
   const by = query.groupBy;
   if (by !== 'all' && by !== 'namespace' && by !== 'cluster') return null;
-  // Past the horizon, an open JobSet has not lived yet: the index counts it as living.
-  if (selectFrom > horizon) return null;
   const partitions = index.partitions(query.clusters, query.namespaces);
   if (!index.covers(partitions, horizon)) return null;
   const groups = new Map<string, { labels: Record<string, string>; partitions: Partition[] }>();
@@ -47,9 +45,10 @@ export function pooledGroups(ctx: QueryContext, figures: readonly FigureName[]):
     .map(([key, g]) => ({
       key,
       labels: g.labels,
-      window: (from: number, windowTo: number) => index.window(g.partitions, horizon, from, windowTo, selectFrom),
-      windows: (times: ArrayLike<number>, starts: ArrayLike<number>, ends: ArrayLike<number>) => index.windows(g.partitions, horizon, times, starts, ends, selectFrom),
-      count: index.window(g.partitions, horizon, selectFrom, to, selectFrom).count,
+      window: (from: number, windowTo: number) => index.window(g.partitions, horizon, from, windowTo),
+      windows: (times: ArrayLike<number>, starts: ArrayLike<number>, ends: ArrayLike<number>) => index.windows(g.partitions, horizon, times, starts, ends),
+      // The JobSets the query selected: those that lived in [selectFrom, to].
+      count: index.window(g.partitions, horizon, selectFrom, to).count,
     }))
     // A group none of whose JobSets lived in the range is not in the answer (as when grouping them one by one).
     .filter((g) => g.count > 0);

@@ -55,11 +55,13 @@ function upSeries(ctx: QueryContext, groupBy: GroupBy, how: Aggregate): Group[] 
 export function seriesSpec(query: QueryContext['query'], steps: QueryContext['steps'], from: number, to: number): RangeSpec {
   if (query.window === 'range') return { start: to, end: to, stepMs: 1, mode: 'rolling', rollingMs: to - from };
   if (query.window === 'rolling') return { start: steps.first, end: steps.last, stepMs: steps.stepMs, mode: 'rolling', rollingMs: parseRolling(query.rolling) };
-  return { start: steps.first, end: steps.last, stepMs: steps.stepMs, mode: query.window };
+  // `cumulative`: the point at t covers [from, t].
+  return { start: steps.first, end: steps.last, stepMs: steps.stepMs, mode: query.window, from };
 }
 
 /** Where the earliest window of the series begins: a point's window counts every JobSet that lived in it. */
 export function seriesWindowStart(spec: RangeSpec): number {
+  if (spec.mode === 'cumulative') return spec.from ?? spec.start;
   return spec.mode === 'rolling' ? spec.start - (spec.rollingMs ?? 0) : spec.start - spec.stepMs;
 }
 

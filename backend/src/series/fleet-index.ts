@@ -238,24 +238,24 @@ class Partition {
     this.#checkpoint(Math.floor(this.length / K));
   }
 
-  /** How many events lie at or before t (strict: before t). */
-  #count(t: number, strict: boolean): number {
+  /** How many events lie at or before t. */
+  #count(t: number): number {
     let lo = 0;
     let hi = this.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const x = this.times[mid]!;
-      if (strict ? x < t : x <= t) lo = mid + 1;
+      if (x <= t) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
-  /** Adds the sums of the events at or before t (strict: before t) into `out`. */
-  sums(t: number, strict: boolean, out: Float64Array): void {
+  /** Adds the sums of the events at or before t into `out`. */
+  sums(t: number, out: Float64Array): void {
     this.#settle();
     if (this.length === 0) return;
-    const m = this.#count(t, strict);
+    const m = this.#count(t);
     const i = Math.floor(m / K);
     const o = this.#checkpoint(i);
     const acc = this.#scratch;
@@ -282,7 +282,6 @@ export interface PooledWindow {
 export class FleetIndex {
   readonly #partitions = new Map<string, Partition>();
   readonly #a = new Float64Array(ACC);
-  readonly #ended = new Float64Array(ACC);
 
   static #key(cluster: string | undefined, namespace: string): string {
     return `${cluster ?? ''}\u0000${namespace}`;
@@ -324,34 +323,25 @@ export class FleetIndex {
   }
 
   /**
-   * Pooled sums over (from, to] of `partitions`, for a query that selected the JobSets that lived in
-   * [livedFrom, to] (by default the window itself). Exact when `covers` holds and livedFrom ≤ horizon.
+   * Pooled sums over (from, to] of `partitions`, with the count and time to first up of the JobSets
+   * that lived in the window (series/summary.ts livedIn: created by `to`, not ended by `from`).
+   * Exact when `covers` holds.
    */
-  window(partitions: readonly Partition[], horizon: number, from: number, to: number, livedFrom = from): PooledWindow {
-    return this.windows(partitions, horizon, [from, to], [0], [1], livedFrom)[0]!;
+  window(partitions: readonly Partition[], horizon: number, from: number, to: number): PooledWindow {
+    return this.windows(partitions, horizon, [from, to], [0], [1])[0]!;
   }
 
   /**
    * Pooled sums over many windows (times[starts[k]], times[ends[k]]] at once: each boundary is
    * evaluated once however many windows share it (a series' steps do). `times` sorted ascending.
    */
-  windows(
-    partitions: readonly Partition[],
-    horizon: number,
-    times: ArrayLike<number>,
-    starts: ArrayLike<number>,
-    ends: ArrayLike<number>,
-    livedFrom: number,
-  ): PooledWindow[] {
+  windows(partitions: readonly Partition[], horizon: number, times: ArrayLike<number>, starts: ArrayLike<number>, ends: ArrayLike<number>): PooledWindow[] {
     const at = new Float64Array(times.length * ACC);
-    // Ended strictly before the selection's start: one that ended at it lived in it.
-    const endedBefore = this.#ended.fill(0);
     const one = this.#a;
     for (const p of partitions) {
-      p.sums(livedFrom, true, endedBefore);
       for (let k = 0; k < times.length; k++) {
         one.fill(0);
-        p.sums(Math.min(times[k]!, horizon), false, one);
+        p.sums(Math.min(times[k]!, horizon), one);
         for (let f = 0; f < ACC; f++) at[k * ACC + f]! += one[f]!;
       }
     }
@@ -361,16 +351,22 @@ export class FleetIndex {
       const b = ends[w]! * ACC;
       const totals = new Float64Array(FIELDS);
       for (let f = 0; f < FIELDS; f++) totals[f] = at[b + f]! - at[a + f]!;
-      const ups = at[b + FIRST_UPS]! - endedBefore[ENDED_FIRST_UPS]!;
+      // Lived in the window: created by its end, less those that ended by its start (one that ended
+      // exactly at it did not live in it). A window that begins past the horizon holds no one: an
+      // open JobSet is alive up to the horizon only, and every other has ended by then.
+      if (times[starts[w]!]! > horizon) {
+        out.push({ totals, count: 0, timeToFirstUpSeconds: null });
+        continue;
+      }
+      const ups = at[b + FIRST_UPS]! - at[a + ENDED_FIRST_UPS]!;
       out.push({
         totals,
-        count: at[b + CREATED]! - endedBefore[ENDED]!,
-        timeToFirstUpSeconds: ups > 0 ? (at[b + FIRST_UP_SUM]! - endedBefore[ENDED_FIRST_UP_SUM]!) / ups / 1000 : null,
+        count: at[b + CREATED]! - at[a + ENDED]!,
+        timeToFirstUpSeconds: ups > 0 ? (at[b + FIRST_UP_SUM]! - at[a + ENDED_FIRST_UP_SUM]!) / ups / 1000 : null,
       });
     }
     return out;
   }
-
 }
 
 export type { Partition };

@@ -2,8 +2,9 @@
 // fleet, or each JobSet alone) and aggregated (sum, mean, min, max, percentiles, or pooled).
 
 import type { Timeline } from '../timeline/types.ts';
-import { FIGURE_NAMES, figureValue, firstUp, timeToFirstUpAt, type FigureName } from './figures.ts';
+import { ADDITIVE_FIGURES, FIGURE_NAMES, figureValue, firstUp, timeToFirstUpAt, type FigureName } from './figures.ts';
 import { planSeries, scratchFor, seriesTotals, type RangeSpec } from './range.ts';
+import { lifeOf, lived, livedIn } from './summary.ts';
 import { FIELDS, windowTotals } from './totals.ts';
 
 /** `none`: each JobSet alone; `all`: the whole fleet as one group. */
@@ -183,6 +184,9 @@ export function fleetSeries(
   const n = plan.points.length;
   const scratch = scratchFor(plan);
   const totals = new Float64Array(n * FIELDS);
+  const windowFrom = Float64Array.from(plan.starts, (i) => plan.times[i]!);
+  // A sum of durations or counts over no JobSet is 0 (the figure of summed totals, as `pooled`).
+  const emptySum = how === 'sum' && ADDITIVE_FIGURES.includes(figure) ? 0 : null;
   return groupTimelines(timelines, groupBy).map(({ members, ...g }) => {
     // Pooled: sum the totals and take the figure of the sums; time to first up, which is not a
     // total, is pooled as the mean.
@@ -193,18 +197,23 @@ export function fleetSeries(
     for (const tl of members) {
       seriesTotals(tl, horizon, plan, totals, scratch);
       const first = needsFirstUp ? firstUp(tl) : null;
+      // A point's aggregate is over the JobSets that lived in its window: one created after it or
+      // gone before it is not a zero there (its totals are all 0, which only a pooled sum may add).
+      const life = lifeOf(tl, horizon);
       if (pooled !== null) {
         for (let i = 0; i < pooled.length; i++) pooled[i]! += totals[i]!;
-        if (needsFirstUp) for (let k = 0; k < n; k++) aggregator.add(k, first === null ? null : timeToFirstUpAt(first, plan.points[k]!));
+        if (needsFirstUp) for (let k = 0; k < n; k++) if (lived(life, windowFrom[k]!, plan.points[k]!)) aggregator.add(k, timeToFirstUpAt(first, plan.points[k]!));
         continue;
       }
       for (let k = 0; k < n; k++) {
-        const ttfu = first === null ? null : timeToFirstUpAt(first, plan.points[k]!);
+        if (!lived(life, windowFrom[k]!, plan.points[k]!)) continue;
+        const ttfu = needsFirstUp ? timeToFirstUpAt(first, plan.points[k]!) : null;
         aggregator.add(k, figureValue(totals, k * FIELDS, figure, ttfu));
       }
     }
     const perPoint = aggregator.result();
-    const values = pooled === null ? perPoint : perPoint.map((ttfu, k) => figureValue(pooled, k * FIELDS, figure, needsFirstUp ? ttfu : null));
+    const values =
+      pooled === null ? perPoint.map((v) => v ?? emptySum) : perPoint.map((ttfu, k) => figureValue(pooled, k * FIELDS, figure, needsFirstUp ? ttfu : null));
     return { ...g, points: plan.points, values, count: members.length };
   });
 }
@@ -224,6 +233,8 @@ export function fleetFigures(
     const pooled = new Float64Array(FIELDS);
     const ttfuIndex = FIGURE_NAMES.indexOf('timeToFirstUpSeconds');
     for (const tl of members) {
+      // As in a series: the aggregate is over the JobSets that lived in the window.
+      if (!livedIn(tl, horizon, from, to)) continue;
       windowTotals(tl, horizon, from, to, totals);
       const ttfu = timeToFirstUpAt(firstUp(tl), to);
       if (how === 'pooled') {
@@ -236,7 +247,8 @@ export function fleetFigures(
     const figures = {} as Record<FigureName, number | null>;
     FIGURE_NAMES.forEach((name, i) => {
       const value = byFigure[i]!.result()[0]!;
-      figures[name] = how === 'pooled' ? figureValue(pooled, 0, name, name === 'timeToFirstUpSeconds' ? value : null) : value;
+      const emptySum = how === 'sum' && ADDITIVE_FIGURES.includes(name) ? 0 : null;
+      figures[name] = how === 'pooled' ? figureValue(pooled, 0, name, name === 'timeToFirstUpSeconds' ? value : null) : (value ?? emptySum);
     });
     return { ...g, count: members.length, figures };
   });

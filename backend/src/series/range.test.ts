@@ -5,6 +5,7 @@ import type { State, Timeline } from '../timeline/types.ts';
 import { ADDITIVE_FIGURES, FIGURE_NAMES, figures } from './figures.ts';
 import { aggregate, fleetFigure, fleetFigures, fleetSeries, percentile } from './fleet.ts';
 import { figureSeries, planSeries, type RangeSpec } from './range.ts';
+import { livedIn } from './summary.ts';
 
 function timeline(uid: string, namespace: string, ...steps: [number, State][]): Timeline {
   return {
@@ -42,11 +43,28 @@ describe('series over a range', () => {
     expect(figureSeries(megamon, horizon, plan, 'upSeconds')).toEqual([50 * 60, 105 * 60, 115 * 60, 105 * 60]);
   });
 
-  it('cumulative: everything from the first bucket on', () => {
-    const plan = planSeries({ start: min(60), end: min(240), stepMs: hour, mode: 'cumulative' });
-    expect(figureSeries(megamon, horizon, plan, 'upSeconds')).toEqual([50 * 60, 105 * 60, 165 * 60, 210 * 60]);
+  //   range from 60:  points 60, 120, 180, 240, the point at t covering [60, t]
+  //   up:        0   10+45=55   55+60=115   115+45=160
+  it('cumulative: everything from the range`s start, so its first point (at `from`) is empty', () => {
+    const plan = planSeries({ start: min(60), end: min(240), stepMs: hour, mode: 'cumulative', from: min(60) });
+    expect(figureSeries(megamon, horizon, plan, 'upSeconds')).toEqual([0, 55 * 60, 115 * 60, 160 * 60]);
     expect(figureSeries(megamon, horizon, plan, 'interruptions')).toEqual([0, 1, 1, 2]);
     expect(figureSeries(megamon, horizon, plan, 'mtbiSeconds')).toEqual([null, 60 * 60, 60 * 60, 90 * 60]);
+    expect(figureSeries(megamon, horizon, plan, 'uptimeRatio')).toEqual([null, 55 / 60, 115 / 120, 160 / 180]);
+  });
+
+  //   0 ─prov─ 10 ─up─ 70 ─down─ 75 ─up─ … :  range from 120, points 120, 180, 240
+  //   the interruption at 70, 50 minutes before `from`, is not in [120, t] (it was counted at 120
+  //   when the series began one step before `from`)
+  it('cumulative: an interruption before `from` is not counted, wherever the first point falls', () => {
+    const aligned = planSeries({ start: min(120), end: min(240), stepMs: hour, mode: 'cumulative', from: min(120) });
+    expect(figureSeries(megamon, horizon, aligned, 'interruptions')).toEqual([0, 0, 1]);
+    expect(figureSeries(megamon, horizon, aligned, 'recoveries')).toEqual([0, 0, 1]);
+    // `from` between steps (Grafana's "last 2 h" at 4:10): the first point, at 180, covers [130, 180].
+    const between = planSeries({ start: min(180), end: min(240), stepMs: hour, mode: 'cumulative', from: min(130) });
+    expect(figureSeries(megamon, horizon, between, 'interruptions')).toEqual([0, 1]);
+    expect(figureSeries(megamon, horizon, between, 'upSeconds')).toEqual([50 * 60, 95 * 60]);
+    expect(() => planSeries({ start: min(120), end: min(240), stepMs: hour, mode: 'cumulative', from: min(121) })).toThrow(/cumulative/);
   });
 
   it('refuses a step that is not positive and a range that runs backwards', () => {
@@ -62,8 +80,9 @@ describe('series over a range', () => {
       stepMs: fc.integer({ min: 1, max: 10_000_000 }),
       mode: fc.constantFrom<RangeSpec['mode']>('step', 'rolling', 'cumulative'),
       rollingMs: fc.integer({ min: 1, max: 50_000_000 }),
+      before: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 10_000_000 })),
     })
-    .map(({ start, steps, stepMs, mode, rollingMs }) => ({ start: T0 + start, end: T0 + start + steps * stepMs, stepMs, mode, rollingMs }));
+    .map(({ start, steps, stepMs, mode, rollingMs, before }) => ({ start: T0 + start, end: T0 + start + steps * stepMs, stepMs, mode, rollingMs, from: T0 + start - before }));
 
   it('every point equals the single-window figures over its window', () => {
     fc.assert(
@@ -72,7 +91,7 @@ describe('series over a range', () => {
         for (const name of ['upSeconds', 'interruptions', 'mttrSeconds', 'uptimeRatio', 'queuedSeconds', 'timeToFirstUpSeconds'] as const) {
           const series = figureSeries(tl, T0 + h, plan, name);
           plan.points.forEach((t, k) => {
-            const from = spec.mode === 'step' ? t - spec.stepMs : spec.mode === 'rolling' ? t - spec.rollingMs! : spec.start - spec.stepMs;
+            const from = spec.mode === 'step' ? t - spec.stepMs : spec.mode === 'rolling' ? t - spec.rollingMs! : spec.from!;
             const expected = figures(tl, T0 + h, from, t)[name];
             if (expected === null) expect(series[k]).toBeNull();
             else expect(series[k]).toBeCloseTo(expected, 6);
@@ -153,8 +172,14 @@ describe('fleet aggregation', () => {
         const plan = planSeries(spec);
         for (const g of series) {
           const members = fleetTl.filter((tl) => tl.namespace === g.key);
-          const each = members.map((tl) => figureSeries(tl, T0 + 30_000_000, plan, 'upSeconds'));
-          g.values.forEach((v, k) => expect(v).toBeCloseTo(aggregate(each.map((e) => e[k]!), how)!, 6));
+          g.values.forEach((v, k) => {
+            // Over the members that lived in the point's window (t − step, t].
+            const t = plan.points[k]!;
+            const lived = members.filter((tl) => livedIn(tl, T0 + 30_000_000, t - spec.stepMs, t));
+            const expected = lived.length === 0 && how === 'sum' ? 0 : aggregate(lived.map((tl) => figureSeries(tl, T0 + 30_000_000, plan, 'upSeconds')[k]!), how);
+            if (expected === null) expect(v).toBeNull();
+            else expect(v).toBeCloseTo(expected, 6);
+          });
         }
       }),
       { numRuns: 200 },

@@ -1,7 +1,7 @@
 // Figures over a range, one point per step. Every point t_k is a window (a_k, t_k]:
 //   step        a_k = t_k − step      (each step's own bucket; buckets tile the range)
 //   rolling     a_k = t_k − length    (e.g. the last 24 h at every step)
-//   cumulative  a_k = start − step    (everything from the first bucket on)
+//   cumulative  a_k = from            (everything from the range's start: a point at `from` is empty)
 // so one sweep per timeline computing C at the sorted union of all a_k and t_k serves them all.
 
 import type { Timeline } from '../timeline/types.ts';
@@ -19,6 +19,8 @@ export interface RangeSpec {
   mode: WindowMode;
   /** The window length for `rolling`. */
   rollingMs?: number;
+  /** Where a `cumulative` series begins: the range's start, at or before `start` (default: `start`). */
+  from?: number;
 }
 
 /** Precomputed once per query and shared by every timeline. */
@@ -27,7 +29,7 @@ export interface SeriesPlan {
   points: number[];
   /** Sorted unique times at which C is evaluated. */
   times: Float64Array;
-  /** For point k: index into `times` of t_k and of a_k. */
+  /** For point k: index into `times` of t_k and of a_k (the window of point k is times[starts[k]] → times[ends[k]]). */
   ends: Int32Array;
   starts: Int32Array;
 }
@@ -38,9 +40,11 @@ export function planSeries(spec: RangeSpec): SeriesPlan {
   if (end < start) throw new RangeError('end must not be before start');
   const windowMs = mode === 'rolling' ? (spec.rollingMs ?? NaN) : stepMs;
   if (!(windowMs >= 0) || !Number.isFinite(windowMs)) throw new RangeError('a rolling window needs a length of zero or more');
+  const from = spec.from ?? start;
+  if (mode === 'cumulative' && !(from <= start)) throw new RangeError('a cumulative series must begin at or before its first point');
   const points: number[] = [];
   for (let t = start; t <= end; t += stepMs) points.push(t);
-  const windowStart = (t: number): number => (mode === 'cumulative' ? start - stepMs : t - windowMs);
+  const windowStart = (t: number): number => (mode === 'cumulative' ? from : t - windowMs);
   const all = Float64Array.from(new Set([...points, ...points.map(windowStart)])).sort();
   const index = new Map<number, number>();
   all.forEach((t, i) => index.set(t, i));

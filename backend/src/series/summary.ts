@@ -1,9 +1,9 @@
 // One row per timeline: who it is, its state at the window's end, and every figure over the window.
 
 import { byNamespaceNameUid } from '../timeline/order.ts';
-import type { State, Timeline } from '../timeline/types.ts';
+import { TERMINAL_STATES, type State, type Timeline } from '../timeline/types.ts';
 import { figuresFromTotals, firstUp, stateAt, timeToFirstUpAt, type Figures } from './figures.ts';
-import { endOf, FIELDS, windowTotals } from './totals.ts';
+import { FIELDS, windowTotals } from './totals.ts';
 
 export interface JobSetSummary extends Figures {
   /** Present when the timeline belongs to a named cluster. */
@@ -14,9 +14,34 @@ export interface JobSetSummary extends Figures {
   state: State;
 }
 
-/** Did the timeline exist at some moment of [from, to]? */
+/**
+ * Did the timeline live in the window [from, to]? Created at or before `to`, and its life not over
+ * by `from`: the window's edges follow the rule for events (from < t ≤ to), so a JobSet created
+ * exactly at `to` lived in it (it has a state at `to`), and one whose life ended (completed, failed,
+ * deleted) exactly at `from` did not: its end, as any event at `from`, belongs to the window before.
+ * An open timeline is alive up to the horizon, inclusive; past it, it is not known to live.
+ * A window of no length (from = to) holds the JobSets alive at that instant.
+ */
 export function livedIn(timeline: Timeline, horizon: number, from: number, to: number): boolean {
-  return timeline.createdAt <= to && endOf(timeline, horizon) >= from;
+  return lived(lifeOf(timeline, horizon), from, to);
+}
+
+/** A timeline's life as livedIn reads it: worked out once, then tested against many windows. */
+export interface Life {
+  created: number;
+  /** When it ended, or for an open timeline the horizon (or its last transition, if later). */
+  end: number;
+  closed: boolean;
+}
+
+export function lifeOf(timeline: Timeline, horizon: number): Life {
+  const last = timeline.transitions[timeline.transitions.length - 1]!;
+  const closed = TERMINAL_STATES.has(last.state);
+  return { created: timeline.createdAt, end: closed ? last.at : Math.max(horizon, last.at), closed };
+}
+
+export function lived(life: Life, from: number, to: number): boolean {
+  return life.created <= to && (life.closed ? life.end > from : life.end >= from);
 }
 
 /**
