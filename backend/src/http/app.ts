@@ -58,7 +58,7 @@ const VALUES = VALUE_KINDS;
 
 function parseQueryString<T extends z.ZodType>(schema: T, req: Request): z.infer<T> {
   const parsed = schema.safeParse(req.query);
-  if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error, ''));
+  if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error, '', 'query string'));
   return parsed.data;
 }
 
@@ -160,7 +160,8 @@ export function createApp(options: AppOptions): express.Express {
     res.json(openApiDocument());
   });
   api.use(auth);
-  api.use(express.json({ limit: '1mb' }));
+  // Not strict: `null`, `42` or `"q"` are JSON too, and the schema names what the body should be.
+  api.use(express.json({ limit: '1mb', strict: false }));
   api.use(durable);
 
   api.post('/query', (req, res) => {

@@ -9,7 +9,45 @@ export const LIMITS = {
   maxSeriesPerQuery: 5_000,
   minStepMs: 1_000,
   defaultMaxDataPoints: 1_000,
+  /** A rolling window, and Grafana's interval, at most as long as the longest range. */
+  maxDurationMs: 400 * 86_400_000,
+  /** Values one query may work out: its points × the series (or, per JobSet, the JobSets) it evaluates. */
+  maxPointsPerQuery: 5_000_000,
+  /** The same, summed over every query of one request. */
+  maxPointsPerRequest: 10_000_000,
 } as const;
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/**
+ * What a request may still work out. Each query takes its share before any work or allocation, so a
+ * request that would cost too much is refused in microseconds instead of blocking the service.
+ */
+export class PointBudget {
+  #left: number = LIMITS.maxPointsPerRequest;
+
+  /** `series` evaluated (JobSets, or groups when answered per group) × `points` each; QueryError naming maxDataPoints when too many. */
+  take(series: number, points: number, what: 'JobSets' | 'series'): void {
+    const values = series * points;
+    const shape = `${count(series)} ${what} × ${count(points)} points`;
+    const advice = 'ask for fewer points (a larger intervalMs or a smaller maxDataPoints), a shorter range, fewer JobSets, or a pooled aggregate';
+    if (values > LIMITS.maxPointsPerQuery) {
+      throw new QueryError('maxDataPoints', `the query would work out ${count(values)} values (${shape}), more than the limit of ${count(LIMITS.maxPointsPerQuery)} per query: ${advice}`);
+    }
+    if (values > this.#left) {
+      throw new QueryError(
+        'maxDataPoints',
+        `with the queries before it the request would work out more than the limit of ${count(LIMITS.maxPointsPerRequest)} values per request (this one: ${shape}): ${advice}, or split the request`,
+      );
+    }
+    this.#left -= values;
+  }
+}
+
+/** How many points the steps make: ⌊(last − first) ÷ step⌋ + 1. */
+export function stepCount(steps: Steps): number {
+  return Math.floor((steps.last - steps.first) / steps.stepMs) + 1;
+}
 
 export interface Steps {
   stepMs: number;
