@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { querySchema, queryRequestSchema } from '../query/model.ts';
 import { select } from '../query/select.ts';
 import { QueryError } from '../query/selector.ts';
-import { checkRange, LIMITS, planSteps, PointBudget } from '../query/step.ts';
+import { checkRange, LIMITS, planSteps, ValueBudget } from '../query/step.ts';
 import { parseTimeParam } from '../query/time.ts';
 import { DEFAULT_QUERY } from '../query/types.ts';
 import type { FleetIndex } from '../series/fleet-index.ts';
@@ -56,7 +56,7 @@ export function describeZodError(error: z.ZodError, prefix: string, whole = 'bod
 
 const BY_TYPE = { series: seriesFrames, summary: summaryFrames, states: statesFrames, events: eventsFrames, fleet: fleetFrames };
 
-function runOne(raw: unknown, index: number, request: { from?: string | number; to?: string | number }, observed: Observed, now: number, budget: PointBudget): QueryResult {
+function runOne(raw: unknown, index: number, request: { from?: string | number; to?: string | number }, observed: Observed, now: number, budget: ValueBudget): QueryResult {
   const prefix = `queries[${index}]`;
   const parsed = querySchema.safeParse(raw);
   if (!parsed.success) return { status: 400, error: describeZodError(parsed.error, prefix) };
@@ -133,7 +133,7 @@ export function runQueries(body: unknown, observed: Observed, now: number): { st
   refIds.forEach((refId, i) => {
     if (refIds.indexOf(refId) !== i) throw new RequestError(`queries[${i}].refId: "${refId}" is used by an earlier query`);
   });
-  const budget = new PointBudget();
+  const budget = new ValueBudget();
   request.data.queries.forEach((raw, i) => {
     results[refIds[i]!] = runOne(raw, i, request.data, observed, now, budget);
   });

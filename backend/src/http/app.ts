@@ -67,7 +67,7 @@ function window(q: { from?: string; to?: string }, now: number, defaultFrom: num
   try {
     const from = q.from === undefined ? defaultFrom : parseTimeParam(q.from, 'from', now);
     const to = q.to === undefined ? defaultTo : parseTimeParam(q.to, 'to', now);
-    checkRange(from, to);
+    checkRange(from, to, 'to');
     return [from, to];
   } catch (error) {
     if (error instanceof QueryError) throw new HttpError(400, error.message);
