@@ -279,6 +279,11 @@ export function createApp(options: AppOptions): express.Express {
       res.status(400).json({ error: error.message });
       return;
     }
+    // The router could not decode a path segment (`/api/v1/values/%zz`): name the path.
+    if (error instanceof URIError) {
+      res.status(400).json({ error: `path: ${req.path} is not valid percent-encoding` });
+      return;
+    }
     // body-parser's own errors carry the status they mean (malformed JSON, too large, bad charset).
     const status = (error as { status?: unknown }).status;
     if (typeof status === 'number' && status >= 400 && status < 500) {
