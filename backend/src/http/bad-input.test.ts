@@ -8,6 +8,7 @@ import { merge, min, Scenario } from '../../test/scenario.ts';
 import { startService, type TestService } from '../../test/service.ts';
 import { querySchema } from '../query/model.ts';
 import { LIMITS } from '../query/step.ts';
+import { openApiDocument } from './openapi.ts';
 
 //   team-a/train   0 ─prov─ 10 ─up─ 70 ─down─ 75 ─up─ 240 (still up)
 //   bulk-k/run-i   2,000 JobSets in 10 namespaces: 0 ─prov─ 10 ─up─ 240 (still up)
@@ -293,5 +294,27 @@ describe('generated garbage in every field of every endpoint', () => {
     expect(await small.get('/healthz')).toEqual({ status: 200, body: { status: 'ok' } });
     expect(await normal(small)).toBeLessThan(1000);
     expect(await normal()).toBeLessThan(1000);
+  });
+});
+
+describe('the OpenAPI description states the limits the server enforces', () => {
+  const doc = openApiDocument() as any;
+
+  it("intervalMs: its documented maximum is accepted, one more refused; every time's description gives the range", async () => {
+    const max = doc.components.schemas.Query.properties.intervalMs.maximum;
+    const post = (intervalMs: number) => service.post('/api/v1/query', { from: FROM, to: TO, queries: [{ refId: 'A', name: 'train', window: 'step', intervalMs }] });
+    expect((await post(max)).status).toBe(200);
+    expect((await post(max + 1)).body.results.A.error).toMatch(/^queries\[0\]\.intervalMs: must be at most/);
+    expect(doc.components.schemas.Query.properties.timeRange.properties.from.description).toContain('±8640000000000000 ms');
+    expect(doc.paths['/api/v1/jobsets'].get.parameters[0].description).toContain('±8640000000000000 ms');
+  });
+
+  it('names every limit of a query request, as the server counts it', () => {
+    const described = doc.paths['/api/v1/query'].post.responses[400].description;
+    for (const limit of ['1,000,000 values worked out per query', '2,000,000 per request', '5,000 series per query', '11,000 points per series', '400 days', '100 queries']) {
+      expect(described).toContain(limit);
+    }
+    expect(doc.paths['/api/v1/openapi.json'].get.security).toEqual([]);
+    expect(doc.info.description).toContain('served without the bearer token');
   });
 });

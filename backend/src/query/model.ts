@@ -2,6 +2,7 @@
 
 import { z } from 'zod';
 import { LIMITS } from './step.ts';
+import { MAX_TIME_MS } from './time.ts';
 import { AGGREGATES, FIGURES, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, STATES, WINDOWS } from './types.ts';
 
 const MAX_DAYS = LIMITS.maxDurationMs / 86_400_000;
@@ -22,9 +23,12 @@ const objectError = (issue: { code: string; input?: unknown }): string | undefin
   issue.code === 'invalid_type' ? `expected a JSON object, received ${kind(issue.input)}` : undefined;
 
 /** A time: epoch ms (a number, or a string of digits), RFC 3339, or now-<duration>; checked by parseTimeParam. */
-const time = z.union([z.string().max(100), z.number()], {
-  error: (issue) => (issue.input === undefined ? 'missing' : 'must be epoch milliseconds (a number or a string of digits), an RFC 3339 time or now-<duration>'),
-});
+export const TIME_DESCRIPTION = `epoch ms (a number, or a string of digits), RFC 3339, or now-<duration>; within ±${MAX_TIME_MS} ms of 1970 (what a date can hold)`;
+const time = z
+  .union([z.string().max(100), z.number()], {
+    error: (issue) => (issue.input === undefined ? 'missing' : 'must be epoch milliseconds (a number or a string of digits), an RFC 3339 time or now-<duration>'),
+  })
+  .describe(TIME_DESCRIPTION);
 
 const groupBySchema = z.union([z.enum(GROUP_DIMENSIONS), z.string().regex(/^label:.+$/, 'must be none, all, cluster, namespace, accelerator, topology or label:<key>')], {
   error: 'must be none, all, cluster, namespace, accelerator, topology or label:<key>',
@@ -39,7 +43,11 @@ export const querySchema = z.looseObject(
   layer: z.enum(LAYERS).optional(),
   clusters: z.array(z.string().max(253)).max(1000).optional(),
   namespaces: z.array(z.string().max(253)).max(1000).optional(),
-  name: z.string().max(1000).optional(),
+  name: z
+    .string()
+    .max(1000)
+    .describe('a JobSet name, a glob (train-*), or a regular expression between slashes run in linear time (no backreferences, lookahead or i/u/v/d flags)')
+    .optional(),
   labelSelector: z.string().max(4000).optional(),
   states: z.array(z.enum(STATES)).optional(),
   groupBy: groupBySchema.optional(),
@@ -50,11 +58,22 @@ export const querySchema = z.looseObject(
     .max(100)
     .refine((s) => parseDuration(s) !== null, 'must be a duration such as 30m, 24h or 7d')
     .refine((s) => (parseDuration(s) ?? 0) <= LIMITS.maxDurationMs, `must be at most ${MAX_DAYS} days`)
+    .describe(`the rolling window: a duration such as 30m, 24h or 7d, at most ${MAX_DAYS} days`)
     .optional(),
   figures: z.array(z.enum(FIGURES)).max(FIGURES.length).optional(),
-  intervalMs: z.number().positive().max(LIMITS.maxDurationMs, `must be at most ${LIMITS.maxDurationMs} (${MAX_DAYS} days)`).optional(),
+  intervalMs: z
+    .number()
+    .positive()
+    .max(LIMITS.maxDurationMs, `must be at most ${LIMITS.maxDurationMs} (${MAX_DAYS} days)`)
+    .describe(`the step Grafana asks for, ms (at least ${LIMITS.minStepMs}; raised so the range holds at most maxDataPoints points)`)
+    .optional(),
   /** An upper bound (Grafana alerting sends 43,200): held to the limit, not refused. */
-  maxDataPoints: z.number().int().positive().optional(),
+  maxDataPoints: z
+    .number()
+    .int()
+    .positive()
+    .describe(`points per series at most (default ${LIMITS.defaultMaxDataPoints}); a larger one is held to ${LIMITS.maxPointsPerSeries}`)
+    .optional(),
   /** A per-query range, overriding the request's (the Go plugin backend sends one per query). */
   timeRange: z.object({ from: time, to: time }, { error: objectError }).optional(),
   },

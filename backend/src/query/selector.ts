@@ -8,6 +8,8 @@ import { setFlagsFromString } from 'node:v8';
 // backtracking engine (×2 per character), and is tested against every JobSet's name. The engine is
 // behind this flag; it only adds the `l` flag, and changes nothing else.
 setFlagsFromString('--enable-experimental-regexp-engine');
+/** The flag of V8's linear-time engine. */
+const LINEAR = 'l';
 
 export class QueryError extends Error {
   /** The query field at fault, e.g. "labelSelector". */
@@ -110,7 +112,7 @@ export function parseNamePattern(pattern: string): (name: string) => boolean {
   if (regex) {
     let re: RegExp;
     try {
-      re = new RegExp(regex[1]!, `${regex[2]!.replace(/[gyl]/g, '')}l`);
+      re = new RegExp(regex[1]!, `${regex[2]!.replace(/[gyl]/g, '')}${LINEAR}`);
     } catch (error) {
       const message = (error as Error).message;
       if (message.endsWith('Cannot be executed in linear time')) {
@@ -129,6 +131,6 @@ export function parseNamePattern(pattern: string): (name: string) => boolean {
   if (literal !== null) return (name) => name === literal;
   const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
   // Linear time too: `*a*a*a*a*a*b` would otherwise backtrack polynomially in the name's length.
-  const glob = new RegExp(`^${escaped}$`, 'l');
+  const glob = new RegExp(`^${escaped}$`, LINEAR);
   return (name) => glob.test(name);
 }
