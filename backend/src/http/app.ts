@@ -165,7 +165,7 @@ export function createApp(options: AppOptions): express.Express {
   api.use(durable);
 
   api.post('/query', (req, res) => {
-    if (req.body === undefined) throw new HttpError(400, 'the body must be JSON (Content-Type: application/json)');
+    if (req.body === undefined) throw new HttpError(400, 'body: missing, or not sent as JSON (Content-Type: application/json)');
     const t = now();
     const { status, results } = runQueries(
       req.body,
@@ -288,7 +288,12 @@ export function createApp(options: AppOptions): express.Express {
     const status = (error as { status?: unknown }).status;
     if (typeof status === 'number' && status >= 400 && status < 500) {
       const type = (error as { type?: string }).type;
-      const message = type === 'entity.parse.failed' ? `the body is not valid JSON (${(error as Error).message})` : (error as Error).message;
+      const message =
+        type === 'entity.parse.failed'
+          ? `body: not valid JSON (${(error as Error).message})`
+          : type === 'entity.too.large'
+            ? 'body: too large, more than the limit of 1 MB'
+            : `body: ${(error as Error).message}`;
       res.status(status).json({ error: message });
       return;
     }
