@@ -133,10 +133,12 @@ describe("a request's cost is checked before any work", () => {
     ];
     const rssBefore = process.memoryUsage().rss;
     const latencies: number[] = [];
-    for (let round = 0; round < 5; round++) {
+    // A first round warms the code up (a running service is warm); the five after it are measured.
+    for (let round = 0; round < 6; round++) {
       const answers = Promise.all(expensive.map((body) => service.post('/api/v1/query', body)));
       const gets = Promise.all(HUGE.map((t) => service.get(`/api/v1/jobsets?from=${t}&to=${t}`)));
-      latencies.push(await normal());
+      const latency = await normal();
+      if (round > 0) latencies.push(latency);
       for (const res of await answers) {
         expect(res.status).toBe(400);
         for (const r of Object.values(res.body.results) as { status: number; error: string }[]) {

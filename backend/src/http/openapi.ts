@@ -13,7 +13,7 @@ const LIMITS_TEXT =
   `100 queries per request; a range of at most ${DAYS} days (a rolling window and intervalMs too); times within ±8.64e15 ms of 1970; ` +
   `${n(LIMITS.maxSeriesPerQuery)} series per query; ${n(LIMITS.maxPointsPerSeries)} points per series (maxDataPoints is held to it); ` +
   `${n(LIMITS.maxValuesPerQuery)} values worked out per query and ${n(LIMITS.maxValuesPerRequest)} per request ` +
-  `(a series query's points × its series, or × the JobSets it evaluates one by one); a 1 MB body.`;
+  `(a series query's points × its series, or × the JobSets it evaluates one by one; other query types one per JobSet or group); a 1 MB body.`;
 
 const error = { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] };
 const json = (schema: object, description: string) => ({ description, content: { 'application/json': { schema } } });

@@ -32,7 +32,7 @@ export class ValueBudget {
   /** `series` evaluated (JobSets, or groups when answered per group) × `points` each; QueryError naming maxDataPoints when too many. */
   take(series: number, points: number, what: 'JobSets' | 'series'): void {
     const values = series * points;
-    const shape = `${count(series)} ${what} × ${count(points)} points`;
+    const shape = points === 1 ? `${count(series)} ${what}` : `${count(series)} ${what} × ${count(points)} points`;
     const advice = 'ask for fewer points (a larger intervalMs or a smaller maxDataPoints), a shorter range, fewer JobSets, or a pooled aggregate';
     if (values > LIMITS.maxValuesPerQuery) {
       throw new QueryError('maxDataPoints', `the query would work out ${count(values)} values (${shape}), more than the limit of ${count(LIMITS.maxValuesPerQuery)} per query: ${advice}`);
