@@ -124,6 +124,24 @@ describe("a request's cost is checked before any work", () => {
     });
   });
 
+  it('queries of one request that select alike select once, and answer as each would alone', async () => {
+    const queries = [
+      { refId: 'A', name: 'train', metric: 'upSeconds', window: 'step', intervalMs: 3_600_000 },
+      { refId: 'B', name: 'train', metric: 'provisioningSeconds', window: 'step', intervalMs: 3_600_000 },
+      { refId: 'C', namespaces: ['bulk-1'], queryType: 'summary', groupBy: 'all', aggregate: 'sum' },
+      { refId: 'D', namespaces: ['bulk-1'], name: 'run-1*', queryType: 'summary', groupBy: 'all', aggregate: 'sum' },
+      { refId: 'E', name: 'train', queryType: 'states' },
+    ];
+    const together = (await service.post('/api/v1/query', { from: FROM, to: TO, queries })).body.results;
+    for (const q of queries) expect(together[q.refId]).toEqual((await service.post('/api/v1/query', { from: FROM, to: TO, queries: [q] })).body.results[q.refId]);
+    //   train by the hour: up (0,60]: 50 m, (60,120]: 55 m, (120,180]: 60 m, (180,240]: 60 m; provisioning 10 m in the first hour
+    expect(together.A.frames[0].data.values[1]).toEqual([0, 50 * 60, 55 * 60, 60 * 60, 60 * 60]);
+    expect(together.B.frames[0].data.values[1]).toEqual([0, 10 * 60, 0, 0, 0]);
+    // bulk-1 holds run-1, run-11, …, run-1991 (200 JobSets); run-1* of them: run-1, run-11, run-101 … run-191 and run-1001 … run-1991 (1 + 1 + 10 + 100 = 112)
+    const jobsets = (r: any) => r.frames[0].data.values[0][0];
+    expect([jobsets(together.C), jobsets(together.D)]).toEqual([200, 112]);
+  });
+
   it('answers a normal request promptly while expensive and huge requests arrive', async () => {
     const expensive = [
       { from: '9999999999999999', to: '9999999999999999', queries: [{ refId: 'A', queryType: 'series' }] },
