@@ -1,5 +1,7 @@
 // Shared option parsing for the CLI: clear messages that name the option.
 
+import { parseDuration } from '../query/types.ts';
+
 export class UsageError extends Error {
   constructor(message: string) {
     super(message);
@@ -11,6 +13,20 @@ export class UsageError extends Error {
 export function parseTime(value: string, option: string): number {
   const ms = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/.test(value) ? Date.parse(value) : NaN;
   if (!Number.isFinite(ms)) throw new UsageError(`${option} must be an ISO-8601 time such as 2026-01-01T00:00:00Z, not "${value}"`);
+  return ms;
+}
+
+/** The longest delay a Node timer keeps: 2^31 − 1 ms (24.8 days); a longer one fires after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A duration that sets a timer (`30s`, `500ms`). Refused past MAX_TIMER_MS: Node would fire such a
+ * timer at once, so `--watch-backoff-max 30d` would retry a failing watch every millisecond.
+ */
+export function parseTimerDuration(value: string, option: string, example: string): number {
+  const ms = parseDuration(value);
+  if (ms === null) throw new UsageError(`${option} must be a duration such as ${example}, not "${value}"`);
+  if (ms > MAX_TIMER_MS) throw new UsageError(`${option} must be at most 24 days (a timer longer than 2^31 − 1 ms fires at once), not "${value}"`);
   return ms;
 }
 

@@ -11,13 +11,12 @@ import { createApp } from '../http/app.ts';
 import type { LiveCluster } from '../kube/live.ts';
 import { defaultLeaseNamespace, kubeLeaseApi, connectionFromKubeConfig } from '../leader/lease.ts';
 import { Replica } from '../leader/replica.ts';
-import { parseDuration } from '../query/types.ts';
 import { FollowerSource, followerStoreStatus } from '../service/follower.ts';
 import { expired } from '../service/retention.ts';
 import { EngineSource, type TimelineSource } from '../service/source.ts';
 import { checkClusterName, describeUrl } from '../store/postgres.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
-import { UsageError } from './options.ts';
+import { parseTimerDuration, UsageError } from './options.ts';
 import type { WatchSettings } from './watch-options.ts';
 
 export interface PostgresServeOptions {
@@ -46,9 +45,7 @@ export interface Common {
 }
 
 function ms(value: string, option: string): number {
-  const parsed = parseDuration(value);
-  if (parsed === null) throw new UsageError(`${option} must be a duration such as 15s, not "${value}"`);
-  return parsed;
+  return parseTimerDuration(value, option, '15s');
 }
 
 /** Serves the API; resolves with the server and the URL it listens on (the port may have been 0). */

@@ -3,8 +3,7 @@
 import type { Option } from 'commander';
 import { Option as CommanderOption } from 'commander';
 import { DEFAULT_BACKOFF } from '../kube/backoff.ts';
-import { parseDuration } from '../query/types.ts';
-import { UsageError } from './options.ts';
+import { parseTimerDuration, UsageError } from './options.ts';
 
 /** Timings of the watch, parsed (kept free of @kubernetes/client-node, which loads only when needed). */
 export interface WatchSettings {
@@ -52,9 +51,7 @@ export function watchOptions(): Option[] {
 }
 
 function duration(value: string, option: string): number {
-  const ms = parseDuration(value);
-  if (ms === null) throw new UsageError(`${option} must be a duration such as 30s or 500ms, not "${value}"`);
-  return ms;
+  return parseTimerDuration(value, option, '30s or 500ms');
 }
 
 export function parseWatchOptions(values: WatchOptionValues): WatchSettings {

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { querySchema, queryRequestSchema } from '../query/model.ts';
 import { select } from '../query/select.ts';
 import { QueryError } from '../query/selector.ts';
-import { checkRange, LIMITS, planSteps } from '../query/step.ts';
+import { checkRange, LIMITS, planSteps, ValueBudget } from '../query/step.ts';
 import { parseTimeParam } from '../query/time.ts';
 import { DEFAULT_QUERY } from '../query/types.ts';
 import type { FleetIndex } from '../series/fleet-index.ts';
@@ -15,9 +15,9 @@ import type { QueryContext, ResolvedQuery } from './context.ts';
 import { eventsFrames } from './events.ts';
 import { frame, type FrameJSON } from './frame.ts';
 import { fleetFrames } from './fleet.ts';
-import { seriesFrames, seriesSpec, seriesWindowStart } from './series.ts';
+import { seriesCost, seriesFrames, seriesSpec, seriesWindowStart } from './series.ts';
 import { statesFrames } from './states.ts';
-import { summaryFrames } from './summary.ts';
+import { summaryCost, summaryFrames } from './summary.ts';
 
 export interface QueryResult {
   status: number;
@@ -38,16 +38,31 @@ export interface Observed {
 /** A problem with the request as a whole (not one query): the whole request is a 400. */
 export class RequestError extends Error {}
 
-export function describeZodError(error: z.ZodError, prefix: string): string {
+/**
+ * The first issue as `path: message`, e.g. `queries[0].figures[1]: Invalid option: …`. `prefix` is
+ * where the validated value sits (`queries[2]`); `whole` names it when the issue is about the value
+ * itself (`body`, `query string`), so a message never starts with a bare colon.
+ */
+export function describeZodError(error: z.ZodError, prefix: string, whole = 'body'): string {
   const issue = error.issues[0]!;
-  const path = [prefix, ...issue.path.map(String)].filter((p) => p !== '').join('.');
+  let path = prefix;
+  for (const key of issue.path) {
+    if (typeof key === 'number') path += `[${key}]`;
+    else path += path === '' ? String(key) : `.${String(key)}`;
+  }
   const message = issue.message.replace(/^Invalid input: /, '');
-  return `${path}: ${message.endsWith('received undefined') ? 'missing' : message}`;
+  return `${path === '' ? whole : path}: ${message.endsWith('received undefined') ? 'missing' : message}`;
 }
 
 const BY_TYPE = { series: seriesFrames, summary: summaryFrames, states: statesFrames, events: eventsFrames, fleet: fleetFrames };
 
-function runOne(raw: unknown, index: number, request: { from?: string | number; to?: string | number }, observed: Observed, now: number): QueryResult {
+/** What the queries of one request share: its budget, and the JobSets each distinct selection picked. */
+interface Shared {
+  budget: ValueBudget;
+  selections: Map<string, readonly Timeline[]>;
+}
+
+function runOne(raw: unknown, index: number, request: { from?: string | number; to?: string | number }, observed: Observed, now: number, shared: Shared): QueryResult {
   const prefix = `queries[${index}]`;
   const parsed = querySchema.safeParse(raw);
   if (!parsed.success) return { status: 400, error: describeZodError(parsed.error, prefix) };
@@ -74,7 +89,12 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
     const ctx: QueryContext = {
       query,
       get timelines() {
-        return (selected ??= select(layer.timelines, query, layer.horizon, selectFrom, to));
+        if (selected !== null) return selected;
+        // Queries of one panel often select alike (five metrics of one JobSet): select once per request.
+        const key = JSON.stringify([query.layer, query.clusters, query.namespaces, query.name, query.labelSelector, query.states, selectFrom, to]);
+        selected = shared.selections.get(key) ?? select(layer.timelines, query, layer.horizon, selectFrom, to);
+        shared.selections.set(key, selected);
+        return selected;
       },
       horizon: layer.horizon,
       from,
@@ -89,6 +109,10 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
         `the query selects ${ctx.timelines.length} JobSets, more series than the limit of ${LIMITS.maxSeriesPerQuery}: narrow it with namespaces, name or labelSelector, or group it`,
       );
     }
+    // What the query costs, taken from the request's budget before any work or allocation: a
+    // series its points per series or JobSet, the other types one value (a row, a pass) per JobSet.
+    const cost = query.queryType === 'series' ? seriesCost(ctx) : query.queryType === 'summary' ? { ...summaryCost(ctx), points: 1 } : { evaluated: ctx.timelines.length, what: 'JobSets' as const, points: 1 };
+    shared.budget.take(cost.evaluated, cost.points, cost.what);
     const frames = BY_TYPE[query.queryType](ctx);
     if (frames.length > LIMITS.maxSeriesPerQuery) {
       throw new QueryError('groupBy', `the query makes ${frames.length} series, more than the limit of ${LIMITS.maxSeriesPerQuery}`);
@@ -130,8 +154,9 @@ export function runQueries(body: unknown, observed: Observed, now: number): { st
   refIds.forEach((refId, i) => {
     if (refIds.indexOf(refId) !== i) throw new RequestError(`queries[${i}].refId: "${refId}" is used by an earlier query`);
   });
+  const shared: Shared = { budget: new ValueBudget(), selections: new Map() };
   request.data.queries.forEach((raw, i) => {
-    results[refIds[i]!] = runOne(raw, i, request.data, observed, now);
+    results[refIds[i]!] = runOne(raw, i, request.data, observed, now, shared);
   });
   const all = Object.values(results);
   const status = all.some((r) => r.status === 200) ? 200 : all[0]!.status;

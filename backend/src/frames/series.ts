@@ -5,6 +5,7 @@ import { Aggregator, fleetSeries, groupOf, type Aggregate, type GroupBy } from '
 import { figureValue, stateAt } from '../series/figures.ts';
 import { planSeries, type RangeSpec } from '../series/range.ts';
 import type { Timeline } from '../timeline/types.ts';
+import { stepCount } from '../query/step.ts';
 import { parseDuration, unitOf } from '../query/types.ts';
 import type { QueryContext } from './context.ts';
 import { frame, numberField, timeField, type FrameJSON } from './frame.ts';
@@ -27,9 +28,20 @@ function upValue(tl: Timeline, t: number): number | null {
 
 function points(ctx: QueryContext): number[] {
   if (ctx.query.window === 'range') return [ctx.to];
-  const out: number[] = [];
-  for (let t = ctx.steps.first; t <= ctx.steps.last; t += ctx.steps.stepMs) out.push(t);
-  return out;
+  return Array.from({ length: stepCount(ctx.steps) }, (_, k) => ctx.steps.first + k * ctx.steps.stepMs);
+}
+
+/**
+ * What a series query will work out, known before any of it is: its points per series, times the
+ * groups when the fleet index answers per group, else times the JobSets it evaluates one by one.
+ */
+export function seriesCost(ctx: QueryContext): { points: number; evaluated: number; what: 'JobSets' | 'series' } {
+  const count = ctx.query.window === 'range' ? 1 : stepCount(ctx.steps);
+  if (ctx.query.metric !== 'up') {
+    const pooled = pooledGroups(ctx, [ctx.query.metric as Exclude<typeof ctx.query.metric, 'up'>]);
+    if (pooled !== null) return { points: count, evaluated: pooled.length, what: 'series' };
+  }
+  return { points: count, evaluated: ctx.timelines.length, what: 'JobSets' };
 }
 
 function upSeries(ctx: QueryContext, groupBy: GroupBy, how: Aggregate): Group[] {

@@ -16,6 +16,15 @@ function figureColumns(ctx: QueryContext): readonly FigureName[] {
   return asked.length === 0 ? FIGURE_NAMES : FIGURE_NAMES.filter((f) => asked.includes(f));
 }
 
+/** What a summary will work out before any of it is: a row per group when the fleet index answers, else a row (or a pass) per JobSet. */
+export function summaryCost(ctx: QueryContext): { evaluated: number; what: 'JobSets' | 'series' } {
+  if (ctx.query.groupBy !== 'none') {
+    const pooled = pooledGroups(ctx, figureColumns(ctx));
+    if (pooled !== null) return { evaluated: pooled.length, what: 'series' };
+  }
+  return { evaluated: ctx.timelines.length, what: 'JobSets' };
+}
+
 export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   const { query } = ctx;
   const groupBy = query.groupBy as GroupBy;

@@ -221,7 +221,10 @@ describe('POST /api/v1/query', () => {
     [{ from: '0', to: TO, queries: [{ refId: 'A' }] }, /spans more than the limit of 400 days/],
     [{ queries: [{ refId: 'A' }] }, /timeRange: missing/],
     [{ from: FROM, to: TO, queries: [{ refId: '' }] }, /queries\[0\]\.refId: must not be empty/],
-    [{ from: FROM, to: TO, queries: [{ refId: 'A', queryType: 'summary', figures: ['uptime'] }] }, /queries\[0\]\.figures\.0: .*"upSeconds"/],
+    [{ from: FROM, to: TO, queries: [{ refId: 'A', queryType: 'summary', figures: ['uptime'] }] }, /queries\[0\]\.figures\[0\]: .*"upSeconds"/],
+    [{ from: FROM, to: TO, queries: [[]] }, /^queries\[0\]: expected a JSON object, received an array$/],
+    [{ from: FROM, to: TO, queries: [{ refId: 'A', timeRange: '1h' }] }, /^queries\[0\]\.timeRange: expected a JSON object, received a string$/],
+    [{ from: FROM, to: TO, queries: [{ refId: 'A', timeRange: { from: FROM } }] }, /^queries\[0\]\.timeRange\.to: missing$/],
   ])('a query that cannot run is a 400 that says why (%#)', async (body, message) => {
     const res = await service.post('/api/v1/query', body);
     expect(res.status).toBe(400);
@@ -229,8 +232,12 @@ describe('POST /api/v1/query', () => {
   });
 
   it.each([
-    ['not JSON', '{"queries": [', /^the body is not valid JSON/],
-    ['an array', '[]', /^: expected object, received array$/],
+    ['not JSON', '{"queries": [', /^body: not valid JSON \(/],
+    ['an array', '[]', /^body: expected a JSON object, received an array$/],
+    ['null', 'null', /^body: expected a JSON object, received null$/],
+    ['a number', '42', /^body: expected a JSON object, received a number$/],
+    ['a string', '"q"', /^body: expected a JSON object, received a string$/],
+    ['a time not a time', '{"from": ["0"], "to": 1, "queries": [{"refId": "A"}]}', /^from: must be epoch milliseconds \(a number or a string of digits\), an RFC 3339 time or now-<duration>$/],
     ['no queries', '{}', /^queries: missing$/],
     ['queries not an array', '{"queries": {}}', /^queries: expected array, received object$/],
     ['no query', '{"queries": []}', /^queries: must hold at least one query$/],
@@ -244,7 +251,7 @@ describe('POST /api/v1/query', () => {
   it('refuses a body over 1 MB with 413', async () => {
     const res = await service.post('/api/v1/query', { from: FROM, to: TO, queries: [{ refId: 'A', name: 'x'.repeat(1_100_000) }] });
     expect(res.status).toBe(413);
-    expect(res.body.error).toMatch(/too large/);
+    expect(res.body.error).toBe('body: too large, more than the limit of 1 MB');
   });
 
   it('never answers malformed input with a 500 (hundreds of generated bodies)', async () => {

@@ -58,7 +58,7 @@ const VALUES = VALUE_KINDS;
 
 function parseQueryString<T extends z.ZodType>(schema: T, req: Request): z.infer<T> {
   const parsed = schema.safeParse(req.query);
-  if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error, ''));
+  if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error, '', 'query string'));
   return parsed.data;
 }
 
@@ -67,7 +67,7 @@ function window(q: { from?: string; to?: string }, now: number, defaultFrom: num
   try {
     const from = q.from === undefined ? defaultFrom : parseTimeParam(q.from, 'from', now);
     const to = q.to === undefined ? defaultTo : parseTimeParam(q.to, 'to', now);
-    checkRange(from, to);
+    checkRange(from, to, 'to');
     return [from, to];
   } catch (error) {
     if (error instanceof QueryError) throw new HttpError(400, error.message);
@@ -173,11 +173,12 @@ export function createApp(options: AppOptions): express.Express {
     res.json(openApiDocument());
   });
   api.use(auth);
-  api.use(express.json({ limit: '1mb' }));
+  // Not strict: `null`, `42` or `"q"` are JSON too, and the schema names what the body should be.
+  api.use(express.json({ limit: '1mb', strict: false }));
   api.use(durable);
 
   api.post('/query', (req, res) => {
-    if (req.body === undefined) throw new HttpError(400, 'the body must be JSON (Content-Type: application/json)');
+    if (req.body === undefined) throw new HttpError(400, 'body: missing, or not sent as JSON (Content-Type: application/json)');
     const t = now();
     const { status, results } = runQueries(
       req.body,
@@ -299,11 +300,21 @@ export function createApp(options: AppOptions): express.Express {
       res.status(400).json({ error: error.message });
       return;
     }
+    // The router could not decode a path segment (`/api/v1/values/%zz`): name the path.
+    if (error instanceof URIError) {
+      res.status(400).json({ error: `path: ${req.path} is not valid percent-encoding` });
+      return;
+    }
     // body-parser's own errors carry the status they mean (malformed JSON, too large, bad charset).
     const status = (error as { status?: unknown }).status;
     if (typeof status === 'number' && status >= 400 && status < 500) {
       const type = (error as { type?: string }).type;
-      const message = type === 'entity.parse.failed' ? `the body is not valid JSON (${(error as Error).message})` : (error as Error).message;
+      const message =
+        type === 'entity.parse.failed'
+          ? `body: not valid JSON (${(error as Error).message})`
+          : type === 'entity.too.large'
+            ? 'body: too large, more than the limit of 1 MB'
+            : `body: ${(error as Error).message}`;
       res.status(status).json({ error: message });
       return;
     }

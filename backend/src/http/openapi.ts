@@ -2,7 +2,18 @@
 // server validates with, so the two cannot drift; a test checks the routes and their answers.
 
 import { z } from 'zod';
-import { querySchema } from '../query/model.ts';
+import { querySchema, TIME_DESCRIPTION } from '../query/model.ts';
+import { LIMITS } from '../query/step.ts';
+
+const n = (x: number): string => x.toLocaleString('en-US');
+const DAYS = LIMITS.maxRangeMs / 86_400_000;
+/** The limits of a request, each checked before any work: a 400 naming the field, what is too large and the limit. */
+const LIMITS_TEXT =
+  `Limits, each checked before any work and refused with a 400 that names the field, what is too large and the limit: ` +
+  `100 queries per request; a range of at most ${DAYS} days (a rolling window and intervalMs too); times within ±8.64e15 ms of 1970; ` +
+  `${n(LIMITS.maxSeriesPerQuery)} series per query; ${n(LIMITS.maxPointsPerSeries)} points per series (maxDataPoints is held to it); ` +
+  `${n(LIMITS.maxValuesPerQuery)} values worked out per query and ${n(LIMITS.maxValuesPerRequest)} per request ` +
+  `(a series query's points × its series, or × the JobSets it evaluates one by one; other query types one per JobSet or group); a 1 MB body.`;
 
 const error = { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] };
 const json = (schema: object, description: string) => ({ description, content: { 'application/json': { schema } } });
@@ -10,7 +21,7 @@ const timeParam = (name: 'from' | 'to', description: string) => ({
   name,
   in: 'query',
   required: false,
-  description: `${description}: epoch ms, RFC 3339, or now-<duration>`,
+  description: `${description}: ${TIME_DESCRIPTION}`,
   schema: { type: 'string' },
 });
 const layerParam = {
@@ -23,7 +34,7 @@ const layerParam = {
 const filterParams = [
   { name: 'cluster', in: 'query', required: false, description: 'only these clusters (repeatable)', schema: { type: 'array', items: { type: 'string' } }, explode: true },
   { name: 'namespace', in: 'query', required: false, description: 'only these namespaces (repeatable)', schema: { type: 'array', items: { type: 'string' } }, explode: true },
-  { name: 'name', in: 'query', required: false, description: 'JobSet name: a glob, or /regex/', schema: { type: 'string' } },
+  { name: 'name', in: 'query', required: false, description: 'JobSet name: a glob, or /regex/ (run in linear time: no backreferences, lookahead or i/u/v/d flags)', schema: { type: 'string' } },
   { name: 'labelSelector', in: 'query', required: false, description: 'a Kubernetes label selector', schema: { type: 'string' } },
   { name: 'state', in: 'query', required: false, description: 'only JobSets in these states at `to` (repeatable)', schema: { type: 'array', items: { type: 'string' } }, explode: true },
   layerParam,
@@ -33,10 +44,15 @@ const frame = { type: 'object', description: "Grafana data-frame JSON ({schema, 
 export const VALUE_KINDS = ['clusters', 'namespaces', 'jobsets', 'labelKeys', 'labelValues', 'accelerators', 'topologies'] as const;
 
 export function openApiDocument(): object {
-  const query = z.toJSONSchema(querySchema, { target: 'openapi-3.0', unrepresentable: 'any' });
+  // What the server accepts (the input side): unknown fields are ignored, not refused.
+  const query = z.toJSONSchema(querySchema, { target: 'openapi-3.0', unrepresentable: 'any', io: 'input' });
   return {
     openapi: '3.0.3',
-    info: { title: 'Upness', version: '1', description: 'Exact up/down timelines and figures for Kubernetes JobSets.' },
+    info: {
+      title: 'Upness',
+      version: '1',
+      description: `Exact up/down timelines and figures for Kubernetes JobSets. This document is served without the bearer token (it holds no data); everything else under /api/v1, and /metrics, needs it when one is set. ${LIMITS_TEXT}`,
+    },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       schemas: {
@@ -45,8 +61,8 @@ export function openApiDocument(): object {
           type: 'object',
           required: ['queries'],
           properties: {
-            from: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
-            to: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+            from: { oneOf: [{ type: 'string' }, { type: 'integer' }], description: `the range's start, unless a query has its own timeRange: ${TIME_DESCRIPTION}` },
+            to: { oneOf: [{ type: 'string' }, { type: 'integer' }], description: `the range's end: ${TIME_DESCRIPTION}` },
             queries: { type: 'array', minItems: 1, maxItems: 100, items: { $ref: '#/components/schemas/Query' } },
           },
         },
@@ -75,7 +91,10 @@ export function openApiDocument(): object {
               },
               'at least one query answered; each result has its own status',
             ),
-            400: json(error, 'the body is malformed, or every query was'),
+            400: json(
+              error,
+              `the body is malformed (not JSON, not a JSON object, no queries), or every query was: a field out of its range, a time beyond what a date holds, or a limit exceeded (each result's error names the field). ${LIMITS_TEXT}`,
+            ),
             401: json(error, 'missing or wrong bearer token'),
             413: json(error, 'the body is larger than 1 MB'),
           },
@@ -85,7 +104,11 @@ export function openApiDocument(): object {
         get: {
           summary: 'Every figure for every JobSet over a window (default: the last 24 h)',
           parameters: [timeParam('from', 'window start'), timeParam('to', 'window end'), ...filterParams],
-          responses: { 200: json({ type: 'object' }, '{from, to, jobsets: [...]}'), 400: json(error, 'a parameter is malformed'), 401: json(error, 'missing or wrong bearer token') },
+          responses: {
+            200: json({ type: 'object' }, '{from, to, jobsets: [...]}'),
+            400: json(error, `a parameter is malformed, a time is beyond what a date holds, or the range is longer than ${DAYS} days (the error names the parameter)`),
+            401: json(error, 'missing or wrong bearer token'),
+          },
         },
       },
       '/api/v1/jobsets/{namespace}/{name}': {
@@ -100,7 +123,7 @@ export function openApiDocument(): object {
           ],
           responses: {
             200: json({ type: 'object' }, '{timelines: [...]}'),
-            400: json(error, 'a parameter is malformed'),
+            400: json(error, `a parameter or the path is malformed, a time is beyond what a date holds, or the range is longer than ${DAYS} days (the error names it)`),
             401: json(error, 'missing or wrong bearer token'),
             404: json(error, 'no JobSet bore that name'),
           },
@@ -124,13 +147,13 @@ export function openApiDocument(): object {
           ],
           responses: {
             200: json({ type: 'object', properties: { values: { type: 'array', items: { type: 'string' } } } }, 'sorted, unique'),
-            400: json(error, 'a parameter is malformed or missing (from, to, key), or `to` is before `from`'),
+            400: json(error, 'a parameter or the path is malformed (from, to, key), key is missing, or `to` is before `from` (the error names it)'),
             401: json(error, 'missing or wrong bearer token'),
             404: json(error, 'unknown kind of value'),
           },
         },
       },
-      '/api/v1/openapi.json': { get: { summary: 'This document', security: [], responses: { 200: json({ type: 'object' }, 'OpenAPI 3.0') } } },
+      '/api/v1/openapi.json': { get: { summary: 'This document, served without the token (it holds no data)', security: [], responses: { 200: json({ type: 'object' }, 'OpenAPI 3.0') } } },
       '/healthz': { get: { summary: 'The process is alive', security: [], responses: { 200: json({ type: 'object' }, '{status: "ok"}') } } },
       '/readyz': {
         get: {

@@ -1,21 +1,53 @@
 // The schemas that check what arrives over HTTP, built from the shared query model.
 
 import { z } from 'zod';
+import { LIMITS } from './step.ts';
+import { MAX_TIME_MS } from './time.ts';
 import { AGGREGATES, FIGURES, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, STATES, WINDOWS } from './types.ts';
+
+const MAX_DAYS = LIMITS.maxDurationMs / 86_400_000;
+
+/** What a value is, in words, for "expected …, received …" (zod says "array" and "object" alike). */
+function kind(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') return 'a string';
+  if (typeof value === 'number') return 'a number';
+  if (typeof value === 'boolean') return 'a boolean';
+  return typeof value;
+}
+
+/** A JSON object, not an array, null or a scalar. */
+const objectError = (issue: { code: string; input?: unknown }): string | undefined =>
+  issue.code === 'invalid_type' ? `expected a JSON object, received ${kind(issue.input)}` : undefined;
+
+/** A time: epoch ms (a number, or a string of digits), RFC 3339, or now-<duration>; checked by parseTimeParam. */
+export const TIME_DESCRIPTION = `epoch ms (a number, or a string of digits), RFC 3339, or now-<duration>; within ±${MAX_TIME_MS} ms of 1970 (what a date can hold)`;
+const time = z
+  .union([z.string().max(100), z.number()], {
+    error: (issue) => (issue.input === undefined ? 'missing' : 'must be epoch milliseconds (a number or a string of digits), an RFC 3339 time or now-<duration>'),
+  })
+  .describe(TIME_DESCRIPTION);
 
 const groupBySchema = z.union([z.enum(GROUP_DIMENSIONS), z.string().regex(/^label:.+$/, 'must be none, all, cluster, namespace, accelerator, topology or label:<key>')], {
   error: 'must be none, all, cluster, namespace, accelerator, topology or label:<key>',
 });
 
 /** One query as it arrives; unknown fields (Grafana's datasource, hide, key, …) are ignored. */
-export const querySchema = z.looseObject({
+export const querySchema = z.looseObject(
+  {
   refId: z.string().min(1, 'must not be empty').max(64),
   queryType: z.enum(QUERY_TYPES).optional(),
   metric: z.enum(METRICS).optional(),
   layer: z.enum(LAYERS).optional(),
   clusters: z.array(z.string().max(253)).max(1000).optional(),
   namespaces: z.array(z.string().max(253)).max(1000).optional(),
-  name: z.string().max(1000).optional(),
+  name: z
+    .string()
+    .max(1000)
+    .describe('a JobSet name, a glob (train-*), or a regular expression between slashes run in linear time (no backreferences, lookahead or i/u/v/d flags)')
+    .optional(),
   labelSelector: z.string().max(4000).optional(),
   states: z.array(z.enum(STATES)).optional(),
   groupBy: groupBySchema.optional(),
@@ -23,21 +55,40 @@ export const querySchema = z.looseObject({
   window: z.enum(WINDOWS).optional(),
   rolling: z
     .string()
+    .max(100)
     .refine((s) => parseDuration(s) !== null, 'must be a duration such as 30m, 24h or 7d')
+    .refine((s) => (parseDuration(s) ?? 0) <= LIMITS.maxDurationMs, `must be at most ${MAX_DAYS} days`)
+    .describe(`the rolling window: a duration such as 30m, 24h or 7d, at most ${MAX_DAYS} days`)
     .optional(),
   figures: z.array(z.enum(FIGURES)).max(FIGURES.length).optional(),
-  intervalMs: z.number().positive().optional(),
-  maxDataPoints: z.number().int().positive().optional(),
+  intervalMs: z
+    .number()
+    .positive()
+    .max(LIMITS.maxDurationMs, `must be at most ${LIMITS.maxDurationMs} (${MAX_DAYS} days)`)
+    .describe(`the step Grafana asks for, ms (at least ${LIMITS.minStepMs}; raised so the range holds at most maxDataPoints points)`)
+    .optional(),
+  /** An upper bound (Grafana alerting sends 43,200): held to the limit, not refused. */
+  maxDataPoints: z
+    .number()
+    .int()
+    .positive()
+    .describe(`points per series at most (default ${LIMITS.defaultMaxDataPoints}); a larger one is held to ${LIMITS.maxPointsPerSeries}`)
+    .optional(),
   /** A per-query range, overriding the request's (the Go plugin backend sends one per query). */
-  timeRange: z.object({ from: z.union([z.string(), z.number()]), to: z.union([z.string(), z.number()]) }).optional(),
-});
+  timeRange: z.object({ from: time, to: time }, { error: objectError }).optional(),
+  },
+  { error: objectError },
+);
 
 export type ParsedQuery = z.infer<typeof querySchema>;
 
 /** The body of POST /api/v1/query: what Grafana sends to /api/ds/query. */
-export const queryRequestSchema = z.looseObject({
-  from: z.union([z.string(), z.number()]).optional(),
-  to: z.union([z.string(), z.number()]).optional(),
-  // Queries are checked one by one, so one bad query does not fail the others.
-  queries: z.array(z.unknown()).min(1, 'must hold at least one query').max(100, 'must hold at most 100 queries'),
-});
+export const queryRequestSchema = z.looseObject(
+  {
+    from: time.optional(),
+    to: time.optional(),
+    // Queries are checked one by one, so one bad query does not fail the others.
+    queries: z.array(z.unknown()).min(1, 'must hold at least one query').max(100, 'must hold at most 100 queries'),
+  },
+  { error: objectError },
+);

@@ -9,7 +9,48 @@ export const LIMITS = {
   maxSeriesPerQuery: 5_000,
   minStepMs: 1_000,
   defaultMaxDataPoints: 1_000,
+  /** A rolling window, and Grafana's interval, at most as long as the longest range. */
+  maxDurationMs: 400 * 86_400_000,
+  /**
+   * Values one query may work out: its points × the series (or, evaluated JobSet by JobSet, the
+   * JobSets) it evaluates. A million per-JobSet values is ~15 MB of JSON and seconds of one core.
+   */
+  maxValuesPerQuery: 1_000_000,
+  /** The same, summed over every query of one request. */
+  maxValuesPerRequest: 2_000_000,
 } as const;
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/**
+ * What a request may still work out. Each query takes its share before any work or allocation, so a
+ * request that would cost too much is refused in microseconds instead of blocking the service.
+ */
+export class ValueBudget {
+  #left: number = LIMITS.maxValuesPerRequest;
+
+  /** `series` evaluated (JobSets, or groups when answered per group) × `points` each; QueryError naming maxDataPoints when too many. */
+  take(series: number, points: number, what: 'JobSets' | 'series'): void {
+    const values = series * points;
+    const shape = points === 1 ? `${count(series)} ${what}` : `${count(series)} ${what} × ${count(points)} points`;
+    const advice = 'ask for fewer points (a larger intervalMs or a smaller maxDataPoints), a shorter range, fewer JobSets, or a pooled aggregate';
+    if (values > LIMITS.maxValuesPerQuery) {
+      throw new QueryError('maxDataPoints', `the query would work out ${count(values)} values (${shape}), more than the limit of ${count(LIMITS.maxValuesPerQuery)} per query: ${advice}`);
+    }
+    if (values > this.#left) {
+      throw new QueryError(
+        'maxDataPoints',
+        `with the queries before it the request would work out more than the limit of ${count(LIMITS.maxValuesPerRequest)} values per request (this one: ${shape}): ${advice}, or split the request`,
+      );
+    }
+    this.#left -= values;
+  }
+}
+
+/** How many points the steps make: ⌊(last − first) ÷ step⌋ + 1. */
+export function stepCount(steps: Steps): number {
+  return Math.floor((steps.last - steps.first) / steps.stepMs) + 1;
+}
 
 export interface Steps {
   stepMs: number;
@@ -18,9 +59,10 @@ export interface Steps {
   last: number;
 }
 
-export function checkRange(from: number, to: number): void {
-  if (to < from) throw new QueryError('timeRange', '`to` is before `from`');
-  if (to - from > LIMITS.maxRangeMs) throw new QueryError('timeRange', `spans more than the limit of ${LIMITS.maxRangeMs / 86_400_000} days`);
+/** `field`: what a message names: `timeRange` in a query, `to` where from and to are parameters of their own. */
+export function checkRange(from: number, to: number, field = 'timeRange'): void {
+  if (to < from) throw new QueryError(field, '`to` is before `from`');
+  if (to - from > LIMITS.maxRangeMs) throw new QueryError(field, `spans more than the limit of ${LIMITS.maxRangeMs / 86_400_000} days`);
 }
 
 export function planSteps(from: number, to: number, intervalMs: number | undefined, maxDataPoints: number | undefined): Steps {

@@ -42,8 +42,10 @@ export function planSeries(spec: RangeSpec): SeriesPlan {
   if (!(windowMs >= 0) || !Number.isFinite(windowMs)) throw new RangeError('a rolling window needs a length of zero or more');
   const from = spec.from ?? start;
   if (mode === 'cumulative' && !(from <= start)) throw new RangeError('a cumulative series must begin at or before its first point');
-  const points: number[] = [];
-  for (let t = start; t <= end; t += stepMs) points.push(t);
+  // By index, not by adding the step: past 2^53 ms a sum stops changing and such a loop never ends.
+  const count = Math.floor((end - start) / stepMs) + 1;
+  if (!Number.isSafeInteger(count) || start + stepMs === start) throw new RangeError('the range holds more points than can be counted');
+  const points = Array.from({ length: count }, (_, k) => start + k * stepMs);
   const windowStart = (t: number): number => (mode === 'cumulative' ? from : t - windowMs);
   const all = Float64Array.from(new Set([...points, ...points.map(windowStart)])).sort();
   const index = new Map<number, number>();

@@ -1,0 +1,23 @@
+// Durations that set timers: Node keeps a delay of at most 2^31 − 1 ms and fires a longer one at once.
+
+import { MAX_TIMER_MS, parseTimerDuration, UsageError } from './options.ts';
+import { parseWatchOptions } from './watch-options.ts';
+
+const DEFAULTS = { watchTimeout: '30s', watchSilence: '75s', watchBackoffInitial: '500ms', watchBackoffMax: '30s', listTimeout: '60s', readyBrokenAfter: '30s' };
+
+describe('durations that set timers', () => {
+  it('are read up to 2^31 − 1 ms (24 days, 20 h, 31 m, 23.647 s) and refused past it, naming the option', () => {
+    expect(parseTimerDuration('24d', '--retry-period', '15s')).toBe(24 * 86_400_000);
+    expect(parseTimerDuration(`${MAX_TIMER_MS}ms`, '--retry-period', '15s')).toBe(MAX_TIMER_MS);
+    expect(() => parseTimerDuration(`${MAX_TIMER_MS + 1}ms`, '--retry-period', '15s')).toThrow(UsageError);
+    expect(() => parseTimerDuration('25d', '--retry-period', '15s')).toThrow('--retry-period must be at most 24 days (a timer longer than 2^31 − 1 ms fires at once), not "25d"');
+    expect(() => parseTimerDuration('soon', '--retry-period', '15s')).toThrow('--retry-period must be a duration such as 15s, not "soon"');
+  });
+
+  it.each(['watchTimeout', 'watchSilence', 'watchBackoffInitial', 'watchBackoffMax', 'listTimeout'] as const)('--%s of 30 days is refused, not a watch retried every millisecond', (option) => {
+    // The others long enough that only the one under test is at fault.
+    const values = { ...DEFAULTS, watchSilence: '20d', watchBackoffMax: '20d', [option]: '30d' };
+    expect(() => parseWatchOptions(values)).toThrow(/must be at most 24 days/);
+    expect(() => parseWatchOptions({ ...values, [option]: '10d' })).not.toThrow();
+  });
+});
