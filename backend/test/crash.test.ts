@@ -113,7 +113,9 @@ describe('kill -9 while a simulated fleet streams in at 3600× real time', () =>
 
       // 2. Against an uninterrupted run of the same fleet (same anchor), up to when we looked.
       const { anchor } = JSON.parse(readFileSync(join(dir, 'simulation.json'), 'utf8'));
-      const horizon = Math.max(...[...after.values()].flatMap((ivs) => ivs.map((iv) => Date.parse(iv.from))));
+      // The stream up to the last read (a transition's own time can be before the observation that
+      // brought it, so the latest transition served is not where to stop).
+      const horizon = Math.max(...[...after.keys()].map((uid) => readAt.get(uid)!));
       const peer = new TimelineEngine();
       // Each timeline's truth as of when it was read: the same stream, up to that moment (an object's
       // own timestamps can lie a little before the moment the watch received it).
@@ -151,7 +153,9 @@ describe('kill -9 while a simulated fleet streams in at 3600× real time', () =>
         // One thing cannot be known of a JobSet created during the gap and first seen not up: whether
         // it was up before anyone looked, i.e. whether it is provisioning or down (the engine guesses
         // down when it has restarted). Either is accepted for it; everything else must be the truth.
-        const unseenLife = truth.createdAt > gapFrom;
+        // The same holds after a resume during the gap: whether it came up since cannot be known.
+        const resumedInGap = truth.transitions.some((tr, i) => tr.state === 'provisioning' && truth.transitions[i - 1]?.state === 'suspended' && tr.at > gapFrom && tr.at < resumedAt);
+        const unseenLife = truth.createdAt > gapFrom || resumedInGap;
         const guess = (a: string | null, b: string | null): boolean => unseenLife && a !== b && ['provisioning', 'down'].includes(a ?? '') && ['provisioning', 'down'].includes(b ?? '');
         // Up to when this timeline was read (a JobSet read early may have changed by the horizon).
         for (let t = resumedAt; t <= readAt.get(truth.uid)!; t += 60_000) {
