@@ -7,7 +7,7 @@ import React, { useState } from 'react';
 import type { DataSourcePluginOptionsEditorProps } from '@grafana/data';
 import { ConfigSection } from '@grafana/plugin-ui';
 import { config } from '@grafana/runtime';
-import { Divider, Field, Input, SecretInput, Stack, Text, TextLink } from '@grafana/ui';
+import { Divider, Field, Input, SecretInput, Stack, Text, useTheme2 } from '@grafana/ui';
 
 import type { UpnessOptions, UpnessSecureJsonData } from '../types';
 
@@ -24,6 +24,7 @@ export function urlError(url: string): string | undefined {
 }
 
 export function ConfigEditor({ options, onOptionsChange }: Props) {
+  const theme = useTheme2();
   const { jsonData, secureJsonFields, secureJsonData } = options;
   // The Go backend falls back on the data source's own url field (provisioning files may set it).
   const url = jsonData.url || options.url || '';
@@ -43,9 +44,14 @@ export function ConfigEditor({ options, onOptionsChange }: Props) {
           Upness answers with exact up/down figures for Kubernetes JobSets: uptime, downtime, interruptions, recoveries,
           MTTR, MTBI, uptime ratio. Point this data source at a running <code>upness serve</code>. Each setting is
           described in the plugin&apos;s README, on{' '}
-          <TextLink href={`${config.appSubUrl}/plugins/${options.type || 'upness-jobset-datasource'}`} inline>
+          {/* A plain link: Grafana's TextLink routes internal links through the app's router, which a
+              plugin's settings page is not guaranteed to sit in; this page is in Grafana, so no "external" mark. */}
+          <a
+            href={`${config.appSubUrl}/plugins/${options.type || 'upness-jobset-datasource'}`}
+            style={{ color: theme.colors.text.link, textDecoration: 'underline' }}
+          >
             its page in Grafana
-          </TextLink>
+          </a>
           .
         </Text>
         <Text element="p" color="secondary" italic>

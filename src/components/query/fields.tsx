@@ -242,8 +242,7 @@ export function NamespacesField({
           width="auto"
           minWidth={width}
           maxWidth={width + 24}
-          placeholder="All namespaces"
-          loading={lookup.loading}
+          placeholder={lookup.loading ? 'Listing namespaces…' : 'All namespaces'}
           options={load}
           value={value}
           onChange={(options) => {
