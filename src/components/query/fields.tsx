@@ -29,15 +29,7 @@ import {
   WINDOW_LABELS,
 } from '../labels';
 import type { Values } from '../useValues';
-import {
-  defaultAggregate,
-  METRIC_GROUP,
-  METRIC_GROUPS,
-  namespaceProblem,
-  ROLLING_ERROR,
-  rollingError,
-  toGroupBy,
-} from './model';
+import { defaultAggregate, METRIC_GROUP, METRIC_GROUPS, namespaceProblem, rollingError, toGroupBy } from './model';
 
 /** Field widths, in Grafana's spacing units (8 px). */
 export const WIDTH = { short: 12, medium: 26, long: 36 } as const;
@@ -60,7 +52,10 @@ function lookupNote(what: string, lookup: Values | undefined, fallback: string, 
 function problemOf(error: string | undefined, width: number): { invalid: boolean; error?: ReactNode } {
   return error === undefined
     ? { invalid: false }
-    : { invalid: true, error: <span style={{ display: 'block', maxWidth: width * 8 - 16 }}>{error}</span> };
+    : {
+        invalid: true,
+        error: <span style={{ display: 'block', maxWidth: Math.max(width * 8 - 16, 200) }}>{error}</span>,
+      };
 }
 
 function described<T extends string>(values: readonly T[], labels: Record<T, Described>): Array<ComboboxOption<T>> {
@@ -473,7 +468,7 @@ export function RollingField({ id, value, onCommit }: { id: string; value: strin
     <TextField
       id={id}
       label="Length"
-      tooltip={`Length of the rolling window. ${ROLLING_ERROR}; variables allowed ($window).`}
+      tooltip="Length of the rolling window: a number and a unit (ms, s, m, h, d, w), e.g. 30m, 24h, 7d or 1h30m; variables allowed ($window)."
       value={value}
       placeholder="24h"
       width={WIDTH.short}

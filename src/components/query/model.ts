@@ -174,7 +174,7 @@ export function namespaceProblem(text: string): string | undefined {
   return undefined;
 }
 
-export const ROLLING_ERROR = 'Enter a duration: a number and a unit (ms, s, m, h, d, w), e.g. 30m, 24h, 7d or 1h30m';
+export const ROLLING_ERROR = 'Enter a duration: 30m, 24h, 7d, 1h30m';
 
 /** The message for a rolling window length, or undefined when it is fine (or holds a variable). */
 export function rollingError(text: string): string | undefined {
