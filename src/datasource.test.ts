@@ -104,10 +104,17 @@ describe('DataSource.applyTemplateVariables', () => {
 });
 
 describe('DataSource defaults and filtering', () => {
-  it('starts a new query from the shared default: uptime ratio per JobSet over the range', () => {
+  it('starts a new query as a line per namespace: the step series of the pooled uptime ratio', () => {
     const { ds } = dataSource();
     const q = ds.getDefaultQuery(CoreApp.PanelEditor);
-    expect(q).toEqual(DEFAULT_QUERY);
+    expect(q).toEqual({
+      ...DEFAULT_QUERY,
+      queryType: 'series',
+      metric: 'uptimeRatio',
+      window: 'step',
+      groupBy: 'namespace',
+      aggregate: 'pooled',
+    });
     expect(q.namespaces).not.toBe(DEFAULT_QUERY.namespaces);
   });
 

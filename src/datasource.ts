@@ -12,8 +12,9 @@ import type {
 } from '@grafana/data';
 import { DataSourceWithBackend, getTemplateSrv } from '@grafana/runtime';
 
+import { newQuery } from './components/query/model';
 import { interpolateQuery } from './interpolate';
-import { DEFAULT_QUERY, type UpnessOptions, type UpnessQuery, type UpnessVariableQuery, type ValueKind } from './types';
+import { type UpnessOptions, type UpnessQuery, type UpnessVariableQuery, type ValueKind } from './types';
 import { toVariableQuery, UpnessVariableSupport } from './variables';
 
 /** What `GET /api/v1/values/{what}` answers. */
@@ -21,9 +22,9 @@ interface ValuesResponse {
   values?: string[];
 }
 
-/** A fresh copy of the shared defaults: a `series` of `uptimeRatio` per JobSet over the whole range. */
+/** A new query: a step series of the uptime ratio per namespace, pooled (see newQuery). */
 export function defaultQuery(): Omit<UpnessQuery, 'refId'> {
-  return { ...DEFAULT_QUERY, namespaces: [], states: [] };
+  return newQuery();
 }
 
 export class DataSource extends DataSourceWithBackend<UpnessQuery, UpnessOptions> {
@@ -32,7 +33,7 @@ export class DataSource extends DataSourceWithBackend<UpnessQuery, UpnessOptions
     // Standard annotation support: an annotation runs an `events` query through QueryData, and
     // Grafana maps the frame's time, timeEnd, title, text and tags fields to annotations.
     this.annotations = {
-      getDefaultQuery: () => ({ ...defaultQuery(), queryType: 'events' }),
+      getDefaultQuery: () => newQuery('events'),
     };
     this.variables = new UpnessVariableSupport(this);
   }

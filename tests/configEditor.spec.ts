@@ -14,6 +14,7 @@ test('smoke: the config editor renders', async ({ createDataSourceConfigPage, re
   await createDataSourceConfigPage({ type: ds.type });
   await expect(page.getByRole('textbox', { name: /^URL/ })).toBeVisible();
   await expect(page.getByLabel('Token')).toBeVisible();
+  await page.getByRole('button', { name: 'Expand section Additional settings' }).click();
   await expect(page.getByLabel('Timeout')).toBeVisible();
 });
 

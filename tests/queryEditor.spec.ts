@@ -9,7 +9,8 @@ test('smoke: a new query shows the defaults', async ({ panelEditPage, readProvis
   const row = panelEditPage.getQueryEditorRow('A');
   await expect(row.getByRole('radio', { name: 'Series' })).toBeChecked();
   await expect(row.getByLabel('Metric')).toHaveValue('Uptime ratio');
-  await expect(row.getByRole('radio', { name: 'Range' })).toBeChecked();
+  await expect(row.getByRole('radio', { name: 'Step' })).toBeChecked();
+  await expect(row.getByLabel('Group by')).toHaveValue('Namespace');
 });
 
 test('the default query answers', async ({ panelEditPage, readProvisionedDataSource }) => {

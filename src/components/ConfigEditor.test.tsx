@@ -4,7 +4,7 @@ import userEvent from '@testing-library/user-event';
 import type { DataSourceSettings } from '@grafana/data';
 
 import type { UpnessOptions, UpnessSecureJsonData } from '../types';
-import { ConfigEditor, urlError } from './ConfigEditor';
+import { ConfigEditor, URL_ERROR, urlError } from './ConfigEditor';
 
 type Settings = DataSourceSettings<UpnessOptions, UpnessSecureJsonData>;
 
@@ -72,7 +72,7 @@ describe('ConfigEditor', () => {
 
   it('keeps the token in secureJsonData, next to the other settings', async () => {
     const { onOptionsChange, user } = setup(settings({ jsonData: { url: 'http://upness:8080' } }));
-    await user.type(screen.getByLabelText('Token'), 's3cret');
+    await user.type(screen.getByLabelText(/^Token/), 's3cret');
     expect(onOptionsChange).toHaveBeenLastCalledWith(
       expect.objectContaining({ jsonData: { url: 'http://upness:8080' }, secureJsonData: { token: 's3cret' } })
     );
@@ -85,27 +85,47 @@ describe('ConfigEditor', () => {
     expect(onOptionsChange).toHaveBeenLastCalledWith(
       expect.objectContaining({ secureJsonFields: { token: false }, secureJsonData: { token: '' } })
     );
-    expect(screen.getByLabelText('Token')).toBeEnabled();
+    expect(screen.getByLabelText(/^Token/)).toBeEnabled();
   });
 
   it('sets the timeout in seconds, and clears it back to the default', () => {
-    const { onOptionsChange } = setup(settings());
-    const timeout = screen.getByLabelText('Timeout');
+    const { onOptionsChange } = setup(settings({ jsonData: { timeoutSeconds: 30 } }));
+    const timeout = screen.getByLabelText(/^Timeout/);
     expect(timeout).toHaveAttribute('placeholder', '30');
     fireEvent.change(timeout, { target: { value: '60' } });
     expect(onOptionsChange).toHaveBeenLastCalledWith(expect.objectContaining({ jsonData: { timeoutSeconds: 60 } }));
+    fireEvent.change(timeout, { target: { value: '0' } });
+    expect(screen.getByText('Enter a number of seconds greater than 0')).toBeInTheDocument();
     fireEvent.change(timeout, { target: { value: '' } });
     expect(onOptionsChange).toHaveBeenLastCalledWith(
       expect.objectContaining({ jsonData: { timeoutSeconds: undefined } })
     );
   });
 
-  it('links to the documentation', () => {
+  it('judges the URL when the field is left, not while it is typed', async () => {
+    const { user } = setup(settings());
+    const url = screen.getByLabelText(/^URL/);
+    await user.type(url, 'upness:80');
+    expect(screen.queryByText(URL_ERROR)).not.toBeInTheDocument();
+    await user.tab();
+    expect(screen.getByText(URL_ERROR)).toBeInTheDocument();
+    await user.clear(url);
+    await user.type(url, 'http://upness:8080');
+    expect(screen.queryByText(URL_ERROR)).not.toBeInTheDocument();
+  });
+
+  it('lays the settings out in Connection, Authentication and Additional settings sections', () => {
     setup(settings());
-    expect(screen.getByRole('link', { name: /Documentation/ })).toHaveAttribute(
-      'href',
-      expect.stringMatching(/\/plugins\/upness-jobset-datasource$/)
-    );
+    for (const section of ['Connection', 'Authentication', 'Additional settings']) {
+      expect(screen.getByRole('heading', { name: section })).toBeInTheDocument();
+    }
+  });
+
+  it("links to the plugin's page in Grafana, in the same tab", () => {
+    setup(settings());
+    const link = screen.getByRole('link', { name: 'its page in Grafana' });
+    expect(link).toHaveAttribute('href', expect.stringMatching(/\/plugins\/upness-jobset-datasource$/));
+    expect(link).not.toHaveAttribute('target');
   });
 });
 

@@ -3,15 +3,16 @@
 // is a jest mock and the template service a documented stand-in (../test/fakeTemplateSrv.ts).
 
 import React from 'react';
-import { act, render, screen } from '@testing-library/react';
+import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { TemplateSrv } from '@grafana/runtime';
 
 import { DataSource } from '../datasource';
 import { fakeTemplateSrv } from '../test/fakeTemplateSrv';
 import { instanceSettings } from '../test/settings';
-import { DEFAULT_QUERY, type UpnessQuery } from '../types';
-import { QueryEditor, ROLLING_ERROR, rollingError } from './QueryEditor';
+import type { UpnessQuery } from '../types';
+import { newQuery, ROLLING_ERROR } from './query/model';
+import { QueryEditor } from './QueryEditor';
 
 let mockTemplateSrv: TemplateSrv = fakeTemplateSrv({});
 jest.mock('@grafana/runtime', () => ({
@@ -41,10 +42,13 @@ beforeAll(() => {
 
 const VALUES: Record<string, string[]> = {
   namespaces: ['team-a', 'team-b'],
-  labelKeys: ['team', 'kueue.x-k8s.io/queue-name'],
+  labelKeys: ['ml.example.com/team', 'kueue.x-k8s.io/queue-name'],
+  clusters: [],
 };
 
-async function setup(fields: Partial<UpnessQuery> = DEFAULT_QUERY, values = VALUES) {
+const NEW = newQuery();
+
+async function setup(fields: Partial<UpnessQuery> = NEW, values = VALUES) {
   mockTemplateSrv = fakeTemplateSrv({ namespace: 'team-a' });
   const datasource = new DataSource(instanceSettings());
   const getResource = jest.spyOn(datasource, 'getResource').mockImplementation(async (path: string) => {
@@ -67,9 +71,12 @@ async function setup(fields: Partial<UpnessQuery> = DEFAULT_QUERY, values = VALU
 
 type User = ReturnType<typeof userEvent.setup>;
 
-/** Opens a combobox by its label and picks the option with the given name. */
-async function choose(user: User, label: string, option: string | RegExp) {
+/** Opens a combobox by its label, types to find the option (lists show a few at a time), and picks it. */
+async function choose(user: User, label: string, option: string | RegExp, search = '') {
   await user.click(screen.getByLabelText(label));
+  if (search !== '') {
+    await user.keyboard(search);
+  }
   await user.click(await screen.findByRole('option', { name: option }));
 }
 
@@ -80,149 +87,160 @@ async function optionsOf(user: User, label: string): Promise<string[]> {
   return options.map((o) => o.textContent ?? '');
 }
 
+/** Types into a list whose options follow the text (they load after a 200 ms pause) and returns them. */
+async function typed(user: User, label: string, text: string, first: RegExp): Promise<string[]> {
+  await user.click(screen.getByLabelText(label));
+  await user.keyboard(text);
+  await waitFor(() => expect(screen.getAllByRole('option')[0]).toHaveTextContent(first));
+  return screen.getAllByRole('option').map((o) => o.textContent ?? '');
+}
+
 describe('QueryEditor', () => {
-  it('shows the defaults for a new query: a series of uptime ratio per JobSet over the whole range', async () => {
-    await setup({});
+  it('shows a new query: a step series of the pooled uptime ratio per namespace, and what a series is for', async () => {
+    const { onChange } = await setup();
     expect(screen.getByRole('radio', { name: 'Series' })).toBeChecked();
+    expect(screen.getByText(/A metric over time: one line per JobSet or per group\./)).toBeInTheDocument();
+    expect(screen.getByText(/Panel: Time series, Stat, alert rules/)).toBeInTheDocument();
+    expect(screen.getByLabelText('Metric')).toHaveValue('Uptime ratio');
+    expect(screen.getByRole('radio', { name: 'Step' })).toBeChecked();
+    expect(screen.getByLabelText('Group by')).toHaveValue('Namespace');
+    expect(screen.getByLabelText('Aggregate')).toHaveValue('Pooled');
     expect(screen.getByRole('radio', { name: 'JobSet' })).toBeChecked();
-    expect(screen.getByLabelText('Metric')).toHaveValue('Uptime ratio');
-    expect(screen.getByLabelText('Group by')).toHaveValue('JobSet');
-    expect(screen.getByRole('radio', { name: 'Range' })).toBeChecked();
-    expect(screen.getByLabelText('Name')).toHaveValue('');
-    expect(screen.getByLabelText('Label selector')).toHaveValue('');
-    // Only what matters: no aggregate for ungrouped series, no length for a range window.
-    expect(screen.queryByLabelText('Aggregate')).not.toBeInTheDocument();
     expect(screen.queryByLabelText('Length')).not.toBeInTheDocument();
+    expect(onChange).not.toHaveBeenCalled();
   });
 
-  it('reads fields stored as undefined as their defaults', async () => {
+  it('reads a saved query with missing fields as the service does: per JobSet over the range, no aggregate', async () => {
     await setup({ name: undefined, window: undefined, metric: undefined });
-    expect(screen.getByLabelText('Name')).toHaveValue('');
     expect(screen.getByLabelText('Metric')).toHaveValue('Uptime ratio');
     expect(screen.getByRole('radio', { name: 'Range' })).toBeChecked();
+    expect(screen.getByLabelText('Group by')).toHaveValue('Each JobSet');
+    expect(screen.queryByLabelText('Aggregate')).not.toBeInTheDocument();
   });
 
-  it('changes the query type, runs the query, and shows only the fields of the new type', async () => {
+  it('changes the query type once, runs once, and shows what the new type is for and only its fields', async () => {
     const { onChange, onRunQuery, query, rerender, user } = await setup();
     await user.click(screen.getByRole('radio', { name: 'Summary' }));
+    expect(onChange).toHaveBeenCalledTimes(1);
     expect(onChange).toHaveBeenCalledWith({ ...query, queryType: 'summary' });
     expect(onRunQuery).toHaveBeenCalledTimes(1);
 
     rerender({ ...query, queryType: 'summary' });
+    expect(screen.getByText(/Panel: Table\./)).toBeInTheDocument();
     expect(screen.queryByLabelText('Metric')).not.toBeInTheDocument();
-    expect(screen.queryByRole('radio', { name: 'Range' })).not.toBeInTheDocument();
-    expect(screen.getByLabelText('Group by')).toBeInTheDocument();
-
-    rerender({ ...query, queryType: 'events' });
-    expect(screen.queryByLabelText('Metric')).not.toBeInTheDocument();
-    expect(screen.queryByLabelText('Group by')).not.toBeInTheDocument();
-    expect(screen.getByLabelText('Namespaces')).toBeInTheDocument();
-    expect(screen.getByLabelText('State at end')).toBeInTheDocument();
+    expect(screen.getByLabelText('Columns')).toBeInTheDocument();
 
     rerender({ ...query, queryType: 'states' });
+    expect(screen.getByText(/Panel: State timeline/)).toBeInTheDocument();
     expect(screen.queryByLabelText('Group by')).not.toBeInTheDocument();
     expect(screen.getByLabelText('Name')).toBeInTheDocument();
+
+    rerender({ ...query, queryType: 'events' });
+    expect(screen.getByText(/Each interruption as a region/)).toBeInTheDocument();
+    expect(screen.getByText(/Panel: Annotations/)).toBeInTheDocument();
+    expect(screen.getByLabelText('State at end')).toBeInTheDocument();
   });
 
-  it('changes the metric', async () => {
+  it('offers the metrics in groups; picking one moves an aggregate left at its default along, and runs once', async () => {
     const { onChange, onRunQuery, query, user } = await setup();
-    await choose(user, 'Metric', /^MTTR/);
-    expect(onChange).toHaveBeenCalledWith({ ...query, metric: 'mttrSeconds' });
-    expect(onRunQuery).toHaveBeenCalled();
+    const shown = await optionsOf(user, 'Metric');
+    expect(shown[0]).toMatch(/^Uptime ratio/);
+    expect(screen.queryByText('Up time')).not.toBeInTheDocument();
+    await choose(user, 'Metric', /^MTTR/, 'MTTR');
+    expect(onChange).toHaveBeenCalledTimes(1);
+    expect(onChange).toHaveBeenCalledWith({ ...query, metric: 'mttrSeconds', aggregate: 'p50' });
+    expect(onRunQuery).toHaveBeenCalledTimes(1);
   });
 
-  it('offers no state metric for fleet, and shows "per JobSet" as the whole fleet', async () => {
-    const { user } = await setup({ ...DEFAULT_QUERY, queryType: 'fleet', metric: 'up' });
-    expect(screen.getByLabelText('Metric')).toHaveValue('Uptime ratio');
+  it('keeps an aggregate the user chose when the metric changes', async () => {
+    const { onChange, query, user } = await setup({ ...NEW, aggregate: 'max' });
+    await choose(user, 'Metric', /^Time up/);
+    expect(onChange).toHaveBeenCalledWith({ ...query, metric: 'upSeconds' });
+  });
+
+  it('lists the aggregate that suits the metric first', async () => {
+    const { user } = await setup({ ...NEW, metric: 'interruptions', aggregate: 'sum' });
+    const shown = await optionsOf(user, 'Aggregate');
+    expect(shown[0]).toMatch(/^SumSuits Interruptions/);
+  });
+
+  it('stores a saved fleet query "per JobSet" as the whole fleet it shows, once, without running it', async () => {
+    const { onChange, onRunQuery, query } = await setup({ ...NEW, queryType: 'fleet', groupBy: 'none', metric: 'up' });
     expect(screen.getByLabelText('Group by')).toHaveValue('Whole fleet');
-    const metrics = await optionsOf(user, 'Metric');
-    expect(metrics.some((m) => m.startsWith('Up (state)'))).toBe(false);
-    expect(metrics.some((m) => m.startsWith('Uptime ratio'))).toBe(true);
+    expect(screen.getByLabelText('Metric')).toHaveValue('Uptime ratio');
+    expect(onChange).toHaveBeenCalledTimes(1);
+    expect(onChange).toHaveBeenCalledWith({ ...query, groupBy: 'all', metric: 'uptimeRatio' });
+    expect(onRunQuery).not.toHaveBeenCalled();
   });
 
-  it('groups by a dimension, then shows the aggregate', async () => {
-    const { onChange, query, rerender, user } = await setup();
-    await choose(user, 'Group by', /^Namespace/);
-    expect(onChange).toHaveBeenLastCalledWith({ ...query, groupBy: 'namespace' });
-
-    rerender({ ...query, groupBy: 'namespace' });
-    expect(screen.getByLabelText('Aggregate')).toHaveValue('Mean');
-    await choose(user, 'Aggregate', /^Pooled/);
-    expect(onChange).toHaveBeenLastCalledWith({ ...query, groupBy: 'namespace', aggregate: 'pooled' });
+  it('groups by a typed label key as label:<key>, after the keys the service knows that match it', async () => {
+    const { onChange, query, user } = await setup();
+    const shown = await typed(user, 'Group by', 'team', /ml\.example\.com\/team/);
+    expect(shown[0]).toMatch(/^Label ml\.example\.com\/team/);
+    expect(shown[shown.length - 1]).toMatch(/^Label team.*not listed by the service/);
+    await user.keyboard('{Enter}');
+    expect(onChange).toHaveBeenLastCalledWith({ ...query, groupBy: 'label:ml.example.com/team' });
   });
 
-  it('groups by a label key the service knows', async () => {
-    const { getResource, onChange, query, user } = await setup();
-    expect(getResource).toHaveBeenCalledWith('values/labelKeys', undefined);
-    await choose(user, 'Group by', /^label:team/);
-    expect(onChange).toHaveBeenLastCalledWith({ ...query, groupBy: 'label:team' });
-  });
-
-  it('changes the window; a rolling window takes a length checked like the service checks it', async () => {
-    const { onChange, query, rerender, user } = await setup();
-    await user.click(screen.getByRole('radio', { name: 'Rolling' }));
-    expect(onChange).toHaveBeenLastCalledWith({ ...query, window: 'rolling' });
-
-    rerender({ ...query, window: 'rolling' });
-    const length = screen.getByLabelText('Length');
-    expect(length).toHaveValue('24h');
-
-    onChange.mockClear();
-    await user.clear(length);
-    await user.type(length, '2 days');
-    await user.tab();
-    expect(screen.getByText(ROLLING_ERROR)).toBeInTheDocument();
+  it('refuses a Group by the service would refuse', async () => {
+    const { onChange, user } = await setup();
+    await typed(user, 'Group by', 'not a key!', /not a key!/);
+    expect(screen.getByText(/Not a dimension or a label key: not a key!/)).toBeInTheDocument();
+    await user.keyboard('{Enter}');
     expect(onChange).not.toHaveBeenCalled();
-
-    await user.clear(length);
-    await user.type(length, '1h30m');
-    await user.tab();
-    expect(screen.queryByText(ROLLING_ERROR)).not.toBeInTheDocument();
-    expect(onChange).toHaveBeenLastCalledWith({ ...query, window: 'rolling', rolling: '1h30m' });
   });
 
-  it('validates rolling lengths as the shared model does, letting variables through', () => {
-    expect(rollingError('30m')).toBeUndefined();
-    expect(rollingError('7d')).toBeUndefined();
-    expect(rollingError('1h30m')).toBeUndefined();
-    expect(rollingError('$window')).toBeUndefined();
-    expect(rollingError('${window}')).toBeUndefined();
-    expect(rollingError('')).toBe(ROLLING_ERROR);
-    expect(rollingError('0h')).toBe(ROLLING_ERROR);
-    expect(rollingError('24')).toBe(ROLLING_ERROR);
-    expect(rollingError('1y')).toBe(ROLLING_ERROR);
+  it('offers Cluster, and a cluster filter, only when several clusters write to the service', async () => {
+    const { user } = await setup();
+    expect(screen.queryByLabelText('Clusters')).not.toBeInTheDocument();
+    expect((await optionsOf(user, 'Group by')).some((o) => o.startsWith('Cluster'))).toBe(false);
+    cleanup();
+    const several = await setup(NEW, { ...VALUES, clusters: ['east', 'west'] });
+    expect((await optionsOf(several.user, 'Group by')).some((o) => o.startsWith('Cluster'))).toBe(true);
+    await choose(several.user, 'Clusters', 'west');
+    expect(several.onChange).toHaveBeenLastCalledWith({ ...several.query, clusters: ['west'] });
   });
 
-  it('loads namespaces from the service and offers dashboard variables with them', async () => {
-    const { getResource, onChange, query, user } = await setup();
+  it('loads namespaces from the service, offers dashboard variables with them, and runs a pick once', async () => {
+    const { getResource, onChange, onRunQuery, query, user } = await setup();
     expect(getResource).toHaveBeenCalledWith('values/namespaces', undefined);
-    expect(await optionsOf(user, 'Namespaces')).toEqual(['$namespace', 'team-a', 'team-b']);
-
-    await choose(user, 'Namespaces', 'team-b');
-    expect(onChange).toHaveBeenLastCalledWith({ ...query, namespaces: ['team-b'] });
+    await user.click(screen.getByLabelText('Namespaces'));
+    await waitFor(() =>
+      expect(screen.getAllByRole('option').map((o) => o.textContent)).toEqual([
+        '$namespaceDashboard variable',
+        'team-a',
+        'team-b',
+      ])
+    );
+    await user.keyboard('{ArrowDown}{ArrowDown}{ArrowDown}{Enter}');
+    expect(onChange).toHaveBeenCalledTimes(1);
+    expect(onChange).toHaveBeenCalledWith({ ...query, namespaces: ['team-b'] });
+    expect(onRunQuery).toHaveBeenCalledTimes(1);
   });
 
-  it('offers a cluster filter only when several clusters write to the service', async () => {
-    await setup();
-    expect(screen.queryByText('Clusters')).not.toBeInTheDocument();
-    const { onChange, query, user } = await setup(DEFAULT_QUERY, { ...VALUES, clusters: ['east', 'west'] });
-    expect(await optionsOf(user, 'Clusters')).toEqual(['$namespace', 'east', 'west']);
-    await choose(user, 'Clusters', 'west');
-    expect(onChange).toHaveBeenLastCalledWith({ ...query, clusters: ['west'] });
+  it('refuses a glob in Namespaces with a hint to use Name; takes a typed name', async () => {
+    const { onChange, query, user } = await setup();
+    await typed(user, 'Namespaces', 'team-*', /team-\*/);
+    expect(screen.getByText(/Namespaces are exact names: for a pattern use Name/)).toBeInTheDocument();
+    await user.keyboard('{Enter}');
+    expect(onChange).not.toHaveBeenCalled();
+    await user.clear(screen.getByLabelText('Namespaces'));
+    await typed(user, 'Namespaces', 'batch', /batch/);
+    await user.keyboard('{ArrowDown}{Enter}');
+    expect(onChange).toHaveBeenCalledWith({ ...query, namespaces: ['batch'] });
   });
 
-  it('adds a namespace to those chosen', async () => {
-    const { onChange, query, user } = await setup({ ...DEFAULT_QUERY, namespaces: ['team-a'] });
-    await choose(user, 'Namespaces', 'team-b');
-    expect(onChange).toHaveBeenLastCalledWith({ ...query, namespaces: ['team-a', 'team-b'] });
+  it('says in the fields that needed them when the service cannot list namespaces or label keys', async () => {
+    await setup(NEW, { clusters: [] });
+    expect(
+      screen.getByText(/Could not list namespaces: connection refused\. Type names instead\./)
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(/Could not list label keys: connection refused\. Type a key to group by it\./)
+    ).toBeInTheDocument();
   });
 
-  it('says so when the service cannot list namespaces', async () => {
-    await setup(DEFAULT_QUERY, { labelKeys: [] });
-    expect(screen.getByText('Could not list namespaces: connection refused')).toBeInTheDocument();
-  });
-
-  it('commits the name pattern and label selector when they lose focus', async () => {
+  it('commits the name pattern and label selector on Enter or when they lose focus; refuses what the service cannot read', async () => {
     const { onChange, onRunQuery, query, user } = await setup();
     await user.type(screen.getByLabelText('Name'), 'train-*');
     expect(onChange).not.toHaveBeenCalled();
@@ -230,30 +248,60 @@ describe('QueryEditor', () => {
     expect(onChange).toHaveBeenLastCalledWith({ ...query, name: 'train-*' });
     expect(onRunQuery).toHaveBeenCalledTimes(1);
 
-    await user.type(screen.getByLabelText('Label selector'), 'team in ($team),!canary{Enter}');
-    expect(onChange).toHaveBeenLastCalledWith({ ...query, labelSelector: 'team in ($team),!canary' });
+    await user.type(screen.getByLabelText('Label selector'), 'team in (a{Enter}');
+    expect(screen.getByText('unbalanced parentheses')).toBeInTheDocument();
+    expect(onChange).toHaveBeenCalledTimes(1);
+    await user.type(screen.getByLabelText('Label selector'), '),!canary{Enter}');
+    expect(screen.queryByText('unbalanced parentheses')).not.toBeInTheDocument();
+    expect(onChange).toHaveBeenLastCalledWith({ ...query, name: 'train-*', labelSelector: 'team in (a),!canary' });
   });
 
-  it('filters by state', async () => {
+  it('takes a rolling window length checked as the service checks it', async () => {
+    const { onChange, query, rerender, user } = await setup();
+    await user.click(screen.getByRole('radio', { name: 'Rolling' }));
+    expect(onChange).toHaveBeenLastCalledWith({ ...query, window: 'rolling' });
+
+    rerender({ ...query, window: 'rolling' });
+    const length = screen.getByLabelText('Length');
+    expect(length).toHaveValue('24h');
+    onChange.mockClear();
+    await user.clear(length);
+    await user.type(length, '2 days{Enter}');
+    expect(screen.getByText(ROLLING_ERROR)).toBeInTheDocument();
+    expect(onChange).not.toHaveBeenCalled();
+    await user.clear(length);
+    await user.type(length, '1h30m');
+    await user.tab();
+    expect(screen.queryByText(ROLLING_ERROR)).not.toBeInTheDocument();
+    expect(onChange).toHaveBeenLastCalledWith({ ...query, window: 'rolling', rolling: '1h30m' });
+  });
+
+  it('filters by state, with the states named and described', async () => {
     const { onChange, query, user } = await setup();
-    await choose(user, 'State at end', 'down');
+    const shown = await optionsOf(user, 'State at end');
+    expect(shown).toContain('DownNot up, after having been up');
+    await choose(user, 'State at end', /^Down/);
     expect(onChange).toHaveBeenLastCalledWith({ ...query, states: ['down'] });
   });
 
-  it('chooses the columns of a summary table, and shows the choice only for summaries', async () => {
-    const { onChange, query, user } = await setup({ ...DEFAULT_QUERY, queryType: 'summary' });
-    await choose(user, 'Columns', /^MTTR/);
+  it('chooses the columns of a summary table', async () => {
+    const { onChange, query, user } = await setup({ ...NEW, queryType: 'summary' });
+    await choose(user, 'Columns', /^MTTR/, 'MTTR');
     expect(onChange).toHaveBeenLastCalledWith({ ...query, figures: ['mttrSeconds'] });
-  });
-
-  it('shows no column choice outside summaries', async () => {
-    await setup();
-    expect(screen.queryByLabelText('Columns')).not.toBeInTheDocument();
   });
 
   it('changes the layer', async () => {
     const { onChange, query, user } = await setup();
     await user.click(screen.getByRole('radio', { name: 'Nodes' }));
     expect(onChange).toHaveBeenLastCalledWith({ ...query, layer: 'nodes' });
+  });
+
+  it('does not store or run a change that changes nothing', async () => {
+    const { onChange, onRunQuery, user } = await setup({ ...NEW, name: 'train-*' });
+    await user.clear(screen.getByLabelText('Name'));
+    await user.type(screen.getByLabelText('Name'), 'train-*{Enter}');
+    await choose(user, 'Metric', /^Uptime ratio/);
+    expect(onChange).not.toHaveBeenCalled();
+    expect(onRunQuery).not.toHaveBeenCalled();
   });
 });

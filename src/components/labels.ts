@@ -1,48 +1,70 @@
 // What the editors call the model's values. Records keyed by the shared model's unions, so a value
 // added to the model without a label here fails the typecheck.
 
-import type { AggregateName, GROUP_DIMENSIONS, Layer, Metric, QueryType, WindowName } from '../types';
+import type { AggregateName, GROUP_DIMENSIONS, Layer, Metric, QueryType, STATES, WindowName } from '../types';
 
 export interface Described {
   label: string;
   description: string;
 }
 
-export const QUERY_TYPE_LABELS: Record<QueryType, Described> = {
+/** Each query type: its name, what it is for, and the panel it suits, shown above its editor. */
+export const QUERY_TYPE_LABELS: Record<QueryType, Described & { panel: string }> = {
   series: {
     label: 'Series',
-    description: 'A metric over time, one series per JobSet or group (time series, stat, alert rules)',
+    description: 'A metric over time: one line per JobSet or per group.',
+    panel: 'Time series, Stat, alert rules',
   },
-  summary: { label: 'Summary', description: 'A table with every figure, one row per JobSet or group' },
-  states: { label: 'States', description: "Each JobSet's state over time, for the State timeline panel" },
-  events: { label: 'Events', description: 'Interruptions as annotation regions, until their recovery' },
-  fleet: { label: 'Fleet', description: 'How a metric spreads across JobSets: min, mean, p50, p90, p99, max' },
+  summary: {
+    label: 'Summary',
+    description: 'Every figure over the time range and the state at its end: one row per JobSet or per group.',
+    panel: 'Table',
+  },
+  states: {
+    label: 'States',
+    description: "Each JobSet's state over time (provisioning, up, down, suspended…): one band per JobSet.",
+    panel: 'State timeline',
+  },
+  events: {
+    label: 'Events',
+    description: 'Each interruption as a region from its start to its recovery, tagged with the JobSet.',
+    panel: 'Annotations',
+  },
+  fleet: {
+    label: 'Fleet',
+    description: "How a metric spreads across a group's JobSets: min, mean, p50, p90, p99, max per group.",
+    panel: 'Table, Bar chart',
+  },
 };
 
+/** Metric names that cannot be confused: durations say "time", the ratio says "ratio", the state says "state". */
 export const METRIC_LABELS: Record<Metric, Described> = {
-  uptimeRatio: { label: 'Uptime ratio', description: 'up / (up + down); suspended and unknown time count in neither' },
-  upSeconds: { label: 'Up time', description: 'Seconds up' },
-  downSeconds: { label: 'Down time', description: 'Seconds down: provisioning + interruption downtime' },
-  provisioningSeconds: { label: 'Provisioning time', description: 'Seconds before the first up (or since a resume)' },
-  interruptionDowntimeSeconds: { label: 'Interruption downtime', description: 'Seconds down after having been up' },
-  suspendedSeconds: { label: 'Suspended time', description: 'Seconds suspended (by a user or a queue such as Kueue)' },
-  queuedSeconds: { label: 'Queued time', description: 'Seconds suspended before the first start' },
-  unknownSeconds: { label: 'Unknown time', description: 'Seconds the service was not observing' },
-  interruptions: { label: 'Interruptions', description: 'Up → down or up → failed' },
+  uptimeRatio: { label: 'Uptime ratio', description: 'up ÷ (up + down), as a percentage' },
+  upSeconds: { label: 'Time up', description: 'Seconds up' },
+  downSeconds: { label: 'Time down', description: 'Provisioning + downtime after interruptions' },
+  provisioningSeconds: { label: 'Time provisioning', description: 'Seconds down before the first up' },
+  interruptionDowntimeSeconds: { label: 'Time down after interruptions', description: 'Seconds down after having been up' },
+  suspendedSeconds: { label: 'Time suspended', description: 'Seconds suspended by a user or a queue' },
+  queuedSeconds: { label: 'Time queued', description: 'Seconds suspended before the first start' },
+  unknownSeconds: { label: 'Time unknown', description: 'Seconds the service was not observing' },
+  interruptions: { label: 'Interruptions', description: 'Up → down, or up → failed' },
   recoveries: { label: 'Recoveries', description: 'Down → up' },
-  mttrSeconds: {
-    label: 'MTTR',
-    description: 'Mean time to recovery: mean length of the down periods that ended in a recovery',
-  },
-  mtbiSeconds: {
-    label: 'MTBI',
-    description: 'Mean time between interruptions: mean length of the up periods that ended in one',
-  },
-  timeToFirstUpSeconds: {
-    label: 'Time to first up',
-    description: 'From creation (or the first resume) to the first up',
-  },
-  up: { label: 'Up (state)', description: 'The state at each step: 1 up, 0 provisioning or down, empty otherwise' },
+  mttrSeconds: { label: 'MTTR', description: 'Mean time to recovery' },
+  mtbiSeconds: { label: 'MTBI', description: 'Mean time between interruptions' },
+  timeToFirstUpSeconds: { label: 'Time to first up', description: 'From creation (or resume) to first up' },
+  up: { label: 'Up/down state', description: '1 up, 0 provisioning or down, at each step' },
+};
+
+/** The states a JobSet can be in at the end of the range, for "State at end". */
+export const STATE_LABELS: Record<(typeof STATES)[number], Described> = {
+  provisioning: { label: 'Provisioning', description: 'Not up yet since creation or resume' },
+  up: { label: 'Up', description: 'Every replicated job ready or succeeded' },
+  down: { label: 'Down', description: 'Not up, after having been up' },
+  suspended: { label: 'Suspended', description: 'Suspended by a user or a queue' },
+  unknown: { label: 'Unknown', description: 'The service was not observing' },
+  completed: { label: 'Completed', description: 'Finished successfully' },
+  failed: { label: 'Failed', description: 'Finished with a failure' },
+  deleted: { label: 'Deleted', description: 'Deleted before the end of the range' },
 };
 
 export const LAYER_LABELS: Record<Layer, Described> = {
@@ -53,29 +75,31 @@ export const LAYER_LABELS: Record<Layer, Described> = {
   },
 };
 
+/** In the order the Aggregate list offers them (the one that suits the metric comes first). */
 export const AGGREGATE_LABELS: Record<AggregateName, Described> = {
-  mean: { label: 'Mean', description: "Mean of the group's JobSets' values" },
-  pooled: { label: 'Pooled', description: "From the group's summed totals, e.g. Σup / Σ(up + down)" },
-  sum: { label: 'Sum', description: "Sum of the group's JobSets' values" },
-  min: { label: 'Min', description: 'Smallest value in the group' },
-  max: { label: 'Max', description: 'Largest value in the group' },
+  pooled: { label: 'Pooled', description: "From the group's summed totals, e.g. Σup ÷ Σ(up + down)" },
+  sum: { label: 'Sum', description: "Sum of the group's values" },
+  mean: { label: 'Mean', description: "Mean of the group's values" },
   p50: { label: 'p50', description: 'Median across the group' },
   p90: { label: 'p90', description: '90th percentile across the group' },
   p99: { label: 'p99', description: '99th percentile across the group' },
+  min: { label: 'Min', description: 'Smallest value in the group' },
+  max: { label: 'Max', description: 'Largest value in the group' },
 };
 
+/** In the order the Window choice shows them. */
 export const WINDOW_LABELS: Record<WindowName, Described> = {
-  range: { label: 'Range', description: 'One value for the whole time range' },
-  step: { label: 'Step', description: "Each step's own bucket" },
-  rolling: { label: 'Rolling', description: 'A window of the given length ending at each step' },
-  cumulative: { label: 'Cumulative', description: 'From the start of the range to each step' },
+  step: { label: 'Step', description: "Each point covers its own step: a line that shows when things changed" },
+  rolling: { label: 'Rolling', description: 'Each point covers the given length ending at it, e.g. the last 24h' },
+  cumulative: { label: 'Cumulative', description: 'Each point covers the range from its start to the point' },
+  range: { label: 'Range', description: 'One point for the whole time range (for Stat panels and tables)' },
 };
 
 export const GROUP_LABELS: Record<(typeof GROUP_DIMENSIONS)[number], Described> = {
-  none: { label: 'JobSet', description: 'One series or row per JobSet' },
+  none: { label: 'Each JobSet', description: 'No grouping: one series or row per JobSet' },
   all: { label: 'Whole fleet', description: 'Every selected JobSet as one group' },
-  cluster: { label: 'Cluster', description: 'One group per cluster (when several write to one store)' },
   namespace: { label: 'Namespace', description: 'One group per namespace' },
   accelerator: { label: 'Accelerator', description: 'One group per accelerator type' },
   topology: { label: 'Topology', description: 'One group per topology' },
+  cluster: { label: 'Cluster', description: 'One group per cluster (several clusters writing to one store)' },
 };

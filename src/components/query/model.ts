@@ -1,0 +1,205 @@
+// The query editors' logic, without React: what a new query is, which aggregate suits a metric, what
+// Group by and Namespaces may hold (only what the service accepts), and when a change is a change.
+
+import { parseLabelSelector, parseNamePattern } from '../../../backend/src/query/selector';
+import { hasVariable } from '../../interpolate';
+import {
+  type AggregateName,
+  DEFAULT_QUERY,
+  GROUP_DIMENSIONS,
+  type GroupByName,
+  type Metric,
+  parseDuration,
+  type QueryType,
+  type UpnessQuery,
+} from '../../types';
+
+/** A query as the service reads it: the stored fields over the shared defaults. */
+export type Resolved = typeof DEFAULT_QUERY & UpnessQuery;
+
+/** The stored fields over the service's defaults (a field stored as undefined takes its default). */
+export function resolve(query: UpnessQuery): Resolved {
+  const stored = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined));
+  return { ...DEFAULT_QUERY, ...stored, refId: query.refId };
+}
+
+/** How the metrics are grouped in the Metric list, in this order. */
+export const METRIC_GROUPS = ['Ratios', 'Durations', 'Counts', 'Mean times', 'State'] as const;
+export type MetricGroup = (typeof METRIC_GROUPS)[number];
+
+/** Each metric's group: a record keyed by the model's union, so a new metric without one fails the typecheck. */
+export const METRIC_GROUP: Record<Metric, MetricGroup> = {
+  uptimeRatio: 'Ratios',
+  upSeconds: 'Durations',
+  downSeconds: 'Durations',
+  provisioningSeconds: 'Durations',
+  interruptionDowntimeSeconds: 'Durations',
+  suspendedSeconds: 'Durations',
+  queuedSeconds: 'Durations',
+  unknownSeconds: 'Durations',
+  interruptions: 'Counts',
+  recoveries: 'Counts',
+  mttrSeconds: 'Mean times',
+  mtbiSeconds: 'Mean times',
+  timeToFirstUpSeconds: 'Mean times',
+  up: 'State',
+};
+
+/**
+ * The aggregate that suits a metric when JobSets are grouped: `pooled` for the ratio (Σup / Σ(up +
+ * down), not a mean of ratios), `sum` for seconds and counts, `p50` for mean times (one stuck JobSet
+ * should not move a group's typical MTTR), `mean` for the state (the share of the group that is up).
+ */
+export function defaultAggregate(metric: Metric): AggregateName {
+  switch (METRIC_GROUP[metric]) {
+    case 'Ratios':
+      return 'pooled';
+    case 'Durations':
+    case 'Counts':
+      return 'sum';
+    case 'Mean times':
+      return 'p50';
+    case 'State':
+      return 'mean';
+  }
+}
+
+/**
+ * A new query of a type, drawing the right panel at once: a series is one line per namespace of
+ * each step's uptime ratio, pooled (a range window would give one dot per series); a summary one row
+ * per JobSet; a fleet spread across the whole fleet.
+ */
+export function newQuery(queryType: QueryType = 'series'): Omit<UpnessQuery, 'refId'> {
+  const base = { ...DEFAULT_QUERY, clusters: [], namespaces: [], states: [], figures: [], queryType };
+  switch (queryType) {
+    case 'series':
+      return { ...base, groupBy: 'namespace', aggregate: 'pooled', window: 'step' };
+    case 'fleet':
+      return { ...base, groupBy: 'all' };
+    default:
+      return base;
+  }
+}
+
+/**
+ * The query as its editor shows it. The service reads a fleet query's `up` as the uptime ratio and
+ * its "per JobSet" as the whole fleet; the editor stores what it shows, so stored and shown agree.
+ */
+export function normalize<Q extends UpnessQuery>(query: Q): Q {
+  if (query.queryType !== 'fleet') {
+    return query;
+  }
+  const patch: Partial<UpnessQuery> = {};
+  if (query.metric === 'up') {
+    patch.metric = 'uptimeRatio';
+  }
+  if (query.groupBy === undefined || query.groupBy === 'none') {
+    patch.groupBy = 'all';
+  }
+  return Object.keys(patch).length === 0 ? query : { ...query, ...patch };
+}
+
+/** The query after its type changed: the other fields stay, made valid for the new type. */
+export function withType(query: UpnessQuery, queryType: QueryType): UpnessQuery {
+  return normalize({ ...query, queryType });
+}
+
+/** The query after its metric changed; an aggregate left at the old metric's default follows the metric. */
+export function withMetric(query: UpnessQuery, metric: Metric): UpnessQuery {
+  const q = resolve(query);
+  const followed = query.aggregate === undefined || query.aggregate === defaultAggregate(q.metric);
+  return followed ? { ...query, metric, aggregate: defaultAggregate(metric) } : { ...query, metric };
+}
+
+/** The same fields with the same values (arrays in order, key order ignored). */
+export function sameQuery(a: UpnessQuery, b: UpnessQuery): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const key of keys) {
+    const x = (a as unknown as Record<string, unknown>)[key];
+    const y = (b as unknown as Record<string, unknown>)[key];
+    if (x !== y && JSON.stringify(x) !== JSON.stringify(y)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Label keys as Kubernetes allows them ([prefix/]name), as the service checks them in a selector.
+const LABEL_KEY = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+
+/** Whether text is a Kubernetes label key (`team`, `ml.example.com/team`). */
+export function isLabelKey(text: string): boolean {
+  return text.length <= 316 && LABEL_KEY.test(text);
+}
+
+/** The Group by dimensions, as the service names them. */
+export function isDimension(text: string): text is (typeof GROUP_DIMENSIONS)[number] {
+  return (GROUP_DIMENSIONS as readonly string[]).includes(text);
+}
+
+/**
+ * What a text typed into Group by stands for, or null when the service would refuse it: a dimension
+ * (`namespace`), `label:<key>`, or a bare label key, which becomes `label:<key>`.
+ */
+export function toGroupBy(text: string): GroupByName | null {
+  const typed = text.trim();
+  if (isDimension(typed)) {
+    return typed;
+  }
+  const key = typed.startsWith('label:') ? typed.slice('label:'.length).trim() : typed;
+  return isLabelKey(key) || hasVariable(key) ? `label:${key}` : null;
+}
+
+export const NAMESPACE_GLOB_HINT =
+  'Namespaces are exact names: for a pattern use Name (e.g. train-*), or pick a $variable';
+
+/**
+ * Why a typed namespace is refused, or undefined when the service can match it: a namespace name (a
+ * DNS label) or a dashboard variable. Globs match nothing in Namespaces; one name per entry.
+ */
+export function namespaceProblem(text: string): string | undefined {
+  const typed = text.trim();
+  if (typed === '' || hasVariable(typed)) {
+    return undefined;
+  }
+  if (/[*?[\]]/.test(typed) || /^\/.*\/$/.test(typed)) {
+    return NAMESPACE_GLOB_HINT;
+  }
+  if (typed.includes(',')) {
+    return 'One namespace at a time: pick or type each one';
+  }
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(typed) || typed.length > 63) {
+    return `"${typed}" is not a namespace name (lowercase letters, digits and -)`;
+  }
+  return undefined;
+}
+
+export const ROLLING_ERROR = 'Enter a duration: 30m, 24h, 7d, 1h30m';
+
+/** The message for a rolling window length, or undefined when it is fine (or holds a variable). */
+export function rollingError(text: string): string | undefined {
+  return hasVariable(text) || parseDuration(text) !== null ? undefined : ROLLING_ERROR;
+}
+
+/** The service's own message for a label selector it cannot read (variables are checked once replaced). */
+export function labelSelectorError(text: string): string | undefined {
+  return checkWith(text, parseLabelSelector, 'labelSelector');
+}
+
+/** The service's own message for a name pattern it cannot read (a bad regular expression). */
+export function namePatternError(text: string): string | undefined {
+  return checkWith(text, parseNamePattern, 'name');
+}
+
+function checkWith(text: string, parse: (text: string) => unknown, field: string): string | undefined {
+  if (hasVariable(text)) {
+    return undefined;
+  }
+  try {
+    parse(text);
+    return undefined;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message;
+  }
+}
