@@ -4,13 +4,14 @@
 // @grafana/ui's icons, and forwards the page's look-ups to the service. Everything started here is
 // stopped by stopAll(), which also runs on exit and on SIGINT/SIGTERM, so nothing is left behind.
 
-import { type ChildProcess, execSync, spawn } from 'node:child_process';
+import { type ChildProcess, execSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import webpack from 'webpack';
+import { spawnOwned } from '../support/processes.ts';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CHROMIUM = '/usr/bin/chromium';
@@ -82,7 +83,8 @@ export function chromiumArgs(): string[] {
 
 /** Starts `upness serve --memory` on a free port (a simulated fleet) and resolves once it is ready. */
 export async function startService(): Promise<string> {
-  const child = spawn(process.execPath, [join(ROOT, 'backend/bin/upness.js'), 'serve', '--memory', '--host', '127.0.0.1', '--port', '0', '--jobsets', '12', '--history-days', '2'], {
+  // spawnOwned: it dies with this process even if that is killed outright (see test/support/processes.ts).
+  const child = spawnOwned(process.execPath, [join(ROOT, 'backend/bin/upness.js'), 'serve', '--memory', '--host', '127.0.0.1', '--port', '0', '--jobsets', '12', '--history-days', '2'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
