@@ -33,6 +33,7 @@ const literally = (paths) => paths.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '
 const backend = (displayName, testMatch, ignored, extra = {}) => ({
   displayName,
   testEnvironment: '<rootDir>/test/support/environment.cjs',
+  setupFiles: ['<rootDir>/test/support/regexp-engine.cjs'],
   testMatch,
   testPathIgnorePatterns: ['/node_modules/', ...literally(ignored)],
   transform: {

@@ -1,5 +1,6 @@
 // The `upness` command line. Each command lives in its own file; this one only wires options.
 
+import './regexp-engine.ts';
 import { Command, Option } from 'commander';
 import { UsageError } from './options.ts';
 import { replayCommand } from './replay.ts';

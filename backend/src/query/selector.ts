@@ -1,15 +1,26 @@
 // Kubernetes label selectors (`team=ml,tier in (a,b),!canary,env!=dev`) and name patterns (a
 // glob, or a regular expression between slashes), parsed once per query into predicates.
 
-import { setFlagsFromString } from 'node:v8';
-
 // A regular expression from a request runs on V8's linear-time engine (the `l` flag), so no pattern
 // can backtrack exponentially: `/^([a-z0-9-]+)+!$/` took 0.4 s on one 25-character name with the
 // backtracking engine (×2 per character), and is tested against every JobSet's name. The engine is
-// behind this flag; it only adds the `l` flag, and changes nothing else.
-setFlagsFromString('--enable-experimental-regexp-engine');
-/** The flag of V8's linear-time engine. */
-const LINEAR = 'l';
+// behind a V8 flag that the service turns on at start (cli/regexp-engine.ts; the backend's test
+// tiers too). Where it is off (the plugin's editors in a browser, which only check a pattern's
+// syntax), patterns compile without it.
+let linear: string | undefined;
+/** `l` when the linear-time engine is on, else nothing; asked on first use, after start-up. */
+function linearFlag(): string {
+  if (linear === undefined) {
+    try {
+      // eslint-disable-next-line no-invalid-regexp -- the flag exists only where V8's engine is on: that is the question
+      new RegExp('', 'l');
+      linear = 'l';
+    } catch {
+      linear = '';
+    }
+  }
+  return linear;
+}
 
 export class QueryError extends Error {
   /** The query field at fault, e.g. "labelSelector". */
@@ -112,7 +123,7 @@ export function parseNamePattern(pattern: string): (name: string) => boolean {
   if (regex) {
     let re: RegExp;
     try {
-      re = new RegExp(regex[1]!, `${regex[2]!.replace(/[gyl]/g, '')}${LINEAR}`);
+      re = new RegExp(regex[1]!, `${regex[2]!.replace(/[gyl]/g, '')}${linearFlag()}`);
     } catch (error) {
       const message = (error as Error).message;
       if (message.endsWith('Cannot be executed in linear time')) {
@@ -131,6 +142,6 @@ export function parseNamePattern(pattern: string): (name: string) => boolean {
   if (literal !== null) return (name) => name === literal;
   const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
   // Linear time too: `*a*a*a*a*a*b` would otherwise backtrack polynomially in the name's length.
-  const glob = new RegExp(`^${escaped}$`, LINEAR);
+  const glob = new RegExp(`^${escaped}$`, linearFlag());
   return (name) => glob.test(name);
 }
