@@ -3,12 +3,13 @@
 import React from 'react';
 import { EditorRow } from '@grafana/plugin-ui';
 
-import { AggregateField, GroupByField, LayerField, MetricField, RollingField, WindowField } from './fields';
+import { LayerField, MetricField, RollingField, WindowField } from './fields';
 import { Filters } from './Filters';
+import { GroupingRow } from './GroupingRow';
 import type { EditorProps } from './props';
 
 export function SeriesEditor(props: EditorProps) {
-  const { q, id, update, setMetric, lookups } = props;
+  const { q, id, update, setMetric } = props;
   return (
     <>
       <EditorRow>
@@ -19,24 +20,7 @@ export function SeriesEditor(props: EditorProps) {
         )}
         <LayerField id={id('layer')} value={q.layer} onChange={(layer) => update({ layer })} />
       </EditorRow>
-      <EditorRow>
-        <GroupByField
-          id={id('groupBy')}
-          value={q.groupBy}
-          fleet={false}
-          labelKeys={lookups.labelKeys}
-          clusters={lookups.clusters}
-          onChange={(groupBy) => update({ groupBy })}
-        />
-        {q.groupBy !== 'none' && (
-          <AggregateField
-            id={id('aggregate')}
-            value={q.aggregate}
-            metric={q.metric}
-            onChange={(aggregate) => update({ aggregate })}
-          />
-        )}
-      </EditorRow>
+      <GroupingRow {...props} metric={q.metric} />
       <Filters {...props} />
     </>
   );

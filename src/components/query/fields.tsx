@@ -254,6 +254,40 @@ export function NamespacesField({
   );
 }
 
+/** A field that picks any number of fixed choices: none chosen means no restriction. */
+function MultiSelectField({
+  id,
+  label,
+  tooltip,
+  placeholder,
+  options,
+  value,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  tooltip: string;
+  placeholder: string;
+  options: Array<ComboboxOption<string>>;
+  value: string[];
+  onChange: (values: string[]) => void;
+}) {
+  return (
+    <EditorField label={label} tooltip={tooltip} width={WIDTH.medium} htmlFor={id}>
+      <MultiCombobox<string>
+        id={id}
+        width="auto"
+        minWidth={WIDTH.medium}
+        maxWidth={WIDTH.long}
+        placeholder={placeholder}
+        options={options}
+        value={value}
+        onChange={(o) => onChange(o.map((x) => x.value))}
+      />
+    </EditorField>
+  );
+}
+
 export function ClustersField({
   id,
   value,
@@ -267,25 +301,16 @@ export function ClustersField({
   variables: string[];
   onChange: (clusters: string[]) => void;
 }) {
-  const options = [...new Set([...variables, ...lookup.values, ...value])].map((v) => ({ value: v }));
   return (
-    <EditorField
+    <MultiSelectField
+      id={id}
       label="Clusters"
       tooltip="Only JobSets of these clusters (several clusters writing to one store); none chosen means all"
-      width={WIDTH.medium}
-      htmlFor={id}
-    >
-      <MultiCombobox<string>
-        id={id}
-        width="auto"
-        minWidth={WIDTH.medium}
-        maxWidth={WIDTH.long}
-        placeholder="All clusters"
-        options={options}
-        value={value}
-        onChange={(o) => onChange(o.map((x) => x.value))}
-      />
-    </EditorField>
+      placeholder="All clusters"
+      options={[...new Set([...variables, ...lookup.values, ...value])].map((v) => ({ value: v }))}
+      value={value}
+      onChange={onChange}
+    />
   );
 }
 
@@ -299,23 +324,15 @@ export function StatesField({
   onChange: (states: string[]) => void;
 }) {
   return (
-    <EditorField
+    <MultiSelectField
+      id={id}
       label="State at end"
       tooltip="Only JobSets in one of these states at the end of the range; none chosen means any"
-      width={WIDTH.medium}
-      htmlFor={id}
-    >
-      <MultiCombobox<string>
-        id={id}
-        width="auto"
-        minWidth={WIDTH.medium}
-        maxWidth={WIDTH.long}
-        placeholder="Any state"
-        options={described(STATES, STATE_LABELS)}
-        value={value}
-        onChange={(o) => onChange(o.map((x) => x.value))}
-      />
-    </EditorField>
+      placeholder="Any state"
+      options={described(STATES, STATE_LABELS)}
+      value={value}
+      onChange={onChange}
+    />
   );
 }
 
