@@ -2,7 +2,6 @@
 // after a restart, and the timelines equal those of an uninterrupted run of the same fleet, except
 // for the gap while it was down, which is unknown where the objects changed.
 
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,8 +9,7 @@ import { stateAt } from '../src/series/figures.ts';
 import { simulateFleet } from '../src/simulate/index.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
 import type { State, Timeline } from '../src/timeline/types.ts';
-import { spawnOwned } from '../../test/support/processes.ts';
-import { UPNESS } from './cli.ts';
+import { ready, startServe } from '../../test/support/serve.ts';
 
 interface Interval {
   state: State;
@@ -22,34 +20,6 @@ type Served = Map<string, Interval[]>;
 /** When each timeline was read, as the service's own clock said (its window's end): the fleet
  * streams on while the test walks the API, so later timelines are read later. */
 const readAt = new Map<string, number>();
-
-interface Running {
-  child: ChildProcess;
-  url: string;
-  logs: () => string;
-}
-
-function start(args: string[]): Promise<Running> {
-  const child = spawnOwned(process.execPath, [UPNESS, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let logs = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk) => {
-      logs += chunk;
-      const match = /"url":"(http:\/\/[^"]+)"/.exec(logs);
-      if (match) resolve({ child, url: match[1]!, logs: () => logs });
-    });
-    child.stderr!.on('data', (chunk) => (logs += chunk));
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${logs}`)));
-  });
-}
-
-async function ready(url: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if ((await fetch(`${url}/readyz`).catch(() => null))?.status === 200) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('not ready');
-}
 
 /** Every transition the service serves, per UID, through its public API. */
 async function served(url: string): Promise<Served> {
@@ -82,8 +52,8 @@ describe('kill -9 while a simulated fleet streams in at 3600× real time', () =>
     const settings = ['--jobsets', '12', '--history-days', '1', '--seed', SEED, '--profile', 'demo', '--speed', '3600'];
     const args = ['--data-dir', dir, '--snapshot-every', '400', ...settings];
 
-    const first = await start(args);
-    await ready(first.url);
+    const first = await startServe(args);
+    await ready(first);
     await new Promise((r) => setTimeout(r, 1500)); // 1.5 simulated hours of streaming, snapshots included
     const acknowledged = await served(first.url);
     first.child.kill('SIGKILL');
@@ -91,9 +61,9 @@ describe('kill -9 while a simulated fleet streams in at 3600× real time', () =>
     expect(acknowledged.size).toBeGreaterThan(20);
 
     await new Promise((r) => setTimeout(r, 500)); // down for half a second: half a simulated hour
-    const second = await start(args);
+    const second = await startServe(args);
     try {
-      await ready(second.url);
+      await ready(second);
       const opened = logged(second.logs(), 'data dir opened');
       const resumed = logged(second.logs(), 'resumed the simulated cluster');
       const gapFrom = Date.parse(resumed.gapFrom!);

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import webpack from 'webpack';
-import { spawnOwned } from '../support/processes.ts';
+import { ready, startServe } from '../support/serve.ts';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CHROMIUM = '/usr/bin/chromium';
@@ -83,30 +83,11 @@ export function chromiumArgs(): string[] {
 
 /** Starts `upness serve --memory` on a free port (a simulated fleet) and resolves once it is ready. */
 export async function startService(): Promise<string> {
-  // spawnOwned: it dies with this process even if that is killed outright (see test/support/processes.ts).
-  const child = spawnOwned(process.execPath, [join(ROOT, 'backend/bin/upness.js'), 'serve', '--memory', '--host', '127.0.0.1', '--port', '0', '--jobsets', '12', '--history-days', '2'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let logs = '';
-  const url = await new Promise<string>((done, fail) => {
-    child.stdout!.on('data', (chunk) => {
-      logs += chunk;
-      const match = /"url":"(http:\/\/[^"]+)"/.exec(logs);
-      if (match) {
-        done(match[1]!);
-      }
-    });
-    child.stderr!.on('data', (chunk) => (logs += chunk));
-    child.once('exit', (code) => fail(new Error(`upness serve exited with ${code}: ${logs}`)));
-  });
-  for (let i = 0; i < 400; i++) {
-    if ((await fetch(`${url}/readyz`)).status === 200) {
-      return url;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`upness serve at ${url} not ready after 20 s: ${logs}`);
+  // Through spawnOwned: it dies with this process even if that is killed outright.
+  const serve = await startServe(['--memory', '--jobsets', '12', '--history-days', '2']);
+  children.add(serve.child);
+  await ready(serve, 20_000);
+  return serve.url;
 }
 
 /** Bundles the harness page with webpack and SWC, as the plugin is built (cached between runs). */

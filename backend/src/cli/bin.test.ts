@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnOwned } from '../../../test/support/processes.ts';
+import { ready, startServe } from '../../../test/support/serve.ts';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const BIN = join(ROOT, 'node_modules', '.bin', 'upness');
@@ -50,22 +50,13 @@ writeFileSync(
   });
 
   it('passes SIGTERM on to the service, which stops cleanly', async () => {
-    const child = spawnOwned(SYSTEM_NODE, [BIN, 'serve', '--memory', '--host', '127.0.0.1', '--port', '0', '--jobsets', '2', '--history-days', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let logs = '';
-    child.stderr!.on('data', (chunk) => (logs += chunk));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (chunk) => {
-        logs += chunk;
-        if (logs.includes('"msg":"listening"')) resolve();
-      });
-      child.once('exit', () => reject(new Error(`serve exited early: ${logs}`)));
-    });
+    const serve = await startServe(['--memory', '--jobsets', '2', '--history-days', '1'], { node: SYSTEM_NODE, bin: BIN });
+    const { child } = serve;
     // Its signal handlers are in place once it is ready (the simulated history is loaded by then).
-    const url = /"url":"(http:\/\/[^"]+)"/.exec(logs)![1]!;
-    while ((await fetch(`${url}/readyz`).catch(() => null))?.status !== 200) await new Promise((r) => setTimeout(r, 100));
+    await ready(serve);
     const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(logs).toContain('"signal":"SIGTERM","msg":"stopping"');
+    expect(serve.logs()).toContain('"signal":"SIGTERM","msg":"stopping"');
   });
 });

@@ -22,6 +22,18 @@ export interface PooledGroup extends GroupKey {
  * summed totals, so `sum` is answered as `pooled` is.
  */
 export function pooledGroups(ctx: QueryContext, figures: readonly FigureName[]): PooledGroup[] | null {
+  // A query asks twice (its cost, then its frames) with the same figures: build the groups once.
+  const key = figures.join();
+  const asked = answered.get(ctx);
+  if (asked?.key === key) return asked.groups;
+  const groups = buildPooledGroups(ctx, figures);
+  answered.set(ctx, { key, groups });
+  return groups;
+}
+
+const answered = new WeakMap<QueryContext, { key: string; groups: PooledGroup[] | null }>();
+
+function buildPooledGroups(ctx: QueryContext, figures: readonly FigureName[]): PooledGroup[] | null {
   const { query, index, horizon, selectFrom, to } = ctx;
   if (index === null || query.layer !== 'jobset') return null;
   const poolable = query.aggregate === 'pooled' || (query.aggregate === 'sum' && figures.every((f) => ADDITIVE_FIGURES.includes(f)));

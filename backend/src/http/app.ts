@@ -63,29 +63,33 @@ function parseQueryString<T extends z.ZodType>(schema: T, req: Request): z.infer
 }
 
 /** from/to from a query string, with defaults; QueryError → 400. */
-function window(q: { from?: string; to?: string }, now: number, defaultFrom: number, defaultTo: number): [number, number] {
+/** What a request's parameters get wrong (a QueryError while `read` runs) is a 400. */
+function asClientError<T>(read: () => T): T {
   try {
-    const from = q.from === undefined ? defaultFrom : parseTimeParam(q.from, 'from', now);
-    const to = q.to === undefined ? defaultTo : parseTimeParam(q.to, 'to', now);
-    checkRange(from, to, 'to');
-    return [from, to];
+    return read();
   } catch (error) {
     if (error instanceof QueryError) throw new HttpError(400, error.message);
     throw error;
   }
 }
 
-/** from/to of a values look-up: either may be left out (no bound on that side); QueryError → 400. */
+function window(q: { from?: string; to?: string }, now: number, defaultFrom: number, defaultTo: number): [number, number] {
+  return asClientError(() => {
+    const from = q.from === undefined ? defaultFrom : parseTimeParam(q.from, 'from', now);
+    const to = q.to === undefined ? defaultTo : parseTimeParam(q.to, 'to', now);
+    checkRange(from, to, 'to');
+    return [from, to];
+  });
+}
+
+/** from/to of a values look-up: either may be left out (no bound on that side). */
 function valuesRange(q: { from?: string; to?: string }, now: number): [number, number] {
-  try {
+  return asClientError(() => {
     const from = q.from === undefined ? -Infinity : parseTimeParam(q.from, 'from', now);
     const to = q.to === undefined ? Infinity : parseTimeParam(q.to, 'to', now);
     if (to < from) throw new QueryError('to', 'is before `from`');
     return [from, to];
-  } catch (error) {
-    if (error instanceof QueryError) throw new HttpError(400, error.message);
-    throw error;
-  }
+  });
 }
 
 function sortedUnique(values: Iterable<string>): string[] {
@@ -326,10 +330,5 @@ export function createApp(options: AppOptions): express.Express {
 }
 
 function selectOrThrow(timelines: readonly Timeline[], selection: Parameters<typeof select>[1], horizon: number, from: number, to: number): Timeline[] {
-  try {
-    return select(timelines, selection, horizon, from, to);
-  } catch (error) {
-    if (error instanceof QueryError) throw new HttpError(400, error.message);
-    throw error;
-  }
+  return asClientError(() => select(timelines, selection, horizon, from, to));
 }

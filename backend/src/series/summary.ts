@@ -3,7 +3,7 @@
 import { byNamespaceNameUid } from '../timeline/order.ts';
 import { TERMINAL_STATES, type State, type Timeline } from '../timeline/types.ts';
 import { figuresFromTotals, firstUp, stateAt, timeToFirstUpAt, type Figures } from './figures.ts';
-import { FIELDS, windowTotals } from './totals.ts';
+import { endOf, FIELDS, windowTotals } from './totals.ts';
 
 export interface JobSetSummary extends Figures {
   /** Present when the timeline belongs to a named cluster. */
@@ -36,8 +36,7 @@ export interface Life {
 
 export function lifeOf(timeline: Timeline, horizon: number): Life {
   const last = timeline.transitions[timeline.transitions.length - 1]!;
-  const closed = TERMINAL_STATES.has(last.state);
-  return { created: timeline.createdAt, end: closed ? last.at : Math.max(horizon, last.at), closed };
+  return { created: timeline.createdAt, end: endOf(timeline, horizon), closed: TERMINAL_STATES.has(last.state) };
 }
 
 export function lived(life: Life, from: number, to: number): boolean {

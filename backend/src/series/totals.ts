@@ -3,7 +3,7 @@
 // events counted when a < t ≤ b. One sweep gives C at many times, which serves single windows,
 // step buckets, rolling windows and cumulative series alike.
 
-import type { Timeline } from '../timeline/types.ts';
+import { TERMINAL_STATES, type Timeline } from '../timeline/types.ts';
 import { columnsOf, eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, type Columns } from './columns.ts';
 
 // Field offsets in a totals vector (milliseconds for durations, counts for events).
@@ -44,8 +44,7 @@ export function startedAt(timeline: Timeline): number | null {
 /** When accrual stops: the terminal transition, or the horizon for a timeline still open. */
 export function endOf(timeline: Timeline, horizon: number): number {
   const last = timeline.transitions[timeline.transitions.length - 1]!;
-  const closed = last.state === 'completed' || last.state === 'failed' || last.state === 'deleted';
-  return closed ? last.at : Math.max(horizon, last.at);
+  return TERMINAL_STATES.has(last.state) ? last.at : Math.max(horizon, last.at);
 }
 
 /**
