@@ -15,11 +15,11 @@ import { FleetIndex } from '../src/series/fleet-index.ts';
 import { planSeries } from '../src/series/range.ts';
 import { figureValue, stateAt } from '../src/series/figures.ts';
 import { summarize } from '../src/series/summary.ts';
-import { simulateFleet } from '../src/simulate/index.ts';
-import { Rng } from '../src/simulate/rng.ts';
+import { simulateFleet } from '../src/sources/simulator/index.ts';
+import { Rng } from '../src/sources/simulator/rng.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
 import type { State, Timeline, Transition } from '../src/timeline/types.ts';
-import { readTrace } from '../src/trace/read.ts';
+import { readTrace } from '../src/sources/trace/read.ts';
 
 const { values: args } = parseArgs({
   options: {

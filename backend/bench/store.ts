@@ -11,7 +11,7 @@ import { open } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Rng } from '../src/simulate/rng.ts';
+import { Rng } from '../src/sources/simulator/rng.ts';
 import { EmbeddedStore } from '../src/store/embedded.ts';
 import { encodeLine } from '../src/store/records.ts';
 import type { MachineState } from '../src/timeline/machine.ts';

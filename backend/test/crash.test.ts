@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stateAt } from '../src/series/figures.ts';
-import { simulateFleet } from '../src/simulate/index.ts';
+import { simulateFleet } from '../src/sources/simulator/index.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
 import type { State, Timeline } from '../src/timeline/types.ts';
 import { ready, startServe } from '../../test/support/serve.ts';

@@ -1,11 +1,11 @@
 // The simulator knows the exact timelines it generated; replaying its trace must rebuild them
 // transition by transition, through the same path a live watch uses, for many seeds and both profiles.
 
-import { simulateFleet } from '../src/simulate/index.ts';
+import { simulateFleet } from '../src/sources/simulator/index.ts';
 import { summarize } from '../src/series/summary.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
 import type { Timeline } from '../src/timeline/types.ts';
-import { parseTraceLine } from '../src/trace/parse.ts';
+import { parseTraceLine } from '../src/sources/trace/parse.ts';
 import { upness } from './cli.ts';
 
 function byUid(timelines: readonly Timeline[]): Map<string, Timeline> {

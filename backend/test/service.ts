@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { createApp } from '../src/http/app.ts';
 import { EngineSource } from '../src/service/source.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
-import type { Observation } from '../src/timeline/types.ts';
+import type { Observation } from '../src/observation/types.ts';
 
 export interface TestService {
   url: string;

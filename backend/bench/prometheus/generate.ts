@@ -7,7 +7,7 @@ import { closeSync, writeFileSync, writeSync } from 'node:fs';
 import { memory } from './proc.ts';
 import { serialize } from 'node:v8';
 import { Worker } from 'node:worker_threads';
-import { simulateFleet, type ProfileName } from '../../src/simulate/index.ts';
+import { simulateFleet, type ProfileName } from '../../src/sources/simulator/index.ts';
 import { Truth, type TruthOptions } from './truth.ts';
 
 export interface GenerateRequest {

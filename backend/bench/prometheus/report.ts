@@ -223,7 +223,7 @@ export function markdown(machine: Machine, sizes: SizeResult[], generated: strin
           .slice(0, 2)
           .map(([uid, keys]) => `${uid}: ${keys.join(' and ')}`)
           .join('; ')}). ` +
-          `Its random streams are keyed by a 32-bit hash of (seed, slot, run) (backend/src/simulate/rng.ts), so at this many JobSets two of them draw the same stream, hence the same UID. ` +
+          `Its random streams are keyed by a 32-bit hash of (seed, slot, run) (backend/src/sources/simulator/rng.ts), so at this many JobSets two of them draw the same stream, hence the same UID. ` +
           `Kubernetes never reuses a UID; Upness keys timelines by UID (DESIGN.md), so it merges each pair into one timeline, and answers that include them cannot equal the truth's separate JobSets, ` +
           `which hold ${int(dup.interruptions)} interruptions and ${int(dup.recoveries)} recoveries in the window. Per-JobSet comparisons leave those UIDs out; fleet-wide ones cannot.`,
         '',

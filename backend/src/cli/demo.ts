@@ -1,7 +1,7 @@
 // `upness demo`: the quick start until the service exists: a simulated fleet, replayed through the
 // same observation path as a live watch, and its figures as a table.
 
-import { simulateFleet } from '../simulate/index.ts';
+import { simulateFleet } from '../sources/simulator/index.ts';
 import { earliestCreation, summarize } from '../series/summary.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import { parseInteger, parsePositiveInt, parsePositiveNumber } from './options.ts';

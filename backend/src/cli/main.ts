@@ -9,7 +9,7 @@ import { demoCommand } from './demo.ts';
 import { serveCommand } from './serve.ts';
 import { recordCommand } from './record.ts';
 import { watchOptions } from './watch-options.ts';
-import { TraceError } from '../trace/parse.ts';
+import { TraceError } from '../sources/trace/parse.ts';
 
 const program = new Command('upness')
   .description('Exact up/down timelines and figures for Kubernetes JobSets')

@@ -6,7 +6,7 @@
 
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { pino } from 'pino';
-import { formatTraceLine } from '../trace/parse.ts';
+import { formatTraceLine } from '../sources/trace/parse.ts';
 import { UsageError } from './options.ts';
 import { parseWatchOptions, type WatchOptionValues } from './watch-options.ts';
 
@@ -19,8 +19,8 @@ export async function recordCommand(options: RecordOptions): Promise<void> {
   const settings = parseWatchOptions(options);
   const logger = pino({ level: options.logLevel, base: { service: 'upness', command: 'record' } }, pino.destination(2));
   // Loaded only now: @kubernetes/client-node is needed by this command alone (and serve's cluster source).
-  const { loadKubeConfig, KubeConfigError } = await import('../kube/config.ts');
-  const { ClusterWatcher } = await import('../kube/watcher.ts');
+  const { loadKubeConfig, KubeConfigError } = await import('../sources/cluster/config.ts');
+  const { ClusterWatcher } = await import('../sources/cluster/watcher.ts');
   let config;
   try {
     config = loadKubeConfig(settings).config;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { upness } from '../../test/cli.ts';
 import { min, Scenario } from '../../test/scenario.ts';
-import { formatTraceLine } from '../trace/parse.ts';
+import { formatTraceLine } from '../sources/trace/parse.ts';
 import { humanDuration } from './table.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'upness-cli-'));

@@ -3,7 +3,7 @@
 import { createReadStream } from 'node:fs';
 import { earliestCreation, summarize } from '../series/summary.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
-import { replayTrace } from '../trace/replay.ts';
+import { replayTrace } from '../sources/trace/replay.ts';
 import { formatTable } from './table.ts';
 import { parseTime, UsageError } from './options.ts';
 

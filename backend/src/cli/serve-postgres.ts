@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createApp } from '../http/app.ts';
-import type { LiveCluster } from '../kube/live.ts';
+import type { LiveCluster } from '../service/live-cluster.ts';
 import { defaultLeaseNamespace, kubeLeaseApi, connectionFromKubeConfig } from '../leader/lease.ts';
 import { Replica } from '../leader/replica.ts';
 import { FollowerSource, followerStoreStatus } from '../service/follower.ts';
@@ -85,8 +85,8 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
   if (cluster === null) {
     throw new UsageError('--store needs a cluster to watch (--kubeconfig, $KUBECONFIG, or running in a pod), or --follow to only serve what others write');
   }
-  const { loadKubeConfig } = await import('../kube/config.ts');
-  const { watchCluster } = await import('../kube/live.ts');
+  const { loadKubeConfig } = await import('../sources/cluster/config.ts');
+  const { watchCluster } = await import('../service/live-cluster.ts');
   const lease =
     options.leaseName === undefined
       ? null

@@ -1,5 +1,5 @@
 // `upness serve`: the service. Its timelines come from a trace (--trace), from a Kubernetes cluster
-// (--kubeconfig, --context, $KUBECONFIG or a pod's service account: backend/src/kube), or from a
+// (--kubeconfig, --context, $KUBECONFIG or a pod's service account: backend/src/sources/cluster), or from a
 // simulated cluster advancing in real time (the default), and are kept in a durable data dir
 // (--data-dir) unless --memory says otherwise.
 
@@ -12,16 +12,16 @@ import { parseDuration } from '../query/types.ts';
 import { LiveSimulation, type SimulationAnchor } from '../service/live-simulation.ts';
 import { expired } from '../service/retention.ts';
 import { EngineSource } from '../service/source.ts';
-import type { ProfileName } from '../simulate/index.ts';
+import type { ProfileName } from '../sources/simulator/index.ts';
 import { EmbeddedStore, type Recovery } from '../store/embedded.ts';
 import { describeUrl, isPostgresUrl } from '../store/postgres.ts';
 import { servePostgres } from './serve-postgres.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
-import { clusterRequested } from '../kube/choice.ts';
-import type { LiveCluster } from '../kube/live.ts';
+import { clusterRequested } from '../sources/cluster/choice.ts';
+import type { LiveCluster } from '../service/live-cluster.ts';
 import { parseWatchOptions, type WatchOptionValues } from './watch-options.ts';
-import { replayTrace } from '../trace/replay.ts';
+import { replayTrace } from '../sources/trace/replay.ts';
 import { parseInteger, parsePositiveInt, parsePositiveNumber, UsageError } from './options.ts';
 
 export interface ServeOptions extends WatchOptionValues {
@@ -158,8 +158,8 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
 
   let live: LiveCluster | null = null;
   if (cluster !== null) {
-    const { watchCluster } = await import('../kube/live.ts');
-    const { KubeConfigError } = await import('../kube/config.ts');
+    const { watchCluster } = await import('../service/live-cluster.ts');
+    const { KubeConfigError } = await import('../sources/cluster/config.ts');
     try {
       live = watchCluster(engine as ClusterEngine, source, cluster, logger);
     } catch (error) {

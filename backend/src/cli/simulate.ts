@@ -3,7 +3,7 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
-import { simulateFleet, type ProfileName } from '../simulate/index.ts';
+import { simulateFleet, type ProfileName } from '../sources/simulator/index.ts';
 import { parseInteger, parsePositiveInt, parsePositiveNumber, parseTime } from './options.ts';
 
 export interface SimulateOptions {

@@ -2,7 +2,7 @@
 
 import type { Option } from 'commander';
 import { Option as CommanderOption } from 'commander';
-import { DEFAULT_BACKOFF } from '../kube/backoff.ts';
+import { DEFAULT_BACKOFF } from '../sources/cluster/backoff.ts';
 import { parseTimerDuration, UsageError } from './options.ts';
 
 /** Timings of the watch, parsed (kept free of @kubernetes/client-node, which loads only when needed). */

@@ -5,7 +5,7 @@
 import { ADDITIVE_FIGURES } from '../series/figures.ts';
 import { FleetIndex } from '../series/fleet-index.ts';
 import { FIGURES } from '../query/types.ts';
-import { simulateFleet } from '../simulate/index.ts';
+import { simulateFleet } from '../sources/simulator/index.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import { runQueries } from './query.ts';
 

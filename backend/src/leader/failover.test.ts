@@ -13,7 +13,7 @@ import { startCluster, type Cluster } from '../../../test/kube/cluster.ts';
 import { startPostgres, type PostgresServer } from '../../../test/postgres/server.ts';
 import { spawnOwned } from '../../../test/support/processes.ts';
 import { FollowerSource } from '../service/follower.ts';
-import { simulateFleet } from '../simulate/index.ts';
+import { simulateFleet } from '../sources/simulator/index.ts';
 import { newPool } from '../store/postgres-rows.ts';
 import { PostgresStore } from '../store/postgres.ts';
 import { TimelineEngine } from '../timeline/engine.ts';

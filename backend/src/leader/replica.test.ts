@@ -5,10 +5,10 @@
 import { startCluster, type Cluster } from '../../../test/kube/cluster.ts';
 import { startPostgres, type PostgresServer } from '../../../test/postgres/server.ts';
 import { EngineSource } from '../service/source.ts';
-import { simulateFleet } from '../simulate/index.ts';
+import { simulateFleet } from '../sources/simulator/index.ts';
 import { PostgresStore, type PostgresRecovery } from '../store/postgres.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
-import type { Observation } from '../timeline/types.ts';
+import type { Observation } from '../observation/types.ts';
 import { connectionFromTls, kubeLeaseApi } from './lease.ts';
 import { Replica, type LeadingSession } from './replica.ts';
 

@@ -7,7 +7,8 @@
 
 import { TimelineEngine, type TimelineUpdate } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
-import type { Observation, Timeline } from '../timeline/types.ts';
+import type { Observation } from '../observation/types.ts';
+import type { Timeline } from '../timeline/types.ts';
 import { NodeLayer, type NodeLayerOptions } from './layer.ts';
 
 /** TimelineEngine's options (all passed on to it), and the node layer's. */

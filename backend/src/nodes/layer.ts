@@ -14,7 +14,8 @@
 //
 // Pure: observations and the JobSet layer's transitions in, transitions out; no clock.
 
-import { TERMINAL_STATES, type Cause, type Observation, type State, type Timeline, type Transition } from '../timeline/types.ts';
+import { type Observation } from '../observation/types.ts';
+import { TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import { expectedNodes, jobsetCauses, nodeNotReady, podFailures, viewNode, viewPod, type CauseFact, type NodeView } from './objects.ts';
 

@@ -3,7 +3,8 @@
 
 import { figures } from '../series/figures.ts';
 import { iso, min, Scenario } from '../../test/scenario.ts';
-import type { KubeObject, Observation, Timeline } from '../timeline/types.ts';
+import type { KubeObject, Observation } from '../observation/types.ts';
+import type { Timeline } from '../timeline/types.ts';
 import { ClusterEngine } from './engine.ts';
 import { expectedNodes, podFailures, viewNode, viewPod } from './objects.ts';
 

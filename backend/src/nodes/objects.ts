@@ -1,11 +1,12 @@
 // What Pod and Node objects say, for the node layer: where a JobSet's pods run, whether those nodes
 // are Ready, and the failures worth naming as causes of an interruption. Pure: objects in, values out.
 
+import { JOBSET_NAME_LABEL } from '../observation/resources.ts';
 import { parseKubeTime } from '../timeline/jobset.ts';
-import type { Cause, KubeObject } from '../timeline/types.ts';
+import type { KubeObject } from '../observation/types.ts';
+import type { Cause } from '../timeline/types.ts';
 
 /** Labels the JobSet controller puts on its Jobs and their pods (sigs.k8s.io/jobset v1alpha2). */
-export const JOBSET_NAME_LABEL = 'jobset.sigs.k8s.io/jobset-name';
 export const JOBSET_UID_LABEL = 'jobset.sigs.k8s.io/jobset-uid';
 const REPLICATED_JOB_LABEL = 'jobset.sigs.k8s.io/replicatedjob-name';
 const JOB_INDEX_LABEL = 'jobset.sigs.k8s.io/job-index';

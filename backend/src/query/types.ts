@@ -1,24 +1,13 @@
 // The query model: one type shared by the Grafana plugin's frontend (src/) and the service.
-// Plain types and constants only (no imports), so the frontend bundle takes it as it is.
+// Plain types and constants only, so the frontend bundle takes it as it is; its one import is the
+// list of figures, which the series stage owns (a leaf file, itself without imports).
+
+import { FIGURES } from '../series/figure-names.ts';
 
 export const QUERY_TYPES = ['series', 'summary', 'states', 'events', 'fleet'] as const;
 export type QueryType = (typeof QUERY_TYPES)[number];
 
-export const FIGURES = [
-  'upSeconds',
-  'downSeconds',
-  'provisioningSeconds',
-  'interruptionDowntimeSeconds',
-  'suspendedSeconds',
-  'queuedSeconds',
-  'unknownSeconds',
-  'interruptions',
-  'recoveries',
-  'mttrSeconds',
-  'mtbiSeconds',
-  'uptimeRatio',
-  'timeToFirstUpSeconds',
-] as const;
+export { FIGURES };
 /** Every figure, plus `up`: the state itself (1 up, 0 provisioning or down, null otherwise). */
 export const METRICS = [...FIGURES, 'up'] as const;
 export type Metric = (typeof METRICS)[number];

@@ -1,6 +1,6 @@
 // The figures of DESIGN.md, derived from additive totals. Durations in seconds, null where undefined.
 
-import { FIGURES } from '../query/types.ts';
+import { FIGURES } from './figure-names.ts';
 import type { State, Timeline } from '../timeline/types.ts';
 import {
   FIELDS,
@@ -37,7 +37,7 @@ export interface Figures {
 
 export type FigureName = keyof Figures;
 
-/** In the order tables show them; the list lives in the query model (a file with no imports). */
+/** In the order tables show them (figure-names.ts). */
 export const FIGURE_NAMES: readonly FigureName[] = FIGURES;
 
 /** Figures that are sums over time or counts: they add up across adjacent windows. */

@@ -3,13 +3,14 @@
 // the database, retention reaches it, and one follower can serve several clusters.
 
 import { startPostgres, type PostgresServer } from '../../../test/postgres/server.ts';
-import { simulateFleet } from '../simulate/index.ts';
+import { simulateFleet } from '../sources/simulator/index.ts';
 import { MIGRATIONS } from '../store/migrations/index.ts';
 import { migrate } from '../store/postgres-migrate.ts';
 import { newPool, withClient } from '../store/postgres-rows.ts';
 import { PostgresStore } from '../store/postgres.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
-import type { Observation, Timeline } from '../timeline/types.ts';
+import type { Observation } from '../observation/types.ts';
+import type { Timeline } from '../timeline/types.ts';
 import { FollowerSource, ReplicaSource } from './follower.ts';
 import { EngineSource } from './source.ts';
 

@@ -3,9 +3,9 @@
 // at start and move. Anchored (its start and the wall time it began) so that after a restart it
 // resumes the same fleet: what happened while the service was down arrives as a relist would.
 
-import { simulateFleet, type ProfileName } from '../simulate/index.ts';
+import { simulateFleet, type ProfileName } from '../sources/simulator/index.ts';
 import type { TimelineEngine } from '../timeline/engine.ts';
-import type { Observation } from '../timeline/types.ts';
+import type { Observation } from '../observation/types.ts';
 
 export interface SimulationAnchor {
   /** Simulated time at which the fleet starts (history begins). */

@@ -1,5 +1,5 @@
 // Where the service's timelines come from: a trace replayed at start, the simulator advancing in real
-// time, or a live Kubernetes watch (backend/src/kube). All of them feed one TimelineEngine; a
+// time, or a live Kubernetes watch (backend/src/sources/cluster). All of them feed one TimelineEngine; a
 // cluster's (a watch, or a trace of one) is a ClusterEngine, which keeps the node layer beside.
 
 import { ClusterEngine } from '../nodes/engine.ts';

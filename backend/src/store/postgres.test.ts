@@ -4,7 +4,7 @@
 // clusters share one database, and a replaced writer is fenced off.
 
 import { startPostgres, type PostgresServer } from '../../../test/postgres/server.ts';
-import { simulateFleet } from '../simulate/index.ts';
+import { simulateFleet } from '../sources/simulator/index.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import { StoreError } from './embedded.ts';

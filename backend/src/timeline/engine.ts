@@ -4,7 +4,8 @@
 import { isJobSet, viewJobSet } from './jobset.ts';
 import { advance, resumeAfterGap, startMachine, type MachineState } from './machine.ts';
 import { byNamespaceNameUid, markSorted, mergeSorted } from './order.ts';
-import type { KubeObject, Observation, Timeline, Transition } from './types.ts';
+import type { KubeObject, Observation } from '../observation/types.ts';
+import type { Timeline, Transition } from './types.ts';
 
 /** Pods and Nodes are kept (latest object per UID) for the node-level figures. */
 export type KeptKind = 'Pod' | 'Node';

@@ -1,9 +1,8 @@
 // Everything Upness knows about what a JobSet object means lives in this file.
 // The watcher, the trace reader and the simulator only deliver objects; this decides what they say.
 
-import type { KubeObject } from './types.ts';
-
-export const JOBSET_API_GROUP = 'jobset.x-k8s.io';
+import { JOBSET_API_GROUP } from '../observation/resources.ts';
+import type { KubeObject } from '../observation/types.ts';
 
 /** nodeSelector keys that name the accelerator and topology of a replicated job's pods. */
 const ACCELERATOR_KEYS = [

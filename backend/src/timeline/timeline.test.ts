@@ -4,7 +4,8 @@
 import { figures } from '../series/figures.ts';
 import { merge, min, Scenario } from '../../test/scenario.ts';
 import { TimelineEngine } from './engine.ts';
-import type { Observation, Timeline } from './types.ts';
+import type { Observation } from '../observation/types.ts';
+import type { Timeline } from './types.ts';
 
 function run(observations: Observation[], watchedFrom?: number): TimelineEngine {
   const engine = new TimelineEngine(watchedFrom === undefined ? {} : { watchedFrom });

@@ -12,9 +12,9 @@
 import { readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { EngineSource } from '../../service/source.ts';
-import { simulateFleet } from '../../simulate/index.ts';
+import { simulateFleet } from '../../sources/simulator/index.ts';
 import { TimelineEngine } from '../../timeline/engine.ts';
-import type { Observation } from '../../timeline/types.ts';
+import type { Observation } from '../../observation/types.ts';
 import { connectionFromTls, kubeLeaseApi } from '../lease.ts';
 import { Replica } from '../replica.ts';
 

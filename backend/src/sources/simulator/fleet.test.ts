@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { z } from 'zod';
-import type { Observation, Timeline } from '../timeline/types.ts';
-import { TERMINAL_STATES } from '../timeline/types.ts';
+import type { Observation } from '../../observation/types.ts';
+import type { Timeline } from '../../timeline/types.ts';
+import { TERMINAL_STATES } from '../../timeline/types.ts';
 import { DEFAULT_START, simulateFleet } from './fleet.ts';
 import { averageObjectBytes, objectJson, traceLine, writeTrace } from './trace-output.ts';
 

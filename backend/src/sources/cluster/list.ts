@@ -4,7 +4,7 @@
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { KubeObject } from '../timeline/types.ts';
+import type { KubeObject } from '../../observation/types.ts';
 
 export interface RawList {
   resourceVersion: string;

@@ -1,14 +1,15 @@
-// The 'kubernetes' source of `upness serve`: the watcher feeding a ClusterEngine, its readiness and
-// its health on the source, gaps passed on to the JobSet layer and to the node layer.
+// The 'kubernetes' source of `upness serve` at run time: the cluster's watcher (sources/cluster)
+// feeding a ClusterEngine, its readiness and its health on the source, gaps passed on to the JobSet
+// layer and to the node layer.
 
 import type { Logger } from 'pino';
 import type { ClusterEngine } from '../nodes/engine.ts';
-import type { EngineSource } from '../service/source.ts';
-import { JOBSET_API_GROUP } from '../timeline/jobset.ts';
+import type { EngineSource } from './source.ts';
+import { JOBSET_API_GROUP } from '../observation/resources.ts';
 import { TERMINAL_STATES } from '../timeline/types.ts';
-import { loadKubeConfig } from './config.ts';
-import type { WatchTimings } from './resource-watch.ts';
-import { ClusterWatcher } from './watcher.ts';
+import { loadKubeConfig } from '../sources/cluster/config.ts';
+import type { WatchTimings } from '../sources/cluster/resource-watch.ts';
+import { ClusterWatcher } from '../sources/cluster/watcher.ts';
 
 export interface LiveClusterOptions {
   kubeconfig?: string;

@@ -13,9 +13,8 @@
 
 import type { Logger } from 'pino';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { JOBSET_NAME_LABEL } from '../nodes/objects.ts';
-import { JOBSET_API_GROUP } from '../timeline/jobset.ts';
-import type { KubeObject, Observation, ObservationType } from '../timeline/types.ts';
+import { JOBSET_API_GROUP, JOBSET_NAME_LABEL } from '../../observation/resources.ts';
+import type { KubeObject, Observation, ObservationType } from '../../observation/types.ts';
 import { describeError } from './errors.ts';
 import { ResourceWatch, type ResourceDef, type ResourceName, type ResourceStatus, type WatchTimings } from './resource-watch.ts';
 

@@ -2,7 +2,7 @@
 // names the line and what is wrong with it.
 
 import { z } from 'zod';
-import type { Observation } from '../timeline/types.ts';
+import type { Observation } from '../../observation/types.ts';
 
 export class TraceError extends Error {
   readonly line: number;

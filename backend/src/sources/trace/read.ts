@@ -1,6 +1,6 @@
 // Streams a trace into observations, line by line, refusing lines that go back in time.
 
-import type { Observation } from '../timeline/types.ts';
+import type { Observation } from '../../observation/types.ts';
 import { parseTraceLine, TraceError } from './parse.ts';
 
 /** Splits a byte stream into lines without holding more than one chunk and a partial line. */

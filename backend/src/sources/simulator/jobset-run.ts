@@ -45,7 +45,8 @@
 // after its previous observation, and its observation arrives 0–1.5 s later with nothing in between;
 // transitions that come from ready counts happen at the observation's receivedAt.
 
-import type { Observation, ObservationType, State, Timeline } from '../timeline/types.ts';
+import type { Observation, ObservationType } from '../../observation/types.ts';
+import type { State, Timeline } from '../../timeline/types.ts';
 import type {
   Condition,
   JobSetMetadata,

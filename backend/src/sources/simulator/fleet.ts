@@ -2,7 +2,8 @@
 // stream of watch observations in time order. Memory is per live JobSet (its generator and the
 // truth timeline built so far), never the whole trace.
 
-import type { Observation, Timeline } from '../timeline/types.ts';
+import type { Observation } from '../../observation/types.ts';
+import type { Timeline } from '../../timeline/types.ts';
 import type { JobSetRun } from './jobset-run.ts';
 import { Slot } from './jobset-run.ts';
 import type { Profile, ProfileName } from './profile.ts';

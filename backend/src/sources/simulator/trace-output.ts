@@ -3,7 +3,7 @@
 
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import type { KubeObject, Observation } from '../timeline/types.ts';
+import type { KubeObject, Observation } from '../../observation/types.ts';
 import { specJson } from './manifest.ts';
 
 const SIMULATED_KEYS = ['apiVersion', 'kind', 'metadata', 'spec', 'status'];

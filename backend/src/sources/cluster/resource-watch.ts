@@ -27,7 +27,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ListWatch, Watch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
-import type { KubeObject, ObservationType } from '../timeline/types.ts';
+import type { KubeObject, ObservationType } from '../../observation/types.ts';
 import { backoffDelay, type BackoffOptions } from './backoff.ts';
 import { classifyError, type RestartCause } from './errors.ts';
 import { listAll } from './list.ts';

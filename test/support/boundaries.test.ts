@@ -1,0 +1,83 @@
+// The house's map is enforced by lint (eslint.config.mjs: STAGES, PURE): these deliberate
+// violations must fail, with the rule that names them, and lawful imports must pass. It runs the
+// project's real ESLint configuration in a child Node (ESLint's config is ESM), on text given with a
+// path inside backend/src, so nothing is written to the tree.
+
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+
+interface Case {
+  path: string;
+  code: string;
+}
+interface Result {
+  path: string;
+  messages: { ruleId: string | null; message: string }[];
+}
+
+const LINT = `
+import { ESLint } from 'eslint';
+const cases = JSON.parse(process.argv[1]);
+const eslint = new ESLint({ cwd: process.cwd(), cache: false });
+const out = [];
+for (const { path, code } of cases) {
+  const [result] = await eslint.lintText(code, { filePath: path });
+  out.push({ path, messages: result.messages.map((m) => ({ ruleId: m.ruleId, message: m.message })) });
+}
+// On a line of its own: a plugin of the frontend's config prints a deprecation notice to stdout.
+process.stdout.write('\\n' + JSON.stringify(out) + '\\n');
+`;
+
+function lint(cases: Case[]): Result[] {
+  const node = join(ROOT, 'node_modules', '.bin', 'node');
+  const run = spawnSync(node, ['--input-type=module', '-e', LINT, JSON.stringify(cases)], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  if (run.status !== 0) throw new Error(`eslint failed to run: ${run.stderr}`);
+  return JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '') as Result[];
+}
+
+const violations: (Case & { rule: string; says: RegExp })[] = [
+  // A stage importing one below it in the flow.
+  { path: 'backend/src/series/x.ts', code: "import { createApp } from '../http/app.ts';\nexport const a = createApp;\n", rule: '@typescript-eslint/no-restricted-imports', says: /series comes before .*http/ },
+  { path: 'backend/src/series/x.ts', code: "import type { UpnessQuery } from '../query/types.ts';\nexport type Q = UpnessQuery;\n", rule: '@typescript-eslint/no-restricted-imports', says: /series comes before query/ },
+  { path: 'backend/src/timeline/x.ts', code: "import { summarize } from '../series/summary.ts';\nexport const s = summarize;\n", rule: '@typescript-eslint/no-restricted-imports', says: /timeline comes before/ },
+  { path: 'backend/src/sources/cluster/x.ts', code: "import type { ClusterEngine } from '../../nodes/engine.ts';\nexport type E = ClusterEngine;\n", rule: '@typescript-eslint/no-restricted-imports', says: /sources comes before/ },
+  { path: 'backend/src/observation/x.ts', code: "import type { State } from '../timeline/types.ts';\nexport type S = State;\n", rule: '@typescript-eslint/no-restricted-imports', says: /observation comes before/ },
+  { path: 'backend/src/store/x.ts', code: "import { FleetIndex } from '../series/fleet-index.ts';\nexport const f = FleetIndex;\n", rule: '@typescript-eslint/no-restricted-imports', says: /store comes before/ },
+  // The simulator may take its truth's types from timeline/types.ts, nothing else.
+  { path: 'backend/src/sources/simulator/x.ts', code: "import { TimelineEngine } from '../../timeline/engine.ts';\nexport const e = TimelineEngine;\n", rule: '@typescript-eslint/no-restricted-imports', says: /simulator takes only the types/ },
+  { path: 'backend/src/sources/simulator/x.ts', code: "import { TERMINAL_STATES } from '../../timeline/types.ts';\nexport const t = TERMINAL_STATES;\n", rule: '@typescript-eslint/no-restricted-imports', says: /import type/ },
+  // The pure stages: no clock, timers, process, file system.
+  { path: 'backend/src/timeline/x.ts', code: 'export const now = Date.now();\n', rule: 'no-restricted-properties', says: /Date\.now/ },
+  { path: 'backend/src/nodes/x.ts', code: 'export const now = new Date();\n', rule: 'no-restricted-syntax', says: /new Date\(\)/ },
+  { path: 'backend/src/series/x.ts', code: 'setTimeout(() => {}, 1);\n', rule: 'no-restricted-globals', says: /setTimeout/ },
+  { path: 'backend/src/query/x.ts', code: 'export const env = process.env.HOME;\n', rule: 'no-restricted-globals', says: /process/ },
+  { path: 'backend/src/frames/x.ts', code: "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n", rule: '@typescript-eslint/no-restricted-imports', says: /frames is pure/ },
+  { path: 'backend/src/timeline/x.ts', code: "import express from 'express';\nexport const e = express;\n", rule: '@typescript-eslint/no-restricted-imports', says: /timeline is pure/ },
+];
+
+const lawful: Case[] = [
+  { path: 'backend/src/series/x.ts', code: "import type { Timeline } from '../timeline/types.ts';\nexport type T = Timeline;\n" },
+  { path: 'backend/src/query/x.ts', code: "import { FIGURES } from '../series/figure-names.ts';\nexport const f = FIGURES;\n" },
+  { path: 'backend/src/sources/simulator/x.ts', code: "import type { Timeline } from '../../timeline/types.ts';\nexport type T = Timeline;\n" },
+  { path: 'backend/src/sources/trace/x.ts', code: "import type { Observation } from '../../observation/types.ts';\nexport type O = Observation;\n" },
+  { path: 'backend/src/timeline/x.ts', code: "export const at = Date.parse('2026-01-01T00:00:00Z');\n" },
+  { path: 'backend/src/cli/x.ts', code: "import { createApp } from '../http/app.ts';\nexport const now = Date.now() + Number(createApp);\n" },
+];
+
+let results: Result[] = [];
+
+beforeAll(() => {
+  results = lint([...violations, ...lawful]);
+}, 180_000);
+
+test.each(violations.map((v, i) => [`${v.path}: ${v.code.split('\n')[0]}`, i] as const))('refused: %s', (_name, i) => {
+  const { rule, says } = violations[i]!;
+  const messages = results[i]!.messages.filter((m) => m.ruleId === rule);
+  expect(messages.map((m) => m.message).join('\n')).toMatch(says);
+});
+
+test.each(lawful.map((c, i) => [`${c.path}: ${c.code.split('\n')[0]}`, i] as const))('allowed: %s', (_name, i) => {
+  expect(results[violations.length + i]!.messages).toEqual([]);
+});
