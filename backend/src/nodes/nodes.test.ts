@@ -5,7 +5,8 @@ import { figures } from '../series/figures.ts';
 import { iso, min, Scenario } from '../../test/scenario.ts';
 import type { KubeObject, Observation, Timeline } from '../timeline/types.ts';
 import { ClusterEngine } from './engine.ts';
-import { expectedNodes, podFailures, viewNode, viewPod } from './objects.ts';
+import { viewJobSet } from '../timeline/jobset.ts';
+import { podFailures, viewNode, viewPod } from './objects.ts';
 
 const drawn = (tl: Timeline | undefined): string[] => (tl?.transitions ?? []).map((t) => `${(t.at - min(0)) / 60_000}:${t.state}`);
 
@@ -75,7 +76,7 @@ function placed(js: Scenario): Observation[] {
 describe('what Pod and Node objects say', () => {
   it('expects Σ replicas × parallelism nodes, with the defaults of 1', () => {
     const object = { apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', metadata: { uid: 'x', name: 'x' }, spec: { replicatedJobs: [{ replicas: 2, template: { spec: { parallelism: 4 } } }, { template: { spec: {} } }] } };
-    expect(expectedNodes(object)).toBe(2 * 4 + 1);
+    expect(viewJobSet(object).expectedNodes).toBe(2 * 4 + 1);
   });
 
   it("a pod's place is its replicated job, job index and completion index, whatever its name", () => {

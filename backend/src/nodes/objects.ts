@@ -1,7 +1,7 @@
 // What Pod and Node objects say, for the node layer: where a JobSet's pods run, whether those nodes
 // are Ready, and the failures worth naming as causes of an interruption. Pure: objects in, values out.
 
-import { parseKubeTime } from '../timeline/jobset.ts';
+import { parseKubeTime, type JobSetView } from '../timeline/jobset.ts';
 import type { Cause, KubeObject } from '../timeline/types.ts';
 
 /** Labels the JobSet controller puts on its Jobs and their pods (sigs.k8s.io/jobset v1alpha2). */
@@ -189,40 +189,27 @@ export function nodeNotReady(view: NodeView, receivedAt: number): CauseFact | nu
   };
 }
 
-/** The JobSet's own causes: a failure-policy restart (status.restarts rose) and its Failed condition. */
-export function jobsetCauses(object: KubeObject, previousRestarts: number | null, receivedAt: number): CauseFact[] {
-  const status = record(object.status);
+/** The JobSet's own causes, from its view: a failure-policy restart (restarts rose) and its Failed condition. */
+export function jobsetCauses(view: JobSetView, previousRestarts: number | null, receivedAt: number): CauseFact[] {
   const facts: CauseFact[] = [];
-  const restarts = typeof status.restarts === 'number' ? status.restarts : 0;
+  const restarts = view.restarts;
   if (previousRestarts !== null && restarts > previousRestarts) {
     facts.push({
-      key: `jobset/${object.metadata.uid}/restart/${restarts}`,
+      key: `jobset/${view.uid}/restart/${restarts}`,
       cause: { kind: 'JobSetRestart', at: receivedAt, restarts, reason: 'FailurePolicyRestart' },
     });
   }
-  const failed = list(status.conditions).map(record).find((c) => c.type === 'Failed' && c.status === 'True');
-  if (failed !== undefined) {
+  const failed = view.failure;
+  if (failed !== null) {
     facts.push({
-      key: `jobset/${object.metadata.uid}/failed`,
+      key: `jobset/${view.uid}/failed`,
       cause: {
         kind: 'JobSetFailed',
-        at: parseKubeTime(failed.lastTransitionTime) ?? receivedAt,
-        reason: text(failed.reason) ?? 'Failed',
-        ...(text(failed.message) !== undefined ? { message: text(failed.message)! } : {}),
+        at: failed.at ?? receivedAt,
+        reason: failed.reason ?? 'Failed',
+        ...(failed.message !== null ? { message: failed.message } : {}),
       },
     });
   }
   return facts;
-}
-
-/** Σ over replicated jobs of replicas × parallelism: the nodes a JobSet needs (one pod per node). */
-export function expectedNodes(object: KubeObject): number {
-  let total = 0;
-  for (const rj of list(record(object.spec).replicatedJobs).map(record)) {
-    const replicas = rj.replicas === undefined ? 1 : typeof rj.replicas === 'number' ? rj.replicas : 0;
-    const p = record(record(rj.template).spec).parallelism;
-    const parallelism = p === undefined ? 1 : typeof p === 'number' ? p : 0;
-    total += Math.max(0, replicas) * Math.max(0, parallelism);
-  }
-  return total;
 }
