@@ -157,6 +157,7 @@ export interface NodeView {
   ready: ReadyStatus;
   /** lastTransitionTime of the Ready condition: since when `ready` has held. */
   readySince: number | null;
+  /** The Ready condition's reason and message while it is not True (null while it is). */
   reason: string | null;
   message: string | null;
 }
@@ -169,8 +170,9 @@ export function viewNode(object: KubeObject): NodeView {
     uid: object.metadata.uid,
     ready: status,
     readySince: parseKubeTime(ready?.lastTransitionTime),
-    reason: text(ready?.reason) ?? null,
-    message: text(ready?.message) ?? null,
+    // Only a node that is not Ready names a cause: a Ready one's reason and message are not kept.
+    reason: status === 'True' ? null : (text(ready?.reason) ?? null),
+    message: status === 'True' ? null : (text(ready?.message) ?? null),
   };
 }
 
