@@ -150,10 +150,13 @@ export class TimelineEngine {
       throw new RangeError(`reconcile at ${new Date(at).toISOString()} is older than the last observation`);
     }
     const covered = (namespace: string): boolean => listing.namespaces.length === 0 || listing.namespaces.includes(namespace);
-    const vanished = [...this.#machines.values()].filter((m) => !isClosed(m) && !listing.uids.has(m.timeline.uid) && covered(m.timeline.namespace));
+    const vanished = [...this.#machines.values()]
+      .filter((m) => !isClosed(m) && !listing.uids.has(m.timeline.uid) && covered(m.timeline.namespace))
+      .map((m) => m.timeline)
+      .sort(byNamespaceNameUid);
     this.#last = at;
     this.#watchedFrom ??= at;
-    return vanished.map((m) => this.#observeJobSet(vanishedView(m.timeline), at, true));
+    return vanished.map((tl) => this.#observeJobSet(vanishedView(tl), at, true));
   }
 
   #observeJobSetObject({ receivedAt, type, object }: Observation): JobSetUpdate {
@@ -190,8 +193,8 @@ export class TimelineEngine {
 
   /**
    * Restores what a store kept: the machines and the time up to which they were observed. The
-   * service was not watching after `observedUntil`, so that is where the gap begins: call
-   * endGap once the source has relisted. An engine is restored once, before any observation.
+   * service was not watching after `observedUntil`, so that is where the gap begins: once the
+   * source has relisted, call reconcile with what it listed (if it lists), then endGap. An engine is restored once, before any observation.
    */
   restore(machines: Iterable<MachineState>, observedUntil: number | null): void {
     if (this.#observations > 0 || this.#machines.size > 0) throw new Error('restore() needs an empty engine');
