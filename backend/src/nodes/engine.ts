@@ -3,9 +3,9 @@
 //
 // The node layer sees a JobSet observation inside the engine's onUpdate, before any onUpdate given
 // here (a store): the causes it attaches to the JobSet layer's new transitions are on them when
-// they are persisted.
+// they are persisted. It gets the JobSet layer's update (the JobSet's view), never the object.
 
-import { TimelineEngine, type TimelineUpdate } from '../timeline/engine.ts';
+import { TimelineEngine, type JobSetUpdate } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Observation } from '../observation/types.ts';
 import type { Timeline } from '../timeline/types.ts';
@@ -16,15 +16,14 @@ export type ClusterEngineOptions = NonNullable<ConstructorParameters<typeof Time
 
 export class ClusterEngine extends TimelineEngine {
   readonly nodeLayer: NodeLayer;
-  #current: Observation | null = null;
 
   constructor(options: ClusterEngineOptions = {}) {
     const { causeLookbackMs, causeLookaheadMs, onUpdate, ...engineOptions } = options;
     // The engine calls onUpdate from observe(), so only once this constructor has finished.
-    const hook: { jobset: (update: TimelineUpdate) => void } = { jobset: () => {} };
+    const hook: { jobset: (update: JobSetUpdate) => void } = { jobset: () => {} };
     super({
       ...engineOptions,
-      onUpdate: (update: TimelineUpdate, machine: MachineState) => {
+      onUpdate: (update: JobSetUpdate, machine: MachineState) => {
         hook.jobset(update);
         onUpdate?.(update, machine);
       },
@@ -33,21 +32,14 @@ export class ClusterEngine extends TimelineEngine {
       ...(causeLookbackMs !== undefined ? { causeLookbackMs } : {}),
       ...(causeLookaheadMs !== undefined ? { causeLookaheadMs } : {}),
     });
-    hook.jobset = (update) => {
-      if (this.#current !== null) this.nodeLayer.observe(this.#current, update);
-    };
+    hook.jobset = (update) => this.nodeLayer.observeJobSet(update);
   }
 
-  override observe(observation: Observation): TimelineUpdate | null {
-    this.#current = observation;
-    try {
-      const update = super.observe(observation);
-      // JobSets reached the node layer through onUpdate; Pods and Nodes go to it here.
-      if (update === null) this.nodeLayer.observe(observation, null);
-      return update;
-    } finally {
-      this.#current = null;
-    }
+  override observe(observation: Observation): JobSetUpdate | null {
+    const update = super.observe(observation);
+    // JobSets reached the node layer through onUpdate; Pods and Nodes go to it here.
+    if (update === null) this.nodeLayer.observe(observation);
+    return update;
   }
 
   override forget(uids: Iterable<string>): void {

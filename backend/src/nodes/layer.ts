@@ -14,10 +14,10 @@
 //
 // Pure: observations and the JobSet layer's transitions in, transitions out; no clock.
 
-import { type Observation } from '../observation/types.ts';
+import type { Observation } from '../observation/types.ts';
 import { TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
-import type { TimelineUpdate } from '../timeline/engine.ts';
-import { expectedNodes, jobsetCauses, nodeNotReady, podFailures, viewNode, viewPod, type CauseFact, type NodeView } from './objects.ts';
+import type { JobSetUpdate } from '../timeline/engine.ts';
+import { isNode, isPod, jobsetCauses, nodeNotReady, podFailures, viewNode, viewPod, type CauseFact, type NodeView } from './objects.ts';
 
 export interface NodeLayerOptions {
   /** Causes observed up to this long before a JobSet goes down are attached to the transition. */
@@ -84,8 +84,13 @@ export class NodeLayer {
   readonly #slots = new Map<string, Map<string, string>>();
   /** node name → owners with a place on it. */
   readonly #users = new Map<string, Set<string>>();
+  /**
+   * What is kept of Pods and Nodes: the views (objects.ts) of Nodes, places (above) of Pods, and the
+   * keys of the causes already recorded, made on the first (most pods and nodes have none). The
+   * objects themselves are dropped once read.
+   */
   readonly #podCauseKeys = new Map<string, Set<string>>();
-  readonly #nodes = new Map<string, { view: NodeView; causeKeys: Set<string> }>();
+  readonly #nodes = new Map<string, { view: NodeView; causeKeys: Set<string> | null }>();
   /** namespace/name → recent causes, oldest first. */
   readonly #causes = new Map<string, StoredCause[]>();
   #gap: { start: number; before: Map<string, Snapshot> } | null = null;
@@ -114,21 +119,31 @@ export class NodeLayer {
     return this.#entries.get(uid)?.timeline;
   }
 
-  /** Feeds one observation, after the JobSet layer has taken it (`update` is its answer for a JobSet). */
-  observe(observation: Observation, update: TimelineUpdate | null): void {
-    this.#last = Math.max(this.#last, observation.receivedAt);
-    this.#sweepCauses(this.#last);
+  /** Feeds one Pod or Node observation (other kinds are ignored; JobSets come through observeJobSet). */
+  observe(observation: Observation): void {
+    this.#see(observation.receivedAt);
     const { object } = observation;
-    if (update !== null) this.#observeJobSet(observation, update);
-    else if (object.kind === 'Pod' && object.apiVersion === 'v1') this.#observePod(observation);
-    else if (object.kind === 'Node' && object.apiVersion === 'v1') this.#observeNode(observation);
+    if (isPod(object)) this.#observePod(observation);
+    else if (isNode(object)) this.#observeNode(observation);
+  }
+
+  /** Feeds what the JobSet layer made of one JobSet observation (or of a relist that no longer lists it). */
+  observeJobSet(update: JobSetUpdate): void {
+    this.#see(update.at);
+    this.#observeJobSet(update);
+  }
+
+  #see(at: number): void {
+    this.#last = Math.max(this.#last, at);
+    this.#sweepCauses(this.#last);
   }
 
   // ---- JobSets -------------------------------------------------------------------------------
 
-  #observeJobSet({ receivedAt, type, object }: Observation, update: TimelineUpdate): void {
-    const uid = object.metadata.uid;
-    const k = key(object.metadata.namespace ?? '', object.metadata.name);
+  #observeJobSet(update: JobSetUpdate): void {
+    const { view, at: receivedAt, deleted } = update;
+    const uid = view.uid;
+    const k = key(view.namespace, view.name);
     let entry = this.#entries.get(uid);
     if (entry === undefined) {
       const tl = update.timeline;
@@ -153,16 +168,15 @@ export class NodeLayer {
     }
     const tl = update.timeline;
     Object.assign(entry.timeline, { namespace: tl.namespace, name: tl.name, labels: tl.labels, accelerator: tl.accelerator, topology: tl.topology });
-    entry.expected = expectedNodes(object);
-    if (type === 'DELETED') {
+    entry.expected = view.expectedNodes;
+    if (deleted) {
       if (this.#current.get(k) === uid) this.#current.delete(k);
     } else if (update.timeline.transitions.at(-1)?.state !== 'deleted') {
       this.#current.set(k, uid);
     }
 
-    const facts = jobsetCauses(object, entry.restarts, receivedAt);
-    const status = object.status as { restarts?: unknown } | undefined;
-    entry.restarts = typeof status?.restarts === 'number' ? status.restarts : 0;
+    const facts = jobsetCauses(view, entry.restarts, receivedAt);
+    entry.restarts = view.restarts;
     for (const fact of facts) this.#addCause(k, fact, (entry.causeKeys ??= new Set()), receivedAt);
 
     for (const t of update.added) {
@@ -191,9 +205,12 @@ export class NodeLayer {
     const k = key(pod.namespace, pod.jobsetName);
     const owner = pod.jobsetUid ?? this.#current.get(k) ?? `name:${k}`;
 
-    let seen = this.#podCauseKeys.get(pod.uid);
-    if (seen === undefined) this.#podCauseKeys.set(pod.uid, (seen = new Set()));
-    for (const fact of podFailures(object, receivedAt)) this.#addCause(k, fact, seen, receivedAt);
+    const failures = podFailures(object, receivedAt);
+    if (failures.length > 0) {
+      let seen = this.#podCauseKeys.get(pod.uid);
+      if (seen === undefined) this.#podCauseKeys.set(pod.uid, (seen = new Set()));
+      for (const fact of failures) this.#addCause(k, fact, seen, receivedAt);
+    }
     if (type === 'DELETED') this.#podCauseKeys.delete(pod.uid);
 
     // A deleted pod's place keeps its node (see the top of this file).
@@ -229,11 +246,11 @@ export class NodeLayer {
       }
       return;
     }
-    const causeKeys = before?.causeKeys ?? new Set<string>();
-    this.#nodes.set(view.name, { view, causeKeys });
+    const kept = { view, causeKeys: before?.causeKeys ?? null };
+    this.#nodes.set(view.name, kept);
     const fact = nodeNotReady(view, receivedAt);
-    if (fact !== null && !causeKeys.has(fact.key)) {
-      causeKeys.add(fact.key);
+    if (fact !== null && !(kept.causeKeys?.has(fact.key) ?? false)) {
+      (kept.causeKeys ??= new Set()).add(fact.key);
       for (const entry of users) this.#addCause(entry.key, fact, null, receivedAt);
     }
     if (before?.view.ready === view.ready) return;

@@ -1,12 +1,15 @@
 // The node layer and the causes of interruptions, each case drawn as a timeline (minutes after T0).
 // A JobSet here needs 2 nodes (one replicated job, 2 replicas, parallelism 1) unless it says.
 
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { figures } from '../series/figures.ts';
 import { iso, min, Scenario } from '../../test/scenario.ts';
 import type { KubeObject, Observation } from '../observation/types.ts';
 import type { Timeline } from '../timeline/types.ts';
 import { ClusterEngine } from './engine.ts';
-import { expectedNodes, podFailures, viewNode, viewPod } from './objects.ts';
+import { viewJobSet } from '../timeline/jobset.ts';
+import { podFailures, viewNode, viewPod } from './objects.ts';
 
 const drawn = (tl: Timeline | undefined): string[] => (tl?.transitions ?? []).map((t) => `${(t.at - min(0)) / 60_000}:${t.state}`);
 
@@ -76,7 +79,7 @@ function placed(js: Scenario): Observation[] {
 describe('what Pod and Node objects say', () => {
   it('expects Σ replicas × parallelism nodes, with the defaults of 1', () => {
     const object = { apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', metadata: { uid: 'x', name: 'x' }, spec: { replicatedJobs: [{ replicas: 2, template: { spec: { parallelism: 4 } } }, { template: { spec: {} } }] } };
-    expect(expectedNodes(object)).toBe(2 * 4 + 1);
+    expect(viewJobSet(object).expectedNodes).toBe(2 * 4 + 1);
   });
 
   it("a pod's place is its replicated job, job index and completion index, whatever its name", () => {
@@ -253,6 +256,60 @@ describe('gaps in the Pod and Node watches', () => {
   });
 });
 
+describe('a relist that no longer lists a JobSet (restored from a store)', () => {
+  //   jobset layer a: 0 ─prov─ 5 ─up─ 40 ╳ not watching ╳ 50 not listed → 40 unknown, 50 deleted
+  //   node layer a:   0 ─prov─ 2 ─up─ 40 unknown, 50 deleted (it follows the JobSet layer's lifecycle)
+  //   b, listed:      0 ─prov─ 5 ─up─ (unchanged)
+  it('closes both layers as deleted at the relist, and frees the places its pods held', () => {
+    const a = new Scenario({ uid: 'a' }, min(0)).created().up(min(5));
+    const b = new Scenario({ uid: 'b', name: 'eval' }, min(0)).created().up(min(5));
+    const engine = run([...placed(a), ...b.observations]);
+    engine.beginGap(min(40));
+    const updates = engine.reconcile({ uids: new Set(['b']), namespaces: [] }, min(50));
+    engine.endGap(min(50));
+    expect(updates.map((u) => u.timeline.uid)).toEqual(['a']);
+    expect(drawn(engine.timeline('a'))).toEqual(['0:provisioning', '5:up', '40:unknown', '50:deleted']);
+    expect(drawn(engine.nodeLayer.timeline('a'))).toEqual(['0:provisioning', '2:up', '40:unknown', '50:deleted']);
+    expect(drawn(engine.timeline('b'))).toEqual(['0:provisioning', '5:up']);
+    expect(engine.nodeLayer.nodesOf('a')!.nodes).toEqual([]);
+    // A node of a going NotReady now is nobody's cause.
+    engine.observe(obs(min(55), node('n1', 'False', min(55))));
+    expect(engine.nodeLayer.timeline('a')!.transitions.at(-1)!.causes).toBeUndefined();
+  });
+});
+
+describe('what is kept of Pod and Node objects', () => {
+  // The node layer keeps views (a node's readiness, a pod's place and node), never the objects: an
+  // observed object, with its spec, status and managedFields, is garbage once observed. A real
+  // collection shows it: V8's gc is reached through a flag (the test runner has no --expose-gc).
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+
+  it('drops every observed Pod and Node object, and still answers the node layer and its causes', async () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(5)).down(min(21), { restarts: 1 });
+    const engine = new ClusterEngine();
+    const refs: WeakRef<KubeObject>[] = [];
+    const feed = (o: Observation): void => {
+      if (o.object.kind === 'Pod' || o.object.kind === 'Node') refs.push(new WeakRef(o.object));
+      engine.observe(o);
+    };
+    const failed = pod({ index: 0, node: 'n1', status: { phase: 'Failed', containerStatuses: [{ name: 'main', restartCount: 0, state: { terminated: { exitCode: 137, reason: 'OOMKilled', finishedAt: iso(min(20)) } } }] } });
+    // Built inside the loop so that no variable of this test holds an object once it is fed.
+    for (const o of [...placed(js), obs(min(20), node('n1', 'False', min(20))), obs(min(20.5), failed)].sort((x, y) => x.receivedAt - y.receivedAt)) feed(o);
+    expect(refs).toHaveLength(6);
+    // WeakRefs hold their targets until the current job ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(refs.filter((r) => r.deref() !== undefined).map((r) => `${r.deref()!.kind}/${r.deref()!.metadata.name}`)).toEqual(
+      // `failed` is still referenced by this test's own variable: the one object expected alive.
+      [`Pod/${failed.metadata.name}`],
+    );
+    expect(engine.counts).toMatchObject({ pods: 2, nodes: 2 });
+    expect(drawn(engine.nodeLayer.timeline('a'))).toEqual(['0:provisioning', '2:up', '20:down']);
+    expect(engine.timeline('a')!.transitions.at(-1)!.causes?.map((c) => `${c.kind}:${c.node}:${c.reason}`)).toEqual(['NodeNotReady:n1:NotReady', 'PodFailed:n1:OOMKilled', 'JobSetRestart:undefined:FailurePolicyRestart']);
+  });
+});
+
 describe('causes of an interruption', () => {
   //   pod 0 OOMKilled at 19 (seen at 19.5), the JobSet restarts and goes down at 20
   it('attaches the pod failures, not-ready nodes and the restart observed before it went down', () => {
@@ -283,6 +340,18 @@ describe('causes of an interruption', () => {
     const failed = engine.timeline('a')!.transitions.at(-1)!;
     expect(failed.state).toBe('failed');
     expect(failed.causes).toEqual([{ kind: 'JobSetFailed', at: min(30), reason: 'Failed' }]);
+  });
+
+  it("a failed JobSet carries its Failed condition's reason and message, as its view says", () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(5)).at(min(30), { failedAt: min(30) });
+    const last = js.observations.at(-1)!.object;
+    const failedCondition = (last.status as { conditions: Record<string, unknown>[] }).conditions.find((c) => c.type === 'Failed')!;
+    Object.assign(failedCondition, { reason: 'FailedJobs', message: 'jobset failed due to job rj0-1 exceeding maxRestarts' });
+    expect(viewJobSet(last).failure).toEqual({ at: min(30), reason: 'FailedJobs', message: 'jobset failed due to job rj0-1 exceeding maxRestarts' });
+    const engine = run(placed(js));
+    expect(engine.timeline('a')!.transitions.at(-1)!.causes).toEqual([
+      { kind: 'JobSetFailed', at: min(30), reason: 'FailedJobs', message: 'jobset failed due to job rj0-1 exceeding maxRestarts' },
+    ]);
   });
 
   it('forgets causes too old to attach to anything, also of names never seen again', () => {

@@ -2,8 +2,8 @@
 // are Ready, and the failures worth naming as causes of an interruption. Pure: objects in, values out.
 
 import { JOBSET_NAME_LABEL } from '../observation/resources.ts';
-import { parseKubeTime } from '../timeline/jobset.ts';
 import type { KubeObject } from '../observation/types.ts';
+import { parseKubeTime, type JobSetView } from '../timeline/jobset.ts';
 import type { Cause } from '../timeline/types.ts';
 
 /** Labels the JobSet controller puts on its Jobs and their pods (sigs.k8s.io/jobset v1alpha2). */
@@ -158,6 +158,7 @@ export interface NodeView {
   ready: ReadyStatus;
   /** lastTransitionTime of the Ready condition: since when `ready` has held. */
   readySince: number | null;
+  /** The Ready condition's reason and message while it is not True (null while it is). */
   reason: string | null;
   message: string | null;
 }
@@ -170,8 +171,9 @@ export function viewNode(object: KubeObject): NodeView {
     uid: object.metadata.uid,
     ready: status,
     readySince: parseKubeTime(ready?.lastTransitionTime),
-    reason: text(ready?.reason) ?? null,
-    message: text(ready?.message) ?? null,
+    // Only a node that is not Ready names a cause: a Ready one's reason and message are not kept.
+    reason: status === 'True' ? null : (text(ready?.reason) ?? null),
+    message: status === 'True' ? null : (text(ready?.message) ?? null),
   };
 }
 
@@ -190,40 +192,27 @@ export function nodeNotReady(view: NodeView, receivedAt: number): CauseFact | nu
   };
 }
 
-/** The JobSet's own causes: a failure-policy restart (status.restarts rose) and its Failed condition. */
-export function jobsetCauses(object: KubeObject, previousRestarts: number | null, receivedAt: number): CauseFact[] {
-  const status = record(object.status);
+/** The JobSet's own causes, from its view: a failure-policy restart (restarts rose) and its Failed condition. */
+export function jobsetCauses(view: JobSetView, previousRestarts: number | null, receivedAt: number): CauseFact[] {
   const facts: CauseFact[] = [];
-  const restarts = typeof status.restarts === 'number' ? status.restarts : 0;
+  const restarts = view.restarts;
   if (previousRestarts !== null && restarts > previousRestarts) {
     facts.push({
-      key: `jobset/${object.metadata.uid}/restart/${restarts}`,
+      key: `jobset/${view.uid}/restart/${restarts}`,
       cause: { kind: 'JobSetRestart', at: receivedAt, restarts, reason: 'FailurePolicyRestart' },
     });
   }
-  const failed = list(status.conditions).map(record).find((c) => c.type === 'Failed' && c.status === 'True');
-  if (failed !== undefined) {
+  const failed = view.failure;
+  if (failed !== null) {
     facts.push({
-      key: `jobset/${object.metadata.uid}/failed`,
+      key: `jobset/${view.uid}/failed`,
       cause: {
         kind: 'JobSetFailed',
-        at: parseKubeTime(failed.lastTransitionTime) ?? receivedAt,
-        reason: text(failed.reason) ?? 'Failed',
-        ...(text(failed.message) !== undefined ? { message: text(failed.message)! } : {}),
+        at: failed.at ?? receivedAt,
+        reason: failed.reason ?? 'Failed',
+        ...(failed.message !== null ? { message: failed.message } : {}),
       },
     });
   }
   return facts;
-}
-
-/** Σ over replicated jobs of replicas × parallelism: the nodes a JobSet needs (one pod per node). */
-export function expectedNodes(object: KubeObject): number {
-  let total = 0;
-  for (const rj of list(record(object.spec).replicatedJobs).map(record)) {
-    const replicas = rj.replicas === undefined ? 1 : typeof rj.replicas === 'number' ? rj.replicas : 0;
-    const p = record(record(rj.template).spec).parallelism;
-    const parallelism = p === undefined ? 1 : typeof p === 'number' ? p : 0;
-    total += Math.max(0, replicas) * Math.max(0, parallelism);
-  }
-  return total;
 }

@@ -5,8 +5,6 @@
 import type { Logger } from 'pino';
 import type { ClusterEngine } from '../nodes/engine.ts';
 import type { EngineSource } from './source.ts';
-import { JOBSET_API_GROUP } from '../observation/resources.ts';
-import { TERMINAL_STATES } from '../timeline/types.ts';
 import { loadKubeConfig } from '../sources/cluster/config.ts';
 import type { WatchTimings } from '../sources/cluster/resource-watch.ts';
 import { ClusterWatcher } from '../sources/cluster/watcher.ts';
@@ -55,16 +53,7 @@ export function watchCluster(engine: ClusterEngine, source: EngineSource, option
         // Restored from a store: the time since it last observed is a gap that this sync ends. What
         // the store holds and the cluster no longer has was deleted meanwhile.
         if (engine.gapStart !== null) {
-          const listed = watcher.uids('jobsets');
-          const watched = (ns: string) => options.namespaces.length === 0 || options.namespaces.includes(ns);
-          for (const tl of engine.timelines()) {
-            if (listed.has(tl.uid) || !watched(tl.namespace) || TERMINAL_STATES.has(tl.transitions[tl.transitions.length - 1]!.state)) continue;
-            engine.observe({
-              receivedAt: at,
-              type: 'DELETED',
-              object: { apiVersion: `${JOBSET_API_GROUP}/v1alpha2`, kind: 'JobSet', metadata: { uid: tl.uid, name: tl.name, namespace: tl.namespace, labels: tl.labels } },
-            });
-          }
+          engine.reconcile({ uids: watcher.uids('jobsets'), namespaces: options.namespaces }, at);
           engine.endGap(at);
         }
         synced(at);

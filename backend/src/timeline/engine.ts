@@ -1,19 +1,34 @@
 // Routes observations to per-UID state machines. A live watch, a trace replay and the simulator all
 // feed this one entry point, so they cannot disagree about what an object means.
 
-import { isJobSet, viewJobSet } from './jobset.ts';
-import { advance, resumeAfterGap, startMachine, type MachineState } from './machine.ts';
+import { isJobSet, vanishedView, viewJobSet, type JobSetView } from './jobset.ts';
+import { advance, isClosed, resumeAfterGap, startMachine, type MachineState } from './machine.ts';
 import { byNamespaceNameUid, markSorted, mergeSorted } from './order.ts';
-import type { KubeObject, Observation } from '../observation/types.ts';
+import type { Observation } from '../observation/types.ts';
 import type { Timeline, Transition } from './types.ts';
 
-/** Pods and Nodes are kept (latest object per UID) for the node-level figures. */
+/** Pods and Nodes are counted by UID (the node layer keeps what it needs of them in its own form). */
 export type KeptKind = 'Pod' | 'Node';
 
 export interface TimelineUpdate {
   timeline: Timeline;
   /** New transitions, in order; empty when the observation changed nothing. */
   added: Transition[];
+}
+
+/** A TimelineUpdate and what caused it: the JobSet's view (all later stages may know of the object). */
+export interface JobSetUpdate extends TimelineUpdate {
+  view: JobSetView;
+  /** When it was observed (or found gone by a relist). */
+  at: number;
+  /** A DELETED observation, or a relist that no longer lists the JobSet. */
+  deleted: boolean;
+}
+
+/** A relist of the JobSets: what it found, and which namespaces it covered (empty: all). */
+export interface Listing {
+  uids: ReadonlySet<string>;
+  namespaces: readonly string[];
 }
 
 /** Told of every change to the timelines (e.g. an index kept beside them). */
@@ -35,7 +50,8 @@ export interface EngineCounts {
 
 export class TimelineEngine {
   readonly #machines = new Map<string, MachineState>();
-  readonly #kept: Record<KeptKind, Map<string, KubeObject>> = { Pod: new Map(), Node: new Map() };
+  /** The UIDs of the Pods and Nodes that exist: only counted, so nothing else of them is kept. */
+  readonly #kept: Record<KeptKind, Set<string>> = { Pod: new Set(), Node: new Set() };
   #watchedFrom: number | null;
   #last: number | null = null;
   /** While the JobSet watch is broken (and until it has resynced): when it broke. */
@@ -49,7 +65,7 @@ export class TimelineEngine {
   #list: Timeline[] | null = null;
   #fresh: Timeline[] = [];
 
-  readonly #onUpdate: ((update: TimelineUpdate, machine: MachineState) => void) | null;
+  readonly #onUpdate: ((update: JobSetUpdate, machine: MachineState) => void) | null;
 
   /**
    * `watchedFrom`: when observing began; defaults to the first observation's time.
@@ -57,7 +73,7 @@ export class TimelineEngine {
    */
   readonly #cluster: string | undefined;
 
-  constructor(options: { watchedFrom?: number; onUpdate?: (update: TimelineUpdate, machine: MachineState) => void; cluster?: string } = {}) {
+  constructor(options: { watchedFrom?: number; onUpdate?: (update: JobSetUpdate, machine: MachineState) => void; cluster?: string } = {}) {
     this.#watchedFrom = options.watchedFrom ?? null;
     this.#onUpdate = options.onUpdate ?? null;
     this.#cluster = options.cluster;
@@ -105,7 +121,7 @@ export class TimelineEngine {
   }
 
   /** Feeds one observation. Observations must arrive in non-decreasing time order. */
-  observe(observation: Observation): TimelineUpdate | null {
+  observe(observation: Observation): JobSetUpdate | null {
     const { receivedAt, type, object } = observation;
     if (this.#last !== null && receivedAt < this.#last) {
       throw new RangeError(`observation at ${new Date(receivedAt).toISOString()} is older than the last one`);
@@ -114,22 +130,43 @@ export class TimelineEngine {
     this.#watchedFrom ??= receivedAt;
     this.#observations++;
 
-    if (isJobSet(object)) return this.#observeJobSet(observation);
+    if (isJobSet(object)) return this.#observeJobSetObject(observation);
     if ((object.kind === 'Pod' || object.kind === 'Node') && object.apiVersion === 'v1') {
       const kept = this.#kept[object.kind];
       if (type === 'DELETED') kept.delete(object.metadata.uid);
-      else kept.set(object.metadata.uid, object);
+      else kept.add(object.metadata.uid);
       return null;
     }
     this.#skipped++;
     return null;
   }
 
-  #observeJobSet({ receivedAt, type, object }: Observation): TimelineUpdate {
-    const view = viewJobSet(object);
+  /**
+   * A relist of the JobSets at `at`, after a time without watching (a restore from a store): every
+   * timeline still open that the listing covers and does not name was deleted meanwhile, and is
+   * closed as a deletion seen now. Returns what changed, like observe() does for each.
+   */
+  reconcile(listing: Listing, at: number): JobSetUpdate[] {
+    if (this.#last !== null && at < this.#last) {
+      throw new RangeError(`reconcile at ${new Date(at).toISOString()} is older than the last observation`);
+    }
+    const covered = (namespace: string): boolean => listing.namespaces.length === 0 || listing.namespaces.includes(namespace);
+    const vanished = [...this.#machines.values()]
+      .filter((m) => !isClosed(m) && !listing.uids.has(m.timeline.uid) && covered(m.timeline.namespace))
+      .map((m) => m.timeline)
+      .sort(byNamespaceNameUid);
+    this.#last = at;
+    this.#watchedFrom ??= at;
+    return vanished.map((tl) => this.#observeJobSet(vanishedView(tl), at, true));
+  }
+
+  #observeJobSetObject({ receivedAt, type, object }: Observation): JobSetUpdate {
+    return this.#observeJobSet(viewJobSet(object), receivedAt, type === 'DELETED');
+  }
+
+  #observeJobSet(view: JobSetView, receivedAt: number, deleted: boolean): JobSetUpdate {
     let machine = this.#machines.get(view.uid);
     const added: Transition[] = [];
-    const deleted = type === 'DELETED';
     const inGap = this.#gapStart !== null;
     if (machine === undefined) {
       machine = startMachine(view, receivedAt, this.#watchedFrom!, inGap);
@@ -144,7 +181,7 @@ export class TimelineEngine {
       added.push(...advance(machine, view, receivedAt, deleted));
     }
     if (inGap) this.#seenSinceGap.add(view.uid);
-    const update = { timeline: machine.timeline, added };
+    const update: JobSetUpdate = { timeline: machine.timeline, added, view, at: receivedAt, deleted };
     if (added.length > 0) for (const l of this.#listeners) l.grew(machine.timeline, machine.timeline.transitions.length - added.length);
     this.#onUpdate?.(update, machine);
     return update;
@@ -157,8 +194,8 @@ export class TimelineEngine {
 
   /**
    * Restores what a store kept: the machines and the time up to which they were observed. The
-   * service was not watching after `observedUntil`, so that is where the gap begins: call
-   * endGap once the source has relisted. An engine is restored once, before any observation.
+   * service was not watching after `observedUntil`, so that is where the gap begins: once the
+   * source has relisted, call reconcile with what it listed (if it lists), then endGap. An engine is restored once, before any observation.
    */
   restore(machines: Iterable<MachineState>, observedUntil: number | null): void {
     if (this.#observations > 0 || this.#machines.size > 0) throw new Error('restore() needs an empty engine');
@@ -214,7 +251,8 @@ export class TimelineEngine {
     return this.#list;
   }
 
-  kept(kind: KeptKind): ReadonlyMap<string, KubeObject> {
+  /** The UIDs of the Pods or Nodes that exist, as last observed. */
+  kept(kind: KeptKind): ReadonlySet<string> {
     return this.#kept[kind];
   }
 }

@@ -3,6 +3,7 @@
 
 import { JOBSET_API_GROUP } from '../observation/resources.ts';
 import type { KubeObject } from '../observation/types.ts';
+import type { Timeline } from './types.ts';
 
 /** nodeSelector keys that name the accelerator and topology of a replicated job's pods. */
 const ACCELERATOR_KEYS = [
@@ -36,6 +37,12 @@ export interface JobSetView {
   restarts: number;
   accelerator: string | null;
   topology: string | null;
+
+  // ---- What the node layer (backend/src/nodes) needs: it reads these, never the object. ----
+  /** Σ over replicated jobs of replicas × parallelism: the nodes the JobSet needs (one pod per node). */
+  expectedNodes: number;
+  /** The Failed condition when True: when, and the controller's reason and message. */
+  failure: { at: number | null; reason: string | null; message: string | null } | null;
 }
 
 export function isJobSet(object: KubeObject): boolean {
@@ -53,6 +60,8 @@ interface Condition {
   type?: unknown;
   status?: unknown;
   lastTransitionTime?: unknown;
+  reason?: unknown;
+  message?: unknown;
 }
 
 function record(value: unknown): Record<string, unknown> {
@@ -65,6 +74,10 @@ function list(value: unknown): unknown[] {
 
 function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
 }
 
 function findCondition(conditions: unknown[], type: string): Condition | undefined {
@@ -136,6 +149,49 @@ export function viewJobSet(object: KubeObject): JobSetView {
     restarts: count(status.restarts),
     accelerator: selectorValue(replicatedJobs, ACCELERATOR_KEYS),
     topology: selectorValue(replicatedJobs, TOPOLOGY_KEYS),
+    ...nodeLayerFields(replicatedJobs, failed),
+  };
+}
+
+/** The fields of the view that only the node layer reads. */
+function nodeLayerFields(replicatedJobs: unknown[], failed: Condition | undefined): Pick<JobSetView, 'expectedNodes' | 'failure'> {
+  let expectedNodes = 0;
+  for (const rj of replicatedJobs.map(record)) {
+    // replicas and a Job's parallelism both default to 1.
+    const replicas = rj.replicas === undefined ? 1 : count(rj.replicas);
+    const p = record(record(rj.template).spec).parallelism;
+    expectedNodes += replicas * (p === undefined ? 1 : count(p));
+  }
+  const failure = isTrue(failed)
+    ? { at: parseKubeTime(failed?.lastTransitionTime), reason: text(failed?.reason), message: text(failed?.message) }
+    : null;
+  return { expectedNodes, failure };
+}
+
+/**
+ * What is known of a JobSet that the watch's relist no longer lists: it was deleted while nobody
+ * was watching. Its names are the timeline's; the object itself is gone, so it says nothing more.
+ */
+export function vanishedView(timeline: Pick<Timeline, 'uid' | 'namespace' | 'name' | 'labels' | 'accelerator' | 'topology'>): JobSetView {
+  return {
+    uid: timeline.uid,
+    namespace: timeline.namespace,
+    name: timeline.name,
+    labels: timeline.labels,
+    resourceVersion: null,
+    createdAt: null,
+    deletingAt: null,
+    suspended: false,
+    suspendedSince: null,
+    resumedAt: null,
+    terminal: null,
+    replicas: 0,
+    readyOrSucceeded: 0,
+    restarts: 0,
+    accelerator: timeline.accelerator,
+    topology: timeline.topology,
+    expectedNodes: 0,
+    failure: null,
   };
 }
 

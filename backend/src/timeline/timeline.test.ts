@@ -500,3 +500,61 @@ describe('gaps in the watch', () => {
     expect([f.interruptions, f.recoveries]).toEqual([interruptions, recoveries]);
   });
 });
+
+describe('reconcile: the relist after a time without watching', () => {
+  //   a (default): 0 ─prov─ 10 ─up─ 40 ╳ not watching ╳ 50 not listed        → 40 unknown, 50 deleted
+  //   b (default): 0 ─prov─ 10 ─up─ 40 ╳ not watching ╳ 50 listed, unchanged → up throughout
+  //   c (other):   0 ─prov─ 10 ─up─ 40 ╳ not watching ╳ 50 outside the listing's namespaces → untouched
+  //   d (default): 0 ─prov─ 10 ─up─ 20 completed ╳ 50 not listed           → closed already, untouched
+  function watchedUntil40(): { engine: TimelineEngine; updates: string[] } {
+    const updates: string[] = [];
+    const engine = new TimelineEngine({ onUpdate: (u) => updates.push(`${u.timeline.uid}:${u.deleted}:${u.added.map((t) => t.state).join(',')}`) });
+    const a = new Scenario({ uid: 'a', name: 'a', labels: { team: 'x' }, nodeSelector: { 'cloud.google.com/gke-tpu-accelerator': 'tpu-v5p-slice', 'cloud.google.com/gke-tpu-topology': '2x2x2' } }, min(0))
+      .created()
+      .up(min(10));
+    const b = new Scenario({ uid: 'b', name: 'b' }, min(0)).created().up(min(10));
+    const c = new Scenario({ uid: 'c', name: 'c', namespace: 'other' }, min(0)).created().up(min(10));
+    const d = new Scenario({ uid: 'd', name: 'd' }, min(0)).created().up(min(10)).at(min(20), { completedAt: min(20), succeeded: 2, ready: 0 });
+    for (const o of merge(a, b, c, d)) engine.observe(o);
+    engine.beginGap(min(40));
+    updates.length = 0;
+    return { engine, updates };
+  }
+
+  it('closes as deleted, at the relist, what the listing covers and no longer names; nothing else', () => {
+    const { engine, updates } = watchedUntil40();
+    const observations = engine.counts.observations;
+    const changed = engine.reconcile({ uids: new Set(['b']), namespaces: ['default'] }, min(50));
+    engine.endGap(min(50));
+    expect(changed.map((u) => u.timeline.uid)).toEqual(['a']);
+    expect(updates).toEqual(['a:true:unknown,deleted']);
+    expect(drawn(engine.timeline('a')!)).toEqual(['0:provisioning', '10:up', '40:unknown', '50:deleted']);
+    expect(drawn(engine.timeline('b')!)).toEqual(['0:provisioning', '10:up']);
+    expect(drawn(engine.timeline('c')!)).toEqual(['0:provisioning', '10:up']);
+    expect(drawn(engine.timeline('d')!)).toEqual(['0:provisioning', '10:up', '20:completed']);
+    // Up 10─40, unknown 40─50: the vanishing is no interruption (deletion is deliberate).
+    const f = figures(engine.timeline('a')!, engine.horizon!, min(0), min(60));
+    expect(f).toMatchObject({ upSeconds: s(30), unknownSeconds: s(10), interruptions: 0 });
+    // A relist is not an observation of any object.
+    expect(engine.counts.observations).toBe(observations);
+  });
+
+  it('a listing of every namespace (none named) covers them all', () => {
+    const { engine } = watchedUntil40();
+    engine.reconcile({ uids: new Set(['b']), namespaces: [] }, min(50));
+    engine.endGap(min(50));
+    expect(drawn(engine.timeline('c')!)).toEqual(['0:provisioning', '10:up', '40:unknown', '50:deleted']);
+    expect(drawn(engine.timeline('b')!)).toEqual(['0:provisioning', '10:up']);
+  });
+
+  it('keeps what the timeline knew of the JobSet (its names, labels, accelerator)', () => {
+    const { engine } = watchedUntil40();
+    engine.reconcile({ uids: new Set(), namespaces: [] }, min(50));
+    expect(engine.timeline('a')).toMatchObject({ namespace: 'default', name: 'a', labels: { team: 'x' }, accelerator: 'tpu-v5p-slice', topology: '2x2x2' });
+  });
+
+  it('refuses a relist older than the last observation', () => {
+    const { engine } = watchedUntil40();
+    expect(() => engine.reconcile({ uids: new Set(), namespaces: [] }, min(5))).toThrow(/older than the last observation/);
+  });
+});
