@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createApp } from '../http/app.ts';
 import type { LiveCluster } from '../kube/live.ts';
-import { defaultLeaseNamespace, kubeLeaseApi, connectionFromKubeConfig } from '../leader/lease.ts';
+import { defaultLeaseNamespace, kubeLeaseApi } from '../leader/lease.ts';
 import { Replica } from '../leader/replica.ts';
 import { FollowerSource, followerStoreStatus } from '../service/follower.ts';
 import { expired } from '../service/retention.ts';
@@ -90,7 +90,7 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
   const lease =
     options.leaseName === undefined
       ? null
-      : kubeLeaseApi(connectionFromKubeConfig(loadKubeConfig(cluster).config), options.leaseNamespace ?? defaultLeaseNamespace(), options.leaseName);
+      : kubeLeaseApi(loadKubeConfig(cluster).config, options.leaseNamespace ?? defaultLeaseNamespace(), options.leaseName);
 
   const replica = new Replica({
     url: options.url,
