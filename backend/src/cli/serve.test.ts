@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnOwned } from '../../../test/support/processes.ts';
 import { upness, UPNESS } from '../../test/cli.ts';
+import { Scenario } from '../../test/scenario.ts';
+import { formatTraceLine } from '../trace/parse.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'upness-serve-'));
 
@@ -74,6 +76,52 @@ describe('upness serve', () => {
       expect(await waitReady(service.url)).toMatchObject({ ready: true, source: 'simulator' });
     } finally {
       await service.stop();
+    }
+  });
+
+  it('applies --retention under --memory too: a JobSet that ended longer ago is dropped at start, the others stay', async () => {
+    // Times relative to the wall clock, which the trace source's retention is measured against.
+    const HOUR = 3_600_000;
+    const now = Date.now();
+    const at = (hoursAgo: number): number => now - hoursAgo * HOUR;
+    //   ml/old      -96h ─prov─ -95h ─up─ -72h completed   ended 72 h ago  > --retention 24h: dropped
+    //   ml/recent    -3h ─prov─  -2h ─up─  -1h completed   ended  1 h ago  < 24 h: kept
+    //   ml/running  -96h ─prov─ -95h ─up─ ... (never ends)  not ended, however old: kept
+    const old = new Scenario({ uid: 'u-old', name: 'old', namespace: 'ml' }, at(96)).created().up(at(95)).at(at(72), { ready: 0, succeeded: 2, completedAt: at(72) });
+    const recent = new Scenario({ uid: 'u-recent', name: 'recent', namespace: 'ml' }, at(3)).created().up(at(2)).at(at(1), { ready: 0, succeeded: 2, completedAt: at(1) });
+    const running = new Scenario({ uid: 'u-running', name: 'running', namespace: 'ml' }, at(96)).created().up(at(95)).at(at(0.5));
+    const lines = [...old.observations, ...recent.observations, ...running.observations].sort((a, b) => a.receivedAt - b.receivedAt).map(formatTraceLine);
+    const trace = join(dir, 'retention.jsonl');
+    writeFileSync(trace, lines.join('\n') + '\n');
+
+    const listed = async (url: string): Promise<{ uid: string; state: string }[]> => {
+      const res = await fetch(`${url}/api/v1/jobsets?from=${new Date(at(100)).toISOString()}&to=${new Date(now).toISOString()}`);
+      const body = (await res.json()) as { jobsets: { uid: string; state: string }[] };
+      return body.jobsets.map((j) => ({ uid: j.uid, state: j.state })).sort((a, b) => a.uid.localeCompare(b.uid));
+    };
+    // The default retention (90 d) keeps all three: the trace is what the test says it is.
+    const keeping = await serve(['--trace', trace]);
+    try {
+      expect(await waitReady(keeping.url)).toMatchObject({ jobsets: 3 });
+      expect(await listed(keeping.url)).toEqual([
+        { uid: 'u-old', state: 'completed' },
+        { uid: 'u-recent', state: 'completed' },
+        { uid: 'u-running', state: 'up' },
+      ]);
+    } finally {
+      expect(await keeping.stop()).toBe(0);
+    }
+    const service = await serve(['--trace', trace, '--retention', '24h']);
+    try {
+      // Ready once the trace is replayed and what ended before the retention period dropped.
+      expect(await waitReady(service.url)).toMatchObject({ jobsets: 2 });
+      expect(await listed(service.url)).toEqual([
+        { uid: 'u-recent', state: 'completed' },
+        { uid: 'u-running', state: 'up' },
+      ]);
+      expect(service.logs()).toMatch(/"dropped":1,.*"why":"at start"/);
+    } finally {
+      expect(await service.stop()).toBe(0);
     }
   });
 
