@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnOwned } from '../../../test/support/processes.ts';
@@ -9,7 +9,7 @@ import { formatTraceLine } from '../trace/parse.ts';
 const dir = mkdtempSync(join(tmpdir(), 'upness-serve-'));
 
 /** Starts `upness serve` and resolves with its URL once it logs that it listens. */
-function serve(args: string[]): Promise<{ url: string; stop: () => Promise<number | null>; logs: () => string }> {
+function serve(args: string[]): Promise<{ url: string; stop: (signal?: NodeJS.Signals) => Promise<number | null>; logs: () => string }> {
   const child = spawnOwned(process.execPath, [UPNESS, 'serve', '--host', '127.0.0.1', '--port', '0', ...(args.includes('--data-dir') ? [] : ['--memory']), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let logs = '';
   return new Promise((resolve, reject) => {
@@ -20,10 +20,10 @@ function serve(args: string[]): Promise<{ url: string; stop: () => Promise<numbe
         resolve({
           url: match[1]!,
           logs: () => logs,
-          stop: () =>
+          stop: (signal = 'SIGTERM') =>
             new Promise((done) => {
               child.once('exit', (code) => done(code));
-              child.kill('SIGTERM');
+              child.kill(signal);
             }),
         });
       }
@@ -122,6 +122,29 @@ describe('upness serve', () => {
       expect(service.logs()).toMatch(/"dropped":1,.*"why":"at start"/);
     } finally {
       expect(await service.stop()).toBe(0);
+    }
+  });
+
+  it('on SIGINT with --data-dir: stops the simulator, writes the last snapshot, exits 0; a restart resumes from it', async () => {
+    const dataDir = join(dir, 'sigint');
+    const first = await serve(['--data-dir', dataDir, '--jobsets', '3', '--history-days', '1']);
+    let jobsets: unknown;
+    try {
+      jobsets = (await waitReady(first.url)).jobsets;
+    } finally {
+      expect(await first.stop('SIGINT')).toBe(0);
+    }
+    expect(first.logs()).toContain('"signal":"SIGINT","msg":"stopping"');
+    // The store was flushed on the way out: a snapshot holds the timelines.
+    expect(existsSync(join(dataDir, 'snapshot.json'))).toBe(true);
+    const snapshot = readFileSync(join(dataDir, 'snapshot.json'), 'utf8');
+    expect(snapshot.length).toBeGreaterThan(0);
+    const second = await serve(['--data-dir', dataDir, '--jobsets', '3', '--history-days', '1']);
+    try {
+      expect(await waitReady(second.url)).toMatchObject({ source: 'simulator', jobsets });
+      expect(second.logs()).toMatch(/"msg":"data dir opened"/);
+    } finally {
+      expect(await second.stop()).toBe(0);
     }
   });
 
