@@ -148,6 +148,25 @@ describe('upness serve', () => {
     }
   });
 
+  it('a malformed trace stops the service it started (exit 1, the line named), instead of leaving it listening', async () => {
+    const bad = join(dir, 'bad.jsonl');
+    writeFileSync(bad, '{"time":"2026-01-01T00:00:00Z","type":"ADDED","object":{}}\n');
+    const child = spawnOwned(process.execPath, [UPNESS, 'serve', '--host', '127.0.0.1', '--port', '0', '--memory', '--trace', bad], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    const code = await new Promise<number | null | 'still running'>((resolve) => {
+      const timer = setTimeout(() => resolve('still running'), 20_000);
+      child.once('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    expect(code).toBe(1);
+    expect(output).toContain('"msg":"listening"');
+    expect(output).toMatch(/upness: line 1: missing field "object.metadata"/);
+  });
+
   it.each([
     [['--port', 'http'], /--port must be a port number/],
     [['--terminal-grace', 'soon'], /--terminal-grace must be a duration/],

@@ -108,5 +108,12 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   logger.info({ url, auth: token === null ? 'none' : 'bearer token', source: source.kind, dataDir: store.where }, 'listening');
   stopOnSignals(logger, server, () => session.stop());
   // Ready only once the source has delivered everything it has: until then /readyz says why not.
-  await session.start();
+  try {
+    await session.start();
+  } catch (error) {
+    // A source that cannot deliver (a malformed trace) stops the service, then the error is reported.
+    server.close();
+    await session.stop().catch((err: unknown) => logger.error({ err }, 'stopping failed'));
+    throw error;
+  }
 }
