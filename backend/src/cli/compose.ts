@@ -135,6 +135,8 @@ export interface Feed {
   vouched(): number | null;
   /** The API's "now": the wall clock, or as far as the simulator has delivered. */
   now(): number;
+  /** The present retention is measured from: `now()` for a live source, the last observation of a recorded trace. */
+  present(): number;
   stop(): Promise<void>;
 }
 
@@ -189,6 +191,8 @@ export function traceSource(trace: string): Source {
         },
         vouched: () => null,
         now: Date.now,
+        // A recording is as old as its last line: serving it does not age it (retention counts back from there).
+        present: () => engine.horizon ?? Date.now(),
         stop: async () => undefined,
       };
     },
@@ -253,6 +257,7 @@ export function simulatorSource(settings: SimulatorSettings): Source {
         // Its "now" is as far as it has delivered (it advances in ticks, a simulated hour each at
         // --speed 3600), so nothing is vouched for that was not yet observed.
         now: () => simulation.advancedTo ?? simulation.now(),
+        present: () => simulation.advancedTo ?? simulation.now(),
         stop: async () => simulation.stop(),
       };
     },
@@ -286,6 +291,7 @@ export function clusterSource(settings: WatchSettings): Source {
         // A watch vouches for the time up to now while it is synced; during a gap, up to where it broke.
         vouched: () => (live.watcher.readiness().ready ? source.horizon(Date.now()) : null),
         now: Date.now,
+        present: Date.now,
         stop: () => live.stop(),
       };
     },
@@ -329,7 +335,7 @@ export async function openSession(source: Source, store: Store, options: Session
   /** Retention, then (when the store keeps anything) a snapshot of what is left. */
   const compact = (why: string): Promise<void> => {
     compacting ??= (async () => {
-      const gone = expired(engine.timelines(), feed.now(), options.retentionMs);
+      const gone = expired(engine.timelines(), feed.present(), options.retentionMs);
       if (gone.length > 0) engine.forget(gone);
       await store.snapshot(engine.machines(), engine.horizon);
       logger.info({ timelines: engine.counts.jobsets, dropped: gone.length, why }, 'retention and snapshot');
@@ -350,7 +356,7 @@ export async function openSession(source: Source, store: Store, options: Session
     start: async () => {
       await feed.start();
       // What ended before the retention period is dropped before it is served, not an hour later.
-      if (expired(engine.timelines(), feed.now(), options.retentionMs).length > 0) await compact('at start').catch(failed);
+      if (expired(engine.timelines(), feed.present(), options.retentionMs).length > 0) await compact('at start').catch(failed);
       const preparing = Date.now();
       feed.source.prepare();
       logger.info({ seconds: (Date.now() - preparing) / 1000 }, 'timelines indexed');

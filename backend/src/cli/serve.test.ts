@@ -80,16 +80,17 @@ describe('upness serve', () => {
   });
 
   it('applies --retention under --memory too: a JobSet that ended longer ago is dropped at start, the others stay', async () => {
-    // Times relative to the wall clock, which the trace source's retention is measured against.
+    // Retention counts back from a recorded trace's last line (here 0 h), not from the wall clock:
+    // the trace ends a little before the test runs, so the API's default window (the last 24 h) holds it.
     const HOUR = 3_600_000;
     const now = Date.now();
     const at = (hoursAgo: number): number => now - hoursAgo * HOUR;
-    //   ml/old      -96h ─prov─ -95h ─up─ -72h completed   ended 72 h ago  > --retention 24h: dropped
-    //   ml/recent    -3h ─prov─  -2h ─up─  -1h completed   ended  1 h ago  < 24 h: kept
-    //   ml/running  -96h ─prov─ -95h ─up─ ... (never ends)  not ended, however old: kept
+    //   ml/old      -96h ─prov─ -95h ─up─ -72h completed    ended 72 h before the end  > --retention 24h: dropped
+    //   ml/recent    -3h ─prov─  -2h ─up─  -1h completed    ended  1 h before the end  < 24 h: kept
+    //   ml/running  -96h ─prov─ -95h ─up─  0h (still up)    not ended, however old: kept
     const old = new Scenario({ uid: 'u-old', name: 'old', namespace: 'ml' }, at(96)).created().up(at(95)).at(at(72), { ready: 0, succeeded: 2, completedAt: at(72) });
     const recent = new Scenario({ uid: 'u-recent', name: 'recent', namespace: 'ml' }, at(3)).created().up(at(2)).at(at(1), { ready: 0, succeeded: 2, completedAt: at(1) });
-    const running = new Scenario({ uid: 'u-running', name: 'running', namespace: 'ml' }, at(96)).created().up(at(95)).at(at(0.5));
+    const running = new Scenario({ uid: 'u-running', name: 'running', namespace: 'ml' }, at(96)).created().up(at(95)).at(at(0));
     const lines = [...old.observations, ...recent.observations, ...running.observations].sort((a, b) => a.receivedAt - b.receivedAt).map(formatTraceLine);
     const trace = join(dir, 'retention.jsonl');
     writeFileSync(trace, lines.join('\n') + '\n');
