@@ -27,6 +27,9 @@ const POSTGRES = [
 ];
 const SERVICE_DIRS = ['http', 'cli', 'store', 'service'].map((dir) => `<rootDir>/backend/src/${dir}/`);
 
+/** Packages that ship only ES modules, reached from the backend (client-node and its imports). */
+const ESM_ONLY = ['@kubernetes/client-node', 'openid-client', 'oauth4webapi', 'jose', 'jsonpath-plus', 'socks-proxy-agent', 'agent-base', 'rfc4648'];
+
 /** Jest takes ignore patterns as regular expressions of absolute paths. */
 const literally = (paths) => paths.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
 
@@ -41,7 +44,11 @@ const backend = (displayName, testMatch, ignored, extra = {}) => ({
       '@swc/jest',
       { jsc: { target: 'es2023', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } },
     ],
+    // The ESM-only packages the backend uses (@kubernetes/client-node and what it imports), turned
+    // into CommonJS the same way: Jest's module system cannot load ES modules without a flag.
+    '^.+\\.m?js$': ['@swc/jest', { jsc: { target: 'es2023', parser: { syntax: 'ecmascript' } }, module: { type: 'commonjs' } }],
   },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   ...extra,
 });
 

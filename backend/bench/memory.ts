@@ -14,7 +14,7 @@
 
 import { parseArgs } from 'node:util';
 import { ClusterEngine } from '../src/nodes/engine.ts';
-import type { KubeObject, Observation, ObservationType } from '../src/timeline/types.ts';
+import type { KubeObject, Observation, ObservationType } from '../src/observation/types.ts';
 
 const { values: args } = parseArgs({
   options: {

@@ -3,19 +3,12 @@
 // the leader watches and writes, the others serve what it wrote. `--follow` makes a replica that
 // never leads (a query-only service, e.g. one per region reading every cluster).
 
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { createApp } from '../http/app.ts';
-import type { LiveCluster } from '../service/live-cluster.ts';
-import { defaultLeaseNamespace, kubeLeaseApi, connectionFromKubeConfig } from '../leader/lease.ts';
 import { Replica } from '../leader/replica.ts';
 import { FollowerSource, followerStoreStatus } from '../service/follower.ts';
-import { expired } from '../service/retention.ts';
-import { EngineSource, type TimelineSource } from '../service/source.ts';
 import { checkClusterName, describeUrl } from '../store/postgres.ts';
-import { ClusterEngine } from '../nodes/engine.ts';
+import { clusterSource, openSession, postgresStore, serveApi, stopOnSignals } from './compose.ts';
 import { parseTimerDuration, UsageError } from './options.ts';
 import type { WatchSettings } from './watch-options.ts';
 
@@ -40,6 +33,7 @@ export interface Common {
   logger: Logger;
   terminalGraceMs: number;
   retentionMs: number;
+  snapshotEvery: number;
   /** The cluster to watch when leading; null for a follower. */
   cluster: WatchSettings | null;
 }
@@ -48,36 +42,24 @@ function ms(value: string, option: string): number {
   return parseTimerDuration(value, option, '15s');
 }
 
-/** Serves the API; resolves with the server and the URL it listens on (the port may have been 0). */
-async function listen(source: TimelineSource, common: Common, extra: Partial<Parameters<typeof createApp>[0]>): Promise<{ server: Server; url: string }> {
-  const app = createApp({ source, token: common.token, logger: common.logger, terminalGraceMs: common.terminalGraceMs, ...extra });
-  const server = app.listen(common.port, common.host);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const address = server.address() as AddressInfo;
-  return { server, url: `http://${address.address}:${address.port}` };
-}
-
 export async function servePostgres(options: PostgresServeOptions, common: Common): Promise<void> {
   const { logger } = common;
   try {
     checkClusterName(options.clusterName);
   } catch (error) {
-    throw new UsageError(`--cluster-name: ${(error as Error).message}`);
+    throw new UsageError(`--cluster-name: ${error instanceof Error ? error.message : String(error)}`);
   }
   const follow = options.serveClusters === 'all' ? ('all' as const) : options.serveClusters.split(',').map((c) => c.trim()).filter((c) => c !== '');
   const where = describeUrl(options.url);
+  const app = { token: common.token, logger, terminalGraceMs: common.terminalGraceMs };
 
   if (options.follow) {
     // Never leads: serves what the leaders of the named clusters write.
     const follower = new FollowerSource(options.url, follow === 'all' ? {} : { clusters: follow });
     follower.start();
-    const { server, url } = await listen(follower, common, { store: () => followerStoreStatus(follower) });
+    const { server, url } = await serveApi(common.host, common.port, { ...app, source: follower, store: () => followerStoreStatus(follower) });
     logger.info({ url, store: where, role: 'follower', clusters: follow }, 'listening');
-    process.once('SIGTERM', () => server.close(() => process.exit(0)));
-    process.once('SIGINT', () => server.close(() => process.exit(0)));
+    stopOnSignals(logger, server, async () => follower.stop());
     return;
   }
 
@@ -85,12 +67,13 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
   if (cluster === null) {
     throw new UsageError('--store needs a cluster to watch (--kubeconfig, $KUBECONFIG, or running in a pod), or --follow to only serve what others write');
   }
-  const { loadKubeConfig } = await import('../sources/cluster/config.ts');
-  const { watchCluster } = await import('../service/live-cluster.ts');
-  const lease =
-    options.leaseName === undefined
-      ? null
-      : kubeLeaseApi(connectionFromKubeConfig(loadKubeConfig(cluster).config), options.leaseNamespace ?? defaultLeaseNamespace(), options.leaseName);
+  let lease = null;
+  if (options.leaseName !== undefined) {
+    // client-node is loaded only when a Lease (or a cluster) needs it.
+    const { loadKubeConfig } = await import('../sources/cluster/config.ts');
+    const { defaultLeaseNamespace, kubeLeaseApi } = await import('../leader/lease.ts');
+    lease = kubeLeaseApi(loadKubeConfig(cluster).config, options.leaseNamespace ?? defaultLeaseNamespace(), options.leaseName);
+  }
 
   const replica = new Replica({
     url: options.url,
@@ -106,51 +89,22 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
           ? logger.info({ store: where }, 'writing to PostgreSQL again; nothing was lost')
           : logger.error({ store: where, err: error.message }, 'cannot write to PostgreSQL: new records are kept in memory and retried; /readyz says so'),
     },
+    // Leading runs the same session as `upness serve --data-dir`: the cluster watched into this store.
     lead: async (store, recovery) => {
-      const engine = new ClusterEngine({ onUpdate: store.record.bind(store), cluster: options.clusterName });
-      engine.restore(recovery.machines, recovery.observedUntil);
-      const source = new EngineSource('kubernetes', engine, true);
-      // A new leader takes over everything stored: sort and sum it before the watch starts.
-      source.prepare();
-      source.addCheck(() => {
-        const error = store.status().error;
-        return error === null ? { ready: true } : { ready: false, reason: `cannot write to PostgreSQL ${where}: ${error}` };
+      const session = await openSession(clusterSource(cluster), postgresStore(store, recovery, where), {
+        logger,
+        retentionMs: common.retentionMs,
+        snapshotEvery: common.snapshotEvery,
+        cluster: options.clusterName,
       });
-      const live: LiveCluster = watchCluster(engine, source, cluster, logger);
-      const timers = [
-        setInterval(() => live.watcher.readiness().ready && store.observed(source.horizon(Date.now())), 1000),
-        setInterval(() => {
-          const gone = expired(engine.timelines(), Date.now(), common.retentionMs);
-          if (gone.length > 0) engine.forget(gone);
-          store.snapshot(engine.machines(), engine.horizon).catch((err) => logger.error({ err }, 'retention failed'));
-        }, 3_600_000),
-      ];
-      for (const t of timers) t.unref();
-      return {
-        source,
-        stop: async () => {
-          for (const t of timers) clearInterval(t);
-          await live.stop();
-        },
-      };
+      await session.start();
+      return { source: session.source, stop: () => session.stop() };
     },
   });
-  const { server, url } = await listen(replica.source, common, { beforeRead: () => replica.flushed(), store: () => replica.storeStatus() });
+  const { server, url } = await serveApi(common.host, common.port, { ...app, source: replica.source, beforeRead: () => replica.flushed(), store: () => replica.storeStatus() });
   replica.start();
   logger.info({ url, store: where, cluster: options.clusterName, lease: options.leaseName ?? 'none (single writer)' }, 'listening');
 
-  const stop = (signal: string): void => {
-    logger.info({ signal }, 'stopping: handing over the Lease');
-    server.close();
-    replica.stop().then(
-      () => process.exit(0),
-      (err) => {
-        logger.error({ err }, 'stopping failed');
-        process.exit(1);
-      },
-    );
-    setTimeout(() => process.exit(0), 15_000).unref();
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  // Stopping hands over the Lease: the session stops, the store is closed, the Lease released.
+  stopOnSignals(logger, server, () => replica.stop(), 15_000);
 }

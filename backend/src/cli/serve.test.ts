@@ -1,13 +1,15 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnOwned } from '../../../test/support/processes.ts';
 import { upness, UPNESS } from '../../test/cli.ts';
+import { Scenario } from '../../test/scenario.ts';
+import { formatTraceLine } from '../sources/trace/parse.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'upness-serve-'));
 
 /** Starts `upness serve` and resolves with its URL once it logs that it listens. */
-function serve(args: string[]): Promise<{ url: string; stop: () => Promise<number | null>; logs: () => string }> {
+function serve(args: string[]): Promise<{ url: string; stop: (signal?: NodeJS.Signals) => Promise<number | null>; logs: () => string }> {
   const child = spawnOwned(process.execPath, [UPNESS, 'serve', '--host', '127.0.0.1', '--port', '0', ...(args.includes('--data-dir') ? [] : ['--memory']), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let logs = '';
   return new Promise((resolve, reject) => {
@@ -18,10 +20,10 @@ function serve(args: string[]): Promise<{ url: string; stop: () => Promise<numbe
         resolve({
           url: match[1]!,
           logs: () => logs,
-          stop: () =>
+          stop: (signal = 'SIGTERM') =>
             new Promise((done) => {
               child.once('exit', (code) => done(code));
-              child.kill('SIGTERM');
+              child.kill(signal);
             }),
         });
       }
@@ -75,6 +77,95 @@ describe('upness serve', () => {
     } finally {
       await service.stop();
     }
+  });
+
+  it('applies --retention under --memory too: a JobSet that ended longer ago is dropped at start, the others stay', async () => {
+    // Retention counts back from a recorded trace's last line (here 0 h), not from the wall clock:
+    // the trace ends a little before the test runs, so the API's default window (the last 24 h) holds it.
+    const HOUR = 3_600_000;
+    const now = Date.now();
+    const at = (hoursAgo: number): number => now - hoursAgo * HOUR;
+    //   ml/old      -96h ─prov─ -95h ─up─ -72h completed    ended 72 h before the end  > --retention 24h: dropped
+    //   ml/recent    -3h ─prov─  -2h ─up─  -1h completed    ended  1 h before the end  < 24 h: kept
+    //   ml/running  -96h ─prov─ -95h ─up─  0h (still up)    not ended, however old: kept
+    const old = new Scenario({ uid: 'u-old', name: 'old', namespace: 'ml' }, at(96)).created().up(at(95)).at(at(72), { ready: 0, succeeded: 2, completedAt: at(72) });
+    const recent = new Scenario({ uid: 'u-recent', name: 'recent', namespace: 'ml' }, at(3)).created().up(at(2)).at(at(1), { ready: 0, succeeded: 2, completedAt: at(1) });
+    const running = new Scenario({ uid: 'u-running', name: 'running', namespace: 'ml' }, at(96)).created().up(at(95)).at(at(0));
+    const lines = [...old.observations, ...recent.observations, ...running.observations].sort((a, b) => a.receivedAt - b.receivedAt).map(formatTraceLine);
+    const trace = join(dir, 'retention.jsonl');
+    writeFileSync(trace, lines.join('\n') + '\n');
+
+    const listed = async (url: string): Promise<{ uid: string; state: string }[]> => {
+      const res = await fetch(`${url}/api/v1/jobsets?from=${new Date(at(100)).toISOString()}&to=${new Date(now).toISOString()}`);
+      const body = (await res.json()) as { jobsets: { uid: string; state: string }[] };
+      return body.jobsets.map((j) => ({ uid: j.uid, state: j.state })).sort((a, b) => a.uid.localeCompare(b.uid));
+    };
+    // The default retention (90 d) keeps all three: the trace is what the test says it is.
+    const keeping = await serve(['--trace', trace]);
+    try {
+      expect(await waitReady(keeping.url)).toMatchObject({ jobsets: 3 });
+      expect(await listed(keeping.url)).toEqual([
+        { uid: 'u-old', state: 'completed' },
+        { uid: 'u-recent', state: 'completed' },
+        { uid: 'u-running', state: 'up' },
+      ]);
+    } finally {
+      expect(await keeping.stop()).toBe(0);
+    }
+    const service = await serve(['--trace', trace, '--retention', '24h']);
+    try {
+      // Ready once the trace is replayed and what ended before the retention period dropped.
+      expect(await waitReady(service.url)).toMatchObject({ jobsets: 2 });
+      expect(await listed(service.url)).toEqual([
+        { uid: 'u-recent', state: 'completed' },
+        { uid: 'u-running', state: 'up' },
+      ]);
+      expect(service.logs()).toMatch(/"dropped":1,.*"why":"at start"/);
+    } finally {
+      expect(await service.stop()).toBe(0);
+    }
+  });
+
+  it('on SIGINT with --data-dir: stops the simulator, writes the last snapshot, exits 0; a restart resumes from it', async () => {
+    const dataDir = join(dir, 'sigint');
+    const first = await serve(['--data-dir', dataDir, '--jobsets', '3', '--history-days', '1']);
+    let jobsets: unknown;
+    try {
+      jobsets = (await waitReady(first.url)).jobsets;
+    } finally {
+      expect(await first.stop('SIGINT')).toBe(0);
+    }
+    expect(first.logs()).toContain('"signal":"SIGINT","msg":"stopping"');
+    // The store was flushed on the way out: a snapshot holds the timelines.
+    expect(existsSync(join(dataDir, 'snapshot.json'))).toBe(true);
+    const snapshot = readFileSync(join(dataDir, 'snapshot.json'), 'utf8');
+    expect(snapshot.length).toBeGreaterThan(0);
+    const second = await serve(['--data-dir', dataDir, '--jobsets', '3', '--history-days', '1']);
+    try {
+      expect(await waitReady(second.url)).toMatchObject({ source: 'simulator', jobsets });
+      expect(second.logs()).toMatch(/"msg":"data dir opened"/);
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+  });
+
+  it('a malformed trace stops the service it started (exit 1, the line named), instead of leaving it listening', async () => {
+    const bad = join(dir, 'bad.jsonl');
+    writeFileSync(bad, '{"time":"2026-01-01T00:00:00Z","type":"ADDED","object":{}}\n');
+    const child = spawnOwned(process.execPath, [UPNESS, 'serve', '--host', '127.0.0.1', '--port', '0', '--memory', '--trace', bad], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    const code = await new Promise<number | null | 'still running'>((resolve) => {
+      const timer = setTimeout(() => resolve('still running'), 20_000);
+      child.once('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    expect(code).toBe(1);
+    expect(output).toContain('"msg":"listening"');
+    expect(output).toMatch(/upness: line 1: missing field "object.metadata"/);
   });
 
   it.each([

@@ -117,10 +117,7 @@ describe('failover between two replica processes', () => {
     for (const o of observations) truth.observe(o);
     const env = {
       UPNESS_PG_URL: url,
-      UPNESS_API_SERVER: cluster.server,
-      UPNESS_API_CA: cluster.caFile,
-      UPNESS_API_CERT: cluster.clientCertFile,
-      UPNESS_API_KEY: cluster.clientKeyFile,
+      UPNESS_KUBECONFIG: cluster.kubeconfigPath,
       UPNESS_LEASE: `failover-${how}`,
       UPNESS_FLEET: JSON.stringify({ ...FLEET, seed }),
       UPNESS_PER_TICK: '25',

@@ -2,11 +2,9 @@
 // Lease is taken over at once, a crashed leader's after its lease duration, a leader that cannot renew
 // steps down within its renew deadline, and races end in a 409 for the loser.
 
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { KubeConfig } from '@kubernetes/client-node';
 import { startCluster, type Cluster } from '../../../test/kube/cluster.ts';
-import { connectionFromTls, kubeLeaseApi, LeaderElector, LeaseConflictError, microTime, type Lease, type LeaderElectorOptions } from './lease.ts';
+import { kubeLeaseApi, LeaderElector, LeaseApiError, LeaseConflictError, microTime, type Lease, type LeaderElectorOptions } from './lease.ts';
 
 let cluster: Cluster;
 let leases = 0;
@@ -18,7 +16,14 @@ beforeAll(async () => {
 }, 900_000);
 afterAll(() => cluster?.stop());
 
-const api = (name: string): ReturnType<typeof kubeLeaseApi> => kubeLeaseApi(connectionFromTls(cluster.server, cluster.tls), 'default', name, 3000);
+/** The test cluster's kubeconfig, as `upness serve --kubeconfig` loads one. */
+function kubeconfig(): KubeConfig {
+  const config = new KubeConfig();
+  config.loadFromFile(cluster.kubeconfigPath);
+  return config;
+}
+
+const api = (name: string, namespace = 'default'): ReturnType<typeof kubeLeaseApi> => kubeLeaseApi(kubeconfig(), namespace, name, 3000);
 
 interface Candidate {
   elector: LeaderElector;
@@ -191,26 +196,23 @@ describe('leader election on a Lease', () => {
     }
   });
 
-  it('authenticates with a kubeconfig (through @kubernetes/client-node, in Node itself)', async () => {
-    // client-node is ESM-only, which Jest cannot load: the kubeconfig path runs in a child Node 22.
-    const root = join(__dirname, '..', '..', '..');
-    const script = `
-      import { KubeConfig } from '@kubernetes/client-node';
-      import { connectionFromKubeConfig, kubeLeaseApi, LeaderElector } from ${JSON.stringify(join(root, 'backend/src/leader/lease.ts'))};
-      const config = new KubeConfig();
-      config.loadFromFile(${JSON.stringify(cluster.kubeconfigPath)});
-      const lease = kubeLeaseApi(connectionFromKubeConfig(config), 'default', 'from-kubeconfig');
-      const elector = new LeaderElector({ lease, identity: 'child', leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500,
-        onStartedLeading: () => console.log('started'), onStoppedLeading: () => console.log('stopped'), onError: (e) => console.log('error', e.message) });
-      elector.start();
-      while (!elector.leading) await new Promise((r) => setTimeout(r, 20));
-      await elector.stop();
-      console.log(JSON.stringify((await lease.get()).spec));
-    `;
-    const { stdout } = await promisify(execFile)(join(root, 'node_modules/.bin/node'), ['--input-type=module', '-e', script], { cwd: join(root, 'backend') });
-    const lines = stdout.trim().split('\n');
-    expect(lines.slice(0, 2)).toEqual(['started', 'stopped']);
-    expect(JSON.parse(lines[2]!)).toMatchObject({ leaseDurationSeconds: 1, leaseTransitions: 0 });
-    expect(JSON.parse(lines[2]!).holderIdentity).toBeUndefined();
+  it('keeps what others put on the Lease (labels, annotations) when it replaces it', async () => {
+    const name = `lease-${++leases}`;
+    await api(name).create({ metadata: { name, labels: { team: 'ml' }, annotations: { note: 'kept' } }, spec: {} });
+    const a = candidate(name, 'pod-a');
+    a.elector.start();
+    await until('a leads', () => a.elector.leading, 5000);
+    const lease = (await api(name).get())!;
+    expect(lease.metadata).toMatchObject({ labels: { team: 'ml' }, annotations: { note: 'kept' } });
+    expect(lease.spec).toMatchObject({ holderIdentity: 'pod-a', leaseTransitions: 1 });
+  });
+
+  it('an error of the apiserver other than a conflict is a LeaseApiError with its status and message', async () => {
+    // No such namespace: the apiserver answers 404 with a Status whose message names it.
+    const error: unknown = await api('nowhere', 'no-such-namespace').create({ metadata: { name: 'nowhere' }, spec: {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LeaseApiError);
+    expect(error).toMatchObject({ statusCode: 404, message: expect.stringMatching(/HTTP 404: namespaces "no-such-namespace" not found/) });
+    // A missing Lease is no error: null.
+    await expect(api('absent').get()).resolves.toBeNull();
   });
 });

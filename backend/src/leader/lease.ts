@@ -14,13 +14,11 @@
 // Safety does not rest on timing alone: the new leader also fences the PostgreSQL store
 // (backend/src/store/postgres.ts), so a paused old leader cannot write after it.
 //
-// The apiserver is reached with plain HTTPS and the kubeconfig's credentials (no client library at
-// run time: @kubernetes/client-node is ESM-only and is loaded only where a cluster is watched).
+// The apiserver is reached through @kubernetes/client-node's CoordinationV1Api, with the
+// kubeconfig's credentials (file, in-cluster service account...).
 
 import { readFileSync } from 'node:fs';
-import { request as httpRequest, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { ApiException, CoordinationV1Api, Observable, V1MicroTime, type KubeConfig, type ObservableMiddleware, type V1Lease } from '@kubernetes/client-node';
 
 export interface LeaseSpec {
   holderIdentity?: string | null;
@@ -34,7 +32,7 @@ export interface LeaseSpec {
 export interface Lease {
   apiVersion?: 'coordination.k8s.io/v1';
   kind?: 'Lease';
-  metadata: { name: string; namespace?: string; resourceVersion?: string; [key: string]: unknown };
+  metadata: { name: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   spec?: LeaseSpec;
 }
 
@@ -67,30 +65,6 @@ export interface LeaseApi {
   replace(lease: Lease, signal?: AbortSignal): Promise<Lease>;
 }
 
-/** Where the apiserver is, and how to authenticate to it (sets CA, client certificate, token on the request options). */
-export interface ApiConnection {
-  server: string;
-  authenticate(options: RequestOptions): Promise<void>;
-}
-
-/** The current context of a kubeconfig (file, in-cluster service account...): its server and credentials. */
-export function connectionFromKubeConfig(config: KubeConfig): ApiConnection {
-  const cluster = config.getCurrentCluster();
-  if (cluster === null) throw new Error('the kubeconfig has no current cluster');
-  return { server: cluster.server, authenticate: (options) => config.applyToHTTPSOptions(options) };
-}
-
-/** A server with a CA and a client certificate and key (PEM), or a bearer token. */
-export function connectionFromTls(server: string, tls: { ca?: string; cert?: string; key?: string; token?: string }): ApiConnection {
-  return {
-    server,
-    authenticate: async (options) => {
-      Object.assign(options, { ca: tls.ca, cert: tls.cert, key: tls.key });
-      if (tls.token !== undefined) options.headers = { ...options.headers, authorization: `Bearer ${tls.token}` };
-    },
-  };
-}
-
 /** The namespace to put the Lease in by default: the pod's own (from its service account), else `default`. */
 export function defaultLeaseNamespace(file = '/var/run/secrets/kubernetes.io/serviceaccount/namespace'): string {
   try {
@@ -101,64 +75,138 @@ export function defaultLeaseNamespace(file = '/var/run/secrets/kubernetes.io/ser
   }
 }
 
-/** The Lease `namespace/name` through the apiserver's REST API. */
-export function kubeLeaseApi(connection: ApiConnection, namespace: string, name: string, timeoutMs = 10_000): LeaseApi {
-  const base = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
-  const send = async (method: string, path: string, body: unknown, signal: AbortSignal | undefined): Promise<{ status: number; json: unknown; message: string }> => {
-    const url = new URL(connection.server.replace(/\/$/, '') + path);
-    const options: RequestOptions & { headers: Record<string, string> } = { method, headers: { accept: 'application/json' } };
-    if (body !== undefined) options.headers['content-type'] = 'application/json';
-    await connection.authenticate(options);
+/** A MicroTime field as the Lease's record carries it: client-node types it as a Date but hands back the apiserver's string. */
+function timeText(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (value instanceof Date) return value.toISOString();
+  return null;
+}
+
+/** Our string form (RFC 3339, microseconds) as client-node's V1MicroTime, which it writes back with six fractional digits. */
+function microTimeValue(value: string | null | undefined): V1MicroTime | undefined {
+  if (value === null || value === undefined) return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : new V1MicroTime(ms);
+}
+
+function fromKube(lease: V1Lease, fallbackName: string): Lease {
+  const spec = lease.spec;
+  const metadata = lease.metadata;
+  return {
+    metadata: {
+      name: metadata?.name ?? fallbackName,
+      ...(metadata?.namespace === undefined ? {} : { namespace: metadata.namespace }),
+      ...(metadata?.resourceVersion === undefined ? {} : { resourceVersion: metadata.resourceVersion }),
+      ...(metadata?.labels === undefined ? {} : { labels: metadata.labels }),
+      ...(metadata?.annotations === undefined ? {} : { annotations: metadata.annotations }),
+    },
+    ...(spec === undefined
+      ? {}
+      : {
+          spec: {
+            holderIdentity: spec.holderIdentity ?? null,
+            leaseDurationSeconds: spec.leaseDurationSeconds ?? null,
+            acquireTime: timeText(spec.acquireTime),
+            renewTime: timeText(spec.renewTime),
+            leaseTransitions: spec.leaseTransitions ?? null,
+          },
+        }),
+  };
+}
+
+function toKube(lease: Lease, namespace: string): V1Lease {
+  const spec = lease.spec ?? {};
+  const acquireTime = microTimeValue(spec.acquireTime);
+  const renewTime = microTimeValue(spec.renewTime);
+  return {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: {
+      name: lease.metadata.name,
+      namespace: lease.metadata.namespace ?? namespace,
+      // The resourceVersion read: the apiserver answers 409 when the Lease changed since.
+      ...(lease.metadata.resourceVersion === undefined ? {} : { resourceVersion: lease.metadata.resourceVersion }),
+      // A replace writes the whole object: what others put on the Lease stays.
+      ...(lease.metadata.labels === undefined ? {} : { labels: lease.metadata.labels }),
+      ...(lease.metadata.annotations === undefined ? {} : { annotations: lease.metadata.annotations }),
+    },
+    spec: {
+      // A holder cleared (released) is left out, as client-go's empty string is.
+      ...(spec.holderIdentity ? { holderIdentity: spec.holderIdentity } : {}),
+      ...(spec.leaseDurationSeconds === null || spec.leaseDurationSeconds === undefined ? {} : { leaseDurationSeconds: spec.leaseDurationSeconds }),
+      ...(acquireTime === undefined ? {} : { acquireTime }),
+      ...(renewTime === undefined ? {} : { renewTime }),
+      ...(spec.leaseTransitions === null || spec.leaseTransitions === undefined ? {} : { leaseTransitions: spec.leaseTransitions }),
+    },
+  };
+}
+
+/** The apiserver's own message in an error's body (a Status object), else the body's first characters. */
+function apiMessage(error: ApiException<unknown>): string {
+  const body = error.body;
+  if (typeof body === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(body);
+      if (typeof parsed === 'object' && parsed !== null && 'message' in parsed && typeof parsed.message === 'string') return parsed.message;
+    } catch {
+      // Not JSON (a proxy's error page): its start says enough.
+    }
+    return body.slice(0, 200);
+  }
+  return error.message.split('\n')[0] ?? '';
+}
+
+/** The Lease `namespace/name` through client-node's CoordinationV1Api; every request ends after `timeoutMs` or when its signal aborts. */
+export function kubeLeaseApi(config: KubeConfig, namespace: string, name: string, timeoutMs = 10_000): LeaseApi {
+  const api = config.makeApiClient(CoordinationV1Api);
+  /** client-node sends a request with the signal its RequestContext carries: a middleware sets it. */
+  const options = (signal: AbortSignal | undefined): { middleware: ObservableMiddleware[]; middlewareMergeStrategy: 'append' } => {
     const timeout = AbortSignal.timeout(timeoutMs);
     const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
-    const requester = url.protocol === 'http:' ? httpRequest : httpsRequest;
-    return new Promise((resolve, reject) => {
-      const req = requester(url, { ...options, signal: combined }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown = undefined;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            // Not JSON (a proxy's error page): the status says enough.
-          }
-          const status = res.statusCode ?? 0;
-          const message = (json as { message?: string } | undefined)?.message ?? text.slice(0, 200);
-          resolve({ status, json, message });
-        });
-      });
-      req.on('error', reject);
-      req.end(body === undefined ? undefined : JSON.stringify(body));
-    });
+    return {
+      middleware: [
+        {
+          pre: (context) => {
+            context.setSignal(combined);
+            return new Observable(Promise.resolve(context));
+          },
+          post: (context) => new Observable(Promise.resolve(context)),
+        },
+      ],
+      middlewareMergeStrategy: 'append',
+    };
   };
-  const fail = (method: string, path: string, r: { status: number; message: string }): never => {
-    if (r.status === 409) throw new LeaseConflictError(`${method} lease ${namespace}/${name}: ${r.message}`);
-    const hint = r.status === 403 ? ` (the service account needs get, create and update on leases.coordination.k8s.io in namespace ${namespace})` : '';
-    throw new LeaseApiError(r.status, `${method} ${path}: HTTP ${r.status}: ${r.message}${hint}`);
+  const failure = (verb: string, error: unknown): Error => {
+    if (!(error instanceof ApiException)) return error instanceof Error ? error : new Error(String(error));
+    const message = apiMessage(error);
+    if (error.code === 409) return new LeaseConflictError(`${verb} lease ${namespace}/${name}: ${message}`);
+    const hint = error.code === 403 ? ` (the service account needs get, create and update on leases.coordination.k8s.io in namespace ${namespace})` : '';
+    return new LeaseApiError(error.code, `${verb} lease ${namespace}/${name}: HTTP ${error.code}: ${message}${hint}`);
   };
   return {
     namespace,
     name,
     async get(signal) {
-      const path = `${base}/${encodeURIComponent(name)}`;
-      const r = await send('GET', path, undefined, signal);
-      if (r.status === 404) return null;
-      if (r.status !== 200) fail('GET', path, r);
-      return r.json as Lease;
+      try {
+        return fromKube(await api.readNamespacedLease({ name, namespace }, options(signal)), name);
+      } catch (error) {
+        if (error instanceof ApiException && error.code === 404) return null;
+        throw failure('get', error);
+      }
     },
     async create(lease, signal) {
-      const r = await send('POST', base, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease }, signal);
-      if (r.status !== 201 && r.status !== 200) fail('POST', base, r);
-      return r.json as Lease;
+      try {
+        return fromKube(await api.createNamespacedLease({ namespace, body: toKube(lease, namespace) }, options(signal)), name);
+      } catch (error) {
+        throw failure('create', error);
+      }
     },
     async replace(lease, signal) {
-      const path = `${base}/${encodeURIComponent(name)}`;
-      const r = await send('PUT', path, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease }, signal);
-      if (r.status !== 200) fail('PUT', path, r);
-      return r.json as Lease;
+      try {
+        return fromKube(await api.replaceNamespacedLease({ name, namespace, body: toKube(lease, namespace) }, options(signal)), name);
+      } catch (error) {
+        throw failure('replace', error);
+      }
     },
   };
 }

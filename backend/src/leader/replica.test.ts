@@ -9,7 +9,14 @@ import { simulateFleet } from '../sources/simulator/index.ts';
 import { PostgresStore, type PostgresRecovery } from '../store/postgres.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import type { Observation } from '../observation/types.ts';
-import { connectionFromTls, kubeLeaseApi } from './lease.ts';
+import { KubeConfig } from '@kubernetes/client-node';
+import { kubeLeaseApi } from './lease.ts';
+
+const kubeconfig = (path: string): KubeConfig => {
+  const config = new KubeConfig();
+  config.loadFromFile(path);
+  return config;
+};
 import { Replica, type LeadingSession } from './replica.ts';
 
 let cluster: Cluster;
@@ -139,7 +146,7 @@ describe('a replica', () => {
     const url = await pg.createDatabase(`replica_${++databases}`);
     const observations = [...simulateFleet({ jobsets: 8, days: 2, seed: 3 }).observations()];
     const timings = { leaseDurationMs: 5000, renewDeadlineMs: 3500, retryPeriodMs: 500 };
-    const lease = (): ReturnType<typeof kubeLeaseApi> => kubeLeaseApi(connectionFromTls(cluster.server, cluster.tls), 'default', 'handover', 2000);
+    const lease = (): ReturnType<typeof kubeLeaseApi> => kubeLeaseApi(kubeconfig(cluster.kubeconfigPath), 'default', 'handover', 2000);
     const la = leader(observations);
     const lb = leader(observations);
     const a = new Replica({ url, cluster: 'default', identity: 'pod-a', lease: lease(), timings, lead: la.lead });

@@ -5,17 +5,17 @@
 // store's observed mark says the previous leader stopped, as `upness serve --trace` does after a
 // restart. It logs JSON lines (pino) on stdout; SIGTERM stops it gracefully.
 //
-// Settings come from the environment: UPNESS_PG_URL, UPNESS_API_SERVER, UPNESS_API_CA/CERT/KEY (PEM
-// files), UPNESS_LEASE, UPNESS_IDENTITY, UPNESS_FLEET (JSON: jobsets, days, seed), UPNESS_PER_TICK,
+// Settings come from the environment: UPNESS_PG_URL, UPNESS_KUBECONFIG (the test apiserver's),
+// UPNESS_LEASE, UPNESS_IDENTITY, UPNESS_FLEET (JSON: jobsets, days, seed), UPNESS_PER_TICK,
 // UPNESS_TIMINGS (JSON: leaseDurationMs, renewDeadlineMs, retryPeriodMs).
 
-import { readFileSync } from 'node:fs';
+import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { EngineSource } from '../../service/source.ts';
 import { simulateFleet } from '../../sources/simulator/index.ts';
 import { TimelineEngine } from '../../timeline/engine.ts';
 import type { Observation } from '../../observation/types.ts';
-import { connectionFromTls, kubeLeaseApi } from '../lease.ts';
+import { kubeLeaseApi } from '../lease.ts';
 import { Replica } from '../replica.ts';
 
 const env = (name: string): string => {
@@ -23,6 +23,9 @@ const env = (name: string): string => {
   if (value === undefined) throw new Error(`${name} is not set`);
   return value;
 };
+
+const kubeconfig = new KubeConfig();
+kubeconfig.loadFromFile(env('UPNESS_KUBECONFIG'));
 
 const logger = pino({ level: 'info', base: { replica: env('UPNESS_IDENTITY') } });
 const fleet = JSON.parse(env('UPNESS_FLEET')) as { jobsets: number; days: number; seed: number };
@@ -46,16 +49,7 @@ const replica = new Replica({
   url: env('UPNESS_PG_URL'),
   cluster: 'default',
   identity: env('UPNESS_IDENTITY'),
-  lease: kubeLeaseApi(
-    connectionFromTls(env('UPNESS_API_SERVER'), {
-      ca: readFileSync(env('UPNESS_API_CA'), 'utf8'),
-      cert: readFileSync(env('UPNESS_API_CERT'), 'utf8'),
-      key: readFileSync(env('UPNESS_API_KEY'), 'utf8'),
-    }),
-    'default',
-    env('UPNESS_LEASE'),
-    2000,
-  ),
+  lease: kubeLeaseApi(kubeconfig, 'default', env('UPNESS_LEASE'), 2000),
   timings: JSON.parse(env('UPNESS_TIMINGS')) as { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number },
   follower: { pollMs: 500 },
   logger,
