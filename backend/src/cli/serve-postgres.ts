@@ -107,8 +107,9 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
           : logger.error({ store: where, err: error.message }, 'cannot write to PostgreSQL: new records are kept in memory and retried; /readyz says so'),
     },
     lead: async (store, recovery) => {
-      const engine = new ClusterEngine({ onUpdate: store.record.bind(store), cluster: options.clusterName });
+      const engine = new ClusterEngine({ onUpdate: store.record.bind(store), onFact: store.fact.bind(store), cluster: options.clusterName });
       engine.restore(recovery.machines, recovery.observedUntil);
+      engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil);
       const source = new EngineSource('kubernetes', engine, true);
       // A new leader takes over everything stored: sort and sum it before the watch starts.
       source.prepare();

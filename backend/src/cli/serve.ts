@@ -14,6 +14,8 @@ import { expired } from '../service/retention.ts';
 import { EngineSource } from '../service/source.ts';
 import type { ProfileName } from '../simulate/index.ts';
 import { EmbeddedStore, type Recovery } from '../store/embedded.ts';
+import type { Migration } from '../store/formats.ts';
+import type { Timeline } from '../timeline/types.ts';
 import { describeUrl, isPostgresUrl } from '../store/postgres.ts';
 import { servePostgres } from './serve-postgres.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
@@ -84,14 +86,17 @@ function simulationAnchor(dataDir: string | null, settings: Record<string, unkno
   return saved.anchor;
 }
 
-async function openStore(dataDir: string, logger: Logger): Promise<{ store: EmbeddedStore; recovery: Recovery }> {
+async function openStore(dataDir: string, logger: Logger): Promise<{ store: EmbeddedStore; recovery: Recovery; migration: Migration | null }> {
   const opened = await EmbeddedStore.open(dataDir, {
     onError: (error) =>
       error === null
         ? logger.info({ dataDir }, 'writing to the data dir again; nothing was lost')
         : logger.error({ dataDir, err: error.message }, 'cannot write to the data dir: new records are kept in memory and retried; /readyz says so'),
   });
-  const { recovery } = opened;
+  const { recovery, migration } = opened;
+  if (migration !== null) {
+    logger.warn({ dataDir, from: migration.from, to: migration.to, changes: migration.changes }, `migrated the data dir from format ${migration.from} to ${migration.to}; its copy ${migration.backup} was kept until the migrated one was read, then deleted`);
+  }
   if (recovery.cut !== null) {
     logger.warn(recovery.cut, 'cut a torn record off the end of the log (the last run stopped in the middle of a write); everything before it is kept');
   }
@@ -140,12 +145,16 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   const opened = dataDir === null ? null : await openStore(dataDir, logger);
   const store = opened?.store ?? null;
   const engineOptions = {
-    ...(store === null ? {} : { onUpdate: store.record.bind(store) }),
+    ...(store === null ? {} : { onUpdate: store.record.bind(store), onFact: store.fact.bind(store) }),
     ...(options.clusterName !== undefined ? { cluster: options.clusterName } : {}),
   };
   // A cluster, or a trace of one, has Pods and Nodes: its engine keeps the node layer beside.
   const engine = cluster !== null || options.trace !== undefined ? new ClusterEngine(engineOptions) : new TimelineEngine(engineOptions);
   if (opened !== null) engine.restore(opened.recovery.machines, opened.recovery.observedUntil);
+  // The node layer kept is in a gap from where the store stopped until the watches relist (a trace
+  // replayed again cannot rebuild where its pods ran: it stays as kept).
+  if (opened !== null && engine instanceof ClusterEngine) engine.restoreNodeLayer(opened.recovery.nodeLayers, opened.recovery.observedUntil);
+  const nodeLayers = (): readonly Timeline[] => (engine instanceof ClusterEngine ? engine.nodeTimelines() : []);
   const observedUntil = opened?.recovery.observedUntil ?? null;
 
   const source = new EngineSource(options.trace !== undefined ? 'trace' : cluster !== null ? 'kubernetes' : 'simulator', engine, options.trace === undefined);
@@ -249,7 +258,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     const compact = async (): Promise<void> => {
       const gone = expired(engine.timelines(), now(), retentionMs);
       if (gone.length > 0) engine.forget(gone);
-      await store.snapshot(engine.machines(), engine.horizon);
+      await store.snapshot(engine.machines(), engine.horizon, nodeLayers());
       logger.info({ timelines: engine.counts.jobsets, dropped: gone.length }, 'snapshot written');
     };
     every(10_000, () => {
@@ -264,7 +273,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     void live?.stop();
     for (const t of timers) clearInterval(t);
     server.close();
-    const done = store === null ? Promise.resolve() : store.snapshot(engine.machines(), engine.horizon).then(() => store.close());
+    const done = store === null ? Promise.resolve() : store.snapshot(engine.machines(), engine.horizon, nodeLayers()).then(() => store.close());
     done.then(
       () => process.exit(0),
       (err) => {

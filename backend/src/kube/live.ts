@@ -65,6 +65,8 @@ export function watchCluster(engine: ClusterEngine, source: EngineSource, option
             });
           }
           engine.endGap(at);
+          // The node layer restored from the store: Pods and Nodes have been listed again too.
+          engine.nodeLayer.endGap(at);
         }
         synced(at);
       },
