@@ -350,7 +350,8 @@ export class EmbeddedStore implements TimelineStore {
         return false;
       });
       this.#flushing = false;
-      if (this.#pending.length > 0 && this.#error === null) this.#schedule();
+      // An observed mark made during this commit is written by the next one, as records are.
+      if ((this.#pending.length > 0 || this.#observed !== this.#observedWritten) && this.#error === null) this.#schedule();
     }
   }
 
