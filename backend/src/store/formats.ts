@@ -65,19 +65,28 @@ async function copyOthers(dir: string, into: string): Promise<void> {
   }
 }
 
-export const STEPS: readonly FormatStep[] = [
-  {
-    from: 1,
-    to: 2,
-    change: 'causes become facts of their own beside the transitions, and the node layer is kept',
-    // Format 2 reads every format-1 record as it is (a transition's inline causes included): the
-    // migrated dir is one format-2 snapshot of it. Format 1 kept no node layer.
+/**
+ * The usual step: the current reader reads the old format as it is (apply() in ./embedded.ts knows
+ * its records), and the migrated data dir is one snapshot of it in the current format, with the other
+ * files (simulation.json) copied. A step that must change records as it reads them writes its own.
+ */
+export function snapshotStep(from: number, change: string): FormatStep {
+  return {
+    from,
+    to: from + 1,
+    change,
     async migrate(dir, into, read) {
-      const recovery = await read(dir, 1);
-      await writeSynced(join(into, SNAPSHOT), JSON.stringify(snapshotOf(recovery.machines, 1, recovery.observedUntil, UPNESS_VERSION)));
+      const recovery = await read(dir, from);
+      await writeSynced(join(into, SNAPSHOT), JSON.stringify(snapshotOf(recovery.machines, 1, recovery.observedUntil, UPNESS_VERSION, recovery.nodeLayers, from + 1)));
       await copyOthers(dir, into);
     },
-  },
+  };
+}
+
+/** Format N → N+1, oldest first, without gaps, the last ending at FORMAT. */
+export const STEPS: readonly FormatStep[] = [
+  // Format 1's records are all format-2 records (a transition's inline causes included); it kept no node layer.
+  snapshotStep(1, 'causes become facts of their own beside the transitions, and the node layer is kept'),
 ];
 
 /** The format a data dir is in, and the Upness that wrote it; null for an empty (new) one. */

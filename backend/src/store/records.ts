@@ -150,7 +150,8 @@ export interface Snapshot {
   nodeLayers?: { uid: string; add: UpdateRecord['add'] }[];
 }
 
-export function snapshotOf(machines: Iterable<MachineState>, nextSegment: number, observedUntil: number | null, upness: string, nodeLayers: Iterable<Timeline> = []): Snapshot {
+/** `format`: FORMAT, except for a migration step that writes the next format of a chain. */
+export function snapshotOf(machines: Iterable<MachineState>, nextSegment: number, observedUntil: number | null, upness: string, nodeLayers: Iterable<Timeline> = [], format = FORMAT): Snapshot {
   const out: Snapshot['machines'] = [];
   const uids = new Set<string>();
   for (const m of machines) {
@@ -162,5 +163,5 @@ export function snapshotOf(machines: Iterable<MachineState>, nextSegment: number
   }
   const layers: NonNullable<Snapshot['nodeLayers']> = [];
   for (const tl of nodeLayers) if (uids.has(tl.uid) && tl.transitions.length > 0) layers.push({ uid: tl.uid, add: tl.transitions.map(encodeJoined) });
-  return { format: FORMAT, upness, nextSegment, observedUntil, machines: out, nodeLayers: layers };
+  return { format, upness, nextSegment, observedUntil, machines: out, nodeLayers: layers };
 }
