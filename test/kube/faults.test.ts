@@ -349,6 +349,7 @@ describe('the service itself stops and starts again, keeping its data dir', () =
   //   steady:  ─up─ ╳ service down ╳ ─up──────── (unchanged: held)
   //   changed: ─up─ ╳ restarted meanwhile ╳ unknown ─ up (1 interruption, 1 recovery proven)
   //   gone:    ─up─ ╳ deleted meanwhile ╳ unknown ─ deleted at the first sync
+  //   steady's node layer: ─up─ ╳ service down ╳ ─up── (restored from the data dir; its nodes held)
   it('resumes from its data dir: the time it was down is unknown where the objects changed', async () => {
     const { cluster, kube } = s!;
     await s!.service.stop();
@@ -358,6 +359,7 @@ describe('the service itself stops and starts again, keeping its data dir', () =
     await waitReady(s!.service);
     await running(s!, ['steady', 'changed', 'gone']);
     await sleep(1_200); // the store records the time observed every second
+    const nodesBefore = await timeline(s!, 'steady', 'nodes');
     const stoppedAt = Date.now();
     expect(await s!.service.stop()).toBe(0);
     await kube.jobsetStatus('default', 'changed', jobsetStatus(2, { restarts: 1 }));
@@ -371,6 +373,9 @@ describe('the service itself stops and starts again, keeping its data dir', () =
     const [steady] = await until(s!, 'steady', [['provisioning', 'up']]);
     const [changed] = await until(s!, 'changed', [['provisioning', 'up', 'unknown', 'up']]);
     const [gone] = await until(s!, 'gone', [['provisioning', 'up', 'unknown', 'deleted']]);
+    // The node layer was kept: the same transitions as before the restart, none added for the gap.
+    const nodesAfter = await until(s!, 'steady', [['provisioning', 'up']], 'nodes');
+    expect(nodesAfter[0]!.intervals.map((i) => [i.state, i.from])).toEqual(nodesBefore[0]!.intervals.map((i) => [i.state, i.from]));
     const unknown = changed!.intervals[2]!;
     expect(Date.parse(unknown.from)).toBeGreaterThanOrEqual(stoppedAt - 1_500);
     expect(Date.parse(unknown.from)).toBeLessThanOrEqual(stoppedAt);

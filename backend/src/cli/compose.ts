@@ -22,6 +22,8 @@ import type { PostgresStore } from '../store/postgres.ts';
 import type { Recovery, StoreStatus } from '../store/store.ts';
 import { TimelineEngine, type TimelineUpdate } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
+import type { Timeline } from '../timeline/types.ts';
+import type { LayerFact } from '../nodes/facts.ts';
 import { replayTrace } from '../sources/trace/replay.ts';
 import { UsageError } from './options.ts';
 import type { WatchSettings } from './watch-options.ts';
@@ -36,21 +38,23 @@ export interface Store {
   /** The data dir, for what a source keeps beside its timelines (the simulator's anchor); null elsewhere. */
   readonly dir: string | null;
   /** What the previous run left: restored into the engine before the source starts. */
-  readonly recovery: Pick<Recovery, 'machines' | 'observedUntil'> | null;
+  readonly recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers'> | null;
   /** The engine's output (absent: nothing is written). */
   readonly record?: (update: TimelineUpdate, machine: MachineState) => void;
+  /** The node layer's facts (causes, node-layer transitions), after what they refer to. */
+  readonly fact?: (fact: LayerFact) => void;
   /** Everything up to `at` has been observed. */
   observed(at: number | null): void;
   /** Resolves when everything recorded so far is durable. */
   flushed(): Promise<void>;
   /** Compaction after retention dropped timelines: what the store keeps is now `machines`. */
-  snapshot(machines: Iterable<MachineState>, observedUntil: number | null): Promise<void>;
+  snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline>): Promise<void>;
   /** For /readyz and /metrics; absent: nothing to report (memory). */
   readonly status?: () => StoreStatus;
   /** Why it cannot write, or null. */
   failure(): string | null;
   /** Flushes what is left (the embedded store: a last snapshot) and closes. */
-  close(machines: Iterable<MachineState>, observedUntil: number | null): Promise<void>;
+  close(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline>): Promise<void>;
 }
 
 /** `--memory`: nothing is written; retention still drops old timelines from memory. */
@@ -69,12 +73,18 @@ export function memoryStore(): Store {
 
 /** The embedded store in `dir` (an append-only log and snapshots), opened and recovered. */
 export async function embeddedStore(dir: string, logger: Logger): Promise<Store> {
-  const { store, recovery } = await EmbeddedStore.open(dir, {
+  const { store, recovery, migration } = await EmbeddedStore.open(dir, {
     onError: (error) =>
       error === null
         ? logger.info({ dataDir: dir }, 'writing to the data dir again; nothing was lost')
         : logger.error({ dataDir: dir, err: error.message }, 'cannot write to the data dir: new records are kept in memory and retried; /readyz says so'),
   });
+  if (migration !== null) {
+    logger.warn(
+      { dataDir: dir, from: migration.from, to: migration.to, changes: migration.changes },
+      `migrated the data dir from format ${migration.from} to ${migration.to}; its copy ${migration.backup} was kept until the migrated one was read, then deleted`,
+    );
+  }
   if (recovery.cut !== null) {
     logger.warn(recovery.cut, 'cut a torn record off the end of the log (the last run stopped in the middle of a write); everything before it is kept');
   }
@@ -87,30 +97,33 @@ export async function embeddedStore(dir: string, logger: Logger): Promise<Store>
     dir,
     recovery,
     record: (update, machine) => store.record(update, machine),
+    fact: (fact) => store.fact(fact),
     observed: (at) => store.observed(at),
     flushed: () => store.flushed(),
-    snapshot: (machines, observedUntil) => store.snapshot(machines, observedUntil),
+    snapshot: (machines, observedUntil, nodeLayers) => store.snapshot(machines, observedUntil, nodeLayers),
     status: () => store.status(),
     failure: () => {
       const error = store.status().error;
       return error === null ? null : `cannot write to the data dir ${dir}: ${error}`;
     },
-    close: async (machines, observedUntil) => {
-      await store.snapshot(machines, observedUntil);
+    close: async (machines, observedUntil, nodeLayers) => {
+      await store.snapshot(machines, observedUntil, nodeLayers);
       await store.close();
     },
   };
 }
 
 /** A leading replica's PostgreSQL store, as the Replica opened it (the Replica closes it when leading ends). */
-export function postgresStore(store: PostgresStore, recovery: Pick<Recovery, 'machines' | 'observedUntil'>, where: string): Store {
+export function postgresStore(store: PostgresStore, recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers'>, where: string): Store {
   return {
     where,
     dir: null,
     recovery,
     record: (update, machine) => store.record(update, machine),
+    fact: (fact) => store.fact(fact),
     observed: (at) => store.observed(at),
     flushed: () => store.flushed(),
+    // The node layer's facts are in PostgreSQL as they come: a snapshot there is retention only.
     snapshot: (machines, observedUntil) => store.snapshot(machines, observedUntil),
     status: () => store.status(),
     failure: () => {
@@ -153,9 +166,21 @@ export interface Source {
   open(context: FeedContext): Promise<Feed>;
 }
 
-function engineOptions(context: FeedContext): { onUpdate?: Store['record']; cluster?: string } {
-  const { record } = context.store;
-  return { ...(record === undefined ? {} : { onUpdate: record }), ...(context.cluster === undefined ? {} : { cluster: context.cluster }) };
+function engineOptions(context: FeedContext): { onUpdate?: Store['record']; onFact?: Store['fact']; cluster?: string } {
+  const { record, fact } = context.store;
+  return {
+    ...(record === undefined ? {} : { onUpdate: record }),
+    ...(fact === undefined ? {} : { onFact: fact }),
+    ...(context.cluster === undefined ? {} : { cluster: context.cluster }),
+  };
+}
+
+/** Restores a cluster engine's two layers from what the store kept. The node layer is in a gap from
+ *  where the store stopped until the watches relist (a trace replayed again keeps it as stored). */
+function restoreCluster(engine: ClusterEngine, recovery: Store['recovery']): void {
+  if (recovery === null) return;
+  engine.restore(recovery.machines, recovery.observedUntil);
+  engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil);
 }
 
 /** A trace (a file, or '-' for standard input), replayed once; a restart skips what the store holds. */
@@ -166,7 +191,7 @@ export function traceSource(trace: string): Source {
       // A trace of a cluster has Pods and Nodes: the engine keeps the node layer beside.
       const engine = new ClusterEngine(engineOptions({ store, logger, ...rest }));
       const observedUntil = store.recovery?.observedUntil ?? null;
-      if (store.recovery !== null) engine.restore(store.recovery.machines, observedUntil);
+      restoreCluster(engine, store.recovery);
       const source = new EngineSource('trace', engine, false);
       return {
         source,
@@ -273,7 +298,7 @@ export function clusterSource(settings: WatchSettings): Source {
       const { watchCluster } = await import('../service/live-cluster.ts');
       const { KubeConfigError } = await import('../sources/cluster/config.ts');
       const engine = new ClusterEngine(engineOptions(context));
-      if (store.recovery !== null) engine.restore(store.recovery.machines, store.recovery.observedUntil);
+      restoreCluster(engine, store.recovery);
       const source = new EngineSource('kubernetes', engine, true);
       // Watching starts here, before the API listens: a kubeconfig that cannot be loaded is a usage error.
       let live: LiveCluster;
@@ -329,6 +354,7 @@ export async function openSession(source: Source, store: Store, options: Session
     const failure = store.failure();
     return failure === null ? { ready: true } : { ready: false, reason: failure };
   });
+  const nodeLayers = (): readonly Timeline[] => (engine instanceof ClusterEngine ? engine.nodeTimelines() : []);
   const timers: NodeJS.Timeout[] = [];
   let compacting: Promise<void> | null = null;
 
@@ -337,7 +363,7 @@ export async function openSession(source: Source, store: Store, options: Session
     compacting ??= (async () => {
       const gone = expired(engine.timelines(), feed.present(), options.retentionMs);
       if (gone.length > 0) engine.forget(gone);
-      await store.snapshot(engine.machines(), engine.horizon);
+      await store.snapshot(engine.machines(), engine.horizon, nodeLayers());
       logger.info({ timelines: engine.counts.jobsets, dropped: gone.length, why }, 'retention and snapshot');
     })().finally(() => (compacting = null));
     return compacting;
@@ -375,7 +401,7 @@ export async function openSession(source: Source, store: Store, options: Session
       for (const t of timers) clearInterval(t);
       await feed.stop();
       await compacting;
-      await store.close(engine.machines(), engine.horizon);
+      await store.close(engine.machines(), engine.horizon, nodeLayers());
     },
   };
 }

@@ -1,5 +1,5 @@
 // `upness serve`: the service. Its timelines come from a trace (--trace), from a Kubernetes cluster
-// (--kubeconfig, --context, $KUBECONFIG or a pod's service account: backend/src/kube), or from a
+// (--kubeconfig, --context, $KUBECONFIG or a pod's service account: backend/src/sources/cluster), or from a
 // simulated cluster advancing in real time (the default), and are kept in a durable data dir
 // (--data-dir) unless --memory says otherwise.
 

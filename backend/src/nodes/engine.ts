@@ -1,9 +1,10 @@
 // The engine of a cluster source (a live watch or a recorded trace of one): the JobSet layer of
 // TimelineEngine, and beside it the node layer, fed the same observations in the same order.
 //
-// The node layer sees a JobSet observation inside the engine's onUpdate, before any onUpdate given
-// here (a store): the causes it attaches to the JobSet layer's new transitions are on them when
-// they are persisted. It gets the JobSet layer's update (the JobSet's view), never the object.
+// The node layer sees a JobSet observation inside the engine's onUpdate, after any onUpdate given
+// here (a store): the store writes the JobSet layer's new transitions first, then the facts the node
+// layer finds about them (onFact: causes, node-layer transitions), so every fact follows what it
+// refers to. It gets the JobSet layer's update (the JobSet's view), never the object.
 
 import { TimelineEngine, type JobSetUpdate } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
@@ -18,19 +19,20 @@ export class ClusterEngine extends TimelineEngine {
   readonly nodeLayer: NodeLayer;
 
   constructor(options: ClusterEngineOptions = {}) {
-    const { causeLookbackMs, causeLookaheadMs, onUpdate, ...engineOptions } = options;
+    const { causeLookbackMs, causeLookaheadMs, onFact, onUpdate, ...engineOptions } = options;
     // The engine calls onUpdate from observe(), so only once this constructor has finished.
     const hook: { jobset: (update: JobSetUpdate) => void } = { jobset: () => {} };
     super({
       ...engineOptions,
       onUpdate: (update: JobSetUpdate, machine: MachineState) => {
-        hook.jobset(update);
         onUpdate?.(update, machine);
+        hook.jobset(update);
       },
     });
     this.nodeLayer = new NodeLayer((uid) => this.timeline(uid), {
       ...(causeLookbackMs !== undefined ? { causeLookbackMs } : {}),
       ...(causeLookaheadMs !== undefined ? { causeLookaheadMs } : {}),
+      ...(onFact !== undefined ? { onFact } : {}),
     });
     hook.jobset = (update) => this.nodeLayer.observeJobSet(update);
   }
@@ -40,6 +42,11 @@ export class ClusterEngine extends TimelineEngine {
     // JobSets reached the node layer through onUpdate; Pods and Nodes go to it here.
     if (update === null) this.nodeLayer.observe(observation);
     return update;
+  }
+
+  /** Restores the node layers a store kept, after restore() of the JobSet layer (see NodeLayer.restore). */
+  restoreNodeLayer(timelines: Iterable<Timeline>, observedUntil: number | null): void {
+    this.nodeLayer.restore(timelines, observedUntil);
   }
 
   override forget(uids: Iterable<string>): void {

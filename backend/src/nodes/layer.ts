@@ -12,11 +12,17 @@
 // JobSet is. When a JobSet fails while its nodes are up, the node layer ends as completed, not
 // failed: the nodes did not fail it, and an up → failed would count as a node interruption.
 //
-// Pure: observations and the JobSet layer's transitions in, transitions out; no clock.
+// What it finds out is written as facts (nodes/facts.ts), through `onFact`: each node-layer
+// transition, and each cause attached to a transition of either layer, after the transition it
+// refers to. Nothing it attaches edits what a store wrote: a cause is a fact of its own, joined to the
+// transition in memory by joinCause, as a store's recovery and a follower join it.
+//
+// Pure: observations and the JobSet layer's transitions in, transitions and facts out; no clock.
 
 import type { Observation } from '../observation/types.ts';
 import { TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
 import type { JobSetUpdate } from '../timeline/engine.ts';
+import { joinCause, nodeTransitionFact, type Layer, type LayerFact } from './facts.ts';
 import { isNode, isPod, jobsetCauses, nodeNotReady, podFailures, viewNode, viewPod, type CauseFact, type NodeView } from './objects.ts';
 
 export interface NodeLayerOptions {
@@ -24,9 +30,11 @@ export interface NodeLayerOptions {
   causeLookbackMs?: number;
   /** ... and those observed up to this long after it (a pod's failure can be seen after the JobSet's status). */
   causeLookaheadMs?: number;
+  /** Called with every fact the layer finds, in order (a store appends them to its log). */
+  onFact?: (fact: LayerFact) => void;
 }
 
-export type Layer = 'jobset' | 'nodes';
+export type { Layer } from './facts.ts';
 
 const LAYER_BIT: Readonly<Record<Layer, number>> = { jobset: 1, nodes: 2 };
 
@@ -98,9 +106,11 @@ export class NodeLayer {
   #list: Timeline[] | null = null;
   /** When recorded causes are next swept for ones too old to attach to anything. */
   #nextSweep = -Infinity;
+  readonly #onFact: (fact: LayerFact) => void;
 
   constructor(jobsetTimeline: (uid: string) => Timeline | undefined, options: NodeLayerOptions = {}) {
     this.#jobsetTimeline = jobsetTimeline;
+    this.#onFact = options.onFact ?? (() => {});
     this.#lookback = options.causeLookbackMs ?? 120_000;
     this.#lookahead = options.causeLookaheadMs ?? 30_000;
   }
@@ -117,6 +127,41 @@ export class NodeLayer {
 
   timeline(uid: string): Timeline | undefined {
     return this.#entries.get(uid)?.timeline;
+  }
+
+  /**
+   * Restores the node layers a store kept (their transitions and causes), before any observation.
+   * Where the pods ran and whether their nodes are Ready was not kept: the layer is in a gap from
+   * `observedUntil`, which endGap closes once the watches have listed everything again.
+   */
+  restore(timelines: Iterable<Timeline>, observedUntil: number | null): void {
+    for (const timeline of timelines) {
+      const jobset = this.#jobsetTimeline(timeline.uid);
+      if (jobset === undefined || timeline.transitions.length === 0) continue;
+      const last = jobset.transitions[jobset.transitions.length - 1]!;
+      let everUp = false;
+      for (const t of timeline.transitions) everUp = t.state === 'up' ? true : t.state === 'suspended' ? false : everUp;
+      const entry: Entry = {
+        uid: timeline.uid,
+        key: key(timeline.namespace, timeline.name),
+        expected: 0,
+        timeline,
+        everUp,
+        jobsetState: last.state,
+        jobsetStateAt: last.at,
+        restarts: null,
+        causeKeys: null,
+      };
+      this.#entries.set(entry.uid, entry);
+      if (!TERMINAL_STATES.has(last.state)) this.#current.set(entry.key, entry.uid);
+    }
+    this.#list = null;
+    if (observedUntil !== null && this.#entries.size > 0) this.beginGap(observedUntil);
+  }
+
+  /** Writes the node-layer transition at index `seq` as a fact. */
+  #written(entry: Entry, seq: number): void {
+    this.#onFact(nodeTransitionFact(entry.uid, seq, entry.timeline.transitions[seq]!));
   }
 
   /** Feeds one Pod or Node observation (other kinds are ignored; JobSets come through observeJobSet). */
@@ -164,6 +209,7 @@ export class NodeLayer {
       };
       this.#entries.set(uid, entry);
       this.#list = null;
+      if (!fresh) this.#written(entry, 0);
       this.#adopt(entry);
     }
     const tl = update.timeline;
@@ -179,8 +225,9 @@ export class NodeLayer {
     entry.restarts = view.restarts;
     for (const fact of facts) this.#addCause(k, fact, (entry.causeKeys ??= new Set()), receivedAt);
 
-    for (const t of update.added) {
-      if (isInterruption(t)) this.#attach(k, t, 'jobset');
+    const jobset = update.timeline;
+    for (const [i, t] of update.added.entries()) {
+      if (isInterruption(t)) this.#attach(k, jobset, jobset.transitions.length - update.added.length + i, 'jobset');
       entry.jobsetState = t.state;
       entry.jobsetStateAt = t.at;
       this.#update(entry, t.at, receivedAt);
@@ -300,15 +347,18 @@ export class NodeLayer {
   #update(entry: Entry, at: number, receivedAt: number): void {
     if (this.#gap !== null) {
       // Decided when the gap ends; a JobSet first seen during it is unknown until then.
-      if (entry.timeline.transitions.length === 0) this.#enter(entry, 'unknown', at, receivedAt);
+      if (entry.timeline.transitions.length === 0 && this.#enter(entry, 'unknown', at, receivedAt) !== null) this.#written(entry, 0);
       return;
     }
     const state = this.#derive(entry);
     const added = this.#enter(entry, state, at, receivedAt);
     if (state === 'suspended') entry.everUp = false;
     if (state === 'up') entry.everUp = true;
-    if (added !== null && isInterruption(added)) this.#attach(entry.key, added, 'nodes');
-    if (added !== null && TERMINAL_STATES.has(added.state)) this.#release(entry.uid);
+    if (added === null) return;
+    const seq = entry.timeline.transitions.length - 1;
+    this.#written(entry, seq);
+    if (isInterruption(added)) this.#attach(entry.key, entry.timeline, seq, 'nodes');
+    if (TERMINAL_STATES.has(added.state)) this.#release(entry.uid);
   }
 
   /** A closed node layer needs its places no more. */
@@ -360,7 +410,9 @@ export class NodeLayer {
       const recoveries = prior === 'down' && after === 'up' ? 1 : 0;
       const lastAdded = added[added.length - 1];
       if (lastAdded !== undefined && interruptions + recoveries > 0) lastAdded.unobserved = { interruptions, recoveries };
-      if (lastAdded !== undefined && isInterruption(lastAdded)) this.#attach(entry.key, lastAdded, 'nodes');
+      const transitions = entry.timeline.transitions;
+      for (let i = transitions.length - added.length; i < transitions.length; i++) this.#written(entry, i);
+      if (lastAdded !== undefined && isInterruption(lastAdded)) this.#attach(entry.key, entry.timeline, transitions.length - 1, 'nodes');
       if (lastAdded !== undefined && TERMINAL_STATES.has(lastAdded.state)) this.#release(entry.uid);
     }
   }
@@ -404,8 +456,8 @@ export class NodeLayer {
     ];
     for (const [layer, tl] of layers) {
       if (tl === undefined || (layer === 'nodes' && !NODE_CAUSES.has(fact.cause.kind))) continue;
-      const last = tl.transitions.findLast(isInterruption);
-      if (last !== undefined && this.#inWindow(fact.cause, last)) this.#give(item, last, layer);
+      const seq = tl.transitions.findLastIndex(isInterruption);
+      if (seq >= 0 && this.#inWindow(fact.cause, tl.transitions[seq]!)) this.#give(item, tl, seq, layer);
     }
   }
 
@@ -436,18 +488,19 @@ export class NodeLayer {
     return cause.at >= t.at - this.#lookback && cause.at <= t.at + this.#lookahead;
   }
 
-  #give(item: StoredCause, t: Transition, layer: Layer): void {
+  /** Gives a cause to the transition at `seq` of `tl` (the `layer` timeline of a JobSet): a fact, joined in memory. */
+  #give(item: StoredCause, tl: Timeline, seq: number, layer: Layer): void {
     if ((item.attached & LAYER_BIT[layer]) !== 0) return;
     item.attached |= LAYER_BIT[layer];
-    (t.causes ??= []).push(item.cause);
-    t.causes.sort((a, b) => a.at - b.at);
+    if (joinCause(tl, seq, item.cause)) this.#onFact({ kind: 'cause', uid: tl.uid, layer, seq, cause: item.cause });
   }
 
-  /** Attaches the causes recorded for the JobSet named `k` around `t` to it. */
-  #attach(k: string, t: Transition, layer: Layer): void {
+  /** Attaches the causes recorded for the JobSet named `k` around the transition at `seq` of `tl` to it. */
+  #attach(k: string, tl: Timeline, seq: number, layer: Layer): void {
+    const t = tl.transitions[seq]!;
     for (const item of this.#causes.get(k) ?? []) {
       if (layer === 'nodes' && !NODE_CAUSES.has(item.cause.kind)) continue;
-      if (this.#inWindow(item.cause, t)) this.#give(item, t, layer);
+      if (this.#inWindow(item.cause, t)) this.#give(item, tl, seq, layer);
     }
   }
 

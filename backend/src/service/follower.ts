@@ -6,23 +6,30 @@
 // The numbers (transitions.id, timelines.rev) of one cluster grow in commit order, because its
 // writer's transactions are serialised by the cluster's row (backend/src/store/postgres.ts), so "above
 // the last read" misses nothing. When retention deleted timelines (the cluster's `pruned` counter
-// moved), that cluster is read again from scratch.
+// moved), that cluster is read again from scratch. The node layer's facts (node-layer transitions,
+// causes of either layer) are numbered the same way and tailed the same way, then joined to the
+// timelines they refer to (FactReader, as a leader's recovery joins them).
 //
 // ReplicaSource, below, is what a replica serves: the follower, until it becomes the leader and
 // serves its own engine.
 
 import type pg from 'pg';
 import type { EngineCounts } from '../timeline/engine.ts';
+import type { Timeline } from '../timeline/types.ts';
 import type { StoreStatus } from '../store/store.ts';
 import { checkSchema } from '../store/postgres-migrate.ts';
 import {
+  CAUSE_COLUMNS,
   decodeTimeline,
+  FactReader,
+  NODE_TRANSITION_COLUMNS,
   describePgError,
   newPool,
   place,
   TIMELINE_COLUMNS,
   TRANSITION_COLUMNS,
   withClient,
+  type CauseRowIn,
   type ClusterTimeline,
   type TimelineRowIn,
   type TransitionRowIn,
@@ -65,6 +72,8 @@ interface ClusterState {
   /** The highest row number read. */
   rev: number;
   timelines: Map<string, ClusterTimeline>;
+  /** The node layers and the causes, joined to the timelines above. */
+  facts: FactReader;
 }
 
 interface ClusterRow {
@@ -84,6 +93,7 @@ export class FollowerSource implements TimelineSource {
   readonly #options: FollowerOptions;
   readonly #clusters = new Map<string, ClusterState>();
   #list: ClusterTimeline[] | null = null;
+  #nodeList: Timeline[] | null = null;
   #loaded = false;
   #error: Error | null = null;
   #pollStartedAt: number | null = null;
@@ -175,20 +185,23 @@ export class FollowerSource implements TimelineSource {
       let timelines = 0;
       let transitions = 0;
       const reloaded: string[] = [];
-      const reads: { row: ClusterRow; state: ClusterState; full: boolean; tl: TimelineRowIn[]; tr: TransitionRowIn[] }[] = [];
+      const reads: { row: ClusterRow; state: ClusterState; full: boolean; tl: TimelineRowIn[]; tr: TransitionRowIn[]; nodes: TransitionRowIn[]; causes: CauseRowIn[] }[] = [];
       for (const row of clusters.rows) {
         const existing = this.#clusters.get(row.cluster);
         const full = existing === undefined || existing.pruned !== Number(row.pruned);
         const since = full ? 0 : existing.rev;
         const tl = await client.query<TimelineRowIn>(`SELECT ${TIMELINE_COLUMNS} FROM upness_timelines WHERE cluster = $1 AND rev > $2`, [row.cluster, since]);
         const tr = await client.query<TransitionRowIn>(`SELECT ${TRANSITION_COLUMNS} FROM upness_transitions WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
-        reads.push({ row, state: existing ?? newState(row.cluster), full, tl: tl.rows, tr: tr.rows });
+        const nodes = await client.query<TransitionRowIn>(`SELECT ${NODE_TRANSITION_COLUMNS} FROM upness_node_transitions WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
+        const causes = await client.query<CauseRowIn>(`SELECT ${CAUSE_COLUMNS} FROM upness_causes WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
+        reads.push({ row, state: existing ?? newState(row.cluster), full, tl: tl.rows, tr: tr.rows, nodes: nodes.rows, causes: causes.rows });
       }
       await client.query('COMMIT');
       // Applied only once everything was read: a read that failed half-way changes nothing.
-      for (const { row, state, full, tl, tr } of reads) {
+      for (const { row, state, full, tl, tr, nodes, causes } of reads) {
         if (full && this.#clusters.has(row.cluster)) reloaded.push(row.cluster);
-        if (!this.#apply(row, full ? newState(row.cluster) : state, tl, tr)) {
+        if (nodes.length + causes.length > 0 || full) this.#nodeList = null;
+        if (!this.#apply(row, full ? newState(row.cluster) : state, tl, tr, nodes, causes)) {
           // Rows missing in between (changed by hand?): read the cluster again from scratch next time.
           this.#clusters.get(row.cluster)!.pruned = -1;
         }
@@ -204,7 +217,7 @@ export class FollowerSource implements TimelineSource {
   }
 
   /** Applies one cluster's new rows; false when a transition has a gap before it. */
-  #apply(row: ClusterRow, state: ClusterState, tl: TimelineRowIn[], tr: TransitionRowIn[]): boolean {
+  #apply(row: ClusterRow, state: ClusterState, tl: TimelineRowIn[], tr: TransitionRowIn[], nodes: TransitionRowIn[], causes: CauseRowIn[]): boolean {
     this.#clusters.set(row.cluster, state);
     state.pruned = Number(row.pruned);
     let ok = true;
@@ -220,6 +233,15 @@ export class FollowerSource implements TimelineSource {
     for (const r of tr) {
       const timeline = state.timelines.get(r.uid);
       if (timeline === undefined || !place(timeline, r)) ok = false;
+      state.rev = Math.max(state.rev, r.id);
+    }
+    // Facts after the transitions they refer to (a fact commits with or after its transition).
+    for (const r of nodes) {
+      if (!state.facts.node(r)) ok = false;
+      state.rev = Math.max(state.rev, r.id);
+    }
+    for (const r of causes) {
+      if (!state.facts.cause(r)) ok = false;
       state.rev = Math.max(state.rev, r.id);
     }
     state.status = {
@@ -243,6 +265,16 @@ export class FollowerSource implements TimelineSource {
       this.#list = list;
     }
     return this.#list;
+  }
+
+  /** The node layers the leaders wrote (null when none has any: not a cluster's, or written before they were kept). */
+  nodeLayer(now: number): LayerView | null {
+    if (this.#nodeList === null) {
+      const list: Timeline[] = [];
+      for (const state of this.#clusters.values()) for (const tl of state.facts.layers.values()) if (tl.transitions.length > 0) list.push(tl);
+      this.#nodeList = list;
+    }
+    return this.#nodeList.length === 0 ? null : { timelines: this.#nodeList, horizon: this.horizon(now) };
   }
 
   /** Each cluster's horizon: up to when its writer vouches for its timelines. */
@@ -301,11 +333,13 @@ export class FollowerSource implements TimelineSource {
 }
 
 function newState(cluster: string): ClusterState {
+  const timelines = new Map<string, ClusterTimeline>();
   return {
     status: { cluster, writer: null, epoch: 0, observedUntil: null, writtenAt: 0, timelines: 0 },
     pruned: 0,
     rev: 0,
-    timelines: new Map(),
+    timelines,
+    facts: new FactReader((uid) => timelines.get(uid)),
   };
 }
 

@@ -55,6 +55,8 @@ export function watchCluster(engine: ClusterEngine, source: EngineSource, option
         if (engine.gapStart !== null) {
           engine.reconcile({ uids: watcher.uids('jobsets'), namespaces: options.namespaces }, at);
           engine.endGap(at);
+          // The node layer restored from the store: Pods and Nodes have been listed again too.
+          engine.nodeLayer.endGap(at);
         }
         synced(at);
       },

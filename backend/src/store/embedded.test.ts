@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
+import type { Observation } from '../observation/types.ts';
+import type { Timeline } from '../timeline/types.ts';
+import { joinCause } from '../nodes/facts.ts';
+import { ClusterEngine } from '../nodes/engine.ts';
+import { parseTraceLine } from '../sources/trace/parse.ts';
 import { EmbeddedStore, StoreError } from './embedded.ts';
+import { FORMAT } from './records.ts';
+import { UPNESS_VERSION } from './version.ts';
 
 const fresh = (): string => mkdtempSync(join(tmpdir(), 'upness-store-'));
 
@@ -76,19 +83,23 @@ describe('the embedded store', () => {
     expect(recovery.machines[0]!.timeline.labels).toEqual({ team: 'b' });
   });
 
-  it('keeps the causes of an interruption and the events proven after a gap', async () => {
+  it('keeps the causes of an interruption (facts of their own) and the events proven after a gap', async () => {
     const dir = fresh();
     const { store } = await EmbeddedStore.open(dir);
     const stream = [...simulateFleet({ jobsets: 2, days: 1, seed: 4 }).observations()];
-    // Stamp causes and unobserved events on the transitions as the watcher and the engine would.
+    // Stamp unobserved events on the transitions as the engine would, and give causes as the node layer does: after the transition is written.
     const stamp = new TimelineEngine({
       onUpdate: (u, m) => {
         for (const t of u.added) {
-          if (t.state === 'down') t.causes = [{ kind: 'NodeNotReady', at: t.at, node: 'node-7' }];
           if (t.state === 'down' && m.restarts > 0) t.unobserved = { interruptions: 1, recoveries: 0 };
           if (t.state === 'up' && m.restarts > 0) t.unobserved = { interruptions: 1, recoveries: 1 };
         }
         store.record(u, m);
+        const base = u.timeline.transitions.length - u.added.length;
+        u.added.forEach((t, i) => {
+          const cause = { kind: 'NodeNotReady' as const, at: t.at, node: 'node-7' };
+          if (t.state === 'down' && joinCause(u.timeline, base + i, cause)) store.fact({ kind: 'cause', uid: u.timeline.uid, layer: 'jobset', seq: base + i, cause });
+        });
       },
     });
     for (const o of stream) stamp.observe(o);
@@ -185,20 +196,98 @@ describe('the embedded store', () => {
     expect(plain(again.recovery.machines)).toEqual(plain(engine.machines()));
   });
 
-  it('refuses a data dir written in another format, saying which', async () => {
+  it('refuses a data dir of a newer format, naming the Upness that wrote it, and one of a format no Upness wrote', async () => {
     const dir = fresh();
     writeFileSync(join(dir, 'snapshot.json'), JSON.stringify({ format: 0, nextSegment: 1, observedUntil: null, machines: [] }));
-    await expect(EmbeddedStore.open(dir)).rejects.toThrow(/snapshot\.json is in format 0, and this Upness reads format 1/);
+    await expect(EmbeddedStore.open(dir)).rejects.toThrow(/snapshot\.json is in format 0, which no Upness wrote: not an Upness data dir/);
+    const newer = fresh();
+    writeFileSync(join(newer, 'snapshot.json'), JSON.stringify({ format: FORMAT + 1, upness: '9.9.9', nextSegment: 1, observedUntil: null, machines: [] }));
+    await expect(EmbeddedStore.open(newer)).rejects.toThrow(
+      `snapshot.json is in format ${FORMAT + 1}, written by Upness 9.9.9; this Upness (${UPNESS_VERSION}) reads formats 1 to ${FORMAT}. Run that version or a newer one, or start with an empty --data-dir.`,
+    );
     const other = fresh();
     writeFileSync(join(other, 'log-000001.jsonl'), '');
     const { store } = await EmbeddedStore.open(other);
     await store.close();
     const path = join(other, segments(other).at(-1)!);
-    writeFileSync(path, readFileSync(path, 'utf8').replace(/^\w{8} \{"k":"header","format":1\}/, (line) => line));
-    const header = '{"k":"header","format":2}';
+    // What this version writes says which it is.
+    expect(readFileSync(path, 'utf8')).toMatch(new RegExp(`^\\w{8} \\{"k":"header","format":${FORMAT},"upness":"${UPNESS_VERSION.replace(/\./g, '\\.')}"\\}\n`));
+    const header = `{"k":"header","format":${FORMAT + 1},"upness":"9.9.9"}`;
     const { crc32 } = await import('node:zlib');
     writeFileSync(path, `${crc32(header).toString(16).padStart(8, '0')} ${header}\n`);
-    await expect(EmbeddedStore.open(other)).rejects.toThrow(/is in format 2, and this Upness reads format 1/);
+    rmSync(join(other, 'log-000001.jsonl'));
+    await expect(EmbeddedStore.open(other)).rejects.toThrow(`is in format ${FORMAT + 1}, written by Upness 9.9.9`);
+  });
+
+  // The cluster trace of ./fixtures/README.md: the JobSet ml/train on nodes n1 and n2.
+  const clusterTrace = (): Observation[] =>
+    readFileSync(join(import.meta.dirname, 'fixtures', 'cluster.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line, i) => parseTraceLine(line, i + 1));
+  /** A cluster's engine whose updates and facts go to the store. */
+  const clusterEngine = (store: EmbeddedStore): ClusterEngine => new ClusterEngine({ onUpdate: (u, m) => store.record(u, m), onFact: (f) => store.fact(f) });
+  const drawn = (tl: Timeline | undefined): string[] =>
+    (tl?.transitions ?? []).map((t) => `${(t.at - Date.parse('2026-01-01T00:00:00Z')) / 60_000}:${t.state}${t.causes ? `(${t.causes.map((c) => `${c.kind}@${(c.at - Date.parse('2026-01-01T00:00:00Z')) / 60_000}`).join(',')})` : ''}`);
+
+  //   minute     0      3        10 10.5          20 21       30   32          45 45.25
+  //   nodes      prov---up-------down-------------up-----------------------------down
+  //   jobset     prov---up-----------down------------up--------down-up----------down
+  //                              ^ n2 NotReady                 ^ restart       ^ n1 NotReady, received after the down was written
+  const JOBSET = ['0:provisioning', '3:up', '10.5:down(NodeNotReady@10)', '21:up', '30:down(JobSetRestart@30)', '32:up', '45:down(NodeNotReady@45)'];
+  const NODES = ['0:provisioning', '2:up', '10:down(NodeNotReady@10)', '20:up', '45:down(NodeNotReady@45)'];
+
+  it('keeps the node layer and the causes found after a transition was written, in the log, a snapshot and through retention', async () => {
+    const dir = fresh();
+    const { store } = await EmbeddedStore.open(dir);
+    const engine = clusterEngine(store);
+    for (const o of clusterTrace()) engine.observe(o);
+    store.observed(engine.horizon);
+    await store.close();
+    expect(drawn(engine.timeline('js-train'))).toEqual(JOBSET);
+    expect(drawn(engine.nodeLayer.timeline('js-train'))).toEqual(NODES);
+    // The late cause is a record of its own after the transition's, which is not rewritten.
+    const log = readFileSync(join(dir, segments(dir).at(-1)!), 'utf8');
+    expect(log).toMatch(/"k":"update","uid":"js-train","add":\[\[1767228300000,"down"\]\][^\n]*\n[^\n]*"k":"cause","uid":"js-train","layer":"jobset","seq":6,"cause":\{"kind":"NodeNotReady","at":1767228300000/);
+
+    // From the log alone.
+    const first = await EmbeddedStore.open(dir);
+    expect(first.recovery.machines.map((m) => drawn(m.timeline))).toEqual([JOBSET]);
+    expect(first.recovery.nodeLayers.map((tl) => drawn(tl))).toEqual([NODES]);
+    // From a snapshot (the log before it deleted).
+    const restored = new ClusterEngine();
+    restored.restore(first.recovery.machines, first.recovery.observedUntil);
+    restored.restoreNodeLayer(first.recovery.nodeLayers, first.recovery.observedUntil);
+    expect(drawn(restored.nodeLayer.timeline('js-train'))).toEqual(NODES);
+    await first.store.snapshot(restored.machines(), restored.horizon, restored.nodeTimelines());
+    await first.store.close();
+    const second = await EmbeddedStore.open(dir);
+    await second.store.close();
+    expect(second.recovery.records).toBe(0);
+    expect(second.recovery.nodeLayers.map((tl) => drawn(tl))).toEqual([NODES]);
+    expect(second.recovery.machines.map((m) => drawn(m.timeline))).toEqual([JOBSET]);
+    // Retention drops the node layer with its JobSet.
+    restored.forget(['js-train']);
+    const third = await EmbeddedStore.open(dir);
+    await third.store.snapshot(restored.machines(), restored.horizon, restored.nodeTimelines());
+    await third.store.close();
+    const fourth = await EmbeddedStore.open(dir);
+    await fourth.store.close();
+    expect(fourth.recovery.machines).toEqual([]);
+    expect(fourth.recovery.nodeLayers).toEqual([]);
+  });
+
+  it('reads a cause written twice (around a crash) once', async () => {
+    const dir = fresh();
+    const { store } = await EmbeddedStore.open(dir);
+    const engine = clusterEngine(store);
+    for (const o of clusterTrace()) engine.observe(o);
+    const cause = engine.timeline('js-train')!.transitions[6]!.causes![0]!;
+    store.fact({ kind: 'cause', uid: 'js-train', layer: 'jobset', seq: 6, cause: { ...cause } });
+    await store.close();
+    const { recovery, store: reopened } = await EmbeddedStore.open(dir);
+    await reopened.close();
+    expect(recovery.machines.map((m) => drawn(m.timeline))).toEqual([JOBSET]);
   });
 
   // A real full disk: a tiny tmpfs (needs root to mount; CI and the dev machines run as root).

@@ -5,13 +5,20 @@
 //
 //   <data dir>/snapshot.json        every timeline as of the start of segment `nextSegment`
 //   <data dir>/log-000007.jsonl     records after that, in order
+//
+// The node layer's facts (causes, node-layer transitions: backend/src/nodes/facts.ts) are records
+// of the same log, written with the same group commit. A data dir of an older format is migrated in
+// place when opened (./formats.ts); one of a newer format is refused.
 
-import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { joinCause, placeTransition, type LayerFact } from '../nodes/facts.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
+import type { Timeline } from '../timeline/types.ts';
 import type { Recovery, StoreStatus, TimelineStore } from './store.ts';
+import { formatOf, segmentName, SEGMENT, settle, SNAPSHOT, syncDir, upgrade, type Migration } from './formats.ts';
+import { UPNESS_VERSION } from './version.ts';
 import { identityChanged, memoryChanged, writtenOf, type Written } from './written.ts';
 
 export type { Recovery, StoreStatus } from './store.ts';
@@ -36,9 +43,6 @@ export class StoreError extends Error {
   }
 }
 
-const SNAPSHOT = 'snapshot.json';
-const segmentName = (n: number): string => `log-${String(n).padStart(6, '0')}.jsonl`;
-const SEGMENT = /^log-(\d{6,})\.jsonl$/;
 
 /** Writes all of `data`: a write may stop short (a full disk) without failing; the next one then fails. */
 async function writeAll(handle: FileHandle, data: string): Promise<number> {
@@ -50,17 +54,18 @@ async function writeAll(handle: FileHandle, data: string): Promise<number> {
   return buffer.length;
 }
 
-function syncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+const writer = (upness: string | null | undefined): string => (upness ? `Upness ${upness}` : 'an Upness before 0.1.0');
+
+/** The message for a data dir this Upness cannot read (a newer format): which version wrote it, and what to do. */
+function newerFormat(file: string, format: number, upness: string | null | undefined): string {
+  return `${file} is in format ${format}, written by ${writer(upness)}; this Upness (${UPNESS_VERSION}) reads formats 1 to ${FORMAT}. Run that version or a newer one, or start with an empty --data-dir.`;
 }
 
-/** Reads the data dir: snapshot, then the log segments after it. Cuts a torn tail; refuses anything worse. */
-async function recover(dir: string): Promise<Recovery & { lastSegment: number }> {
+/**
+ * Reads the data dir: snapshot, then the log segments after it. Cuts a torn tail; refuses anything
+ * worse. Every file must be in `format` (an older one is migrated first, by EmbeddedStore.open).
+ */
+async function recover(dir: string, format: number = FORMAT): Promise<Recovery & { lastSegment: number }> {
   let snapshot: Snapshot | null = null;
   try {
     const text = await readFile(join(dir, SNAPSHOT), 'utf8');
@@ -69,9 +74,7 @@ async function recover(dir: string): Promise<Recovery & { lastSegment: number }>
     } catch (error) {
       throw new StoreError(`${join(dir, SNAPSHOT)} is not valid JSON (${(error as Error).message}); it is written atomically, so the disk or something else changed it. Move it away to start from the log alone, if the log is complete.`);
     }
-    if (snapshot.format !== FORMAT) {
-      throw new StoreError(`${join(dir, SNAPSHOT)} is in format ${snapshot.format}, and this Upness reads format ${FORMAT}. Use the Upness version that wrote it, or start with an empty --data-dir.`);
-    }
+    if (snapshot.format !== format) throw new StoreError(newerFormat(join(dir, SNAPSHOT), snapshot.format, snapshot.upness));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -90,6 +93,11 @@ async function recover(dir: string): Promise<Recovery & { lastSegment: number }>
   const machines = new Map<string, MachineState>();
   for (const s of snapshot?.machines ?? []) {
     machines.set(s.meta.uid, machineFrom(s.meta, s.update.add.map(decodeTransition), s.update));
+  }
+  const layers = new Map<string, Timeline>();
+  for (const l of snapshot?.nodeLayers ?? []) {
+    const m = machines.get(l.uid);
+    if (m !== undefined) layers.set(l.uid, { ...m.timeline, transitions: l.add.map(decodeTransition) });
   }
   let observedUntil = snapshot?.observedUntil ?? null;
   let cut: Recovery['cut'] = null;
@@ -120,17 +128,16 @@ async function recover(dir: string): Promise<Recovery & { lastSegment: number }>
       offset = nl + 1;
       if (line === 1) {
         if (record.k !== 'header') throw new StoreError(`${path} does not start with a header: not an Upness log`);
-        if (record.format !== FORMAT) {
-          throw new StoreError(`${path} is in format ${record.format}, and this Upness reads format ${FORMAT}. Use the Upness version that wrote it, or start with an empty --data-dir.`);
-        }
+        if (record.format !== format) throw new StoreError(newerFormat(path, record.format, record.upness));
         continue;
       }
       records++;
-      apply(machines, record);
+      apply(machines, layers, record);
       if (record.k === 'observed') observedUntil = Math.max(observedUntil ?? record.at, record.at);
     }
   }
-  return { machines: [...machines.values()], observedUntil, cut, records, lastSegment: Math.max(first - 1, ...segments) };
+  const nodeLayers = [...layers.values()].filter((l) => machines.has(l.uid));
+  return { machines: [...machines.values()], nodeLayers, observedUntil, cut, records, lastSegment: Math.max(first - 1, ...segments) };
 }
 
 function machineFrom(meta: MetaRecord, transitions: MachineState['timeline']['transitions'], memo: { everUp: boolean; restarts: number; rv: string | null; deletedAt: number | null }): MachineState {
@@ -144,7 +151,7 @@ function machineFrom(meta: MetaRecord, transitions: MachineState['timeline']['tr
   };
 }
 
-function apply(machines: Map<string, MachineState>, record: LogRecord): void {
+function apply(machines: Map<string, MachineState>, layers: Map<string, Timeline>, record: LogRecord): void {
   if (record.k === 'meta') {
     const existing = machines.get(record.uid);
     if (existing === undefined) machines.set(record.uid, machineFrom(record, [], { everUp: false, restarts: 0, rv: null, deletedAt: null }));
@@ -154,6 +161,21 @@ function apply(machines: Map<string, MachineState>, record: LogRecord): void {
     if (m === undefined) throw new StoreError(`an update of ${record.uid} comes before its identity: the log is out of order`);
     for (const t of record.add) m.timeline.transitions.push(decodeTransition(t));
     Object.assign(m, { everUp: record.everUp, restarts: record.restarts, resourceVersion: record.rv, deletedAt: record.deletedAt });
+  } else if (record.k === 'nodes') {
+    const m = machines.get(record.uid);
+    if (m === undefined) throw new StoreError(`a node-layer transition of ${record.uid} comes before its identity: the log is out of order`);
+    let layer = layers.get(record.uid);
+    if (layer === undefined) layers.set(record.uid, (layer = { ...m.timeline, transitions: [] }));
+    if (!placeTransition(layer, record.seq, decodeTransition(record.t))) {
+      throw new StoreError(`node-layer transition ${record.seq} of ${record.uid} comes before the ones it follows: the log is out of order`);
+    }
+  } else if (record.k === 'cause') {
+    // Joined to its transition; one already there (written twice around a crash) is not doubled.
+    const tl = record.layer === 'jobset' ? machines.get(record.uid)?.timeline : layers.get(record.uid);
+    if (tl === undefined || tl.transitions[record.seq] === undefined) {
+      throw new StoreError(`a cause of transition ${record.seq} of ${record.uid} (${record.layer}) comes before the transition: the log is out of order`);
+    }
+    joinCause(tl, record.seq, record.cause);
   }
 }
 
@@ -197,21 +219,34 @@ export class EmbeddedStore implements TimelineStore {
     this.#options = options;
   }
 
-  /** Opens (creating) a data dir and recovers what it holds. */
-  static async open(dir: string, options: EmbeddedStoreOptions = {}): Promise<{ store: EmbeddedStore; recovery: Recovery }> {
+  /**
+   * Opens (creating) a data dir and recovers what it holds. One of an older format is migrated first
+   * (`migration` says from which, and where its copy was kept until the migrated dir was read).
+   */
+  static async open(dir: string, options: EmbeddedStoreOptions = {}): Promise<{ store: EmbeddedStore; recovery: Recovery; migration: Migration | null }> {
+    const leftovers = await settle(dir);
     await mkdir(dir, { recursive: true });
+    const found = await formatOf(dir);
+    if (found !== null && found.format > FORMAT) throw new StoreError(newerFormat(found.file, found.format, found.upness));
+    let migration: Migration | null = null;
+    if (found !== null && found.format < FORMAT) {
+      if (found.format < 1) throw new StoreError(`${found.file} is in format ${found.format}, which no Upness wrote: not an Upness data dir`);
+      migration = await upgrade(dir, found.format, recover);
+    }
     const recovery = await recover(dir);
+    // Read: the copies kept through the migration are no longer needed.
+    for (const backup of [...leftovers, ...(migration === null ? [] : [migration.backup])]) await rm(backup, { recursive: true, force: true });
     // Appends go to a fresh segment: the last one may just have been cut.
     const store = new EmbeddedStore(dir, recovery.lastSegment + 1, options);
     for (const m of recovery.machines) store.#written.set(m.timeline.uid, writtenOf(m.timeline, m));
     store.#observed = store.#observedWritten = recovery.observedUntil;
     await store.#openSegment(store.#segment);
-    return { store, recovery };
+    return { store, recovery, migration };
   }
 
   async #openSegment(n: number): Promise<void> {
     const handle = await open(join(this.dir, segmentName(n)), 'a');
-    const header = encodeLine({ k: 'header', format: FORMAT });
+    const header = encodeLine({ k: 'header', format: FORMAT, upness: UPNESS_VERSION });
     await writeAll(handle, header);
     await handle.sync();
     syncDir(this.dir);
@@ -243,6 +278,13 @@ export class EmbeddedStore implements TimelineStore {
     if (update.added.length > 0 || memory) {
       this.#push({ k: 'update', uid, add: update.added.map(encodeTransition), everUp: machine.everUp, restarts: machine.restarts, rv: machine.resourceVersion, deletedAt: machine.deletedAt });
     }
+  }
+
+  /** Appends a fact of the node layer (a cause, a node-layer transition) with the next group commit. */
+  fact(fact: LayerFact): void {
+    if (this.#closed) return;
+    if (fact.kind === 'cause') this.#push({ k: 'cause', uid: fact.uid, layer: fact.layer, seq: fact.seq, cause: fact.cause });
+    else this.#push({ k: 'nodes', uid: fact.uid, seq: fact.seq, t: encodeTransition(fact.transition) });
   }
 
   /** Everything up to `at` has been observed; written with the next group commit. */
@@ -308,7 +350,8 @@ export class EmbeddedStore implements TimelineStore {
         return false;
       });
       this.#flushing = false;
-      if (this.#pending.length > 0 && this.#error === null) this.#schedule();
+      // An observed mark made during this commit is written by the next one, as records are.
+      if ((this.#pending.length > 0 || this.#observed !== this.#observedWritten) && this.#error === null) this.#schedule();
     }
   }
 
@@ -316,9 +359,9 @@ export class EmbeddedStore implements TimelineStore {
    * Writes a snapshot of `machines` and deletes the log it makes unnecessary. Records made after this
    * call go to a new segment; the snapshot holds everything before it.
    */
-  async snapshot(machines: Iterable<MachineState>, observedUntil: number | null): Promise<void> {
+  async snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline> = []): Promise<void> {
     const next = ++this.#segment;
-    const snapshot = snapshotOf(machines, next, observedUntil);
+    const snapshot = snapshotOf(machines, next, observedUntil, UPNESS_VERSION, nodeLayers);
     this.#sinceSnapshot = 0;
     // Known identities: retention may have dropped some, and they must not be resurrected.
     this.#written.clear();

@@ -3,6 +3,7 @@
 // SELECTs that read them back, and how rows become timelines again.
 
 import pg from 'pg';
+import { joinCause, placeTransition, type CauseFact, type Layer, type NodeTransitionFact } from '../nodes/facts.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import { TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
 
@@ -15,7 +16,12 @@ const ms = (column: string): string => `(extract(epoch from ${column}) * 1000)::
 export const TIMELINE_COLUMNS = `uid, namespace, name, labels, accelerator, topology, ${ms('created_at')} AS created_at,
   ever_up, restarts, resource_version, ${ms('deleted_at')} AS deleted_at, rev::float8 AS rev`;
 
-export const TRANSITION_COLUMNS = `uid, seq, ${ms('at')} AS at, state, unobserved_interruptions, unobserved_recoveries, causes, id::float8 AS id`;
+// (upness_transitions.causes is no longer read: migration 2 copied its causes into upness_causes.)
+export const TRANSITION_COLUMNS = `uid, seq, ${ms('at')} AS at, state, unobserved_interruptions, unobserved_recoveries, id::float8 AS id`;
+
+export const NODE_TRANSITION_COLUMNS = TRANSITION_COLUMNS;
+
+export const CAUSE_COLUMNS = `uid, layer, seq, cause, id::float8 AS id`;
 
 export interface TimelineRowIn {
   uid: string;
@@ -39,7 +45,14 @@ export interface TransitionRowIn {
   state: State;
   unobserved_interruptions: number | null;
   unobserved_recoveries: number | null;
-  causes: Cause[] | null;
+  id: number;
+}
+
+export interface CauseRowIn {
+  uid: string;
+  layer: Layer;
+  seq: number;
+  cause: Cause;
   id: number;
 }
 
@@ -66,7 +79,13 @@ export interface TransitionRowOut {
   state: State;
   interruptions: number | null;
   recoveries: number | null;
-  causes: string | null;
+}
+
+export interface CauseRowOut {
+  uid: string;
+  layer: Layer;
+  seq: number;
+  cause: string;
 }
 
 const iso = (t: number): string => new Date(t).toISOString();
@@ -98,9 +117,12 @@ export function transitionRow(uid: string, seq: number, t: Transition): Transiti
     state: t.state,
     interruptions: t.unobserved?.interruptions ?? null,
     recoveries: t.unobserved?.recoveries ?? null,
-    causes: t.causes === undefined || t.causes.length === 0 ? null : JSON.stringify(t.causes),
   };
 }
+
+export const nodeTransitionRow = (fact: NodeTransitionFact): TransitionRowOut => transitionRow(fact.uid, fact.seq, fact.transition);
+
+export const causeRow = (fact: CauseFact): CauseRowOut => ({ uid: fact.uid, layer: fact.layer, seq: fact.seq, cause: JSON.stringify(fact.cause) });
 
 /** One statement for any number of timelines (arrays, not one parameter per value). */
 export const UPSERT_TIMELINES = `
@@ -131,14 +153,30 @@ export function upsertTimelinesParams(cluster: string, rows: TimelineRowOut[]): 
   ];
 }
 
-/** Idempotent: a transition already there (a retry after a commit whose answer was lost) is skipped. */
-export const INSERT_TRANSITIONS = `
-INSERT INTO upness_transitions (cluster, uid, seq, at, state, unobserved_interruptions, unobserved_recoveries, causes)
-SELECT $1, t.uid, t.seq, t.at, t.state, t.interruptions, t.recoveries, t.causes::jsonb
-FROM unnest($2::text[], $3::integer[], $4::timestamptz[], $5::text[], $6::integer[], $7::integer[], $8::text[])
-  WITH ORDINALITY AS t (uid, seq, at, state, interruptions, recoveries, causes, n)
+const insertTransitions = (table: string): string => `
+INSERT INTO ${table} (cluster, uid, seq, at, state, unobserved_interruptions, unobserved_recoveries)
+SELECT $1, t.uid, t.seq, t.at, t.state, t.interruptions, t.recoveries
+FROM unnest($2::text[], $3::integer[], $4::timestamptz[], $5::text[], $6::integer[], $7::integer[])
+  WITH ORDINALITY AS t (uid, seq, at, state, interruptions, recoveries, n)
 ORDER BY t.n
 ON CONFLICT (cluster, uid, seq) DO NOTHING`;
+
+/** Idempotent: a transition already there (a retry after a commit whose answer was lost) is skipped. */
+export const INSERT_TRANSITIONS = insertTransitions('upness_transitions');
+/** The node layer's transitions, the same way. */
+export const INSERT_NODE_TRANSITIONS = insertTransitions('upness_node_transitions');
+
+/** Idempotent too: a cause already given to that transition is skipped. */
+export const INSERT_CAUSES = `
+INSERT INTO upness_causes (cluster, uid, layer, seq, cause)
+SELECT $1, c.uid, c.layer, c.seq, c.cause::jsonb
+FROM unnest($2::text[], $3::text[], $4::integer[], $5::text[]) WITH ORDINALITY AS c (uid, layer, seq, cause, n)
+ORDER BY c.n
+ON CONFLICT DO NOTHING`;
+
+export function insertCausesParams(cluster: string, rows: CauseRowOut[]): unknown[] {
+  return [cluster, rows.map((r) => r.uid), rows.map((r) => r.layer), rows.map((r) => r.seq), rows.map((r) => r.cause)];
+}
 
 export function insertTransitionsParams(cluster: string, rows: TransitionRowOut[]): unknown[] {
   return [
@@ -149,7 +187,6 @@ export function insertTransitionsParams(cluster: string, rows: TransitionRowOut[
     rows.map((r) => r.state),
     rows.map((r) => r.interruptions),
     rows.map((r) => r.recoveries),
-    rows.map((r) => r.causes),
   ];
 }
 
@@ -158,7 +195,6 @@ export function decodeTransition(row: TransitionRowIn): Transition {
   if (row.unobserved_interruptions !== null || row.unobserved_recoveries !== null) {
     t.unobserved = { interruptions: row.unobserved_interruptions ?? 0, recoveries: row.unobserved_recoveries ?? 0 };
   }
-  if (row.causes !== null) t.causes = row.causes;
   return t;
 }
 
@@ -184,6 +220,37 @@ export function place(tl: Timeline, row: TransitionRowIn): boolean {
   if (row.seq > tl.transitions.length) return false;
   tl.transitions[row.seq] = decodeTransition(row);
   return true;
+}
+
+/**
+ * The node layers and the cause facts of one cluster, as read back (a leader's recovery, a follower):
+ * node-layer transitions placed in order, causes joined to their transitions. `jobsets` finds a
+ * JobSet's timeline; false when a row refers to what is not there (yet).
+ */
+export class FactReader {
+  readonly layers = new Map<string, Timeline>();
+  readonly #jobsets: (uid: string) => Timeline | undefined;
+
+  constructor(jobsets: (uid: string) => Timeline | undefined) {
+    this.#jobsets = jobsets;
+  }
+
+  node(row: TransitionRowIn): boolean {
+    let layer = this.layers.get(row.uid);
+    if (layer === undefined) {
+      const jobset = this.#jobsets(row.uid);
+      if (jobset === undefined) return false;
+      this.layers.set(row.uid, (layer = { ...jobset, transitions: [] }));
+    }
+    return placeTransition(layer, row.seq, decodeTransition(row));
+  }
+
+  cause(row: CauseRowIn): boolean {
+    const tl = row.layer === 'jobset' ? this.#jobsets(row.uid) : this.layers.get(row.uid);
+    if (tl === undefined || tl.transitions[row.seq] === undefined) return false;
+    joinCause(tl, row.seq, row.cause);
+    return true;
+  }
 }
 
 /** Pool errors of idle clients (the server restarted, the network broke) surface on the next query instead. */

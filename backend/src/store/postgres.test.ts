@@ -11,6 +11,7 @@ import { StoreError } from './embedded.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { migrate } from './postgres-migrate.ts';
 import { newPool } from './postgres-rows.ts';
+import { UPNESS_VERSION } from './version.ts';
 import { describeUrl, isPostgresUrl, PostgresStore } from './postgres.ts';
 
 let server: PostgresServer;
@@ -84,6 +85,37 @@ describe('schema migrations', () => {
     expect(applied.filter((a) => a.length > 0)).toEqual([MIGRATIONS.map((m) => m.version)]);
     expect(await count(url, 'SELECT count(*) AS n FROM upness_schema_migrations')).toBe(MIGRATIONS.length);
     await Promise.all(opened.map((o) => o.store.close()));
+  });
+
+  it('keep history: a database written at version 1 (causes inline in transitions) is migrated, its causes kept as facts, and every migration records the Upness that applied it', async () => {
+    const url = await database();
+    const db = url.split('/').pop();
+    // The version-1 schema, and rows as version 1 wrote them (b77beaa: causes in upness_transitions.causes).
+    const pool = newPool(url);
+    const client = await pool.connect();
+    await migrate(client, MIGRATIONS.slice(0, 1));
+    client.release();
+    await pool.end();
+    const cause = { kind: 'NodeNotReady', at: Date.parse('2026-01-01T00:10:00Z'), node: 'n2', reason: 'KubeletNotReady' };
+    await server.query("INSERT INTO upness_clusters (cluster, epoch, observed_until) VALUES ('default', 1, '2026-01-01T00:20:00Z')", [], db);
+    await server.query("INSERT INTO upness_timelines (cluster, uid, namespace, name, created_at, ever_up, restarts) VALUES ('default', 'u1', 'ml', 'train', '2026-01-01T00:00:00Z', true, 0)", [], db);
+    await server.query(
+      `INSERT INTO upness_transitions (cluster, uid, seq, at, state, causes) VALUES
+        ('default', 'u1', 0, '2026-01-01T00:00:00Z', 'provisioning', NULL), ('default', 'u1', 1, '2026-01-01T00:03:00Z', 'up', NULL),
+        ('default', 'u1', 2, '2026-01-01T00:10:30Z', 'down', $1::jsonb)`,
+      [JSON.stringify([cause])],
+      db,
+    );
+    const { store, recovery } = await PostgresStore.open(url, { cluster: 'default' });
+    await store.close();
+    expect(recovery.migration).toEqual({ from: 1, to: MIGRATIONS.length, applied: MIGRATIONS.slice(1).map((m) => m.version) });
+    expect(recovery.machines[0]!.timeline.transitions.map((t) => [t.state, t.causes])).toEqual([
+      ['provisioning', undefined],
+      ['up', undefined],
+      ['down', [cause]],
+    ]);
+    const applied = await server.query<{ version: number; upness_version: string | null }>('SELECT version, upness_version FROM upness_schema_migrations ORDER BY version', [], db);
+    expect(applied.rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version, upness_version: UPNESS_VERSION })));
   });
 
   it('refuse a database whose schema is newer than the code', async () => {

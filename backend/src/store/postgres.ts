@@ -6,7 +6,8 @@
 // committed. A failed transaction loses nothing: its records go back to the front of the queue and are
 // retried with backoff, reported by status().error and onError until a commit succeeds again. Writing
 // twice is harmless: transitions are keyed by (cluster, uid, seq) and skipped when already there,
-// timelines are upserted.
+// timelines are upserted. The node layer's facts (fact(): node-layer transitions, causes) go with the
+// same group commit, keyed the same way, after what they refer to.
 //
 // Fencing: opening the store makes it its cluster's writer by incrementing the cluster's epoch; every
 // write transaction first updates the cluster row where the epoch is still its own. A writer that
@@ -15,15 +16,24 @@
 // row's lock orders one cluster's write transactions, which is what lets followers tail by number.
 
 import type pg from 'pg';
+import type { LayerFact } from '../nodes/facts.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
-import { TERMINAL_STATES } from '../timeline/types.ts';
+import { TERMINAL_STATES, type Timeline } from '../timeline/types.ts';
 import { StoreError } from './embedded.ts';
 import { migrate, type MigrationResult } from './postgres-migrate.ts';
 import {
+  CAUSE_COLUMNS,
+  causeRow,
   decodeTimeline,
   describePgError,
+  FactReader,
+  INSERT_CAUSES,
+  INSERT_NODE_TRANSITIONS,
   INSERT_TRANSITIONS,
+  insertCausesParams,
+  NODE_TRANSITION_COLUMNS,
+  nodeTransitionRow,
   insertTransitionsParams,
   newPool,
   place,
@@ -34,6 +44,8 @@ import {
   UPSERT_TIMELINES,
   upsertTimelinesParams,
   withClient,
+  type CauseRowIn,
+  type CauseRowOut,
   type TimelineRowIn,
   type TimelineRowOut,
   type TransitionRowIn,
@@ -89,6 +101,9 @@ interface Pending {
   transitions: TransitionRowOut[];
   /** An observed mark (epoch ms), for observed() calls. */
   observed: number | null;
+  /** Facts of the node layer (fact() calls). */
+  nodes?: TransitionRowOut[];
+  causes?: CauseRowOut[];
 }
 
 
@@ -147,6 +162,7 @@ export class PostgresStore implements TimelineStore {
       for (const m of loaded.machines) store.#written.set(m.timeline.uid, writtenOf(m.timeline, m));
       const recovery: PostgresRecovery = {
         machines: loaded.machines,
+        nodeLayers: loaded.nodeLayers,
         observedUntil: loaded.observedUntil,
         cut: null,
         records: loaded.records,
@@ -185,6 +201,16 @@ export class PostgresStore implements TimelineStore {
     this.#schedule();
   }
 
+  /** Queues a fact of the node layer; committed with the records before it, in the same transaction or a later one. */
+  fact(fact: LayerFact): void {
+    if (this.#closed || this.#fenced !== null) return;
+    const p: Pending = { seq: ++this.#seq, timeline: null, transitions: [], observed: null };
+    if (fact.kind === 'cause') p.causes = [causeRow(fact)];
+    else p.nodes = [nodeTransitionRow(fact)];
+    this.#pending.push(p);
+    this.#schedule();
+  }
+
   /** Everything up to `at` has been observed; committed with the records before it. */
   observed(at: number | null): void {
     if (at === null || this.#closed || this.#fenced !== null) return;
@@ -192,7 +218,7 @@ export class PostgresStore implements TimelineStore {
     this.#observed = at;
     const last = this.#pending[this.#pending.length - 1];
     // Consecutive marks with no record between them: the newest one says it all.
-    if (last !== undefined && last.timeline === null && last.transitions.length === 0) {
+    if (last !== undefined && last.timeline === null && last.transitions.length === 0 && last.nodes === undefined && last.causes === undefined) {
       last.observed = at;
       last.seq = ++this.#seq;
     } else {
@@ -219,7 +245,8 @@ export class PostgresStore implements TimelineStore {
     let rows = 0;
     let n = 0;
     while (n < this.#pending.length && (n === 0 || rows < max)) {
-      rows += this.#pending[n]!.transitions.length + 1;
+      const p = this.#pending[n]!;
+      rows += p.transitions.length + (p.nodes?.length ?? 0) + (p.causes?.length ?? 0) + 1;
       n++;
     }
     const batch = this.#pending.splice(0, n);
@@ -277,20 +304,29 @@ export class PostgresStore implements TimelineStore {
     // The newest row of each timeline: later records of it in the batch hold everything earlier ones did.
     const timelines = new Map<string, TimelineRowOut>();
     const transitions: TransitionRowOut[] = [];
+    const nodes: TransitionRowOut[] = [];
+    const causes: CauseRowOut[] = [];
     let observed: number | null = null;
     for (const p of batch) {
       if (p.timeline !== null) timelines.set(p.timeline.uid, p.timeline);
       for (const t of p.transitions) transitions.push(t);
+      for (const t of p.nodes ?? []) nodes.push(t);
+      for (const c of p.causes ?? []) causes.push(c);
       if (p.observed !== null) observed = p.observed;
     }
     const timelineParams = upsertTimelinesParams(this.cluster, [...timelines.values()]);
     const transitionParams = insertTransitionsParams(this.cluster, transitions);
+    const nodeParams = insertTransitionsParams(this.cluster, nodes);
+    const causeParams = insertCausesParams(this.cluster, causes);
     await withClient(this.#pool, async (client) => {
       await client.query('BEGIN');
       try {
         await this.#fence(client, observed);
         if (timelines.size > 0) await client.query(UPSERT_TIMELINES, timelineParams);
         if (transitions.length > 0) await client.query(INSERT_TRANSITIONS, transitionParams);
+        // Facts after what they refer to: node-layer transitions, then causes (of either layer).
+        if (nodes.length > 0) await client.query(INSERT_NODE_TRANSITIONS, nodeParams);
+        if (causes.length > 0) await client.query(INSERT_CAUSES, causeParams);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -298,6 +334,7 @@ export class PostgresStore implements TimelineStore {
       }
     });
     this.#bytes += JSON.stringify(timelineParams).length + JSON.stringify(transitionParams).length;
+    if (nodes.length + causes.length > 0) this.#bytes += JSON.stringify(nodeParams).length + JSON.stringify(causeParams).length;
   }
 
   /** Locks the cluster's row if this store still holds its epoch, and moves its observed mark; FencedError if not. */
@@ -410,7 +447,7 @@ export function checkClusterName(cluster: string): void {
 }
 
 /** Reads one cluster's timelines, transitions and machine memory in one snapshot of the database. */
-async function loadCluster(pool: pg.Pool, cluster: string): Promise<{ machines: MachineState[]; observedUntil: number | null; records: number }> {
+async function loadCluster(pool: pg.Pool, cluster: string): Promise<{ machines: MachineState[]; nodeLayers: Timeline[]; observedUntil: number | null; records: number }> {
   return withClient(pool, async (client) => {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     try {
@@ -420,6 +457,8 @@ async function loadCluster(pool: pg.Pool, cluster: string): Promise<{ machines: 
       );
       const timelines = await client.query<TimelineRowIn>(`SELECT ${TIMELINE_COLUMNS} FROM upness_timelines WHERE cluster = $1`, [cluster]);
       const transitions = await client.query<TransitionRowIn>(`SELECT ${TRANSITION_COLUMNS} FROM upness_transitions WHERE cluster = $1 ORDER BY uid, seq`, [cluster]);
+      const nodes = await client.query<TransitionRowIn>(`SELECT ${NODE_TRANSITION_COLUMNS} FROM upness_node_transitions WHERE cluster = $1 ORDER BY uid, seq`, [cluster]);
+      const causes = await client.query<CauseRowIn>(`SELECT ${CAUSE_COLUMNS} FROM upness_causes WHERE cluster = $1 ORDER BY id`, [cluster]);
       await client.query('COMMIT');
       const machines = new Map<string, MachineState>();
       for (const row of timelines.rows) {
@@ -442,7 +481,19 @@ async function loadCluster(pool: pg.Pool, cluster: string): Promise<{ machines: 
           throw new StoreError(`cluster "${cluster}": timeline ${m.timeline.uid} (${m.timeline.namespace}/${m.timeline.name}) has no transitions; the tables were changed by hand?`);
         }
       }
-      return { machines: [...machines.values()], observedUntil: mark.rows[0]?.observed_until ?? null, records: timelines.rows.length + transitions.rows.length };
+      const facts = new FactReader((uid) => machines.get(uid)?.timeline);
+      for (const row of nodes.rows) {
+        if (!facts.node(row)) throw new StoreError(`cluster "${cluster}": node-layer transition ${row.seq} of ${row.uid} has no timeline or no transitions before it; the tables were changed by hand?`);
+      }
+      for (const row of causes.rows) {
+        if (!facts.cause(row)) throw new StoreError(`cluster "${cluster}": a cause of ${row.layer} transition ${row.seq} of ${row.uid} has no transition; the tables were changed by hand?`);
+      }
+      return {
+        machines: [...machines.values()],
+        nodeLayers: [...facts.layers.values()],
+        observedUntil: mark.rows[0]?.observed_until ?? null,
+        records: timelines.rows.length + transitions.rows.length + nodes.rows.length + causes.rows.length,
+      };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;

@@ -1,13 +1,25 @@
 // What the embedded store writes: log lines and snapshots. A log line is
 //   <crc32 of the JSON, 8 hex digits> <JSON>\n
 // so a torn or corrupt line is detected, and the log stays readable with ordinary tools.
+//
+// Formats (FORMAT; the header of every log segment and every snapshot carry it, and from format 2
+// on the version of the Upness that wrote it):
+//   1  meta, update (a transition's causes inline, as known when it was written), observed.
+//   2  + cause (a cause attached to a transition of the JobSet or the node layer: a fact of its own),
+//      + nodes (a transition of the node layer); update carries no causes; the snapshot keeps the
+//      node layers. Written by Upness 0.1.0 and later.
+// Every change of the format bumps FORMAT, adds a step to ./formats.ts that migrates a data dir of
+// the previous format, and a data dir written by the last release of the previous format (with the
+// answers it gave) under ./fixtures/, which formats.test.ts reads with the new code. A new field or
+// record kind is added here, in apply() of ./embedded.ts, and in the snapshot below.
 
 import { crc32 } from 'node:zlib';
 import type { MachineState } from '../timeline/machine.ts';
-import type { Cause, State, Transition } from '../timeline/types.ts';
+import type { Layer } from '../nodes/facts.ts';
+import type { Cause, State, Timeline, Transition } from '../timeline/types.ts';
 
-/** Bumped when the on-disk format changes; a data dir of another format is refused, not half-read. */
-export const FORMAT = 1;
+/** Bumped when the on-disk format changes: an older data dir is migrated (./formats.ts), a newer one refused. */
+export const FORMAT = 2;
 
 /** A timeline's identity and labels, written when first seen and whenever they change. */
 export interface MetaRecord {
@@ -25,8 +37,8 @@ export interface MetaRecord {
 export interface UpdateRecord {
   k: 'update';
   uid: string;
-  /** [at, state]; [at, state, interruptions, recoveries] for events proven after a gap; and the
-   *  causes of an interruption as a fifth element. */
+  /** [at, state]; [at, state, interruptions, recoveries] for events proven after a gap; (format 1
+   *  only, and snapshots) the causes of an interruption as a fifth element. */
   add: ([number, State] | [number, State, number, number] | [number, State, number, number, Cause[]])[];
   everUp: boolean;
   restarts: number;
@@ -40,13 +52,32 @@ export interface ObservedRecord {
   at: number;
 }
 
+/** A cause attached to the transition at index `seq` of a timeline (`layer`: the JobSet's, or its node layer). */
+export interface CauseRecord {
+  k: 'cause';
+  uid: string;
+  layer: Layer;
+  seq: number;
+  cause: Cause;
+}
+
+/** The transition at index `seq` of the node layer of JobSet `uid` ([at, state] or with unobserved events). */
+export interface NodesRecord {
+  k: 'nodes';
+  uid: string;
+  seq: number;
+  t: [number, State] | [number, State, number, number];
+}
+
 /** The first line of every log file. */
 export interface HeaderRecord {
   k: 'header';
   format: number;
+  /** The Upness version that wrote it (from format 2 on). */
+  upness?: string;
 }
 
-export type LogRecord = HeaderRecord | MetaRecord | UpdateRecord | ObservedRecord;
+export type LogRecord = HeaderRecord | MetaRecord | UpdateRecord | ObservedRecord | CauseRecord | NodesRecord;
 
 export function encodeLine(record: LogRecord): string {
   const json = JSON.stringify(record);
@@ -66,11 +97,17 @@ export function decodeLine(line: string): LogRecord | null {
   }
 }
 
-export function encodeTransition(t: Transition): UpdateRecord['add'][number] {
+/** A transition as the log writes it: its causes are facts of their own (CauseRecord). */
+export function encodeTransition(t: Transition): [number, State] | [number, State, number, number] {
+  return t.unobserved ? [t.at, t.state, t.unobserved.interruptions, t.unobserved.recoveries] : [t.at, t.state];
+}
+
+/** A transition joined with its causes, as a snapshot keeps it. */
+export function encodeJoined(t: Transition): UpdateRecord['add'][number] {
   const i = t.unobserved?.interruptions ?? 0;
   const r = t.unobserved?.recoveries ?? 0;
   if (t.causes !== undefined && t.causes.length > 0) return [t.at, t.state, i, r, t.causes];
-  return t.unobserved ? [t.at, t.state, i, r] : [t.at, t.state];
+  return encodeTransition(t);
 }
 
 export function decodeTransition(t: UpdateRecord['add'][number]): Transition {
@@ -78,7 +115,7 @@ export function decodeTransition(t: UpdateRecord['add'][number]): Transition {
   if (t.length === 4) transition.unobserved = { interruptions: t[2], recoveries: t[3] };
   if (t.length === 5) {
     if (t[2] > 0 || t[3] > 0) transition.unobserved = { interruptions: t[2], recoveries: t[3] };
-    transition.causes = t[4];
+    transition.causes = [...t[4]];
   }
   return transition;
 }
@@ -97,9 +134,11 @@ export function metaRecord(machine: MachineState): MetaRecord {
   };
 }
 
-/** A snapshot: every machine at the moment the log rolled over to `nextSegment`. */
+/** A snapshot: every machine (and node layer) at the moment the log rolled over to `nextSegment`. */
 export interface Snapshot {
   format: number;
+  /** The Upness version that wrote it (from format 2 on). */
+  upness?: string;
   /** Log segments from this one on hold what came after the snapshot. */
   nextSegment: number;
   observedUntil: number | null;
@@ -107,15 +146,22 @@ export interface Snapshot {
     meta: MetaRecord;
     update: Omit<UpdateRecord, 'k' | 'uid'>;
   }[];
+  /** The node layers of those machines, their transitions joined with their causes (format 2 on). */
+  nodeLayers?: { uid: string; add: UpdateRecord['add'] }[];
 }
 
-export function snapshotOf(machines: Iterable<MachineState>, nextSegment: number, observedUntil: number | null): Snapshot {
+/** `format`: FORMAT, except for a migration step that writes the next format of a chain. */
+export function snapshotOf(machines: Iterable<MachineState>, nextSegment: number, observedUntil: number | null, upness: string, nodeLayers: Iterable<Timeline> = [], format = FORMAT): Snapshot {
   const out: Snapshot['machines'] = [];
+  const uids = new Set<string>();
   for (const m of machines) {
+    uids.add(m.timeline.uid);
     out.push({
       meta: metaRecord(m),
-      update: { add: m.timeline.transitions.map(encodeTransition), everUp: m.everUp, restarts: m.restarts, rv: m.resourceVersion, deletedAt: m.deletedAt },
+      update: { add: m.timeline.transitions.map(encodeJoined), everUp: m.everUp, restarts: m.restarts, rv: m.resourceVersion, deletedAt: m.deletedAt },
     });
   }
-  return { format: FORMAT, nextSegment, observedUntil, machines: out };
+  const layers: NonNullable<Snapshot['nodeLayers']> = [];
+  for (const tl of nodeLayers) if (uids.has(tl.uid) && tl.transitions.length > 0) layers.push({ uid: tl.uid, add: tl.transitions.map(encodeJoined) });
+  return { format, upness, nextSegment, observedUntil, machines: out, nodeLayers: layers };
 }

@@ -1,7 +1,9 @@
 // What the service needs of a store, whichever it is: the embedded log (default) or PostgreSQL.
 
 import type { TimelineUpdate } from '../timeline/engine.ts';
+import type { LayerFact } from '../nodes/facts.ts';
 import type { MachineState } from '../timeline/machine.ts';
+import type { Timeline } from '../timeline/types.ts';
 
 export interface StoreStatus {
   /** The last write failed (disk full, unwritable, database down): new records wait in memory and are retried. */
@@ -15,6 +17,8 @@ export interface StoreStatus {
 
 export interface Recovery {
   machines: MachineState[];
+  /** The node layers of those machines (a cluster's), with their causes joined. */
+  nodeLayers: Timeline[];
   /** Up to when the previous run observed: a gap begins there. */
   observedUntil: number | null;
   /** A torn or corrupt last record that was cut off (the embedded store after a crash mid-write). */
@@ -25,12 +29,14 @@ export interface Recovery {
 export interface TimelineStore {
   /** Records what an observation changed; made durable by the next group commit. */
   record(update: TimelineUpdate, machine: MachineState): void;
+  /** Records a fact of the node layer (a cause attached to a transition, a node-layer transition), after what it refers to. */
+  fact(fact: LayerFact): void;
   /** Everything up to `at` has been observed. */
   observed(at: number | null): void;
   /** Resolves when everything recorded so far is durable (at once while writes are failing). */
   flushed(): Promise<void>;
   /** Compacts: the embedded store writes a snapshot and drops the log before it. */
-  snapshot(machines: Iterable<MachineState>, observedUntil: number | null): Promise<void>;
+  snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers?: Iterable<Timeline>): Promise<void>;
   status(): StoreStatus;
   close(): Promise<void>;
 }

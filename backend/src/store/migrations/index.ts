@@ -2,6 +2,7 @@
 // is a new one with the next number. backend/src/store/postgres-migrate.ts applies them.
 
 import { initial } from './001-initial.ts';
+import { facts } from './002-facts.ts';
 
 export interface Migration {
   /** 1, 2, 3, ... without gaps. */
@@ -11,4 +12,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [initial];
+export const MIGRATIONS: readonly Migration[] = [initial, facts];
