@@ -183,6 +183,16 @@ function restoreCluster(engine: ClusterEngine, recovery: Store['recovery']): voi
   engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil);
 }
 
+/** The time of the latest transition of any timeline; null when there is none. */
+function latestTransition(timelines: Iterable<Timeline>): number | null {
+  let latest: number | null = null;
+  for (const { transitions } of timelines) {
+    const last = transitions[transitions.length - 1];
+    if (last !== undefined && (latest === null || last.at > latest)) latest = last.at;
+  }
+  return latest;
+}
+
 /** A trace (a file, or '-' for standard input), replayed once; a restart skips what the store holds. */
 export function traceSource(trace: string): Source {
   return {
@@ -216,8 +226,10 @@ export function traceSource(trace: string): Source {
         },
         vouched: () => null,
         now: Date.now,
-        // A recording is as old as its last line: serving it does not age it (retention counts back from there).
-        present: () => engine.horizon ?? Date.now(),
+        // A recording is as old as its last line: serving it does not age it (retention counts back
+        // from there). A data dir that lost its observed mark (a kill before format 2) is at least as
+        // late as its latest transition.
+        present: () => engine.horizon ?? latestTransition(engine.timelines()) ?? Date.now(),
         stop: async () => undefined,
       };
     },
