@@ -50,7 +50,7 @@ function ms(value: string, option: string): number {
 
 /** Serves the API; resolves with the server and the URL it listens on (the port may have been 0). */
 async function listen(source: TimelineSource, common: Common, extra: Partial<Parameters<typeof createApp>[0]>): Promise<{ server: Server; url: string }> {
-  const app = createApp({ source, token: common.token, logger: common.logger, terminalGraceMs: common.terminalGraceMs, ...extra });
+  const app = createApp({ source, token: common.token, logger: common.logger, terminalGraceMs: common.terminalGraceMs, retentionMs: common.retentionMs, ...extra });
   const server = app.listen(common.port, common.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -184,6 +184,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     logger,
     now,
     terminalGraceMs,
+    retentionMs,
     ...(store === null ? {} : { beforeRead: () => store.flushed(), store: () => store.status() }),
   });
   const server = app.listen(port, options.host);
