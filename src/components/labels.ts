@@ -1,7 +1,7 @@
 // What the editors call the model's values. Records keyed by the shared model's unions, so a value
 // added to the model without a label here fails the typecheck.
 
-import type { AggregateName, GROUP_DIMENSIONS, Layer, Metric, QueryType, STATES, WindowName } from '../types';
+import type { AggregateName, GROUP_DIMENSIONS, Layer, Metric, QueryType, SloAnswer, STATES, WindowName } from '../types';
 
 export interface Described {
   label: string;
@@ -34,6 +34,27 @@ export const QUERY_TYPE_LABELS: Record<QueryType, Described & { panel: string }>
     label: 'Fleet',
     description: "How a metric spreads across a group's JobSets: min, mean, p50, p90, p99, max per group.",
     panel: 'Table, Bar chart',
+  },
+  slo: {
+    label: 'SLO',
+    description:
+      'An objective over a period per JobSet name (across its recreations), namespace, label or the fleet: SLI, error budget, burn rate, budget-consumption alert.',
+    panel: 'Stat, Gauge, Bar gauge, Time series, Table, alert rules',
+  },
+};
+
+/** What an `slo` query answers, in the order the Answer list offers them. */
+export const SLO_ANSWER_LABELS: Record<SloAnswer, Described> = {
+  sli: { label: 'SLI', description: 'up ÷ (up + down) over the period ending at each point, beside the objective' },
+  errorBudget: {
+    label: 'Error budget',
+    description: 'Allowed, consumed and remaining down seconds over the period, remaining share, time to exhaustion',
+  },
+  burnRate: { label: 'Burn rate', description: 'down ÷ counted ÷ (1 − objective) over the burn window: 1 spends exactly the budget' },
+  budgetConsumed: { label: 'Budget consumed', description: "Down time in the burn window as a share of the period's budget" },
+  alert: {
+    label: 'Alert',
+    description: 'Budget-consumption alert: 1 when the threshold was consumed in the burn window and the short window burns',
   },
 };
 
