@@ -21,7 +21,12 @@ export function SloEditor(props: EditorProps) {
   return (
     <>
       <EditorRow>
-        <EditorField label="Answer" tooltip="What the query answers for each group" width={WIDTH.medium} htmlFor={id('sloAnswer')}>
+        <EditorField
+          label="Answer"
+          tooltip="What the query answers for each group"
+          width={WIDTH.medium}
+          htmlFor={id('sloAnswer')}
+        >
           <Combobox<SloAnswer>
             id={id('sloAnswer')}
             width={WIDTH.medium}
@@ -50,12 +55,20 @@ export function SloEditor(props: EditorProps) {
           validate={(text) => sloDurationError(text, HOUR)}
           onCommit={(period) => update({ period })}
         />
-        <EditorField label="Points" tooltip="One value at the end of the range (Stat, Gauge, Table), or one per step (Time series)" htmlFor={id('window')}>
+        <EditorField
+          label="Points"
+          tooltip="One value at the end of the range (Stat, Gauge, Table), or one per step (Time series)"
+          htmlFor={id('window')}
+        >
           <RadioButtonGroup<'range' | 'step'>
             id={id('window')}
             options={[
               { value: 'range', label: 'At the end', description: 'One value at the end of the range' },
-              { value: 'step', label: 'Over time', description: 'One value per step, each over the period ending at it' },
+              {
+                value: 'step',
+                label: 'Over time',
+                description: 'One value per step, each over the period ending at it',
+              },
             ]}
             value={q.window === 'range' ? 'range' : 'step'}
             onChange={(window) => update({ window })}
@@ -106,7 +119,9 @@ export function SloEditor(props: EditorProps) {
               value={q.burnFactor === 0 ? '' : String(q.burnFactor)}
               placeholder="none"
               width={WIDTH.short}
-              validate={(text) => (text === '' || Number(text) >= 0 ? undefined : 'A factor of 0 or more, such as 14.4')}
+              validate={(text) =>
+                text === '' || Number(text) >= 0 ? undefined : 'A factor of 0 or more, such as 14.4'
+              }
               onCommit={(text) => update({ burnFactor: text === '' ? 0 : Number(text) })}
             />
           )}

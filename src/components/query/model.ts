@@ -232,5 +232,7 @@ export function sloDurationError(text: string, least?: { ms: number; text: strin
 /** A share of the budget: above 0, at most 1. */
 export function fractionError(text: string): string | undefined {
   const value = Number(text);
-  return text !== '' && Number.isFinite(value) && value > 0 && value <= 1 ? undefined : 'A share of the budget above 0 and at most 1, such as 0.02';
+  return text !== '' && Number.isFinite(value) && value > 0 && value <= 1
+    ? undefined
+    : 'A share of the budget above 0 and at most 1, such as 0.02';
 }
