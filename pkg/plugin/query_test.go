@@ -205,7 +205,7 @@ func TestQuerySlo(t *testing.T) {
 	require.NoError(t, dr.Error)
 	require.NotEmpty(t, dr.Frames)
 	for _, f := range dr.Frames {
-		require.Len(t, f.Fields, 6, f.Name)
+		require.Len(t, f.Fields, 7, f.Name)
 		assert.Equal(t, data.FieldTypeTime, f.Fields[0].Type(), f.Name)
 		assert.Equal(t, "remainingSeconds", f.Fields[3].Name)
 		assert.Equal(t, "team-a", f.Fields[1].Labels["namespace"], f.Name)

@@ -58,7 +58,7 @@ function answerFields(ctx: QueryContext, labels: Record<string, string>, figures
     case 'sli':
       return [col('sli', PERCENT), col('objective', PERCENT)];
     case 'errorBudget':
-      return [col('allowedSeconds', 's'), col('consumedSeconds', 's'), col('remainingSeconds', 's'), col('remainingFraction', PERCENT), col('timeToExhaustionSeconds', 's')];
+      return [col('allowedSeconds', 's'), col('consumedSeconds', 's'), col('remainingSeconds', 's'), col('remainingFraction', PERCENT), col('burnRate', 'none'), col('timeToExhaustionSeconds', 's')];
     case 'burnRate':
       return [col('burnRate', 'none')];
     case 'budgetConsumed':
