@@ -16,7 +16,7 @@ import { eventsFrames } from './events.ts';
 import { frame, type FrameJSON } from './frame.ts';
 import { fleetFrames } from './fleet.ts';
 import { sloWindows } from '../query/slo.ts';
-import { sloFrames, sloPoints } from './slo.ts';
+import { sloFrames, sloPooledGroups, sloPoints } from './slo.ts';
 import { parseDuration } from '../query/types.ts';
 import { seriesCost, seriesFrames, seriesSpec, seriesWindowStart } from './series.ts';
 import { statesFrames } from './states.ts';
@@ -123,7 +123,10 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
     if (query.queryType === 'slo') sloWindows(query, observed.retentionMs ?? null);
     const cost =
       query.queryType === 'slo'
-        ? { evaluated: ctx.timelines.length, what: 'JobSets' as const, points: sloPoints(ctx).length }
+        ? (() => {
+            const pooled = sloPooledGroups(ctx);
+            return pooled !== null ? { evaluated: pooled.length, what: 'series' as const, points: sloPoints(ctx).length } : { evaluated: ctx.timelines.length, what: 'JobSets' as const, points: sloPoints(ctx).length };
+          })()
         : query.queryType === 'series'
           ? seriesCost(ctx)
           : query.queryType === 'summary' ? { ...summaryCost(ctx), points: 1 } : { evaluated: ctx.timelines.length, what: 'JobSets' as const, points: 1 };

@@ -5,6 +5,7 @@
 
 import { oracle } from '../../test/arbitraries.ts';
 import { min } from '../../test/scenario.ts';
+import { FleetIndex } from '../series/fleet-index.ts';
 import { simulateFleet } from '../simulate/index.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import type { State, Timeline } from '../timeline/types.ts';
@@ -129,6 +130,8 @@ describe('slo queries', () => {
 describe('slo queries on a simulated fleet reproduce the truth', () => {
   const sim = simulateFleet({ jobsets: 30, days: 4, seed: 7 });
   const engine = new TimelineEngine();
+  const index = new FleetIndex();
+  engine.subscribe(index);
   for (const o of sim.observations()) engine.observe(o);
   const horizon = engine.horizon!;
   const truth = sim.truth();
@@ -164,5 +167,36 @@ describe('slo queries on a simulated fleet reproduce the truth', () => {
         expect(burn[i]!.values.burnRate).toEqual(windowCounted === 0 ? null : expect.closeTo(window.down / windowCounted / 0.1, 9));
       });
     }
+  });
+
+  // Whole namespaces and the fleet are answered by the fleet index, without visiting each JobSet:
+  // the same frames as the per-JobSet path, for every answer, at every step.
+  it('answered by the fleet index, equal the per-JobSet path', () => {
+    const windows = jest.spyOn(index, 'windows');
+    const queries = (['namespace', 'all'] as const).flatMap((groupBy) =>
+      (['sli', 'errorBudget', 'burnRate', 'budgetConsumed', 'alert'] as const).map((sloAnswer) => ({
+        refId: `${groupBy}-${sloAnswer}`,
+        queryType: 'slo',
+        sloAnswer,
+        groupBy,
+        period: '2d',
+        burnWindow: '3h',
+        shortWindow: '10m',
+        objective: 0.9,
+        window: 'step',
+        intervalMs: HOUR,
+        maxDataPoints: 200,
+      })),
+    );
+    const body = { from: String(sim.start + 7 * HOUR + 13_000), to: String(horizon - 2 * HOUR), queries };
+    const fast = runQueries(body, { timelines: engine.timelines(), horizon, index }, horizon);
+    const slow = runQueries(body, { timelines: engine.timelines(), horizon, index: null }, horizon);
+    for (const q of queries) {
+      expect(fast.results[q.refId]!.status).toBe(200);
+      expect(fast.results[q.refId]!.frames!.length).toBeGreaterThan(0);
+      expect([q.refId, fast.results[q.refId]]).toEqual([q.refId, slow.results[q.refId]]);
+    }
+    expect(windows).toHaveBeenCalled();
+    windows.mockRestore();
   });
 });

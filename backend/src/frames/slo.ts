@@ -3,13 +3,14 @@
 // each labelled with the group, for stat, gauge, time series, table panels and alert rules.
 
 import { groupOf, type GroupBy, type GroupKey } from '../series/fleet.ts';
-import { alertFiring, maxBurnFactor, sloFigures, sloTotals, type SloFigures } from '../series/slo.ts';
+import { alertFiring, maxBurnFactor, sloFigures, sloPlan, sloTotals, sloTotalsOf, type SloFigures, type SloTotals, type SloWindows } from '../series/slo.ts';
 import { objectiveOf } from '../timeline/jobset.ts';
 import type { Timeline } from '../timeline/types.ts';
 import { sloWindows } from '../query/slo.ts';
 import { stepCount } from '../query/step.ts';
 import type { QueryContext } from './context.ts';
 import { frame, numberField, timeField, type Field, type FrameJSON } from './frame.ts';
+import { pooledGroups, type PooledGroup } from './pooled.ts';
 
 /** The points of an `slo` query: `to` alone for window `range`, else every step. */
 export function sloPoints(ctx: Pick<QueryContext, 'query' | 'steps' | 'to'>): number[] {
@@ -27,26 +28,54 @@ function sloGroupOf(tl: Timeline, groupBy: GroupBy): GroupKey {
 }
 
 interface SloGroup extends GroupKey {
-  members: Timeline[];
+  /** The group's totals over the windows of every point. */
+  totals(points: readonly number[], windows: SloWindows): SloTotals[];
   objective: number;
 }
 
+/**
+ * Whole namespaces, clusters or the fleet, answered by the fleet index without visiting each JobSet
+ * (the per-JobSet path is the reference: slo.test.ts checks they agree); null when it cannot answer.
+ * Pooled sums are what an SLO is, so the index answers whatever the query's aggregate.
+ */
+const fromIndex = new WeakMap<QueryContext, PooledGroup[] | null>();
+export function sloPooledGroups(ctx: QueryContext): PooledGroup[] | null {
+  if (!fromIndex.has(ctx)) {
+    const pooled: QueryContext = Object.create(ctx, { query: { value: { ...ctx.query, aggregate: 'pooled' } } });
+    fromIndex.set(ctx, pooledGroups(pooled, ['uptimeRatio']));
+  }
+  return fromIndex.get(ctx)!;
+}
+
 function groups(ctx: QueryContext): SloGroup[] {
+  const pooled = sloPooledGroups(ctx);
+  if (pooled !== null) {
+    return pooled.map((g) => ({
+      key: g.key,
+      labels: g.labels,
+      objective: ctx.query.objective,
+      totals: (points, windows) => {
+        const plan = sloPlan(points, windows);
+        return sloTotalsOf(g.windows(plan.times, plan.starts, plan.ends).map((w) => w.totals));
+      },
+    }));
+  }
   const groupBy = ctx.query.groupBy as GroupBy;
-  const byKey = new Map<string, SloGroup>();
+  const byKey = new Map<string, GroupKey & { members: Timeline[] }>();
   for (const tl of ctx.timelines) {
     const g = sloGroupOf(tl, groupBy);
     let group = byKey.get(g.key);
-    if (group === undefined) byKey.set(g.key, (group = { ...g, members: [], objective: ctx.query.objective }));
+    if (group === undefined) byKey.set(g.key, (group = { ...g, members: [] }));
     group.members.push(tl);
   }
-  for (const group of byKey.values()) {
-    if (groupBy !== 'none') continue;
-    // A JobSet name's objective: its newest recreation's `upness.dev/objective` label, else the query's.
-    const newest = group.members.reduce((a, b) => (b.createdAt > a.createdAt ? b : a));
-    group.objective = objectiveOf(newest.labels) ?? ctx.query.objective;
-  }
-  return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return [...byKey.values()]
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map(({ key, labels, members }) => {
+      // A JobSet name's objective: its newest recreation's `upness.dev/objective` label, else the query's.
+      const newest = members.reduce((a, b) => (b.createdAt > a.createdAt ? b : a));
+      const objective = groupBy === 'none' ? (objectiveOf(newest.labels) ?? ctx.query.objective) : ctx.query.objective;
+      return { key, labels, objective, totals: (points, windows) => sloTotals(members, ctx.horizon, points, windows) };
+    });
 }
 
 const PERCENT = 'percentunit';
@@ -90,7 +119,7 @@ export function sloFrames(ctx: QueryContext): FrameJSON[] {
     return notice === null ? [] : [frame([], { name: 'slo', refId: query.refId, meta: { notices: [notice] } })];
   }
   return all.map((g) => {
-    const totals = sloTotals(g.members, ctx.horizon, points, windows);
+    const totals = g.totals(points, windows);
     const figures = totals.map((t) => sloFigures(t, g.objective, windows));
     const firing = figures.map((f, k) => alertFiring(f, totals[k]!, query.budgetThreshold, windows));
     const name = groupBy === 'none' ? `${g.labels.namespace}/${g.labels.jobset}` : groupBy === 'all' ? 'all' : Object.values(g.labels)[0] || '(none)';

@@ -64,6 +64,33 @@ export function sloTotals(members: readonly Timeline[], horizon: number, points:
   });
 }
 
+/**
+ * The three windows of every point ((t − P, t], (t − w, t], (t − s, t]) as indices into one sorted
+ * list of times, for whatever sums a window from C at many times (the fleet index).
+ */
+export function sloPlan(points: readonly number[], windows: SloWindows): { times: Float64Array; starts: Int32Array; ends: Int32Array } {
+  const offsets = [windows.periodMs, windows.burnWindowMs, windows.shortWindowMs];
+  const times = Float64Array.from(new Set(points.flatMap((t) => [t, ...offsets.map((o) => t - o)]))).sort();
+  const at = new Map<number, number>();
+  times.forEach((t, i) => at.set(t, i));
+  return {
+    times,
+    starts: Int32Array.from(points.flatMap((t) => offsets.map((o) => at.get(t - o)!))),
+    ends: Int32Array.from(points.flatMap((t) => offsets.map(() => at.get(t)!))),
+  };
+}
+
+/** SloTotals from window totals (FIELDS numbers each) in sloPlan's order: period, burn, short per point. */
+export function sloTotalsOf(windowTotals: readonly ArrayLike<number>[]): SloTotals[] {
+  const out: SloTotals[] = [];
+  const down = (w: ArrayLike<number>): number => w[PROVISIONING]! + w[INTERRUPTION_DOWN]!;
+  for (let k = 0; k + 2 < windowTotals.length; k += 3) {
+    const [p, b, s] = [windowTotals[k]!, windowTotals[k + 1]!, windowTotals[k + 2]!];
+    out.push({ periodUp: p[UP]!, periodDown: down(p), burnUp: b[UP]!, burnDown: down(b), shortUp: s[UP]!, shortDown: down(s) });
+  }
+  return out;
+}
+
 /** Every SLO figure at one point. Seconds for durations; fractions as ratios (1 = 100 %). */
 export interface SloFigures {
   objective: number;
