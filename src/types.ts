@@ -16,11 +16,12 @@ export {
   METRICS,
   parseDuration,
   QUERY_TYPES,
+  SLO_ANSWERS,
   STATES,
   unitOf,
   WINDOWS,
 } from '../backend/src/query/types';
-export type { AggregateName, GroupByName, Layer, Metric, QueryType, WindowName } from '../backend/src/query/types';
+export type { AggregateName, GroupByName, Layer, Metric, QueryType, SloAnswer, WindowName } from '../backend/src/query/types';
 
 /** A panel's query: the service's model plus what Grafana keeps on every query (hide, key, datasource). */
 export interface UpnessQuery extends Omit<DataQuery, 'queryType'>, ServiceQuery {}

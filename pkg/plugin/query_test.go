@@ -194,6 +194,36 @@ func TestQueryEvents(t *testing.T) {
 	checkGolden(t, "events", dr)
 }
 
+// An `slo` query passes through the plugin backend as every other: its frames (a time field and
+// labelled numbers) and its notice reach Grafana unchanged.
+func TestQuerySlo(t *testing.T) {
+	needService(t)
+	resp := queryData(t, upnessDataSource(), upnessQuery("O", map[string]any{
+		"queryType": "slo", "sloAnswer": "errorBudget", "period": "1d", "objective": 0.9, "window": "range", "namespaces": []string{"team-a"},
+	}))
+	dr := resp.Responses["O"]
+	require.NoError(t, dr.Error)
+	require.NotEmpty(t, dr.Frames)
+	for _, f := range dr.Frames {
+		require.Len(t, f.Fields, 7, f.Name)
+		assert.Equal(t, data.FieldTypeTime, f.Fields[0].Type(), f.Name)
+		assert.Equal(t, "remainingSeconds", f.Fields[3].Name)
+		assert.Equal(t, "team-a", f.Fields[1].Labels["namespace"], f.Name)
+		assert.NotEmpty(t, f.Fields[1].Labels["jobset"], f.Name)
+	}
+	checkGolden(t, "slo", dr)
+
+	t.Run("a burn factor that can never fire: the notice reaches Grafana", func(t *testing.T) {
+		q := upnessQuery("N", map[string]any{"queryType": "slo", "sloAnswer": "burnRate", "objective": 0.9, "burnFactor": 14.4, "groupBy": "all", "period": "1d"})
+		dr := queryData(t, upnessDataSource(), q).Responses["N"]
+		require.NoError(t, dr.Error)
+		require.Len(t, dr.Frames, 1)
+		require.NotNil(t, dr.Frames[0].Meta)
+		require.Len(t, dr.Frames[0].Meta.Notices, 1)
+		assert.Contains(t, dr.Frames[0].Meta.Notices[0].Text, "The largest factor that can fire is 10")
+	})
+}
+
 func TestQueryErrors(t *testing.T) {
 	needService(t)
 

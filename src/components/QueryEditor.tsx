@@ -15,6 +15,7 @@ import { FleetEditor } from './query/FleetEditor';
 import { normalize, resolve, sameQuery, withMetric, withType } from './query/model';
 import type { EditorProps } from './query/props';
 import { SeriesEditor } from './query/SeriesEditor';
+import { SloEditor } from './query/SloEditor';
 import { StatesEditor } from './query/StatesEditor';
 import { SummaryEditor } from './query/SummaryEditor';
 import { useValues } from './useValues';
@@ -27,6 +28,7 @@ const EDITORS: Record<QueryType, ComponentType<EditorProps>> = {
   states: StatesEditor,
   events: EventsEditor,
   fleet: FleetEditor,
+  slo: SloEditor,
 };
 
 export function QueryEditor({ query, onChange, onRunQuery, datasource }: Props) {

@@ -1,7 +1,16 @@
 // What the editors call the model's values. Records keyed by the shared model's unions, so a value
 // added to the model without a label here fails the typecheck.
 
-import type { AggregateName, GROUP_DIMENSIONS, Layer, Metric, QueryType, STATES, WindowName } from '../types';
+import type {
+  AggregateName,
+  GROUP_DIMENSIONS,
+  Layer,
+  Metric,
+  QueryType,
+  SloAnswer,
+  STATES,
+  WindowName,
+} from '../types';
 
 export interface Described {
   label: string;
@@ -35,6 +44,34 @@ export const QUERY_TYPE_LABELS: Record<QueryType, Described & { panel: string }>
     description: "How a metric spreads across a group's JobSets: min, mean, p50, p90, p99, max per group.",
     panel: 'Table, Bar chart',
   },
+  slo: {
+    label: 'SLO',
+    description:
+      'An objective over a period per JobSet name (across its recreations), namespace, label or the fleet: SLI, error budget, burn rate, budget-consumption alert.',
+    panel: 'Stat, Gauge, Bar gauge, Time series, Table, alert rules',
+  },
+};
+
+/** What an `slo` query answers, in the order the Answer list offers them. */
+export const SLO_ANSWER_LABELS: Record<SloAnswer, Described> = {
+  sli: { label: 'SLI', description: 'up ÷ (up + down) over the period ending at each point, beside the objective' },
+  errorBudget: {
+    label: 'Error budget',
+    description: 'Allowed, consumed and remaining down seconds over the period, remaining share, time to exhaustion',
+  },
+  burnRate: {
+    label: 'Burn rate',
+    description: 'down ÷ counted ÷ (1 − objective) over the burn window: 1 spends exactly the budget',
+  },
+  budgetConsumed: {
+    label: 'Budget consumed',
+    description: "Down time in the burn window as a share of the period's budget",
+  },
+  alert: {
+    label: 'Alert',
+    description:
+      'Budget-consumption alert: 1 when the threshold was consumed in the burn window and the short window burns',
+  },
 };
 
 /** Metric names that cannot be confused: durations say "time", the ratio says "ratio", the state says "state". */
@@ -43,7 +80,10 @@ export const METRIC_LABELS: Record<Metric, Described> = {
   upSeconds: { label: 'Time up', description: 'Seconds up' },
   downSeconds: { label: 'Time down', description: 'Provisioning + downtime after interruptions' },
   provisioningSeconds: { label: 'Time provisioning', description: 'Seconds down before the first up' },
-  interruptionDowntimeSeconds: { label: 'Time down after interruptions', description: 'Seconds down after having been up' },
+  interruptionDowntimeSeconds: {
+    label: 'Time down after interruptions',
+    description: 'Seconds down after having been up',
+  },
   suspendedSeconds: { label: 'Time suspended', description: 'Seconds suspended by a user or a queue' },
   queuedSeconds: { label: 'Time queued', description: 'Seconds suspended before the first start' },
   unknownSeconds: { label: 'Time unknown', description: 'Seconds the service was not observing' },
@@ -89,7 +129,7 @@ export const AGGREGATE_LABELS: Record<AggregateName, Described> = {
 
 /** In the order the Window choice shows them. */
 export const WINDOW_LABELS: Record<WindowName, Described> = {
-  step: { label: 'Step', description: "Each point covers its own step: a line that shows when things changed" },
+  step: { label: 'Step', description: 'Each point covers its own step: a line that shows when things changed' },
   rolling: { label: 'Rolling', description: 'Each point covers the given length ending at it, e.g. the last 24h' },
   cumulative: { label: 'Cumulative', description: 'Each point covers the range from its start to the point' },
   range: { label: 'Range', description: 'One point for the whole time range (for Stat panels and tables)' },

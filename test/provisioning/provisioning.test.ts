@@ -355,6 +355,8 @@ function templateService(vars: Variables, time: TimeContext): { replace: (text: 
 
 const GRAFANA_FIELDS = ['datasource', 'hide'];
 const QUERY_MODEL_FIELDS = ['refId', 'queryType', 'metric', 'layer', 'namespaces', 'name', 'labelSelector', 'states', 'groupBy', 'aggregate', 'window', 'rolling'];
+/** The fields of an `slo` query (issue 13). */
+QUERY_MODEL_FIELDS.push('objective', 'period', 'sloAnswer', 'burnWindow', 'shortWindow', 'burnFactor', 'budgetThreshold');
 
 /**
  * The query as the Go plugin backend forwards it: the panel's target after the plugin replaced
@@ -493,6 +495,30 @@ function checkShape(what: string, query: Json, frames: Json[]): void {
       const types = Object.fromEntries(frame.schema.fields.map((f: Json) => [f.name, f.type]));
       expect(types).toEqual({ time: 'time', timeEnd: 'time', title: 'string', text: 'string', tags: 'string' });
       if (rowCount(frame) === 0) fail('no events');
+      break;
+    }
+    case 'slo': {
+      // One frame per group: time, then the answer's numbers, each labelled with the group.
+      const answer = query.sloAnswer ?? 'sli';
+      const wanted: Record<string, string[]> = {
+        sli: ['sli', 'objective'],
+        errorBudget: ['allowedSeconds', 'consumedSeconds', 'remainingSeconds', 'remainingFraction', 'burnRate', 'timeToExhaustionSeconds'],
+        burnRate: ['burnRate'],
+        budgetConsumed: ['budgetConsumed'],
+        alert: ['alert'],
+      };
+      const groupBy = query.groupBy ?? 'none';
+      const labels = groupBy === 'none' ? ['namespace', 'jobset'] : groupBy === 'all' ? [] : [groupBy.replace(/^label:/, '')];
+      let numbers = 0;
+      for (const frame of frames) {
+        const [time, ...rest] = frame.schema.fields;
+        if (time.type !== 'time' || JSON.stringify(rest.map((f: Json) => `${f.name}:${f.type}`)) !== JSON.stringify(wanted[answer]!.map((n) => `${n}:number`)))
+          fail(`frame ${frame.schema.name}: expected fields time, ${wanted[answer]!.join(', ')}`);
+        if (rowCount(frame) === 0) fail(`frame ${frame.schema.name}: no points`);
+        for (const field of rest) for (const label of labels) if (typeof field.labels?.[label] !== 'string') fail(`frame ${frame.schema.name}: no label "${label}"`);
+        for (const column of frame.data.values.slice(1)) numbers += column.filter((v: unknown) => typeof v === 'number').length;
+      }
+      if (numbers === 0) fail('every value is null');
       break;
     }
     default:
@@ -1098,7 +1124,8 @@ describe('alert rules, evaluated against a live service', () => {
         expect([r.uid, refId, result.status, result.error]).toEqual([r.uid, refId, 200, undefined]);
         for (const frame of result.frames!) {
           expect(frame.schema.fields.map((f: Json) => f.type)).toEqual(['time', 'number']);
-          expect(Object.keys(frame.schema.fields[1].labels).sort()).toEqual(['jobset', 'namespace', 'uid']);
+          // The SLO rules: one instance per JobSet name, across its recreations (no uid).
+          expect(Object.keys(frame.schema.fields[1].labels).sort()).toEqual(r.labels.slo === 'true' ? ['jobset', 'namespace'] : ['jobset', 'namespace', 'uid']);
         }
       }
       evaluateRule(r, results, 'now'); // every expression can be evaluated
@@ -1154,6 +1181,59 @@ describe('alert rules, evaluated against a live service', () => {
       fired += firing.length;
     });
     expect(fired).toBeGreaterThan(0);
+  });
+
+  // The SLO pair, against the truth of the intervals: per JobSet name (every UID of the name),
+  // written down independently of the service's SLO code. At objective o over period P, a burn
+  // window w and a short window s, the rule fires when
+  //   down(t − w, t] ÷ ((1 − o) × (up + down)(t − P, t]) ≥ min(threshold, w ÷ 2 ÷ ((1 − o) × P))
+  // and down(t − s, t] > 0, where down is provisioning and down time (suspended, unknown and
+  // terminal time count for neither).
+  it.each([
+    ['upness-jobset-slo-fast-burn', { objective: 0.95, period: 28 * DAY, window: HOUR, short: 5 * MINUTE, threshold: 0.02 }],
+    ['upness-jobset-slo-slow-burn', { objective: 0.95, period: 28 * DAY, window: 3 * DAY, short: 6 * HOUR, threshold: 0.1 }],
+  ] as const)('%s fires for the JobSet names the truth says, every 3 hours of the trace', async (uid, intended) => {
+    const r = rule(uid);
+    const { jobsets } = await get('/api/v1/jobsets', [
+      ['from', String(traceStart)],
+      ['to', String(horizon)],
+    ]);
+    const names = [...new Set<string>(jobsets.map((j: Json) => `${j.namespace}/${j.name}`))].sort();
+    const byName = new Map<string, { state: string; from: number; to: number }[]>();
+    for (const name of names) {
+      const { timelines } = await get(`/api/v1/jobsets/${name}`);
+      byName.set(
+        name,
+        timelines.flatMap((tl: Json) => tl.intervals.map((iv: Json) => ({ state: iv.state, from: Date.parse(iv.from), to: iv.to === null ? Infinity : Date.parse(iv.to) }))),
+      );
+    }
+    const within = (ivs: { state: string; from: number; to: number }[], states: string[], a: number, b: number): number =>
+      ivs.filter((iv) => states.includes(iv.state)).reduce((sum, iv) => sum + Math.max(0, Math.min(iv.to, b) - Math.max(iv.from, a)), 0);
+    const DOWN = ['provisioning', 'down'];
+    const held = Math.min(intended.threshold, intended.window / 2 / ((1 - intended.objective) * intended.period));
+    const expected = (t: number): string[] =>
+      names.filter((name) => {
+        const ivs = byName.get(name)!;
+        const counted = within(ivs, ['up', ...DOWN], t - intended.period, t);
+        if (counted === 0) return false;
+        const consumed = within(ivs, DOWN, t - intended.window, t) / ((1 - intended.objective) * counted);
+        return consumed >= held && within(ivs, DOWN, t - intended.short, t) > 0;
+      });
+    const times: number[] = [];
+    for (let t = traceStart + 3 * HOUR; t < horizon; t += 3 * HOUR) times.push(t);
+    times.push(horizon);
+    const results = await runQueries(times.flatMap((t, i) => ruleQueries(r, t, `t${i}`)));
+    let fired = 0;
+    let quiet = 0;
+    times.forEach((t, i) => {
+      const firing = evaluateRule(r, results, `t${i}`).map((x) => `${x.labels.namespace}/${x.labels.jobset}`).sort();
+      expect([new Date(t).toISOString(), firing]).toEqual([new Date(t).toISOString(), expected(t)]);
+      fired += firing.length;
+      quiet += names.length - firing.length;
+    });
+    // It has teeth both ways: it fires on this trace, and stays quiet for most names most of the time.
+    expect(fired).toBeGreaterThan(0);
+    expect(quiet).toBeGreaterThan(fired);
   });
 
   /** What each rule is meant to do, written down independently of the rule file. */

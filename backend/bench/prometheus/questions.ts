@@ -16,6 +16,8 @@
 //         recovery, and misses recoveries from zero-length restarts.
 
 import { FIGURE_NAMES, figureValue, type FigureName, type Figures } from '../../src/series/figures.ts';
+import { INTERRUPTION_DOWN, PROVISIONING, UP } from '../../src/series/totals.ts';
+import { NAMESPACES } from '../../src/sources/simulator/manifest.ts';
 import { METRIC, SCRAPE_MS, type SampledModel } from './prometheus.ts';
 import type { Truth } from './truth.ts';
 
@@ -108,7 +110,8 @@ export class Diff {
   }
 }
 
-export type Unit = 'ratio' | 'count' | 'seconds';
+/** `fraction`: a unitless SLO figure (a budget's remaining share, a burn rate). */
+export type Unit = 'ratio' | 'count' | 'seconds' | 'fraction';
 
 export interface Check {
   /** Against the truth, per value of the answer. */
@@ -446,4 +449,151 @@ export const QUESTIONS: Question[] = [
       return { truth: diff, unit: 'seconds', sampled };
     },
   },
+  ...sloQuestions(),
 ];
+
+// ── SLO questions (issue 13) ─────────────────────────────────────────────────────────────────
+//
+// At objective o, over a window: counted = up + down (suspended, queued, unknown, post-terminal
+// time excluded), error ratio = down ÷ counted, burn rate = error ratio ÷ (1 − o), budget
+// remaining = 1 − error ratio ÷ (1 − o). Sloth's recording rules compute the same from an error
+// ratio: `slo:sli_error:ratio_rate<W>` and `slo:period_error_budget_remaining:ratio`; on the 0/1
+// gauge the error ratio over W is 1 − Σ sum_over_time ÷ Σ count_over_time (absent samples, i.e.
+// suspended or ended, count for neither, as Upness excludes them).
+
+const OBJECTIVE = 0.95;
+/** The simulator's namespaces. */
+const SIM_NAMESPACES = NAMESPACES.map((n) => n.name);
+/** `(1 - 0.95)` as PromQL and JavaScript both compute it: the same float on both sides. */
+const BUDGET = 1 - OBJECTIVE;
+
+/** The truth's pooled (up, down) milliseconds of one JobSet name over the window, from its UIDs' figures. */
+function namesTruth(truth: Truth): { byName: Map<string, { up: number; down: number; uids: string[] }>; reused: Set<string> } {
+  const byName = new Map<string, { up: number; down: number; uids: string[] }>();
+  for (const [uid, t] of truth.perJobSet) {
+    const key = `${t.namespace}/${t.name}`;
+    let n = byName.get(key);
+    if (n === undefined) byName.set(key, (n = { up: 0, down: 0, uids: [] }));
+    // Whole milliseconds, as the timelines hold them: sums stay exact.
+    n.up += Math.round(t.figures.upSeconds * 1000);
+    n.down += Math.round(t.figures.downSeconds * 1000);
+    n.uids.push(uid);
+  }
+  const reusedUids = new Set(truth.duplicates.uids);
+  return { byName, reused: new Set([...byName].filter(([, n]) => n.uids.some((u) => reusedUids.has(u))).map(([k]) => k)) };
+}
+
+/** Upness's remaining budget share, in its own order of operations: allowed = (1 − o) × counted, (allowed − down) ÷ allowed. */
+function remainingFraction(up: number, down: number): number | null {
+  const counted = up + down;
+  if (counted === 0) return null;
+  const allowed = BUDGET * counted;
+  return (allowed - down) / allowed;
+}
+
+function burnRate(up: number, down: number): number | null {
+  const counted = up + down;
+  return counted === 0 ? null : down / counted / BUDGET;
+}
+
+function sloQuestions(): Question[] {
+  return [
+    {
+      // Ends in -per-jobset so the truth keeps each UID's figures (summed here per name).
+      id: 'slo-budget-per-jobset',
+      title: 'SLO: error budget remaining per JobSet name (95 %, period = the range)',
+      // One query per namespace, in one request: a fleet of 500 slots over 7 days has ~7,000 names,
+      // more than the 5,000 series one query may make (a dashboard asks per namespace too).
+      upness: (w) =>
+        grafanaBody(
+          w,
+          SIM_NAMESPACES.map((ns, i) => ({ refId: `A${i}`, queryType: 'slo', sloAnswer: 'errorBudget', objective: OBJECTIVE, period: `${w.to - w.from}ms`, groupBy: 'none', window: 'range', namespaces: [ns] })),
+        ),
+      prometheus: (w) => [
+        instant(
+          w,
+          `1 - (1 - sum by (namespace, jobset) (sum_over_time(${METRIC}[${range(w)}])) / sum by (namespace, jobset) (count_over_time(${METRIC}[${range(w)}]))) / (1 - ${OBJECTIVE})`,
+        ),
+      ],
+      checkUpness: (body, truth) => {
+        const { byName, reused } = namesTruth(truth);
+        const answers = new Map(
+          SIM_NAMESPACES.flatMap((_, i) => upnessFrames(body, `A${i}`)).map((f) => [`${f.schema.fields[1]!.labels?.namespace}/${f.schema.fields[1]!.labels?.jobset}`, column<number | null>(f, 'remainingFraction')[0] ?? null]),
+        );
+        const diff = new Diff();
+        for (const [name, n] of byName) {
+          if (reused.has(name)) {
+            diff.skipped++;
+            continue;
+          }
+          diff.add(answers.get(name), remainingFraction(n.up, n.down), name);
+        }
+        diff.extra += [...answers.keys()].filter((k) => !byName.has(k)).length;
+        return { truth: diff, unit: 'fraction' };
+      },
+      checkPrometheus: ([body], truth, model) => {
+        const { byName, reused } = namesTruth(truth);
+        const answers = new Map(promResult(body!).map((r) => [`${r.metric.namespace}/${r.metric.jobset}`, promNumber(r.value![1])]));
+        const sampledByName = new Map<string, { up: number; count: number }>();
+        for (const m of model.perUid.values()) {
+          const key = `${m.namespace}/${m.name}`;
+          const s = sampledByName.get(key) ?? { up: 0, count: 0 };
+          s.up += m.up;
+          s.count += m.count;
+          sampledByName.set(key, s);
+        }
+        const diff = new Diff();
+        const sampled = new Diff();
+        for (const [name, n] of byName) {
+          if (reused.has(name)) {
+            diff.skipped++;
+            sampled.skipped++;
+            continue;
+          }
+          // A name never up nor down in the window has no samples and no answer: both sides agree.
+          diff.add(answers.get(name), n.up + n.down === 0 && !answers.has(name) ? null : remainingFraction(n.up, n.down), name);
+          const m = sampledByName.get(name);
+          sampled.add(answers.get(name), m === undefined || m.count === 0 ? null : 1 - (1 - m.up / m.count) / BUDGET, name);
+        }
+        return { truth: diff, unit: 'fraction', sampled };
+      },
+    },
+    {
+      id: 'slo-burn-1h-by-namespace',
+      title: 'SLO: 1 h burn rate by namespace (95 %), 1 h steps over the range',
+      upness: (w) =>
+        grafanaBody(w, [{ refId: 'A', queryType: 'slo', sloAnswer: 'burnRate', objective: OBJECTIVE, period: '30d', burnWindow: '1h', shortWindow: '5m', groupBy: 'namespace', window: 'step' }]),
+      prometheus: (w) => [
+        rangeQuery(w, `(1 - sum by (namespace) (sum_over_time(${METRIC}[1h])) / sum by (namespace) (count_over_time(${METRIC}[1h]))) / (1 - ${OBJECTIVE})`),
+      ],
+      checkUpness: (body, truth) => {
+        const frames = upnessFrames(body, 'A').map(seriesPoints);
+        const diff = new Diff();
+        for (const ns of truth.namespaces()) {
+          const points = frames.find((f) => f.labels.namespace === ns)?.points ?? new Map<number, number | null>();
+          truth.points.forEach((t, k) => {
+            const totals = truth.windowTotals(k, 1, ns);
+            diff.add(points.get(t), burnRate(totals[UP]!, totals[PROVISIONING]! + totals[INTERRUPTION_DOWN]!), `${ns} ${new Date(t).toISOString()}`);
+          });
+        }
+        diff.extra += frames.filter((f) => !truth.namespaces().includes(f.labels.namespace ?? '')).length;
+        return { truth: diff, unit: 'fraction' };
+      },
+      checkPrometheus: ([body], truth, model, w) => {
+        const series = promSeries(body!, 'namespace');
+        const diff = new Diff();
+        const sampled = new Diff();
+        for (const ns of truth.namespaces()) {
+          const points = series.get(ns) ?? new Map<number, number | null>();
+          truth.points.forEach((t, k) => {
+            const totals = truth.windowTotals(k, 1, ns);
+            diff.add(points.get(t), burnRate(totals[UP]!, totals[PROVISIONING]! + totals[INTERRUPTION_DOWN]!));
+            const s = model.window(t - w.stepMs, t, ns);
+            sampled.add(points.get(t), s.count > 0 ? (1 - s.up / s.count) / BUDGET : null);
+          });
+        }
+        return { truth: diff, unit: 'fraction', sampled };
+      },
+    },
+  ];
+}

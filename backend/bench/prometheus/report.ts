@@ -113,6 +113,8 @@ function diffBody(d: Diff, unit: Unit): string {
       return `max ${int(d.max)}, mean ${fmt(d.mean, 2)} per JobSet; Σ ${int(d.answerTotal)} vs ${int(d.referenceTotal)} true${tail}`;
     case 'seconds':
       return `up ${int(d.answerTotal)} s vs ${int(d.referenceTotal)} s true (Δ ${int(d.max)} s)${tail}`;
+    case 'fraction':
+      return `max Δ ${fmt(d.max, 4)}, mean Δ ${fmt(d.mean, 4)}${tail}`;
   }
 }
 

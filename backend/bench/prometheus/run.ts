@@ -47,7 +47,7 @@ const { values: args } = parseArgs({
     'skip-big': { type: 'boolean', default: false },
     peer: { type: 'string' },
     // The per-JobSet table of ~870,000 UIDs is asked at the side-by-side size only (add it with this option).
-    'big-questions': { type: 'string', default: 'fleet-summary,fleet-series-1h,rolling-24h-by-namespace,jobset-detail' },
+    'big-questions': { type: 'string', default: 'fleet-summary,fleet-series-1h,rolling-24h-by-namespace,slo-burn-1h-by-namespace,jobset-detail' },
     profile: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     out: { type: 'string' },

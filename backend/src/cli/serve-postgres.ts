@@ -51,7 +51,7 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
   }
   const follow = options.serveClusters === 'all' ? ('all' as const) : options.serveClusters.split(',').map((c) => c.trim()).filter((c) => c !== '');
   const where = describeUrl(options.url);
-  const app = { token: common.token, logger, terminalGraceMs: common.terminalGraceMs };
+  const app = { token: common.token, logger, terminalGraceMs: common.terminalGraceMs, retentionMs: common.retentionMs };
 
   if (options.follow) {
     // Never leads: serves what the leaders of the named clusters write.

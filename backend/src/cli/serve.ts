@@ -104,7 +104,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
         : simulatorSource({ jobsets: parsePositiveInt(options.jobsets, '--jobsets'), historyDays: parsePositiveNumber(options.historyDays, '--history-days'), seed: parseInteger(options.seed, '--seed'), profile: options.profile, speed });
   const store = options.memory ? memoryStore() : await embeddedStore(resolve(options.dataDir), logger);
   const session = await openSession(source, store, { logger, retentionMs, snapshotEvery, ...(options.clusterName !== undefined ? { cluster: options.clusterName } : {}) });
-  const { server, url } = await serveApi(options.host, port, { source: session.source, token, logger, now: session.now, terminalGraceMs, ...storeOptions(store) });
+  const { server, url } = await serveApi(options.host, port, { source: session.source, token, logger, now: session.now, terminalGraceMs, retentionMs, ...storeOptions(store) });
   logger.info({ url, auth: token === null ? 'none' : 'bearer token', source: source.kind, dataDir: store.where }, 'listening');
   stopOnSignals(logger, server, () => session.stop());
   // Ready only once the source has delivered everything it has: until then /readyz says why not.

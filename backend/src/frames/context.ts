@@ -20,4 +20,6 @@ export interface QueryContext {
   steps: Steps;
   /** The JobSet layer's fleet index, when the source keeps one. */
   index: FleetIndex | null;
+  /** How long the service keeps history (`--retention`), ms, when known: an SLO period may not be longer. */
+  retentionMs?: number | null;
 }

@@ -15,6 +15,9 @@ import type { QueryContext, ResolvedQuery } from './context.ts';
 import { eventsFrames } from './events.ts';
 import { frame, type FrameJSON } from './frame.ts';
 import { fleetFrames } from './fleet.ts';
+import { sloWindows } from '../query/slo.ts';
+import { sloFrames, sloPooledGroups, sloPoints } from './slo.ts';
+import { parseDuration } from '../query/types.ts';
 import { seriesCost, seriesFrames, seriesSpec, seriesWindowStart } from './series.ts';
 import { statesFrames } from './states.ts';
 import { summaryCost, summaryFrames } from './summary.ts';
@@ -33,6 +36,8 @@ export interface Observed {
   nodes?: { timelines: readonly Timeline[]; horizon: number } | null;
   /** The JobSet layer's fleet index, when the source keeps one. */
   index?: FleetIndex | null;
+  /** How long the service keeps history (`--retention`), ms, when known. */
+  retentionMs?: number | null;
 }
 
 /** A problem with the request as a whole (not one query): the whole request is a 400. */
@@ -54,7 +59,7 @@ export function describeZodError(error: z.ZodError, prefix: string, whole = 'bod
   return `${path === '' ? whole : path}: ${message.endsWith('received undefined') ? 'missing' : message}`;
 }
 
-const BY_TYPE = { series: seriesFrames, summary: summaryFrames, states: statesFrames, events: eventsFrames, fleet: fleetFrames };
+const BY_TYPE = { series: seriesFrames, summary: summaryFrames, states: statesFrames, events: eventsFrames, fleet: fleetFrames, slo: sloFrames };
 
 /** What the queries of one request share: its budget, and the JobSets each distinct selection picked. */
 interface Shared {
@@ -84,7 +89,9 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
     // A series point's window counts every JobSet that lived in it, also before `from` (`up` is a
     // state at each point, not a window).
     const windowed = query.queryType === 'series' && query.metric !== 'up';
-    const selectFrom = windowed ? Math.min(from, seriesWindowStart(seriesSpec(query, steps, from, to))) : from;
+    let selectFrom = windowed ? Math.min(from, seriesWindowStart(seriesSpec(query, steps, from, to))) : from;
+    // An `slo` point covers the period ending at it: every JobSet that lived in it counts.
+    if (query.queryType === 'slo') selectFrom = Math.min(from, sloPoints({ query, steps, to })[0]! - (parseDuration(query.period) ?? 0));
     let selected: readonly Timeline[] | null = null;
     const ctx: QueryContext = {
       query,
@@ -102,6 +109,7 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
       selectFrom,
       steps,
       index: query.layer === 'jobset' ? (observed.index ?? null) : null,
+      retentionMs: observed.retentionMs ?? null,
     };
     if (query.groupBy === 'none' && (query.queryType === 'series' || query.queryType === 'states') && ctx.timelines.length > LIMITS.maxSeriesPerQuery) {
       throw new QueryError(
@@ -111,7 +119,17 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
     }
     // What the query costs, taken from the request's budget before any work or allocation: a
     // series its points per series or JobSet, the other types one value (a row, a pass) per JobSet.
-    const cost = query.queryType === 'series' ? seriesCost(ctx) : query.queryType === 'summary' ? { ...summaryCost(ctx), points: 1 } : { evaluated: ctx.timelines.length, what: 'JobSets' as const, points: 1 };
+    // An `slo` query's period and windows are checked before any work.
+    if (query.queryType === 'slo') sloWindows(query, observed.retentionMs ?? null);
+    const cost =
+      query.queryType === 'slo'
+        ? (() => {
+            const pooled = sloPooledGroups(ctx);
+            return pooled !== null ? { evaluated: pooled.length, what: 'series' as const, points: sloPoints(ctx).length } : { evaluated: ctx.timelines.length, what: 'JobSets' as const, points: sloPoints(ctx).length };
+          })()
+        : query.queryType === 'series'
+          ? seriesCost(ctx)
+          : query.queryType === 'summary' ? { ...summaryCost(ctx), points: 1 } : { evaluated: ctx.timelines.length, what: 'JobSets' as const, points: 1 };
     shared.budget.take(cost.evaluated, cost.points, cost.what);
     const frames = BY_TYPE[query.queryType](ctx);
     if (frames.length > LIMITS.maxSeriesPerQuery) {

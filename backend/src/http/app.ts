@@ -32,6 +32,8 @@ export interface AppOptions {
   /** Awaited before answering from the timelines: the store's group commit, so nothing served can be lost. */
   beforeRead?: () => Promise<void>;
   store?: () => StoreStatus;
+  /** How long the service keeps history (`--retention`), ms: an `slo` period may not be longer. */
+  retentionMs?: number;
 }
 
 /** A client error with its HTTP status. */
@@ -194,6 +196,7 @@ export function createApp(options: AppOptions): express.Express {
           return source.nodeLayer?.(t) ?? null;
         },
         index: source.index?.() ?? null,
+        retentionMs: options.retentionMs ?? null,
       },
       t,
     );

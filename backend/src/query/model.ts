@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { LIMITS } from './step.ts';
 import { MAX_TIME_MS } from './time.ts';
-import { AGGREGATES, FIGURES, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, STATES, WINDOWS } from './types.ts';
+import { AGGREGATES, FIGURES, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, SLO_ANSWERS, STATES, WINDOWS } from './types.ts';
 
 const MAX_DAYS = LIMITS.maxDurationMs / 86_400_000;
 
@@ -34,6 +34,15 @@ const groupBySchema = z.union([z.enum(GROUP_DIMENSIONS), z.string().regex(/^labe
   error: 'must be none, all, cluster, namespace, accelerator, topology or label:<key>',
 });
 
+/** A duration field of an `slo` query. */
+function sloDuration(what: string): z.ZodString {
+  return z
+    .string()
+    .max(100)
+    .refine((s) => parseDuration(s) !== null, 'must be a duration such as 5m, 1h or 28d')
+    .describe(`${what}: a duration such as 5m, 1h or 28d`);
+}
+
 /** One query as it arrives; unknown fields (Grafana's datasource, hide, key, …) are ignored. */
 export const querySchema = z.looseObject(
   {
@@ -61,6 +70,18 @@ export const querySchema = z.looseObject(
     .describe(`the rolling window: a duration such as 30m, 24h or 7d, at most ${MAX_DAYS} days`)
     .optional(),
   figures: z.array(z.enum(FIGURES)).max(FIGURES.length).optional(),
+  // `slo` (issue 13): the period and windows against each other and the retention are checked in query/slo.ts.
+  objective: z
+    .number({ error: 'must be a number strictly between 0 and 1, such as 0.95' })
+    .gt(0, 'must be strictly between 0 and 1, such as 0.95')
+    .lt(1, 'must be strictly between 0 and 1, such as 0.95')
+    .optional(),
+  period: sloDuration('the compliance period').optional(),
+  sloAnswer: z.enum(SLO_ANSWERS).optional(),
+  burnWindow: sloDuration('the burn window').optional(),
+  shortWindow: sloDuration('the short window of an alert').optional(),
+  burnFactor: z.number().min(0, 'must be 0 (none) or a positive burn-rate factor').max(1e6).optional(),
+  budgetThreshold: z.number().gt(0, 'must be a fraction of the budget above 0').max(1, 'must be a fraction of the budget, at most 1').optional(),
   intervalMs: z
     .number()
     .positive()

@@ -4,7 +4,7 @@
 
 import { FIGURES } from '../series/figure-names.ts';
 
-export const QUERY_TYPES = ['series', 'summary', 'states', 'events', 'fleet'] as const;
+export const QUERY_TYPES = ['series', 'summary', 'states', 'events', 'fleet', 'slo'] as const;
 export type QueryType = (typeof QUERY_TYPES)[number];
 
 export { FIGURES };
@@ -52,7 +52,27 @@ export interface UpnessQuery {
   rolling?: string;
   /** `summary`: only these figure columns (empty: every figure). */
   figures?: string[];
+  // --- `slo` queries (issue 13 section 1) ---
+  /** `slo`: the objective, a ratio strictly between 0 and 1 (0.95). A JobSet name's `upness.dev/objective` label overrides it when grouped by name. */
+  objective?: number;
+  /** `slo`: the compliance period, a duration from 1h up to the retention (`28d`, `7d`, `30d`). */
+  period?: string;
+  /** `slo`: which answer (see SLO_ANSWERS). */
+  sloAnswer?: SloAnswer;
+  /** `slo`: the burn window (burn rate, budget consumed lately, current burn): at most the period. */
+  burnWindow?: string;
+  /** `slo`: the short window of an alert ("still burning"): at most the burn window. */
+  shortWindow?: string;
+  /** `slo`: a burn-rate factor the caller means to alert on (0: none); one that can never fire at the objective gets a notice. */
+  burnFactor?: number;
+  /** `slo` `alert`: the share of the period's budget consumed in the burn window that fires (held down so it can fire at any objective). */
+  budgetThreshold?: number;
 }
+
+/** What an `slo` query answers: `sli` (with the objective), `errorBudget` (allowed, consumed, remaining, time to exhaustion),
+ *  `burnRate` over the burn window, `budgetConsumed` in the burn window, `alert` (1 firing, 0 not). */
+export const SLO_ANSWERS = ['sli', 'errorBudget', 'burnRate', 'budgetConsumed', 'alert'] as const;
+export type SloAnswer = (typeof SLO_ANSWERS)[number];
 
 export const DEFAULT_QUERY: Required<Omit<UpnessQuery, 'refId'>> = {
   queryType: 'series',
@@ -68,6 +88,14 @@ export const DEFAULT_QUERY: Required<Omit<UpnessQuery, 'refId'>> = {
   window: 'range',
   rolling: '24h',
   figures: [],
+  // `slo`
+  objective: 0.95,
+  period: '28d',
+  sloAnswer: 'sli',
+  burnWindow: '1h',
+  shortWindow: '5m',
+  burnFactor: 0,
+  budgetThreshold: 0.02,
 };
 
 /** Units Grafana knows, per metric: seconds, ratios as percent, counts as plain numbers. */

@@ -199,3 +199,16 @@ export function vanishedView(timeline: Pick<Timeline, 'uid' | 'namespace' | 'nam
 export function isUp(view: JobSetView): boolean {
   return !view.suspended && view.terminal === null && view.replicas > 0 && view.readyOrSucceeded >= view.replicas;
 }
+
+// --- SLO objective (issue 13 section 2) ---
+
+/** The label that sets a JobSet's SLO objective, overriding an `slo` query's own when grouped by name. */
+export const OBJECTIVE_LABEL = 'upness.dev/objective';
+
+/** The objective a JobSet's labels set (`upness.dev/objective: "0.97"`): a ratio strictly between 0 and 1, else null. */
+export function objectiveOf(labels: Readonly<Record<string, string>>): number | null {
+  const text = labels[OBJECTIVE_LABEL];
+  if (text === undefined || !/^(0?\.\d+)$/.test(text)) return null;
+  const value = Number(text);
+  return value > 0 && value < 1 ? value : null;
+}

@@ -76,6 +76,9 @@ export function newQuery(queryType: QueryType = 'series'): Omit<UpnessQuery, 're
       return { ...base, groupBy: 'namespace', aggregate: 'pooled', window: 'step' };
     case 'fleet':
       return { ...base, groupBy: 'all' };
+    case 'slo':
+      // One value per JobSet name at the end of the range: a Stat, Gauge or Table at once.
+      return { ...base, window: 'range' };
     default:
       return base;
   }
@@ -202,4 +205,34 @@ function checkWith(text: string, parse: (text: string) => unknown, field: string
     const message = error instanceof Error ? error.message : String(error);
     return message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message;
   }
+}
+
+// --- `slo` queries (issue 13) ---
+
+/** What an objective must be, as the service says it. */
+export const OBJECTIVE_ERROR = 'An objective is a ratio strictly between 0 and 1, such as 0.95';
+
+export function objectiveError(text: string): string | undefined {
+  const value = Number(text);
+  return text !== '' && Number.isFinite(value) && value > 0 && value < 1 ? undefined : OBJECTIVE_ERROR;
+}
+
+/** A period or window: a duration; a period at least 1h (the service also holds it to its retention). */
+export function sloDurationError(text: string, least?: { ms: number; text: string }): string | undefined {
+  if (hasVariable(text)) {
+    return undefined;
+  }
+  const ms = parseDuration(text);
+  if (ms === null) {
+    return 'A number and a unit (ms, s, m, h, d, w), e.g. 5m, 1h, 28d';
+  }
+  return least !== undefined && ms < least.ms ? `At least ${least.text}` : undefined;
+}
+
+/** A share of the budget: above 0, at most 1. */
+export function fractionError(text: string): string | undefined {
+  const value = Number(text);
+  return text !== '' && Number.isFinite(value) && value > 0 && value <= 1
+    ? undefined
+    : 'A share of the budget above 0 and at most 1, such as 0.02';
 }

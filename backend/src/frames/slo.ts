@@ -1,0 +1,133 @@
+// `slo`: an objective over a period per group (issue 13 section 1). One frame per group: a time
+// field (one point at `to` for window `range`, else one per step) and the answer's number fields,
+// each labelled with the group, for stat, gauge, time series, table panels and alert rules.
+
+import { groupOf, type GroupBy, type GroupKey } from '../series/fleet.ts';
+import { alertFiring, maxBurnFactor, sloFigures, sloPlan, sloTotals, sloTotalsOf, type SloFigures, type SloTotals, type SloWindows } from '../series/slo.ts';
+import { objectiveOf } from '../timeline/jobset.ts';
+import type { Timeline } from '../timeline/types.ts';
+import { sloWindows } from '../query/slo.ts';
+import { stepCount } from '../query/step.ts';
+import type { QueryContext } from './context.ts';
+import { frame, numberField, timeField, type Field, type FrameJSON } from './frame.ts';
+import { pooledGroups, type PooledGroup } from './pooled.ts';
+
+/** The points of an `slo` query: `to` alone for window `range`, else every step. */
+export function sloPoints(ctx: Pick<QueryContext, 'query' | 'steps' | 'to'>): number[] {
+  if (ctx.query.window === 'range') return [ctx.to];
+  return Array.from({ length: stepCount(ctx.steps) }, (_, k) => ctx.steps.first + k * ctx.steps.stepMs);
+}
+
+/** `none`: one group per JobSet *name* (cluster, namespace, name), across its recreations. */
+function sloGroupOf(tl: Timeline, groupBy: GroupBy): GroupKey {
+  if (groupBy !== 'none') return groupOf(tl, groupBy);
+  return {
+    key: `${tl.cluster ?? ''}\u0000${tl.namespace}\u0000${tl.name}`,
+    labels: { ...(tl.cluster !== undefined ? { cluster: tl.cluster } : {}), namespace: tl.namespace, jobset: tl.name },
+  };
+}
+
+interface SloGroup extends GroupKey {
+  /** The group's totals over the windows of every point. */
+  totals(points: readonly number[], windows: SloWindows): SloTotals[];
+  objective: number;
+}
+
+/**
+ * Whole namespaces, clusters or the fleet, answered by the fleet index without visiting each JobSet
+ * (the per-JobSet path is the reference: slo.test.ts checks they agree); null when it cannot answer.
+ * Pooled sums are what an SLO is, so the index answers whatever the query's aggregate.
+ */
+const fromIndex = new WeakMap<QueryContext, PooledGroup[] | null>();
+export function sloPooledGroups(ctx: QueryContext): PooledGroup[] | null {
+  if (!fromIndex.has(ctx)) {
+    const pooled: QueryContext = Object.create(ctx, { query: { value: { ...ctx.query, aggregate: 'pooled' } } });
+    fromIndex.set(ctx, pooledGroups(pooled, ['uptimeRatio']));
+  }
+  return fromIndex.get(ctx)!;
+}
+
+function groups(ctx: QueryContext): SloGroup[] {
+  const pooled = sloPooledGroups(ctx);
+  if (pooled !== null) {
+    return pooled.map((g) => ({
+      key: g.key,
+      labels: g.labels,
+      objective: ctx.query.objective,
+      totals: (points, windows) => {
+        const plan = sloPlan(points, windows);
+        return sloTotalsOf(g.windows(plan.times, plan.starts, plan.ends).map((w) => w.totals));
+      },
+    }));
+  }
+  const groupBy = ctx.query.groupBy as GroupBy;
+  const byKey = new Map<string, GroupKey & { members: Timeline[] }>();
+  for (const tl of ctx.timelines) {
+    const g = sloGroupOf(tl, groupBy);
+    let group = byKey.get(g.key);
+    if (group === undefined) byKey.set(g.key, (group = { ...g, members: [] }));
+    group.members.push(tl);
+  }
+  return [...byKey.values()]
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map(({ key, labels, members }) => {
+      // A JobSet name's objective: its newest recreation's `upness.dev/objective` label, else the query's.
+      const newest = members.reduce((a, b) => (b.createdAt > a.createdAt ? b : a));
+      const objective = groupBy === 'none' ? (objectiveOf(newest.labels) ?? ctx.query.objective) : ctx.query.objective;
+      return { key, labels, objective, totals: (points, windows) => sloTotals(members, ctx.horizon, points, windows) };
+    });
+}
+
+const PERCENT = 'percentunit';
+
+/** The number fields of one answer, from the figures at every point. */
+function answerFields(ctx: QueryContext, labels: Record<string, string>, figures: SloFigures[], firing: boolean[]): Field[] {
+  const col = (name: keyof SloFigures, unit: string): Field => numberField(name, figures.map((f) => f[name]), { labels, unit });
+  switch (ctx.query.sloAnswer) {
+    case 'sli':
+      return [col('sli', PERCENT), col('objective', PERCENT)];
+    case 'errorBudget':
+      return [col('allowedSeconds', 's'), col('consumedSeconds', 's'), col('remainingSeconds', 's'), col('remainingFraction', PERCENT), col('burnRate', 'none'), col('timeToExhaustionSeconds', 's')];
+    case 'burnRate':
+      return [col('burnRate', 'none')];
+    case 'budgetConsumed':
+      return [col('budgetConsumed', PERCENT)];
+    case 'alert':
+      return [numberField('alert', firing.map((f) => (f ? 1 : 0)), { labels, unit: 'none' })];
+  }
+}
+
+/** The notice for a burn-rate factor that can never fire at an objective. */
+function factorNotice(factor: number, objective: number, what: string): { severity: 'warning'; text: string } | null {
+  const max = maxBurnFactor(objective);
+  if (!(factor > max)) return null;
+  return {
+    severity: 'warning',
+    text: `A burn-rate factor of ${factor} can never fire at an objective of ${objective}${what}: the burn rate is at most 1 / (1 − objective) = ${+max.toFixed(4)} (all the counted time down). The largest factor that can fire is ${+max.toFixed(4)}; or alert on budgetConsumed, which can fire at any objective.`,
+  };
+}
+
+export function sloFrames(ctx: QueryContext): FrameJSON[] {
+  const { query } = ctx;
+  const windows = sloWindows(query, ctx.retentionMs ?? null);
+  const points = sloPoints(ctx);
+  const groupBy = query.groupBy as GroupBy;
+  const all = groups(ctx);
+  if (all.length === 0) {
+    // Nothing selected: still say when the factor asked can never fire.
+    const notice = query.burnFactor > 0 ? factorNotice(query.burnFactor, query.objective, '') : null;
+    return notice === null ? [] : [frame([], { name: 'slo', refId: query.refId, meta: { notices: [notice] } })];
+  }
+  return all.map((g) => {
+    const totals = g.totals(points, windows);
+    const figures = totals.map((t) => sloFigures(t, g.objective, windows));
+    const firing = figures.map((f, k) => alertFiring(f, totals[k]!, query.budgetThreshold, windows));
+    const name = groupBy === 'none' ? `${g.labels.namespace}/${g.labels.jobset}` : groupBy === 'all' ? 'all' : Object.values(g.labels)[0] || '(none)';
+    const notice = query.burnFactor > 0 ? factorNotice(query.burnFactor, g.objective, groupBy === 'none' ? ` (${name})` : '') : null;
+    return frame([timeField('time', points), ...answerFields(ctx, g.labels, figures, firing)], {
+      name,
+      refId: query.refId,
+      meta: { type: 'timeseries-wide', ...(notice !== null ? { notices: [notice] } : {}) },
+    });
+  });
+}

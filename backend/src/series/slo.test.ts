@@ -1,0 +1,187 @@
+// SLO figures (issue 13 section 1): pooled over a JobSet name's recreations, excluded time counting
+// for neither up nor down, each figure over the window ending at its point. Timelines written
+// directly, minutes after T0; hand-computed truth beside each case.
+
+import fc from 'fast-check';
+import { arbTimeline, oracle, T0 } from '../../test/arbitraries.ts';
+import { min } from '../../test/scenario.ts';
+import type { State, Timeline } from '../timeline/types.ts';
+import { alertFiring, alertThreshold, maxBurnFactor, sloFigures, sloTotals, type SloWindows } from './slo.ts';
+
+function timeline(uid: string, ...steps: [number, State][]): Timeline {
+  return {
+    uid,
+    namespace: 'ns',
+    name: 'train',
+    labels: {},
+    accelerator: null,
+    topology: null,
+    createdAt: min(steps[0]![0]),
+    transitions: steps.map(([m, state]) => ({ at: min(m), state })),
+  };
+}
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const DAY = 24 * HOUR;
+
+// The JobSet name "train", created twice (two UIDs): one SLO across both.
+//
+//   minute   0    10         70   80    120  130      150  160       190   200 (horizon)
+//   u1       prov─up─────────down─up────completed
+//   u2                                       queued───prov─up────────down──…
+//
+//   period P = 200 min, burn window w = 60 min, short window s = 5 min
+const u1 = timeline('u1', [0, 'provisioning'], [10, 'up'], [70, 'down'], [80, 'up'], [120, 'completed']);
+const u2 = timeline('u2', [130, 'suspended'], [150, 'provisioning'], [160, 'up'], [190, 'down']);
+const horizon = min(200);
+const windows: SloWindows = { periodMs: 200 * MIN, burnWindowMs: 60 * MIN, shortWindowMs: 5 * MIN };
+
+describe('SLO figures, by hand', () => {
+  // At 200, period (0, 200]:
+  //   up   = u1 (60 + 40) + u2 30          = 130 min
+  //   down = u1 (10 prov + 10) + u2 (10 prov + 10) = 40 min
+  //   u2's 20 queued minutes and u1's time after completing count for neither.
+  // Burn window (140, 200]: u2 prov 10 + down 10 = 20 down, up 30 (140–150 queued: neither).
+  // Short window (195, 200]: 5 min down.
+  it('pool the recreations of a name over the period ending at the point', () => {
+    const [t] = sloTotals([u1, u2], horizon, [min(200)], windows);
+    expect(t).toEqual({ periodUp: 130 * MIN, periodDown: 40 * MIN, burnUp: 30 * MIN, burnDown: 20 * MIN, shortUp: 0, shortDown: 5 * MIN });
+    const f = sloFigures(t!, 0.5, windows);
+    expect(f.sli).toBeCloseTo(130 / 170, 12);
+    expect(f.countedSeconds).toBe(170 * 60);
+    // allowed = (1 − 0.5) × 170 min = 85 min; consumed 40 min; remaining 45 min.
+    expect(f.allowedSeconds).toBe(85 * 60);
+    expect(f.consumedSeconds).toBe(40 * 60);
+    expect(f.remainingSeconds).toBe(45 * 60);
+    expect(f.remainingFraction).toBeCloseTo(45 / 85, 12);
+    // burn = 20 / 50 / 0.5 = 0.8; consumed lately = 20 / 85 of the period's budget.
+    expect(f.burnRate).toBeCloseTo(0.8, 12);
+    expect(f.budgetConsumed).toBeCloseTo(20 / 85, 12);
+    // At the current burn (20 down minutes per 60): 45 / (20/60) = 135 minutes to exhaustion.
+    expect(f.timeToExhaustionSeconds).toBeCloseTo(135 * 60, 9);
+  });
+
+  // At 95 % the same period allows (0.05 × 170) = 8.5 minutes and 40 are spent: overspent.
+  it('go negative when the budget is overspent; time to exhaustion is then 0 while burning', () => {
+    const f = sloFigures(sloTotals([u1, u2], horizon, [min(200)], windows)[0]!, 0.95, windows);
+    expect(f.allowedSeconds).toBeCloseTo(8.5 * 60, 9);
+    expect(f.remainingSeconds).toBeCloseTo((8.5 - 40) * 60, 9);
+    expect(f.remainingFraction).toBeCloseTo((8.5 - 40) / 8.5, 12);
+    expect(f.burnRate).toBeCloseTo(20 / 50 / 0.05, 9);
+    expect(f.timeToExhaustionSeconds).toBe(0);
+  });
+
+  // At 100, period (−100, 100]: u1 only, prov 10 + up 60 + down 10 + up 20 → up 80, down 20.
+  // Burn window (40, 100]: up 30 + 20 = 50, down 10. Short (95, 100]: up.
+  // At 260, burn window (200, 260]: nothing observed after the horizon: not burning, burn rate undefined.
+  it('at other points: each window ends at its point; nothing counted is null, not zero', () => {
+    const [a, b] = sloTotals([u1, u2], horizon, [min(100), min(260)], windows);
+    expect(a).toEqual({ periodUp: 80 * MIN, periodDown: 20 * MIN, burnUp: 50 * MIN, burnDown: 10 * MIN, shortUp: 5 * MIN, shortDown: 0 });
+    const f = sloFigures(a!, 0.5, windows);
+    expect(f.sli).toBeCloseTo(0.8, 12);
+    expect(f.burnRate).toBeCloseTo(10 / 60 / 0.5, 12);
+    expect(alertFiring(f, a!, 0.02, windows)).toBe(false); // up in the short window: not burning now
+    const g = sloFigures(b!, 0.5, windows);
+    expect(g.burnRate).toBeNull();
+    expect(g.timeToExhaustionSeconds).toBeNull();
+    expect(sloFigures(sloTotals([], horizon, [min(100)], windows)[0]!, 0.5, windows)).toMatchObject({ sli: null, remainingFraction: null, budgetConsumed: null });
+  });
+
+  it('fire the budget-consumption alert when enough was consumed in the burn window and the short window burns', () => {
+    const [t] = sloTotals([u1, u2], horizon, [min(200)], windows);
+    const f = sloFigures(t!, 0.5, windows);
+    expect(alertFiring(f, t!, 0.2, windows)).toBe(true); // 20/85 = 0.235 ≥ 0.2
+    expect(alertFiring(f, t!, 0.25, windows)).toBe(false); // 0.235 < 0.25 (and 0.25 ≤ w/2/((1−o)P) = 0.3: not held down)
+  });
+});
+
+describe('thresholds that can fire at any objective', () => {
+  const month = { periodMs: 28 * DAY, burnWindowMs: HOUR, shortWindowMs: 5 * MIN };
+  it('hold 2 % in 1 h down to half the window at the budget, 1/(2(1−o)·672)', () => {
+    expect(alertThreshold(0.02, 0.97, month)).toBe(0.02); // 0.5 / 20.16 = 2.48 %: not held down
+    expect(alertThreshold(0.02, 0.95, month)).toBeCloseTo(0.5 / 33.6, 12); // 1.49 %
+    expect(alertThreshold(0.02, 0.9, month)).toBeCloseTo(0.5 / 67.2, 12); // 0.74 %
+    expect(alertThreshold(0.1, 0.95, { periodMs: 28 * DAY, burnWindowMs: 3 * DAY, shortWindowMs: 6 * HOUR })).toBe(0.1);
+  });
+
+  it('the largest burn factor that can fire is 1/(1 − o): 14.4 fires only from 93.06 %', () => {
+    expect(maxBurnFactor(0.95)).toBeCloseTo(20, 12);
+    expect(maxBurnFactor(0.9306) > 14.4).toBe(true);
+    expect(maxBurnFactor(0.93) < 14.4).toBe(true);
+  });
+
+  // A JobSet up the whole period but for its last burn window, down through it: the alert fires at
+  // every objective, and a burn window with half of it down fires too.
+  //   ──────────── up ───────────────┬── down (w) ──┤ t
+  it('a JobSet down for the whole burn window fires at every objective (property)', () => {
+    fc.assert(
+      fc.property(fc.double({ min: 0.001, max: 0.9999, noNaN: true }), fc.constantFrom(1, 6, 24, 72), fc.constantFrom(7, 28, 30), (objective, hours, days) => {
+        const w = { periodMs: days * DAY, burnWindowMs: hours * HOUR, shortWindowMs: 5 * MIN };
+        const end = T0 + w.periodMs;
+        const down = Math.ceil(w.burnWindowMs / 2);
+        const tl: Timeline = { ...u1, createdAt: T0, transitions: [{ at: T0, state: 'up' }, { at: end - down, state: 'down' }] };
+        const [t] = sloTotals([tl], end, [end], w);
+        expect(alertFiring(sloFigures(t!, objective, w), t!, 0.02, w)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('SLO figures over generated timelines (properties)', () => {
+  const arbWindows = fc.record({
+    periodMs: fc.integer({ min: 1, max: 100_000_000 }),
+    burn: fc.double({ min: 0, max: 1, noNaN: true }),
+    short: fc.double({ min: 0, max: 1, noNaN: true }),
+  }).map(({ periodMs, burn, short }) => {
+    const burnWindowMs = Math.max(1, Math.round(periodMs * burn));
+    return { periodMs, burnWindowMs, shortWindowMs: Math.max(1, Math.round(burnWindowMs * short)) };
+  });
+  const arbObjective = fc.double({ min: 0.01, max: 0.999, noNaN: true });
+
+  it('consumed + remaining = allowed; burn rate × (1 − o) × counted = down; the windows agree with the naive oracle', () => {
+    fc.assert(
+      fc.property(fc.array(arbTimeline, { minLength: 1, maxLength: 4 }), arbWindows, arbObjective, fc.integer({ min: 0, max: 150_000_000 }), fc.integer({ min: 0, max: 150_000_000 }), (tls, w, objective, at, h) => {
+        const t = T0 + at;
+        const horizon = T0 + h;
+        const [totals] = sloTotals(tls, horizon, [t], w);
+        // Each window against the oracle, summed over the members.
+        const sum = (from: number, state: 'up' | 'down'): number =>
+          tls.reduce((acc, tl) => {
+            const d = oracle(tl, horizon, from, t).durations;
+            return acc + (state === 'up' ? d.up : d.provisioning + d.down);
+          }, 0);
+        expect(totals!.periodUp).toBe(sum(t - w.periodMs, 'up'));
+        expect(totals!.periodDown).toBe(sum(t - w.periodMs, 'down'));
+        expect(totals!.burnUp).toBe(sum(t - w.burnWindowMs, 'up'));
+        expect(totals!.burnDown).toBe(sum(t - w.burnWindowMs, 'down'));
+        expect(totals!.shortDown).toBe(sum(t - w.shortWindowMs, 'down'));
+        const f = sloFigures(totals!, objective, w);
+        expect(f.consumedSeconds + f.remainingSeconds).toBeCloseTo(f.allowedSeconds, 6);
+        if (f.burnRate !== null) expect(f.burnRate * (1 - objective) * (totals!.burnUp + totals!.burnDown)).toBeCloseTo(totals!.burnDown, 3);
+        if (f.sli !== null) expect(f.sli).toBeCloseTo(totals!.periodUp / (totals!.periodUp + totals!.periodDown), 12);
+        // A burn rate of 1 or less leaves the window's budget unspent, above 1 overspends it.
+        if (f.burnRate !== null) expect(f.burnRate <= 1 + 1e-12).toBe(totals!.burnDown <= (1 - objective) * (totals!.burnUp + totals!.burnDown) * (1 + 1e-12));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  // Burn rate 1 ⇔ spending exactly the budget: a window whose down share is exactly 1 − o.
+  //   ── up (a) ──┬── down (b) ──┤ t    with b / (a + b) = 1 − o
+  it('burn rate is 1 exactly when the window consumes at the budget rate', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 99 }), fc.integer({ min: 1, max: 1000 }), (percentDown, unit) => {
+        const objective = 1 - percentDown / 100;
+        const length = 100 * unit * 1000;
+        const down = percentDown * unit * 1000;
+        const tl: Timeline = { ...u1, createdAt: T0, transitions: [{ at: T0, state: 'up' }, { at: T0 + length - down, state: 'down' }] };
+        const w = { periodMs: 2 * length, burnWindowMs: length, shortWindowMs: 1 };
+        const f = sloFigures(sloTotals([tl], T0 + length, [T0 + length], w)[0]!, objective, w);
+        expect(f.burnRate).toBeCloseTo(1, 9);
+        expect(f.remainingSeconds).toBeCloseTo(0, 6);
+      }),
+    );
+  });
+});

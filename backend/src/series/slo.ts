@@ -1,0 +1,161 @@
+// Service-level objectives over pooled timelines (issue 13, section 1). An SLO is an objective o
+// over a period P for a group of timelines (a JobSet name across its recreations, a namespace, a
+// label value, the fleet). Over any window:
+//   counted = Σ up + Σ down            (down = provisioning + interruption downtime; suspended,
+//                                       queued, unknown and post-terminal time count for neither)
+//   SLI     = Σ up / counted           (null when nothing was counted)
+//   budget  = (1 − o) × counted        (allowed down seconds)
+//   burn    = down / counted / (1 − o) (1: spending exactly the budget)
+// Every figure at a point t is over a window ending at t: the period (t − P, t], the burn window
+// (t − w, t], the short window (t − s, t]. Pure: values in, values out.
+
+import type { Timeline } from '../timeline/types.ts';
+import { cumulativeAt, FIELDS, INTERRUPTION_DOWN, PROVISIONING, UP } from './totals.ts';
+
+export interface SloWindows {
+  /** The compliance period P, ms. */
+  periodMs: number;
+  /** The burn window w, ms: burn rate, budget consumed lately, and the current burn behind the time to exhaustion. */
+  burnWindowMs: number;
+  /** The short window s, ms: "still burning" of an alert. */
+  shortWindowMs: number;
+}
+
+/** Up and down milliseconds of a group over the three windows ending at one point. */
+export interface SloTotals {
+  periodUp: number;
+  periodDown: number;
+  burnUp: number;
+  burnDown: number;
+  shortUp: number;
+  shortDown: number;
+}
+
+/**
+ * The pooled up and down time of `members` over the windows ending at each point: C(t) − C(t − x)
+ * with C summed over the members (C is additive, so one sweep per member serves every window).
+ */
+export function sloTotals(members: readonly Timeline[], horizon: number, points: readonly number[], windows: SloWindows): SloTotals[] {
+  const offsets = [0, windows.periodMs, windows.burnWindowMs, windows.shortWindowMs];
+  const times = Float64Array.from(new Set(points.flatMap((t) => offsets.map((o) => t - o)))).sort();
+  const at = new Map<number, number>();
+  times.forEach((t, i) => at.set(t, i));
+  const up = new Float64Array(times.length);
+  const down = new Float64Array(times.length);
+  const scratch = new Float64Array(times.length * FIELDS);
+  for (const tl of members) {
+    cumulativeAt(tl, horizon, times, scratch);
+    for (let i = 0; i < times.length; i++) {
+      up[i]! += scratch[i * FIELDS + UP]!;
+      down[i]! += scratch[i * FIELDS + PROVISIONING]! + scratch[i * FIELDS + INTERRUPTION_DOWN]!;
+    }
+  }
+  return points.map((t) => {
+    const end = at.get(t)!;
+    const over = (ms: number, c: Float64Array): number => c[end]! - c[at.get(t - ms)!]!;
+    return {
+      periodUp: over(windows.periodMs, up),
+      periodDown: over(windows.periodMs, down),
+      burnUp: over(windows.burnWindowMs, up),
+      burnDown: over(windows.burnWindowMs, down),
+      shortUp: over(windows.shortWindowMs, up),
+      shortDown: over(windows.shortWindowMs, down),
+    };
+  });
+}
+
+/**
+ * The three windows of every point ((t − P, t], (t − w, t], (t − s, t]) as indices into one sorted
+ * list of times, for whatever sums a window from C at many times (the fleet index).
+ */
+export function sloPlan(points: readonly number[], windows: SloWindows): { times: Float64Array; starts: Int32Array; ends: Int32Array } {
+  const offsets = [windows.periodMs, windows.burnWindowMs, windows.shortWindowMs];
+  const times = Float64Array.from(new Set(points.flatMap((t) => [t, ...offsets.map((o) => t - o)]))).sort();
+  const at = new Map<number, number>();
+  times.forEach((t, i) => at.set(t, i));
+  return {
+    times,
+    starts: Int32Array.from(points.flatMap((t) => offsets.map((o) => at.get(t - o)!))),
+    ends: Int32Array.from(points.flatMap((t) => offsets.map(() => at.get(t)!))),
+  };
+}
+
+/** SloTotals from window totals (FIELDS numbers each) in sloPlan's order: period, burn, short per point. */
+export function sloTotalsOf(windowTotals: readonly ArrayLike<number>[]): SloTotals[] {
+  const out: SloTotals[] = [];
+  const down = (w: ArrayLike<number>): number => w[PROVISIONING]! + w[INTERRUPTION_DOWN]!;
+  for (let k = 0; k + 2 < windowTotals.length; k += 3) {
+    const [p, b, s] = [windowTotals[k]!, windowTotals[k + 1]!, windowTotals[k + 2]!];
+    out.push({ periodUp: p[UP]!, periodDown: down(p), burnUp: b[UP]!, burnDown: down(b), shortUp: s[UP]!, shortDown: down(s) });
+  }
+  return out;
+}
+
+/** Every SLO figure at one point. Seconds for durations; fractions as ratios (1 = 100 %). */
+export interface SloFigures {
+  objective: number;
+  /** Σ up / Σ(up + down) over the period; null when nothing was counted. */
+  sli: number | null;
+  countedSeconds: number;
+  /** (1 − objective) × counted seconds of the period. */
+  allowedSeconds: number;
+  /** Down seconds of the period. */
+  consumedSeconds: number;
+  /** allowed − consumed: negative once the budget is overspent. */
+  remainingSeconds: number;
+  /** remaining / allowed (negative when overspent); null when nothing was counted. */
+  remainingFraction: number | null;
+  /** down / counted / (1 − objective) over the burn window; null when the window counted nothing. */
+  burnRate: number | null;
+  /** Down seconds of the burn window ÷ the period's allowed seconds; null when the period allows nothing. */
+  budgetConsumed: number | null;
+  /**
+   * Seconds until the remaining budget is spent at the current burn (the burn window's down seconds
+   * per second: remaining ÷ (down_w ÷ w)); 0 when already overspent and still burning; null when
+   * the burn window holds no down time (not burning).
+   */
+  timeToExhaustionSeconds: number | null;
+}
+
+export function sloFigures(totals: SloTotals, objective: number, windows: SloWindows): SloFigures {
+  const counted = totals.periodUp + totals.periodDown;
+  const allowed = (1 - objective) * counted;
+  const remaining = allowed - totals.periodDown;
+  const burnCounted = totals.burnUp + totals.burnDown;
+  const downPerMs = totals.burnDown / windows.burnWindowMs;
+  return {
+    objective,
+    sli: counted === 0 ? null : totals.periodUp / counted,
+    countedSeconds: counted / 1000,
+    allowedSeconds: allowed / 1000,
+    consumedSeconds: totals.periodDown / 1000,
+    remainingSeconds: remaining / 1000,
+    remainingFraction: counted === 0 ? null : remaining / allowed,
+    burnRate: burnCounted === 0 ? null : totals.burnDown / burnCounted / (1 - objective),
+    budgetConsumed: allowed === 0 ? null : totals.burnDown / allowed,
+    timeToExhaustionSeconds: downPerMs === 0 ? null : Math.max(0, remaining) / downPerMs / 1000,
+  };
+}
+
+/** The largest burn factor that can ever fire at this objective: a burn rate is at most 1 / (1 − o). */
+export function maxBurnFactor(objective: number): number {
+  return 1 / (1 - objective);
+}
+
+/**
+ * The budget-consumption threshold an alert uses at this objective: the one asked, held down to
+ * what half of the burn window down would consume of a budget whose whole period was counted,
+ * w / 2 / ((1 − o) × P). So the alert can fire at any objective: at 95 % over 28 d, 2 % in 1 h
+ * becomes 1.49 % (30 minutes down in the hour); at 97 % it stays 2 %.
+ */
+export function alertThreshold(threshold: number, objective: number, windows: SloWindows): number {
+  return Math.min(threshold, windows.burnWindowMs / 2 / ((1 - objective) * windows.periodMs));
+}
+
+/**
+ * A budget-consumption alert's condition: at least `threshold` (after alertThreshold) of the period's
+ * budget consumed in the burn window, and down time in the short window (still burning).
+ */
+export function alertFiring(figures: SloFigures, totals: SloTotals, threshold: number, windows: SloWindows): boolean {
+  return figures.budgetConsumed !== null && figures.budgetConsumed >= alertThreshold(threshold, figures.objective, windows) && totals.shortDown > 0;
+}
