@@ -18,6 +18,19 @@ export const FIGURES = [
   'mtbiSeconds',
   'uptimeRatio',
   'timeToFirstUpSeconds',
+  // Goodput (issue 13 §3): where the wall time went. up + queued + provisioning + interruption
+  // downtime + suspended (not queued) + unknown = wall, exactly.
+  'wallSeconds',
+  'schedulingGoodput',
+  'suspendedNotQueuedSeconds',
+  'queuedFraction',
+  'provisioningFraction',
+  'interruptionDowntimeFraction',
+  'suspendedNotQueuedFraction',
+  'unknownFraction',
+  'acceleratorSecondsUp',
+  'acceleratorSecondsLost',
+  'estimatedEffectiveTrainingRatio',
 ] as const;
 /** Every figure, plus `up`: the state itself (1 up, 0 provisioning or down, null otherwise). */
 export const METRICS = [...FIGURES, 'up'] as const;
@@ -81,9 +94,20 @@ export const DEFAULT_QUERY: Required<Omit<UpnessQuery, 'refId'>> = {
   figures: [],
 };
 
+/** Goodput figures that are shares of wall time (or ETTR): shown as percent. */
+export const RATIO_FIGURES: readonly Metric[] = [
+  'schedulingGoodput',
+  'queuedFraction',
+  'provisioningFraction',
+  'interruptionDowntimeFraction',
+  'suspendedNotQueuedFraction',
+  'unknownFraction',
+  'estimatedEffectiveTrainingRatio',
+];
+
 /** Units Grafana knows, per metric: seconds, ratios as percent, counts as plain numbers. */
 export function unitOf(metric: Metric): string {
-  if (metric === 'uptimeRatio') return 'percentunit';
+  if (metric === 'uptimeRatio' || RATIO_FIGURES.includes(metric)) return 'percentunit';
   if (metric === 'interruptions' || metric === 'recoveries' || metric === 'up') return 'none';
   return 's';
 }

@@ -37,6 +37,51 @@ export interface JobSetView {
   restarts: number;
   accelerator: string | null;
   topology: string | null;
+  // Goodput inputs (issue 13 §3).
+  /** Σ over replicated jobs of (accelerators per pod × replicas × parallelism): the slice it holds or waits for. */
+  accelerators: number;
+  /** The `upness.dev/checkpoint-interval` annotation (`30m`, `1h`, `90s`), ms; null without it or unreadable. */
+  checkpointIntervalMs: number | null;
+}
+
+/** Resource names whose limits count as accelerators, one each. */
+const ACCELERATOR_RESOURCES = ['nvidia.com/gpu', 'google.com/tpu'];
+export const CHECKPOINT_INTERVAL_ANNOTATION = 'upness.dev/checkpoint-interval';
+
+/** A whole-number resource quantity (`8`, 8); 0 for anything else (accelerators come whole). */
+function wholeQuantity(value: unknown): number {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : 0;
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
+}
+
+/** Accelerators of the whole JobSet: per pod (its containers' limits) × parallelism × replicas, summed over replicated jobs. */
+function acceleratorsOf(replicatedJobs: unknown[]): number {
+  let total = 0;
+  for (const rj of replicatedJobs) {
+    const r = record(rj).replicas;
+    const replicas = r === undefined ? 1 : count(r);
+    const jobSpec = record(record(record(rj).template).spec);
+    const p = jobSpec.parallelism;
+    // parallelism defaults to 1 in the Job API.
+    const parallelism = p === undefined ? 1 : count(p);
+    let perPod = 0;
+    for (const container of list(record(record(jobSpec.template).spec).containers)) {
+      const limits = record(record(record(container).resources).limits);
+      for (const name of ACCELERATOR_RESOURCES) perPod += wholeQuantity(limits[name]);
+    }
+    total += perPod * parallelism * replicas;
+  }
+  return total;
+}
+
+const INTERVAL_UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `30m`, `1h30m`, `90s` → ms; null when unreadable or zero. */
+export function parseInterval(value: unknown): number | null {
+  if (typeof value !== 'string' || !/^(\d+(ms|s|m|h|d))+$/.test(value.trim())) return null;
+  let ms = 0;
+  for (const [, n, unit] of value.trim().matchAll(/(\d+)(ms|s|m|h|d)/g)) ms += Number(n) * INTERVAL_UNIT_MS[unit!]!;
+  return ms > 0 && Number.isSafeInteger(ms) ? ms : null;
 }
 
 export function isJobSet(object: KubeObject): boolean {
@@ -137,6 +182,8 @@ export function viewJobSet(object: KubeObject): JobSetView {
     restarts: count(status.restarts),
     accelerator: selectorValue(replicatedJobs, ACCELERATOR_KEYS),
     topology: selectorValue(replicatedJobs, TOPOLOGY_KEYS),
+    accelerators: acceleratorsOf(replicatedJobs),
+    checkpointIntervalMs: parseInterval(record(metadata.annotations)[CHECKPOINT_INTERVAL_ANNOTATION]),
   };
 }
 
