@@ -116,5 +116,6 @@ export const GROUP_LABELS: Record<(typeof GROUP_DIMENSIONS)[number], Described> 
   namespace: { label: 'Namespace', description: 'One group per namespace' },
   accelerator: { label: 'Accelerator', description: 'One group per accelerator type' },
   topology: { label: 'Topology', description: 'One group per topology' },
+  queue: { label: 'Kueue queue', description: 'One group per Kueue queue (kueue.x-k8s.io/queue-name label)' },
   cluster: { label: 'Cluster', description: 'One group per cluster (several clusters writing to one store)' },
 };

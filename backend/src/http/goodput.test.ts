@@ -10,7 +10,7 @@ import { startService, type TestService } from '../../test/service.ts';
 //     0 ─prov─ 10 ─up─ 40 completed
 //   ml/train, created again (uid b, same name and shape)
 //     50 ─prov─ 60 ─up─ 100 ─down─ 110 ─up─ 150 (still up, now = 150)
-//   ml/queued (uid q; no accelerators): suspended until 120, then provisioning
+//   ml/queued (uid q; no accelerators; Kueue queue team-q): suspended until 120, then provisioning
 //     0 ─queued─ 120 ─prov─ 150
 const shape = { name: 'train', namespace: 'ml', limits: { 'nvidia.com/gpu': '8' }, annotations: { 'upness.dev/checkpoint-interval': '20m' } };
 const first = new Scenario({ uid: 'a', ...shape }, min(0))
@@ -23,7 +23,7 @@ const second = new Scenario({ uid: 'b', ...shape }, min(50))
   .down(min(100), { restarts: 1 })
   .up(min(110))
   .at(min(150));
-const queued = new Scenario({ uid: 'q', name: 'queued', namespace: 'ml' }, min(0), { suspend: true, suspended: { status: 'True', at: min(0) } })
+const queued = new Scenario({ uid: 'q', name: 'queued', namespace: 'ml', labels: { 'kueue.x-k8s.io/queue-name': 'team-q' } }, min(0), { suspend: true, suspended: { status: 'True', at: min(0) } })
   .created()
   .at(min(120), { suspend: false, suspended: { status: 'False', at: min(120) } })
   .at(min(150));
@@ -72,6 +72,24 @@ describe('goodput on /api/v1/jobsets', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.results.A.frames[0].data.values[1]).toEqual([16 * s(10) + 16 * s(20)]);
+  });
+});
+
+describe('grouping by Kueue queue', () => {
+  it('puts each JobSet in the group of its kueue.x-k8s.io/queue-name label, none in the empty one', async () => {
+    const res = await service.post('/api/v1/query', {
+      from: String(min(0)),
+      to: String(min(150)),
+      queries: [{ refId: 'A', queryType: 'summary', groupBy: 'queue', aggregate: 'pooled', figures: ['wallSeconds', 'queuedSeconds', 'schedulingGoodput'] }],
+    });
+    expect(res.status).toBe(200);
+    const frame = res.body.results.A.frames[0];
+    const cols = Object.fromEntries(frame.schema.fields.map((f: any, i: number) => [f.name, frame.data.values[i]]));
+    // '' = train (a + b): wall 40 + 100, up 30 + 80; team-q = queued: wall 150, queued 120, up 0.
+    expect(cols.queue).toEqual(['', 'team-q']);
+    expect(cols.wallSeconds).toEqual([s(140), s(150)]);
+    expect(cols.queuedSeconds).toEqual([0, s(120)]);
+    expect(cols.schedulingGoodput).toEqual([110 / 140, 0]);
   });
 });
 

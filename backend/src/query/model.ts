@@ -30,8 +30,8 @@ const time = z
   })
   .describe(TIME_DESCRIPTION);
 
-const groupBySchema = z.union([z.enum(GROUP_DIMENSIONS), z.string().regex(/^label:.+$/, 'must be none, all, cluster, namespace, accelerator, topology or label:<key>')], {
-  error: 'must be none, all, cluster, namespace, accelerator, topology or label:<key>',
+const groupBySchema = z.union([z.enum(GROUP_DIMENSIONS), z.string().regex(/^label:.+$/, 'must be none, all, cluster, namespace, accelerator, topology, queue or label:<key>')], {
+  error: 'must be none, all, cluster, namespace, accelerator, topology, queue or label:<key>',
 });
 
 /** One query as it arrives; unknown fields (Grafana's datasource, hide, key, …) are ignored. */

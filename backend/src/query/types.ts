@@ -45,7 +45,9 @@ export const AGGREGATES = ['sum', 'mean', 'min', 'max', 'p50', 'p90', 'p99', 'po
 export type AggregateName = (typeof AGGREGATES)[number];
 
 /** `none`: one series per JobSet; `all`: the whole fleet as one; or a dimension. */
-export const GROUP_DIMENSIONS = ['none', 'all', 'cluster', 'namespace', 'accelerator', 'topology'] as const;
+/** `queue`: the Kueue queue (`kueue.x-k8s.io/queue-name` label) the JobSet was submitted to (issue 13 §4). */
+export const GROUP_DIMENSIONS = ['none', 'all', 'cluster', 'namespace', 'accelerator', 'topology', 'queue'] as const;
+export const QUEUE_LABEL = 'kueue.x-k8s.io/queue-name';
 export type GroupByName = (typeof GROUP_DIMENSIONS)[number] | `label:${string}`;
 
 /** `step`: each step's own bucket; `rolling`: a window of `rolling` length ending at each step;
