@@ -64,6 +64,17 @@ describe('goodput on /api/v1/jobsets', () => {
     expect(byUid.q).toMatchObject({ acceleratorSecondsUp: 0, acceleratorSecondsLost: 0, estimatedEffectiveTrainingRatio: null });
   });
 
+  it('gives each timeline of a name its accelerators and checkpoint interval', async () => {
+    const res = await service.get('/api/v1/jobsets/ml/train');
+    expect(res.status).toBe(200);
+    expect(res.body.timelines.map((t: any) => [t.uid, t.accelerators, t.checkpointIntervalSeconds])).toEqual([
+      ['a', 16, 1200],
+      ['b', 16, 1200],
+    ]);
+    const q = (await service.get('/api/v1/jobsets/ml/queued')).body.timelines[0];
+    expect([q.accelerators, q.checkpointIntervalSeconds]).toEqual([0, null]);
+  });
+
   it('pools a JobSet name across its recreations: accelerator time lost of both runs', async () => {
     const res = await service.post('/api/v1/query', {
       from: String(min(0)),
