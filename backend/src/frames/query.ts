@@ -103,6 +103,9 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
       steps,
       index: query.layer === 'jobset' ? (observed.index ?? null) : null,
     };
+    if (query.groupBy === 'cause' && query.queryType !== 'events') {
+      throw new QueryError('groupBy', 'cause counts the interruptions of an events query: use it with queryType events');
+    }
     if (query.groupBy === 'none' && (query.queryType === 'series' || query.queryType === 'states') && ctx.timelines.length > LIMITS.maxSeriesPerQuery) {
       throw new QueryError(
         'groupBy',

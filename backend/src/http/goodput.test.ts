@@ -104,6 +104,19 @@ describe('grouping by Kueue queue', () => {
   });
 });
 
+describe('interruptions by cause (groupBy: cause)', () => {
+  it('answers an events query with a count per category; refuses cause on other query types with a 400 naming groupBy', async () => {
+    const body = (q: Record<string, unknown>) => ({ from: String(min(0)), to: String(min(150)), queries: [{ refId: 'A', ...q }] });
+    const ok = await service.post('/api/v1/query', body({ queryType: 'events', groupBy: 'cause' }));
+    expect(ok.status).toBe(200);
+    // One interruption (b at 100), with no cause observed (JobSets only): unknown.
+    expect(ok.body.results.A.frames[0].data.values).toEqual([['node', 'pod OOM', 'pod evicted/preempted', 'failure policy', 'unknown'], [0, 0, 0, 0, 1]]);
+    const bad = await service.post('/api/v1/query', body({ queryType: 'summary', groupBy: 'cause' }));
+    expect(bad.status).toBe(400);
+    expect(bad.body.results.A.error).toMatch(/^queries\[0\]\.groupBy: cause counts the interruptions of an events query/);
+  });
+});
+
 describe('/metrics counters for SLO tools', () => {
   it('sum up, down and counted seconds per JobSet name across its recreations, equal to the API answers', async () => {
     const text = (await service.get('/metrics')).body as string;

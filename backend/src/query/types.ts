@@ -48,7 +48,9 @@ export type AggregateName = (typeof AGGREGATES)[number];
 /** `queue`: the Kueue queue (`kueue.x-k8s.io/queue-name` label) the JobSet was submitted to (issue 13 §4). */
 export const GROUP_DIMENSIONS = ['none', 'all', 'cluster', 'namespace', 'accelerator', 'topology', 'queue'] as const;
 export const QUEUE_LABEL = 'kueue.x-k8s.io/queue-name';
-export type GroupByName = (typeof GROUP_DIMENSIONS)[number] | `label:${string}`;
+/** `cause`: an `events` query's interruptions counted by cause category (issue 13 §4); events only. */
+export const CAUSE_GROUP = 'cause';
+export type GroupByName = (typeof GROUP_DIMENSIONS)[number] | typeof CAUSE_GROUP | `label:${string}`;
 
 /** `step`: each step's own bucket; `rolling`: a window of `rolling` length ending at each step;
  *  `cumulative`: from the range start to each step; `range`: one value for the whole range. */
