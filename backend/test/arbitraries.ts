@@ -27,8 +27,11 @@ export function timelines(maxLength: number, minLength = 0): fc.Arbitrary<Timeli
     ),
     first: fc.constantFrom<State>('provisioning', 'suspended', 'unknown'),
     end: fc.option(fc.record({ gap: fc.integer({ min: 0, max: 5_000_000 }), state: fc.constantFrom(...TERMINAL) })),
+    // Goodput inputs: accelerators held, and a checkpoint interval (odd lengths too: halves of a ms).
+    accelerators: fc.constantFrom(0, 1, 8, 256),
+    checkpointIntervalMs: fc.option(fc.integer({ min: 1, max: 7_200_000 })),
   })
-  .map(({ created, steps, first, end }) => {
+  .map(({ created, steps, first, end, accelerators, checkpointIntervalMs }) => {
     const createdAt = T0 + created;
     const transitions: Timeline['transitions'] = [{ at: createdAt, state: first }];
     let at = createdAt;
@@ -38,7 +41,7 @@ export function timelines(maxLength: number, minLength = 0): fc.Arbitrary<Timeli
       const unobserved = 'unobserved' in step ? (step.unobserved as Transition['unobserved'] | null) : null;
       transitions.push(unobserved ? { at, state: step.state, unobserved } : { at, state: step.state });
     }
-    return { uid: 'u', namespace: 'ns', name: 'js', labels: {}, accelerator: null, topology: null, createdAt, transitions };
+    return { uid: 'u', namespace: 'ns', name: 'js', labels: {}, accelerator: null, topology: null, accelerators, checkpointIntervalMs, createdAt, transitions };
   });
 }
 

@@ -32,6 +32,9 @@ describe('replaying a simulated fleet rebuilds the simulator\'s truth exactly', 
         expected.accelerator,
         expected.topology,
       ]);
+      // Goodput inputs: the accelerators the simulator chose, read back from the pod templates; the
+      // checkpoint interval it declared, read back from the annotation.
+      expect([actual!.accelerators, actual!.checkpointIntervalMs]).toEqual([expected.accelerators, expected.checkpointIntervalMs]);
     }
   });
 

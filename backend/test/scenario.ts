@@ -16,6 +16,9 @@ export interface JobSetShape {
   /** Replicas of each replicated job; Σ of these must be ready for the JobSet to be up. */
   replicas?: number[];
   nodeSelector?: Record<string, string>;
+  /** Each pod's container limits (e.g. `{ 'nvidia.com/gpu': '8' }`): accelerators × replicas. */
+  limits?: Record<string, string>;
+  annotations?: Record<string, string>;
 }
 
 /** The mutable part of the object that steps change. */
@@ -54,6 +57,7 @@ export function jobSetObject(shape: JobSetShape, createdAt: number, s: JobSetSta
       name: shape.name ?? 'train',
       namespace: shape.namespace ?? 'default',
       labels: shape.labels ?? {},
+      ...(shape.annotations ? { annotations: shape.annotations } : {}),
       creationTimestamp: iso(createdAt),
       ...(s.deletionAt !== undefined ? { deletionTimestamp: iso(s.deletionAt) } : {}),
     },
@@ -62,7 +66,7 @@ export function jobSetObject(shape: JobSetShape, createdAt: number, s: JobSetSta
       replicatedJobs: replicas.map((r, i) => ({
         name: `rj${i}`,
         replicas: r,
-        template: { spec: { template: { spec: { nodeSelector: shape.nodeSelector ?? {}, containers: [] } } } },
+        template: { spec: { template: { spec: { nodeSelector: shape.nodeSelector ?? {}, containers: shape.limits ? [{ name: 'main', resources: { limits: shape.limits } }] : [] } } } },
       })),
     },
     status: { restarts: s.restarts, replicatedJobsStatus, conditions },

@@ -92,6 +92,21 @@ export const METRIC_LABELS: Record<Metric, Described> = {
   mttrSeconds: { label: 'MTTR', description: 'Mean time to recovery' },
   mtbiSeconds: { label: 'MTBI', description: 'Mean time between interruptions' },
   timeToFirstUpSeconds: { label: 'Time to first up', description: 'From creation (or resume) to first up' },
+  // Goodput (issue 13 §3)
+  wallSeconds: { label: 'Wall time', description: "The JobSet's life inside the window (creation → end)" },
+  schedulingGoodput: { label: 'Scheduling goodput', description: 'up ÷ wall time, as a percentage' },
+  suspendedNotQueuedSeconds: { label: 'Time suspended after start', description: 'Seconds suspended, not counting queued time' },
+  queuedFraction: { label: 'Queued share of wall', description: 'Queued time ÷ wall time' },
+  provisioningFraction: { label: 'Provisioning share of wall', description: 'Provisioning time ÷ wall time' },
+  interruptionDowntimeFraction: { label: 'Interruption share of wall', description: 'Downtime after interruptions ÷ wall time' },
+  suspendedNotQueuedFraction: { label: 'Suspended share of wall', description: 'Suspended (not queued) time ÷ wall time' },
+  unknownFraction: { label: 'Unknown share of wall', description: 'Unobserved time ÷ wall time' },
+  acceleratorSecondsUp: { label: 'Accelerator time up', description: 'Accelerators × seconds up' },
+  acceleratorSecondsLost: { label: 'Accelerator time lost', description: 'Accelerators × seconds provisioning, down or unknown' },
+  estimatedEffectiveTrainingRatio: {
+    label: 'ETTR (estimated)',
+    description: '(up − interruptions × checkpoint interval ÷ 2) ÷ wall; only JobSets with the checkpoint-interval annotation',
+  },
   up: { label: 'Up/down state', description: '1 up, 0 provisioning or down, at each step' },
 };
 
@@ -141,5 +156,6 @@ export const GROUP_LABELS: Record<(typeof GROUP_DIMENSIONS)[number], Described> 
   namespace: { label: 'Namespace', description: 'One group per namespace' },
   accelerator: { label: 'Accelerator', description: 'One group per accelerator type' },
   topology: { label: 'Topology', description: 'One group per topology' },
+  queue: { label: 'Kueue queue', description: 'One group per Kueue queue (kueue.x-k8s.io/queue-name label)' },
   cluster: { label: 'Cluster', description: 'One group per cluster (several clusters writing to one store)' },
 };

@@ -354,7 +354,7 @@ function templateService(vars: Variables, time: TimeContext): { replace: (text: 
 }
 
 const GRAFANA_FIELDS = ['datasource', 'hide'];
-const QUERY_MODEL_FIELDS = ['refId', 'queryType', 'metric', 'layer', 'namespaces', 'name', 'labelSelector', 'states', 'groupBy', 'aggregate', 'window', 'rolling'];
+const QUERY_MODEL_FIELDS = ['refId', 'queryType', 'metric', 'layer', 'namespaces', 'name', 'labelSelector', 'states', 'groupBy', 'aggregate', 'window', 'rolling', 'figures'];
 /** The fields of an `slo` query (issue 13). */
 QUERY_MODEL_FIELDS.push('objective', 'period', 'sloAnswer', 'burnWindow', 'shortWindow', 'burnFactor', 'budgetThreshold');
 
@@ -469,14 +469,16 @@ function checkShape(what: string, query: Json, frames: Json[]): void {
       const frame = frames[0];
       if (rowCount(frame) === 0) fail('the table has no rows');
       const grouped = (query.groupBy ?? 'none') !== 'none';
+      // A summary with `figures` has those figure columns only, in that order.
+      const figures: readonly string[] = query.figures?.length > 0 ? query.figures : FIGURES;
       const expected =
         type === 'fleet'
           ? ['jobsets', 'min', 'mean', 'p50', 'p90', 'p99', 'max']
           : grouped
-            ? ['jobsets', ...FIGURES]
-            : ['namespace', 'name', 'uid', 'state', ...FIGURES];
+            ? ['jobsets', ...figures]
+            : ['namespace', 'name', 'uid', 'state', ...figures];
       for (const name of expected) if (!byName(frame, name)) fail(`the table has no "${name}" column`);
-      for (const name of type === 'fleet' ? expected : FIGURES) if (byName(frame, name).type !== 'number') fail(`"${name}" is not a number field`);
+      for (const name of type === 'fleet' ? expected : figures) if (byName(frame, name).type !== 'number') fail(`"${name}" is not a number field`);
       break;
     }
     case 'states': {

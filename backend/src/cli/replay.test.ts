@@ -37,12 +37,20 @@ describe('upness replay', () => {
         upSeconds: 65 * 60, downSeconds: 5 * 60, provisioningSeconds: 5 * 60, interruptionDowntimeSeconds: 0,
         suspendedSeconds: 20 * 60, queuedSeconds: 20 * 60, unknownSeconds: 0, interruptions: 0, recoveries: 0,
         mttrSeconds: null, mtbiSeconds: null, uptimeRatio: 65 / 70, timeToFirstUpSeconds: 5 * 60,
+        // Goodput: wall 90 min = queued 20 + provisioning 5 + up 65.
+        wallSeconds: 90 * 60, schedulingGoodput: 65 / 90, suspendedNotQueuedSeconds: 0, queuedFraction: 20 / 90,
+        provisioningFraction: 5 / 90, interruptionDowntimeFraction: 0, suspendedNotQueuedFraction: 0, unknownFraction: 0,
+        acceleratorSecondsUp: 0, acceleratorSecondsLost: 0, estimatedEffectiveTrainingRatio: null,
       },
       {
         namespace: 'ml', name: 'train', uid: 'u-train', state: 'up',
         upSeconds: 105 * 60, downSeconds: 15 * 60, provisioningSeconds: 10 * 60, interruptionDowntimeSeconds: 5 * 60,
         suspendedSeconds: 0, queuedSeconds: 0, unknownSeconds: 0, interruptions: 1, recoveries: 1,
         mttrSeconds: 5 * 60, mtbiSeconds: 50 * 60, uptimeRatio: 105 / 120, timeToFirstUpSeconds: 10 * 60,
+        // Goodput: wall 120 min = provisioning 10 + up 105 + interruption downtime 5.
+        wallSeconds: 120 * 60, schedulingGoodput: 105 / 120, suspendedNotQueuedSeconds: 0, queuedFraction: 0,
+        provisioningFraction: 10 / 120, interruptionDowntimeFraction: 5 / 120, suspendedNotQueuedFraction: 0, unknownFraction: 0,
+        acceleratorSecondsUp: 0, acceleratorSecondsLost: 0, estimatedEffectiveTrainingRatio: null,
       },
     ]);
   });

@@ -22,3 +22,44 @@ describe('annotations', () => {
     expect(describeCause({ kind: 'JobSetRestart', at: 0 })).toBe('JobSetRestart');
   });
 });
+
+describe('interruptions by cause category (groupBy: cause)', () => {
+  //   0 ─prov─ 10 ─up─ 20 ─down (node + OOM)─ 25 ─up─ 30 ─down (OOM)─ 35 ─up─ 40 ─down (evicted)─ 45 ─up─
+  //   50 ─down (failure policy restart)─ 55 ─up─ 60 ─down (nothing seen)─ 65 ─up─ 70 ─down (preempted; window ends at 70)
+  const at = (m: number, state: Timeline['transitions'][number]['state'], causes?: Timeline['transitions'][number]['causes']) =>
+    causes === undefined ? { at: min(m), state } : { at: min(m), state, causes };
+  const broken: Timeline = {
+    uid: 'b', namespace: 'ml', name: 'broken', labels: {}, accelerator: null, topology: null, createdAt: min(0),
+    transitions: [
+      at(0, 'provisioning'),
+      at(10, 'up'),
+      at(20, 'down', [{ kind: 'PodFailed', at: min(20), pod: 'p', reason: 'OOMKilled' }, { kind: 'NodeNotReady', at: min(20), node: 'n' }]),
+      at(25, 'up'),
+      at(30, 'down', [{ kind: 'JobSetRestart', at: min(30), restarts: 1 }, { kind: 'PodFailed', at: min(30), pod: 'p', reason: 'OOMKilled', exitCode: 137 }]),
+      at(35, 'up'),
+      at(40, 'down', [{ kind: 'PodFailed', at: min(40), pod: 'p', reason: 'Evicted' }]),
+      at(45, 'up'),
+      at(50, 'down', [{ kind: 'JobSetRestart', at: min(50), restarts: 2, reason: 'FailurePolicyRestart' }]),
+      at(55, 'up'),
+      at(60, 'down'),
+      at(65, 'up'),
+      at(70, 'down', [{ kind: 'PodDisruption', at: min(70), pod: 'p', reason: 'PreemptionByScheduler' }]),
+    ],
+  };
+  const ctxOf = (timelines: Timeline[], from: number, to: number) =>
+    ({ query: { refId: 'A', groupBy: 'cause' } as ResolvedQuery, timelines, horizon: min(90), from, to, selectFrom: from, steps: { stepMs: 1, first: 0, last: 0 }, index: null }) as QueryContext;
+
+  it('counts each interruption once, in its most specific category, every category a row', () => {
+    const [frame] = eventsFrames(ctxOf([broken, timeline], min(0), min(90)));
+    expect(frame!.schema.fields.map((f) => f.name)).toEqual(['cause', 'interruptions']);
+    expect(frame!.data.values[0]).toEqual(['node', 'pod OOM', 'pod evicted/preempted', 'failure policy', 'unknown']);
+    // node: broken at 20, timeline at 60 (node-7 + OOM); OOM: 30; evicted/preempted: 40, 70; policy: 50; unknown: 60.
+    expect(frame!.data.values[1]).toEqual([2, 1, 2, 1, 1]);
+  });
+
+  it('counts only the interruptions inside the window (from < t ≤ to)', () => {
+    const [frame] = eventsFrames(ctxOf([broken], min(30), min(60)));
+    // 30 is at `from` (not in it); 40, 50 and 60 are.
+    expect(frame!.data.values[1]).toEqual([0, 0, 1, 1, 1]);
+  });
+});

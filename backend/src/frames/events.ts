@@ -3,7 +3,8 @@
 
 import type { Cause, Timeline } from '../timeline/types.ts';
 import type { QueryContext } from './context.ts';
-import { frame, stringField, timeField, type FrameJSON } from './frame.ts';
+import { frame, numberField, stringField, timeField, type FrameJSON } from './frame.ts';
+import { CAUSE_CATEGORIES, interruptionCategory, type CauseCategory } from '../series/causes.ts';
 import { timelineEvents } from '../series/events.ts';
 import { humanDuration } from './text.ts';
 
@@ -47,7 +48,26 @@ function interruptions(tl: Timeline, from: number, to: number, horizon: number):
   return events;
 }
 
+/** `groupBy: cause`: the interruptions seen in the range, counted by cause category, every category a row. */
+function causeFrames(ctx: QueryContext): FrameJSON[] {
+  const counts = new Map<CauseCategory, number>(CAUSE_CATEGORIES.map((c) => [c, 0]));
+  for (const tl of ctx.timelines) {
+    for (const { kind, at, transition } of timelineEvents(tl)) {
+      if (kind !== 'interruption' || at <= ctx.from || at > ctx.to) continue;
+      const category = interruptionCategory(transition.causes);
+      counts.set(category, counts.get(category)! + 1);
+    }
+  }
+  return [
+    frame([stringField('cause', [...CAUSE_CATEGORIES]), numberField('interruptions', CAUSE_CATEGORIES.map((c) => counts.get(c)!), { unit: 'none' })], {
+      name: 'interruptions by cause',
+      refId: ctx.query.refId,
+    }),
+  ];
+}
+
 export function eventsFrames(ctx: QueryContext): FrameJSON[] {
+  if (ctx.query.groupBy === 'cause') return causeFrames(ctx);
   const events = ctx.timelines.flatMap((tl) => interruptions(tl, ctx.from, ctx.to, ctx.horizon)).sort((a, b) => a.time - b.time);
   return [
     frame(

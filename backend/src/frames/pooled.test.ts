@@ -57,14 +57,18 @@ describe('pooled queries from the fleet index', () => {
           { refId: 'summary', queryType: 'summary', groupBy, namespaces: filter, aggregate: 'pooled' },
           { refId: 'summary-sum', queryType: 'summary', groupBy, namespaces: filter, aggregate: 'sum', figures: ['upSeconds', 'interruptions'] },
         ];
-        const body = { from: String(from), to: String(to), queries: queries.map((q) => ({ ...q, intervalMs: HOUR, maxDataPoints: 300 })) };
-        const fast = runQueries(body, { timelines: engine.timelines(), horizon, index }, horizon);
-        const slow = runQueries(body, { timelines: engine.timelines(), horizon, index: null }, horizon);
-        expect(fast.status).toBe(200);
-        for (const q of queries) {
-          expect(fast.results[q.refId]!.frames!.length).toBeGreaterThan(0);
-          expectSame(fast.results[q.refId], slow.results[q.refId], q.refId);
-          compared++;
+        // A request holds at most 100 queries: ask in batches.
+        for (let b = 0; b < queries.length; b += 100) {
+          const batch = queries.slice(b, b + 100);
+          const body = { from: String(from), to: String(to), queries: batch.map((q) => ({ ...q, intervalMs: HOUR, maxDataPoints: 300 })) };
+          const fast = runQueries(body, { timelines: engine.timelines(), horizon, index }, horizon);
+          const slow = runQueries(body, { timelines: engine.timelines(), horizon, index: null }, horizon);
+          expect(fast.status).toBe(200);
+          for (const q of batch) {
+            expect(fast.results[q.refId]!.frames!.length).toBeGreaterThan(0);
+            expectSame(fast.results[q.refId], slow.results[q.refId], q.refId);
+            compared++;
+          }
         }
       }
     }

@@ -111,6 +111,9 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
       index: query.layer === 'jobset' ? (observed.index ?? null) : null,
       retentionMs: observed.retentionMs ?? null,
     };
+    if (query.groupBy === 'cause' && query.queryType !== 'events') {
+      throw new QueryError('groupBy', 'cause counts the interruptions of an events query: use it with queryType events');
+    }
     if (query.groupBy === 'none' && (query.queryType === 'series' || query.queryType === 'states') && ctx.timelines.length > LIMITS.maxSeriesPerQuery) {
       throw new QueryError(
         'groupBy',

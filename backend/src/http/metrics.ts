@@ -4,7 +4,7 @@
 import client from 'prom-client';
 import { timelineEvents } from '../series/events.ts';
 import { figures, stateAt } from '../series/figures.ts';
-import { endOf, INTERRUPTED_UP, RECOVERED_DOWN, windowTotals } from '../series/totals.ts';
+import { endOf, INTERRUPTED_UP, INTERRUPTION_DOWN, PROVISIONING, RECOVERED_DOWN, UP, windowTotals } from '../series/totals.ts';
 import type { TimelineSource } from '../service/source.ts';
 import type { StoreStatus } from '../store/embedded.ts';
 import { TERMINAL_STATES, type State, type Timeline } from '../timeline/types.ts';
@@ -227,6 +227,45 @@ export function createMetrics(options: MetricsOptions): { registry: client.Regis
       g.unknown.set(labels, f.unknownSeconds);
       if (f.uptimeRatio !== null) g.ratio.set(labels, f.uptimeRatio);
       if (f.timeToFirstUpSeconds !== null) g.firstUp.set(labels, f.timeToFirstUpSeconds);
+    }
+  }
+  // Counters for Prometheus-based SLO tools (issue 13 §5): per JobSet *name* and namespace (a name's
+  // recreations add up, so cardinality stays one series per name), the seconds up, down and counted
+  // (up + down) over every timeline held, each from creation to now. Excluded time (suspended, queued,
+  // unknown, after the end) adds to none. rate() over any window gives the exact up fraction. One
+  // collect fills all three, so a scrape sees one instant.
+  const SLO_LABELS = ['jobset_name', 'jobset_namespace', 'cluster'] as const;
+  const sloCounter = (name: string, help: string, collect?: () => void): client.Counter<(typeof SLO_LABELS)[number]> =>
+    new client.Counter({ name, help, labelNames: SLO_LABELS, registers: [registry], ...(collect ? { collect } : {}) });
+  const slo = {
+    up: sloCounter('upness_jobset_up_seconds_total', 'Seconds up, over every JobSet of this name and namespace since its creation (suspended, queued and unknown time excluded).', () =>
+      fillSlo(),
+    ),
+    down: sloCounter('upness_jobset_down_seconds_total', 'Seconds down (provisioning + interruption downtime), over every JobSet of this name and namespace since its creation.'),
+    counted: sloCounter('upness_jobset_counted_seconds_total', 'Seconds counted by the uptime ratio (up + down), over every JobSet of this name and namespace since its creation.'),
+  };
+
+  function fillSlo(): void {
+    const t = now();
+    const horizon = source.horizon(t);
+    const sums = new Map<string, { labels: Record<(typeof SLO_LABELS)[number], string>; up: number; down: number }>();
+    for (const tl of source.timelines()) {
+      if (tl.createdAt > t) continue;
+      const totals = windowTotals(tl, horizon, tl.createdAt, t);
+      const key = `${tl.cluster ?? ''}\u0000${tl.namespace}\u0000${tl.name}`;
+      let sum = sums.get(key);
+      if (sum === undefined) sums.set(key, (sum = { labels: { jobset_name: tl.name, jobset_namespace: tl.namespace, cluster: tl.cluster ?? '' }, up: 0, down: 0 }));
+      sum.up += totals[UP]!;
+      sum.down += totals[PROVISIONING]! + totals[INTERRUPTION_DOWN]!;
+    }
+    slo.up.reset();
+    slo.down.reset();
+    slo.counted.reset();
+    // Whole milliseconds summed, then seconds: the three agree exactly (counted = up + down).
+    for (const { labels, up, down } of sums.values()) {
+      slo.up.inc(labels, up / 1000);
+      slo.down.inc(labels, down / 1000);
+      slo.counted.inc(labels, (up + down) / 1000);
     }
   }
   return { registry, httpDuration };

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { LIMITS } from './step.ts';
 import { MAX_TIME_MS } from './time.ts';
-import { AGGREGATES, FIGURES, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, SLO_ANSWERS, STATES, WINDOWS } from './types.ts';
+import { AGGREGATES, CAUSE_GROUP, FIGURES, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, SLO_ANSWERS, STATES, WINDOWS } from './types.ts';
 
 const MAX_DAYS = LIMITS.maxDurationMs / 86_400_000;
 
@@ -30,8 +30,8 @@ const time = z
   })
   .describe(TIME_DESCRIPTION);
 
-const groupBySchema = z.union([z.enum(GROUP_DIMENSIONS), z.string().regex(/^label:.+$/, 'must be none, all, cluster, namespace, accelerator, topology or label:<key>')], {
-  error: 'must be none, all, cluster, namespace, accelerator, topology or label:<key>',
+const groupBySchema = z.union([z.enum(GROUP_DIMENSIONS), z.literal(CAUSE_GROUP), z.string().regex(/^label:.+$/, 'must be none, all, cluster, namespace, accelerator, topology, queue or label:<key>')], {
+  error: 'must be none, all, cluster, namespace, accelerator, topology, queue or label:<key>',
 });
 
 /** A duration field of an `slo` query. */

@@ -2,12 +2,12 @@
 // Plain types and constants only, so the frontend bundle takes it as it is; its one import is the
 // list of figures, which the series stage owns (a leaf file, itself without imports).
 
-import { FIGURES } from '../series/figure-names.ts';
+import { FIGURES, RATIO_FIGURES } from '../series/figure-names.ts';
 
 export const QUERY_TYPES = ['series', 'summary', 'states', 'events', 'fleet', 'slo'] as const;
 export type QueryType = (typeof QUERY_TYPES)[number];
 
-export { FIGURES };
+export { FIGURES, RATIO_FIGURES };
 /** Every figure, plus `up`: the state itself (1 up, 0 provisioning or down, null otherwise). */
 export const METRICS = [...FIGURES, 'up'] as const;
 export type Metric = (typeof METRICS)[number];
@@ -21,8 +21,12 @@ export const AGGREGATES = ['sum', 'mean', 'min', 'max', 'p50', 'p90', 'p99', 'po
 export type AggregateName = (typeof AGGREGATES)[number];
 
 /** `none`: one series per JobSet; `all`: the whole fleet as one; or a dimension. */
-export const GROUP_DIMENSIONS = ['none', 'all', 'cluster', 'namespace', 'accelerator', 'topology'] as const;
-export type GroupByName = (typeof GROUP_DIMENSIONS)[number] | `label:${string}`;
+/** `queue`: the Kueue queue (`kueue.x-k8s.io/queue-name` label) the JobSet was submitted to (issue 13 §4). */
+export const GROUP_DIMENSIONS = ['none', 'all', 'cluster', 'namespace', 'accelerator', 'topology', 'queue'] as const;
+export const QUEUE_LABEL = 'kueue.x-k8s.io/queue-name';
+/** `cause`: an `events` query's interruptions counted by cause category (issue 13 §4); events only. */
+export const CAUSE_GROUP = 'cause';
+export type GroupByName = (typeof GROUP_DIMENSIONS)[number] | typeof CAUSE_GROUP | `label:${string}`;
 
 /** `step`: each step's own bucket; `rolling`: a window of `rolling` length ending at each step;
  *  `cumulative`: from the range start to each step; `range`: one value for the whole range. */
@@ -98,9 +102,11 @@ export const DEFAULT_QUERY: Required<Omit<UpnessQuery, 'refId'>> = {
   budgetThreshold: 0.02,
 };
 
+const RATIO_METRICS: ReadonlySet<Metric> = new Set(RATIO_FIGURES);
+
 /** Units Grafana knows, per metric: seconds, ratios as percent, counts as plain numbers. */
 export function unitOf(metric: Metric): string {
-  if (metric === 'uptimeRatio') return 'percentunit';
+  if (metric === 'uptimeRatio' || RATIO_METRICS.has(metric)) return 'percentunit';
   if (metric === 'interruptions' || metric === 'recoveries' || metric === 'up') return 'none';
   return 's';
 }

@@ -16,4 +16,28 @@ export const FIGURES = [
   'mtbiSeconds',
   'uptimeRatio',
   'timeToFirstUpSeconds',
+  // Goodput (issue 13 §3): where the wall time went. up + queued + provisioning + interruption
+  // downtime + suspended (not queued) + unknown = wall, exactly.
+  'wallSeconds',
+  'schedulingGoodput',
+  'suspendedNotQueuedSeconds',
+  'queuedFraction',
+  'provisioningFraction',
+  'interruptionDowntimeFraction',
+  'suspendedNotQueuedFraction',
+  'unknownFraction',
+  'acceleratorSecondsUp',
+  'acceleratorSecondsLost',
+  'estimatedEffectiveTrainingRatio',
 ] as const;
+
+/** Goodput figures that are shares of wall time (or ETTR): shown as percent. */
+export const RATIO_FIGURES: readonly (typeof FIGURES)[number][] = [
+  'schedulingGoodput',
+  'queuedFraction',
+  'provisioningFraction',
+  'interruptionDowntimeFraction',
+  'suspendedNotQueuedFraction',
+  'unknownFraction',
+  'estimatedEffectiveTrainingRatio',
+];

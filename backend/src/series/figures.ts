@@ -1,8 +1,13 @@
 // The figures of DESIGN.md, derived from additive totals. Durations in seconds, null where undefined.
 
-import { FIGURES } from './figure-names.ts';
+import { FIGURES, RATIO_FIGURES } from './figure-names.ts';
 import type { State, Timeline } from '../timeline/types.ts';
 import {
+  ACCELERATOR_LOST,
+  ACCELERATOR_UP,
+  CHECKPOINT_LOSS,
+  CHECKPOINTED_UP,
+  CHECKPOINTED_WALL,
   FIELDS,
   INTERRUPTED_UP,
   INTERRUPTION_DOWN,
@@ -33,6 +38,18 @@ export interface Figures {
   mtbiSeconds: number | null;
   uptimeRatio: number | null;
   timeToFirstUpSeconds: number | null;
+  // Goodput (issue 13 §3).
+  wallSeconds: number;
+  schedulingGoodput: number | null;
+  suspendedNotQueuedSeconds: number;
+  queuedFraction: number | null;
+  provisioningFraction: number | null;
+  interruptionDowntimeFraction: number | null;
+  suspendedNotQueuedFraction: number | null;
+  unknownFraction: number | null;
+  acceleratorSecondsUp: number;
+  acceleratorSecondsLost: number;
+  estimatedEffectiveTrainingRatio: number | null;
 }
 
 export type FigureName = keyof Figures;
@@ -42,7 +59,7 @@ export const FIGURE_NAMES: readonly FigureName[] = FIGURES;
 
 /** Figures that are sums over time or counts: they add up across adjacent windows. */
 export const ADDITIVE_FIGURES: readonly FigureName[] = FIGURE_NAMES.filter(
-  (f) => f !== 'mttrSeconds' && f !== 'mtbiSeconds' && f !== 'uptimeRatio' && f !== 'timeToFirstUpSeconds',
+  (f) => f !== 'mttrSeconds' && f !== 'mtbiSeconds' && f !== 'uptimeRatio' && f !== 'timeToFirstUpSeconds' && !(RATIO_FIGURES as readonly string[]).includes(f),
 );
 
 /** The first up since the first start, when it was seen happen: creation (or first resume) → up. */
@@ -102,7 +119,42 @@ export function figureValue(totals: ArrayLike<number>, o: number, figure: Figure
     }
     case 'timeToFirstUpSeconds':
       return timeToFirstUpSeconds;
+    case 'wallSeconds':
+      return wallOf(totals, o) / 1000;
+    case 'schedulingGoodput':
+      return shareOfWall(totals, o, totals[o + UP]!);
+    case 'suspendedNotQueuedSeconds':
+      return (totals[o + SUSPENDED]! - totals[o + QUEUED]!) / 1000;
+    case 'queuedFraction':
+      return shareOfWall(totals, o, totals[o + QUEUED]!);
+    case 'provisioningFraction':
+      return shareOfWall(totals, o, totals[o + PROVISIONING]!);
+    case 'interruptionDowntimeFraction':
+      return shareOfWall(totals, o, totals[o + INTERRUPTION_DOWN]!);
+    case 'suspendedNotQueuedFraction':
+      return shareOfWall(totals, o, totals[o + SUSPENDED]! - totals[o + QUEUED]!);
+    case 'unknownFraction':
+      return shareOfWall(totals, o, totals[o + UNKNOWN]!);
+    case 'acceleratorSecondsUp':
+      return totals[o + ACCELERATOR_UP]! / 1000;
+    case 'acceleratorSecondsLost':
+      return totals[o + ACCELERATOR_LOST]! / 1000;
+    case 'estimatedEffectiveTrainingRatio': {
+      // Only timelines with a checkpoint interval take part; none of them lived: null.
+      const wall = totals[o + CHECKPOINTED_WALL]!;
+      return wall > 0 ? Math.max(0, totals[o + CHECKPOINTED_UP]! - totals[o + CHECKPOINT_LOSS]!) / wall : null;
+    }
   }
+}
+
+/** A run's life inside the window: every state that accrues (suspended holds queued). */
+function wallOf(totals: ArrayLike<number>, o: number): number {
+  return totals[o + UP]! + totals[o + PROVISIONING]! + totals[o + INTERRUPTION_DOWN]! + totals[o + SUSPENDED]! + totals[o + UNKNOWN]!;
+}
+
+function shareOfWall(totals: ArrayLike<number>, o: number, part: number): number | null {
+  const wall = wallOf(totals, o);
+  return wall > 0 ? part / wall : null;
 }
 
 /** Every figure from additive totals (a window's C(to) − C(from), or such totals summed over a fleet). */

@@ -14,13 +14,35 @@
 import type { Timeline } from '../timeline/types.ts';
 import { columnsOf, eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE } from './columns.ts';
 import { firstUp } from './figures.ts';
-import { FIELD_OF, FIELDS, INTERRUPTED_UP, INTERRUPTIONS, MEASURED_INTERRUPTIONS, MEASURED_RECOVERIES, QUEUED, RECOVERED_DOWN, RECOVERIES } from './totals.ts';
+import {
+  ACCELERATOR_LOST,
+  ACCELERATOR_UP,
+  CHECKPOINT_LOSS,
+  CHECKPOINTED_UP,
+  CHECKPOINTED_WALL,
+  FIELD_OF,
+  FIELDS,
+  INTERRUPTED_UP,
+  INTERRUPTION_DOWN,
+  INTERRUPTIONS,
+  MEASURED_INTERRUPTIONS,
+  MEASURED_RECOVERIES,
+  PROVISIONING,
+  QUEUED,
+  RECOVERED_DOWN,
+  RECOVERIES,
+  UNKNOWN,
+  UP,
+} from './totals.ts';
 
 // Accumulator layout: the first FIELDS are the totals' own offsets (durations hold the rate there,
 // counts their sum); then W per duration field, then the sums for JobSet counts and time to first up.
 const DURATIONS = 6; // UP … UNKNOWN are the totals' fields 0–5
+// The goodput fields: durations weighted per timeline (accelerators; 1 when checkpointed), then one sum.
+const WEIGHTED_FROM = ACCELERATOR_UP;
+const WEIGHTED_TO = CHECKPOINTED_WALL + 1;
 const W = FIELDS;
-const CREATED = W + DURATIONS;
+const CREATED = W + FIELDS; // W per duration field (the base ones and the weighted goodput ones)
 const ENDED = CREATED + 1;
 const FIRST_UP_SUM = CREATED + 2;
 const FIRST_UPS = CREATED + 3;
@@ -32,6 +54,26 @@ const ACC = CREATED + 6;
 const K = 32;
 /** State codes from here on are terminal (columns.ts). */
 const TERMINAL_FROM = 5;
+
+/** Starts (sign 1) or stops (sign −1) the goodput fields' accrual of a timeline in totals field f. */
+function weigh(tl: Timeline, f: number, sign: number, tau: number, acc: Float64Array): void {
+  const a = tl.accelerators ?? 0;
+  if (a > 0) {
+    const g = f === UP ? ACCELERATOR_UP : f === PROVISIONING || f === INTERRUPTION_DOWN || f === UNKNOWN ? ACCELERATOR_LOST : -1;
+    if (g >= 0) {
+      acc[g]! += sign * a;
+      acc[W + g]! += sign * a * tau;
+    }
+  }
+  if ((tl.checkpointIntervalMs ?? null) !== null) {
+    acc[CHECKPOINTED_WALL]! += sign;
+    acc[W + CHECKPOINTED_WALL]! += sign * tau;
+    if (f === UP) {
+      acc[CHECKPOINTED_UP]! += sign;
+      acc[W + CHECKPOINTED_UP]! += sign * tau;
+    }
+  }
+}
 
 /** Adds what transition j of the timeline changes (entering its state, leaving the one before). */
 function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): void {
@@ -47,12 +89,18 @@ function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): v
     if (f >= 0) {
       acc[f]! -= 1;
       acc[W + f]! -= tau;
+      weigh(tl, f, -1, tau, acc);
       if (prev === SUSPENDED_CODE && s < c.start) {
         acc[QUEUED]! -= 1;
         acc[W + QUEUED]! -= tau;
       }
     }
     const event = eventOf(prev, code);
+    const interval = tl.checkpointIntervalMs ?? null;
+    if (interval !== null) {
+      const n = (event === INTERRUPTION ? 1 : 0) + ((c.code[j]! & UNOBSERVED_BIT) !== 0 ? tl.transitions[j]!.unobserved!.interruptions : 0);
+      acc[CHECKPOINT_LOSS]! += (n * interval) / 2;
+    }
     if (event === INTERRUPTION) {
       acc[INTERRUPTIONS]! += 1;
       acc[MEASURED_INTERRUPTIONS]! += 1;
@@ -72,6 +120,7 @@ function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): v
   if (f >= 0) {
     acc[f]! += 1;
     acc[W + f]! += tau;
+    weigh(tl, f, 1, tau, acc);
     // Suspended before the first start is queued; `start` only ever moves from Infinity to a later
     // time, so this answer never changes once given.
     if (code === SUSPENDED_CODE && at < c.start) {
@@ -264,7 +313,9 @@ class Partition {
     // Durations: rate·t − W, with t relative to this partition's origin.
     const rel = Number.isNaN(this.origin) ? 0 : t - this.origin;
     for (let f = 0; f < DURATIONS; f++) out[f]! += acc[f]! * rel - acc[W + f]!;
-    for (let f = DURATIONS; f < FIELDS; f++) out[f]! += acc[f]!;
+    for (let f = DURATIONS; f < WEIGHTED_FROM; f++) out[f]! += acc[f]!;
+    for (let f = WEIGHTED_FROM; f < WEIGHTED_TO; f++) out[f]! += acc[f]! * rel - acc[W + f]!;
+    for (let f = WEIGHTED_TO; f < FIELDS; f++) out[f]! += acc[f]!;
     for (let f = CREATED; f < ACC; f++) out[f]! += acc[f]!;
   }
 }

@@ -7,8 +7,11 @@ import { planSeries, scratchFor, seriesTotals, type RangeSpec } from './range.ts
 import { lifeOf, lived, livedIn } from './summary.ts';
 import { FIELDS, windowTotals } from './totals.ts';
 
+/** The label Kueue reads the queue a JobSet is submitted to from (query/types.ts names it for the frontend). */
+const QUEUE_LABEL = 'kueue.x-k8s.io/queue-name';
+
 /** `none`: each JobSet alone; `all`: the whole fleet as one group. */
-export type GroupBy = 'none' | 'all' | 'cluster' | 'namespace' | 'accelerator' | 'topology' | `label:${string}`;
+export type GroupBy = 'none' | 'all' | 'cluster' | 'namespace' | 'accelerator' | 'topology' | 'queue' | `label:${string}`;
 
 /**
  * `pooled` computes the figure from the group's summed totals (Σup / Σ(up+down) for the uptime
@@ -47,6 +50,11 @@ export function groupOf(timeline: Timeline, groupBy: GroupBy): GroupKey {
       return { key: timeline.accelerator ?? '', labels: { accelerator: timeline.accelerator ?? '' } };
     case 'topology':
       return { key: timeline.topology ?? '', labels: { topology: timeline.topology ?? '' } };
+    case 'queue': {
+      // The Kueue queue it was submitted to; '' when no queue manages it.
+      const queue = timeline.labels[QUEUE_LABEL] ?? '';
+      return { key: queue, labels: { queue } };
+    }
     default: {
       const label = groupBy.slice('label:'.length);
       const value = timeline.labels[label] ?? '';

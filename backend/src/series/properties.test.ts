@@ -63,6 +63,41 @@ describe('figures over generated timelines', () => {
     );
   });
 
+  it('goodput: the breakdown adds up to wall time exactly, and every goodput figure equals the oracle', () => {
+    fc.assert(
+      fc.property(arbTimeline, arbTimes, (tl, [a, b, h]) => {
+        const [from, to] = [T0 + Math.min(a, b), T0 + Math.max(a, b)];
+        const horizon = T0 + h;
+        const f = figures(tl, horizon, from, to);
+        const o = oracle(tl, horizon, from, to);
+        const lived = Math.max(0, Math.min(to, endOf(tl, horizon)) - Math.max(from, tl.createdAt));
+        const d = o.durations;
+        const wall = d.up + d.provisioning + d.down + d.suspended + d.unknown;
+        expect(ms(f.wallSeconds)).toBe(wall);
+        expect(wall).toBe(lived);
+        // The six parts, each in whole ms, add up to the wall exactly.
+        const parts = [f.upSeconds, f.queuedSeconds, f.provisioningSeconds, f.interruptionDowntimeSeconds, f.suspendedNotQueuedSeconds, f.unknownSeconds].map(ms);
+        expect(parts.reduce((x, y) => x + y, 0)).toBe(ms(f.wallSeconds));
+        expect(ms(f.suspendedNotQueuedSeconds)).toBe(d.suspended - o.queued);
+        if (wall === 0) {
+          expect(f.schedulingGoodput).toBeNull();
+          expect(f.estimatedEffectiveTrainingRatio).toBeNull();
+        } else {
+          expect(f.schedulingGoodput).toBe(d.up / wall);
+          const shares = [f.schedulingGoodput, f.queuedFraction, f.provisioningFraction, f.interruptionDowntimeFraction, f.suspendedNotQueuedFraction, f.unknownFraction];
+          expect(shares.reduce((x, y) => x! + y!, 0)).toBeCloseTo(1, 12);
+          const interval = tl.checkpointIntervalMs ?? null;
+          if (interval === null) expect(f.estimatedEffectiveTrainingRatio).toBeNull();
+          else expect(f.estimatedEffectiveTrainingRatio).toBeCloseTo(Math.max(0, d.up - (o.interruptions * interval) / 2) / wall, 12);
+        }
+        const accelerators = tl.accelerators ?? 0;
+        expect(ms(f.acceleratorSecondsUp)).toBe(accelerators * d.up);
+        expect(ms(f.acceleratorSecondsLost)).toBe(accelerators * (d.provisioning + d.down + d.unknown));
+      }),
+      RUNS,
+    );
+  });
+
   it('sums and counts over two adjacent windows add up to their union', () => {
     fc.assert(
       fc.property(arbTimeline, arbTimes, (tl, [a, b, c, h]) => {

@@ -22,7 +22,43 @@ export const INTERRUPTED_UP = 9;
 /** How many periods those sums hold: events seen happen (not ones proven after a gap, whose periods are unknown). */
 export const MEASURED_RECOVERIES = 10;
 export const MEASURED_INTERRUPTIONS = 11;
-export const FIELDS = 12;
+// Goodput (issue 13 §3): per-timeline weighted copies of the fields above, so that they pool
+// across a fleet. Each is linear in the fields above with the timeline's own constants, so
+// C(b) − C(a) still gives a window's value.
+/** accelerators × up ms. */
+export const ACCELERATOR_UP = 12;
+/** accelerators × (provisioning + interruption downtime + unknown) ms: holding or waiting for the slice. */
+export const ACCELERATOR_LOST = 13;
+/** up ms of timelines with a checkpoint interval (ETTR's numerator before the loss). */
+export const CHECKPOINTED_UP = 14;
+/** wall ms of timelines with a checkpoint interval (ETTR's denominator). */
+export const CHECKPOINTED_WALL = 15;
+/** Σ interruptions × checkpoint interval / 2, ms: the expected progress lost (a count-like sum). */
+export const CHECKPOINT_LOSS = 16;
+export const FIELDS = 17;
+/** The fields that the sweeps below accrue themselves; the rest are derived by `addGoodput`. */
+const BASE_FIELDS = 12;
+
+/**
+ * Fills the goodput fields of the totals at `o` from its base fields and the timeline's constants.
+ * Linear, so it holds for C(t) and for C(b) − C(a) alike.
+ */
+export function addGoodput(timeline: Timeline, out: Float64Array, o: number): void {
+  const a = timeline.accelerators ?? 0;
+  const interval = timeline.checkpointIntervalMs ?? null;
+  const up = out[o + UP]!;
+  out[o + ACCELERATOR_UP] = a * up;
+  out[o + ACCELERATOR_LOST] = a * (out[o + PROVISIONING]! + out[o + INTERRUPTION_DOWN]! + out[o + UNKNOWN]!);
+  if (interval === null) {
+    out[o + CHECKPOINTED_UP] = 0;
+    out[o + CHECKPOINTED_WALL] = 0;
+    out[o + CHECKPOINT_LOSS] = 0;
+  } else {
+    out[o + CHECKPOINTED_UP] = up;
+    out[o + CHECKPOINTED_WALL] = up + out[o + PROVISIONING]! + out[o + INTERRUPTION_DOWN]! + out[o + SUSPENDED]! + out[o + UNKNOWN]!;
+    out[o + CHECKPOINT_LOSS] = (out[o + INTERRUPTIONS]! * interval) / 2;
+  }
+}
 
 // Scratch space reused by every call: allocating typed arrays per query made the garbage collector
 // the main cost over large fleets. Safe: the code using them is synchronous and never re-entered.
@@ -144,10 +180,15 @@ function cumulativeAtOne(transitions: Timeline['transitions'], c: Columns, end: 
     acc[field]! += part;
     if (id === SUSPENDED_CODE && s < c.start) acc[QUEUED]! += part;
   }
-  for (let f = 0; f < FIELDS; f++) out[o + f] = acc[f]!;
+  for (let f = 0; f < BASE_FIELDS; f++) out[o + f] = acc[f]!;
 }
 
 export function cumulativeAt(timeline: Timeline, horizon: number, times: ArrayLike<number>, out: Float64Array): void {
+  cumulativeBase(timeline, horizon, times, out);
+  for (let k = 0; k < times.length; k++) addGoodput(timeline, out, k * FIELDS);
+}
+
+function cumulativeBase(timeline: Timeline, horizon: number, times: ArrayLike<number>, out: Float64Array): void {
   const transitions = timeline.transitions;
   const end = endOf(timeline, horizon);
   const c = columnsOf(transitions);
@@ -172,7 +213,7 @@ export function cumulativeAt(timeline: Timeline, horizon: number, times: ArrayLi
     // Times inside this segment see everything before it plus the part of it that has passed.
     for (; k < count && times[k]! < e; k++) {
       const o = k * FIELDS;
-      for (let f = 0; f < FIELDS; f++) out[o + f] = acc[f]!;
+      for (let f = 0; f < BASE_FIELDS; f++) out[o + f] = acc[f]!;
       const part = times[k]! - s;
       if (field >= 0 && part > 0) {
         out[o + field]! += part;
@@ -191,7 +232,7 @@ export function cumulativeAt(timeline: Timeline, horizon: number, times: ArrayLi
   }
   for (; k < count; k++) {
     const o = k * FIELDS;
-    for (let f = 0; f < FIELDS; f++) out[o + f] = acc[f]!;
+    for (let f = 0; f < BASE_FIELDS; f++) out[o + f] = acc[f]!;
   }
 }
 
@@ -242,5 +283,6 @@ export function windowTotals(timeline: Timeline, horizon: number, from: number, 
       out[o + RECOVERIES]! += unobserved.recoveries;
     }
   }
+  addGoodput(timeline, out, o);
   return out;
 }

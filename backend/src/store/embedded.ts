@@ -155,7 +155,7 @@ function apply(machines: Map<string, MachineState>, layers: Map<string, Timeline
   if (record.k === 'meta') {
     const existing = machines.get(record.uid);
     if (existing === undefined) machines.set(record.uid, machineFrom(record, [], { everUp: false, restarts: 0, rv: null, deletedAt: null }));
-    else Object.assign(existing.timeline, { namespace: record.namespace, name: record.name, labels: record.labels, accelerator: record.accelerator, topology: record.topology });
+    else Object.assign(existing.timeline, { namespace: record.namespace, name: record.name, labels: record.labels, accelerator: record.accelerator, topology: record.topology, accelerators: record.accelerators ?? 0, checkpointIntervalMs: record.checkpointIntervalMs ?? null });
   } else if (record.k === 'update') {
     const m = machines.get(record.uid);
     if (m === undefined) throw new StoreError(`an update of ${record.uid} comes before its identity: the log is out of order`);

@@ -31,6 +31,9 @@ export interface MetaRecord {
   accelerator: string | null;
   topology: string | null;
   createdAt: number;
+  /** Goodput inputs (issue 13 §3); absent in logs written before them: read as none. */
+  accelerators?: number;
+  checkpointIntervalMs?: number | null;
 }
 
 /** New transitions of a timeline, and the machine's memory after them. */
@@ -131,6 +134,8 @@ export function metaRecord(machine: MachineState): MetaRecord {
     accelerator: tl.accelerator,
     topology: tl.topology,
     createdAt: tl.createdAt,
+    accelerators: tl.accelerators ?? 0,
+    checkpointIntervalMs: tl.checkpointIntervalMs ?? null,
   };
 }
 

@@ -8,13 +8,13 @@ import { sameLabels } from '../timeline/intern.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Timeline } from '../timeline/types.ts';
 
-export type Identity = Pick<Timeline, 'namespace' | 'name' | 'labels' | 'accelerator' | 'topology' | 'createdAt'>;
+export type Identity = Pick<Timeline, 'namespace' | 'name' | 'labels' | 'accelerator' | 'topology' | 'createdAt' | 'accelerators' | 'checkpointIntervalMs'>;
 export type Memory = Pick<MachineState, 'restarts' | 'everUp' | 'deletedAt'>;
 export type Written = Identity & Memory;
 
 export function writtenOf(identity: Identity, memory: Memory): Written {
-  const { namespace, name, labels, accelerator, topology, createdAt } = identity;
-  return { namespace, name, labels, accelerator, topology, createdAt, restarts: memory.restarts, everUp: memory.everUp, deletedAt: memory.deletedAt };
+  const { namespace, name, labels, accelerator, topology, createdAt, accelerators, checkpointIntervalMs } = identity;
+  return { namespace, name, labels, accelerator, topology, createdAt, accelerators, checkpointIntervalMs, restarts: memory.restarts, everUp: memory.everUp, deletedAt: memory.deletedAt };
 }
 
 export function identityChanged(w: Written | undefined, tl: Identity): boolean {
@@ -25,6 +25,8 @@ export function identityChanged(w: Written | undefined, tl: Identity): boolean {
     w.accelerator !== tl.accelerator ||
     w.topology !== tl.topology ||
     w.createdAt !== tl.createdAt ||
+    (w.accelerators ?? 0) !== (tl.accelerators ?? 0) ||
+    (w.checkpointIntervalMs ?? null) !== (tl.checkpointIntervalMs ?? null) ||
     !sameLabels(w.labels, tl.labels)
   );
 }

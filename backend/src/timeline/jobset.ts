@@ -43,6 +43,55 @@ export interface JobSetView {
   expectedNodes: number;
   /** The Failed condition when True: when, and the controller's reason and message. */
   failure: { at: number | null; reason: string | null; message: string | null } | null;
+
+  // Goodput inputs (issue 13 §3).
+  /** Σ over replicated jobs of (accelerators per pod × replicas × parallelism): the slice it holds or waits for. */
+  accelerators: number;
+  /** The `upness.dev/checkpoint-interval` annotation (`30m`, `1h`, `90s`), ms; null without it or unreadable. */
+  checkpointIntervalMs: number | null;
+}
+
+/** Resource names whose limits count as accelerators, one each. */
+const ACCELERATOR_RESOURCES = ['nvidia.com/gpu', 'google.com/tpu'];
+export const CHECKPOINT_INTERVAL_ANNOTATION = 'upness.dev/checkpoint-interval';
+
+/** A whole-number resource quantity (`8`, 8); 0 for anything else (accelerators come whole). */
+function wholeQuantity(value: unknown): number {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : 0;
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
+}
+
+/** The pods a replicated job runs at once: replicas × its Job's parallelism (both default to 1). */
+function podsOf(replicatedJob: unknown): number {
+  const rj = record(replicatedJob);
+  const replicas = rj.replicas === undefined ? 1 : count(rj.replicas);
+  const p = record(record(rj.template).spec).parallelism;
+  return replicas * (p === undefined ? 1 : count(p));
+}
+
+/** Accelerators of the whole JobSet: per pod (its containers' limits) × parallelism × replicas, summed over replicated jobs. */
+function acceleratorsOf(replicatedJobs: unknown[]): number {
+  let total = 0;
+  for (const rj of replicatedJobs) {
+    const jobSpec = record(record(record(rj).template).spec);
+    let perPod = 0;
+    for (const container of list(record(record(jobSpec.template).spec).containers)) {
+      const limits = record(record(record(container).resources).limits);
+      for (const name of ACCELERATOR_RESOURCES) perPod += wholeQuantity(limits[name]);
+    }
+    total += perPod * podsOf(rj);
+  }
+  return total;
+}
+
+const INTERVAL_UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `30m`, `1h30m`, `90s` → ms; null when unreadable or zero. */
+export function parseInterval(value: unknown): number | null {
+  if (typeof value !== 'string' || !/^(\d+(ms|s|m|h|d))+$/.test(value.trim())) return null;
+  let ms = 0;
+  for (const [, n, unit] of value.trim().matchAll(/(\d+)(ms|s|m|h|d)/g)) ms += Number(n) * INTERVAL_UNIT_MS[unit!]!;
+  return ms > 0 && Number.isSafeInteger(ms) ? ms : null;
 }
 
 export function isJobSet(object: KubeObject): boolean {
@@ -149,6 +198,8 @@ export function viewJobSet(object: KubeObject): JobSetView {
     restarts: count(status.restarts),
     accelerator: selectorValue(replicatedJobs, ACCELERATOR_KEYS),
     topology: selectorValue(replicatedJobs, TOPOLOGY_KEYS),
+    accelerators: acceleratorsOf(replicatedJobs),
+    checkpointIntervalMs: parseInterval(record(metadata.annotations)[CHECKPOINT_INTERVAL_ANNOTATION]),
     ...nodeLayerFields(replicatedJobs, failed),
   };
 }
@@ -156,12 +207,7 @@ export function viewJobSet(object: KubeObject): JobSetView {
 /** The fields of the view that only the node layer reads. */
 function nodeLayerFields(replicatedJobs: unknown[], failed: Condition | undefined): Pick<JobSetView, 'expectedNodes' | 'failure'> {
   let expectedNodes = 0;
-  for (const rj of replicatedJobs.map(record)) {
-    // replicas and a Job's parallelism both default to 1.
-    const replicas = rj.replicas === undefined ? 1 : count(rj.replicas);
-    const p = record(record(rj.template).spec).parallelism;
-    expectedNodes += replicas * (p === undefined ? 1 : count(p));
-  }
+  for (const rj of replicatedJobs) expectedNodes += podsOf(rj);
   const failure = isTrue(failed)
     ? { at: parseKubeTime(failed?.lastTransitionTime), reason: text(failed?.reason), message: text(failed?.message) }
     : null;
@@ -172,7 +218,7 @@ function nodeLayerFields(replicatedJobs: unknown[], failed: Condition | undefine
  * What is known of a JobSet that the watch's relist no longer lists: it was deleted while nobody
  * was watching. Its names are the timeline's; the object itself is gone, so it says nothing more.
  */
-export function vanishedView(timeline: Pick<Timeline, 'uid' | 'namespace' | 'name' | 'labels' | 'accelerator' | 'topology'>): JobSetView {
+export function vanishedView(timeline: Pick<Timeline, 'uid' | 'namespace' | 'name' | 'labels' | 'accelerator' | 'topology' | 'accelerators' | 'checkpointIntervalMs'>): JobSetView {
   return {
     uid: timeline.uid,
     namespace: timeline.namespace,
@@ -192,6 +238,8 @@ export function vanishedView(timeline: Pick<Timeline, 'uid' | 'namespace' | 'nam
     topology: timeline.topology,
     expectedNodes: 0,
     failure: null,
+    accelerators: timeline.accelerators ?? 0,
+    checkpointIntervalMs: timeline.checkpointIntervalMs ?? null,
   };
 }
 

@@ -64,6 +64,8 @@ export function startMachine(view: JobSetView, receivedAt: number, watchedFrom: 
       labels: internLabels(view.labels),
       accelerator: view.accelerator,
       topology: view.topology,
+      accelerators: view.accelerators,
+      checkpointIntervalMs: view.checkpointIntervalMs,
       createdAt,
       transitions: [{ at: createdAt, state: first }],
     },
@@ -99,6 +101,8 @@ export function advance(
   if (!sameLabels(timeline.labels, view.labels)) timeline.labels = internLabels(view.labels);
   timeline.accelerator = view.accelerator;
   timeline.topology = view.topology;
+  timeline.accelerators = view.accelerators;
+  timeline.checkpointIntervalMs = view.checkpointIntervalMs;
 
   const restartsRose = view.restarts > machine.restarts;
   machine.restarts = view.restarts;

@@ -55,6 +55,11 @@ export interface Timeline {
   accelerator: string | null;
   topology: string | null;
   createdAt: number;
+  // Goodput inputs (issue 13 §3), from the object → state function (jobset.ts); absent: none known.
+  /** Σ over replicated jobs of accelerators per pod (nvidia.com/gpu, google.com/tpu limits) × replicas × parallelism. */
+  accelerators?: number;
+  /** The `upness.dev/checkpoint-interval` annotation, ms; null or absent without it. */
+  checkpointIntervalMs?: number | null;
   /** Non-empty, times non-decreasing, the first at `createdAt`; a terminal state, if any, is last. */
   transitions: Transition[];
 }

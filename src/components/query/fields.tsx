@@ -403,7 +403,7 @@ export function GroupByField({
   return (
     <EditorField
       label="Group by"
-      tooltip="One series or row per JobSet, per group (namespace, accelerator, topology, a label), or the whole fleet. Type a label key to group by it."
+      tooltip="One series or row per JobSet, per group (namespace, accelerator, topology, Kueue queue, a label), or the whole fleet. Type a label key to group by it."
       width={WIDTH.medium}
       htmlFor={id}
     >

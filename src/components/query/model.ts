@@ -24,7 +24,7 @@ export function resolve(query: UpnessQuery): Resolved {
 }
 
 /** How the metrics are grouped in the Metric list, in this order. */
-export const METRIC_GROUPS = ['Ratios', 'Durations', 'Counts', 'Mean times', 'State'] as const;
+export const METRIC_GROUPS = ['Ratios', 'Durations', 'Counts', 'Mean times', 'Goodput', 'State'] as const;
 export type MetricGroup = (typeof METRIC_GROUPS)[number];
 
 /** Each metric's group: a record keyed by the model's union, so a new metric without one fails the typecheck. */
@@ -42,6 +42,18 @@ export const METRIC_GROUP: Record<Metric, MetricGroup> = {
   mttrSeconds: 'Mean times',
   mtbiSeconds: 'Mean times',
   timeToFirstUpSeconds: 'Mean times',
+  // Goodput (issue 13 §3)
+  wallSeconds: 'Goodput',
+  schedulingGoodput: 'Goodput',
+  suspendedNotQueuedSeconds: 'Goodput',
+  queuedFraction: 'Goodput',
+  provisioningFraction: 'Goodput',
+  interruptionDowntimeFraction: 'Goodput',
+  suspendedNotQueuedFraction: 'Goodput',
+  unknownFraction: 'Goodput',
+  acceleratorSecondsUp: 'Goodput',
+  acceleratorSecondsLost: 'Goodput',
+  estimatedEffectiveTrainingRatio: 'Goodput',
   up: 'State',
 };
 
@@ -53,6 +65,8 @@ export const METRIC_GROUP: Record<Metric, MetricGroup> = {
 export function defaultAggregate(metric: Metric): AggregateName {
   switch (METRIC_GROUP[metric]) {
     case 'Ratios':
+    // Goodput figures pool as the ratio does (shares of Σ wall; seconds: pooled is the sum).
+    case 'Goodput':
       return 'pooled';
     case 'Durations':
     case 'Counts':

@@ -313,6 +313,19 @@ describe('simulateFleet: the truth', () => {
     }
   });
 
+  it('gives some JobSets accelerators and a checkpoint interval, and none to others', () => {
+    const truth = simulateFleet({ jobsets: 40, days: 3, seed: 5 }).truth();
+    const annotated = truth.filter((t) => (t.checkpointIntervalMs ?? null) !== null);
+    expect(annotated.length).toBeGreaterThan(0);
+    expect(annotated.length).toBeLessThan(truth.length);
+    expect(new Set(annotated.map((t) => t.checkpointIntervalMs))).toEqual(new Set([30 * 60_000, 60 * 60_000]));
+    // Every run of this simulator holds a TPU or GPU slice: 4 chips per TPU host, 8 GPUs per node.
+    for (const t of truth) {
+      expect(t.accelerators).toBeGreaterThan(0);
+      expect(t.accelerators! % 4).toBe(0);
+    }
+  });
+
   it.each(SEEDS)('exercises every feature in 20 JobSets × 3 days (seed %i)', (seed) => {
     const { observations, truth } = small(seed);
     const seen = {

@@ -214,10 +214,23 @@ export class JobSetRun {
       labels: { ...manifest.labels },
       accelerator: manifest.accelerator,
       topology: manifest.topology,
+      accelerators: manifest.accelerators,
+      checkpointIntervalMs: manifest.checkpointInterval?.ms ?? null,
       createdAt,
       transitions: [],
     };
+    const declared = this.declared();
+    if (Object.keys(declared).length > 0) {
+      this.annotations = Object.freeze(declared);
+      this.annotationsJson = JSON.stringify(declared);
+    }
     this.steps = this.live();
+  }
+
+  /** The annotations the user wrote in the manifest (the checkpoint interval, when it declares one). */
+  private declared(): Record<string, string> {
+    const interval = this.manifest.checkpointInterval;
+    return interval === null ? {} : { 'upness.dev/checkpoint-interval': interval.text };
   }
 
   /** Receive time of the pending observation (valid after `advance()` returned true). */
@@ -345,7 +358,7 @@ export class JobSetRun {
       if (dt === tNoop) {
         // A checkpointing sidecar records its progress: resourceVersion moves, the state does not.
         this.checkpointStep += 500 * rng.int(1, 20);
-        this.annotations = Object.freeze({ 'ml.example.com/last-checkpoint-step': String(this.checkpointStep) });
+        this.annotations = Object.freeze({ ...this.declared(), 'ml.example.com/last-checkpoint-step': String(this.checkpointStep) });
         this.annotationsJson = JSON.stringify(this.annotations);
         this.emit('MODIFIED', t);
         yield;

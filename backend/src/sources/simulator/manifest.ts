@@ -85,6 +85,10 @@ export type Manifest = {
   readonly maxRestarts: number;
   readonly accelerator: string | null;
   readonly topology: string | null;
+  /** Goodput truth (issue 13 §3): the accelerators the pod templates hold, as the simulator chose them. */
+  readonly accelerators: number;
+  /** The `upness.dev/checkpoint-interval` annotation it carries, and its length in ms; null: none. */
+  readonly checkpointInterval: { readonly text: string; readonly ms: number } | null;
   readonly specRunning: JobSetSpec;
   readonly specSuspended: JobSetSpec;
   // JSON text of the parts above that every observation repeats, for the trace-line fast path.
@@ -355,12 +359,15 @@ export function newManifest(rng: Rng, name: string, project: string, task: strin
   let accelerator: string;
   let topology: string | null = null;
   let finishesLast = -1;
+  // Chips per TPU host and GPUs per node, as the pod templates below ask for them.
+  let accelerators: number;
   if (kind === 'tpu-multislice') {
     const tpu = rng.pick(TPUS);
     const topo = rng.pick(tpu.topologies);
     const slices = rng.int(2, 8);
     topology = topo;
     accelerator = tpu.accelerator;
+    accelerators = slices * hostsOf(topo) * 4;
     specs = sharedSpecs(`${kind}/${project}/${accelerator}/${topo}/${slices}/${maxRestarts}`, () => ({
       jobs: [tpuSliceJob('slice', slices, tpu, topo, project)],
       successTargets: null,
@@ -371,6 +378,7 @@ export function newManifest(rng: Rng, name: string, project: string, task: strin
     const replicas = rng.int(1, 4);
     const nodes = rng.int(1, 2);
     accelerator = gpu;
+    accelerators = replicas * nodes * 8;
     specs = sharedSpecs(`${kind}/${project}/${gpu}/${replicas}/${nodes}/${maxRestarts}`, () => ({
       jobs: [gpuWorkersJob('workers', replicas, nodes, gpu, project)],
       successTargets: null,
@@ -385,6 +393,7 @@ export function newManifest(rng: Rng, name: string, project: string, task: strin
       const topo = rng.pick(tpu.topologies);
       topology = topo;
       accelerator = tpu.accelerator;
+      accelerators = workers * hostsOf(topo) * 4;
       specs = sharedSpecs(`${kind}/${project}/${accelerator}/${topo}/${workers}/${maxRestarts}`, () => ({
         jobs: [driverJob(project), tpuSliceJob('workers', workers, tpu, topo, project)],
         successTargets: ['driver'],
@@ -393,6 +402,7 @@ export function newManifest(rng: Rng, name: string, project: string, task: strin
     } else {
       const gpu = rng.pick(GPUS);
       accelerator = gpu;
+      accelerators = workers * 8;
       specs = sharedSpecs(`${kind}/${project}/${gpu}/${workers}/${maxRestarts}`, () => ({
         jobs: [driverJob(project), gpuWorkersJob('workers', workers, 1, gpu, project)],
         successTargets: ['driver'],
@@ -409,6 +419,10 @@ export function newManifest(rng: Rng, name: string, project: string, task: strin
   if (ns.queue !== null) labels['kueue.x-k8s.io/queue-name'] = ns.queue;
   const jobs = specs.specRunning.replicatedJobs;
   const replicas = Object.freeze(jobs.map((j) => j.replicas));
+  // Multi-slice TPU runs declare a 30 min checkpoint interval, the driver-led ones 1 h, plain GPU
+  // runs none (no draw from the stream: adding it changed no other choice of the simulator).
+  const checkpointInterval =
+    kind === 'tpu-multislice' ? { text: '30m', ms: 30 * 60_000 } : kind === 'driver-workers' ? { text: '1h', ms: 60 * 60_000 } : null;
   return Object.freeze({
     kind,
     name,
@@ -422,6 +436,8 @@ export function newManifest(rng: Rng, name: string, project: string, task: strin
     maxRestarts,
     accelerator,
     topology,
+    accelerators,
+    checkpointInterval: checkpointInterval === null ? null : Object.freeze(checkpointInterval),
     specRunning: specs.specRunning,
     specSuspended: specs.specSuspended,
     specRunningJson: specs.specRunningJson,
