@@ -68,16 +68,17 @@ export class Replica {
     const clusters = options.follow === 'all' ? undefined : (options.follow ?? [options.cluster]);
     this.follower = new FollowerSource(options.url, { ...options.follower, ...(clusters === undefined ? {} : { clusters }) });
     this.source = new ReplicaSource(this.follower);
+    const { lease } = options;
     this.#elector =
-      options.lease === null
+      lease === null
         ? null
         : new LeaderElector({
-            lease: options.lease,
+            lease,
             identity: options.identity,
             ...options.timings,
             onStartedLeading: () => void this.#serialise(() => this.#startLeading()),
             onStoppedLeading: () => void this.#serialise(() => this.#stopLeading(this.#stopped ? null : 'the Lease was lost (not renewed within the renew deadline, or taken over)')),
-            onNewLeader: (leader) => options.logger?.info({ leader, lease: `${options.lease!.namespace}/${options.lease!.name}` }, 'leader'),
+            onNewLeader: (leader) => options.logger?.info({ leader, lease: `${lease.namespace}/${lease.name}` }, 'leader'),
             onError: (error) => options.logger?.warn({ err: error.message }, 'leader election: an attempt failed'),
           });
   }

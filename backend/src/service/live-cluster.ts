@@ -26,8 +26,8 @@ export interface LiveCluster {
 
 export function watchCluster(engine: ClusterEngine, source: EngineSource, options: LiveClusterOptions, logger: Logger): LiveCluster {
   const { config, source: from } = loadKubeConfig(options);
-  const cluster = config.getCurrentCluster()!;
-  logger.info({ kubeconfig: from, context: config.getCurrentContext(), server: cluster.server, namespaces: options.namespaces.length === 0 ? 'all' : options.namespaces }, 'kubernetes source');
+  const cluster = config.getCurrentCluster();
+  logger.info({ kubeconfig: from, context: config.getCurrentContext(), server: cluster?.server ?? null, namespaces: options.namespaces.length === 0 ? 'all' : options.namespaces }, 'kubernetes source');
   let synced: (at: number) => void = () => {};
   const firstSync = new Promise<number>((resolve) => (synced = resolve));
   const log = logger.child({ component: 'watch' });
