@@ -23,6 +23,19 @@ export interface Transition {
    * unobserved interruptions. Informational: no figure depends on it.
    */
   causes?: Cause[];
+  /**
+   * Why it was suspended: the JobSet's Suspended condition (reason and message) as observed when the
+   * transition into `suspended` was written. Only on transitions into `suspended`, and only when the
+   * condition said (a JobSet whose spec.suspend is seen before its condition carries none).
+   * Informational: no figure depends on it.
+   */
+  suspension?: Suspension;
+}
+
+/** The Suspended condition's reason and message (at least one of them is set). */
+export interface Suspension {
+  reason: string | null;
+  message: string | null;
 }
 
 export type CauseKind = 'NodeNotReady' | 'NodeDeleted' | 'PodFailed' | 'PodDisruption' | 'JobSetRestart' | 'JobSetFailed';
