@@ -143,7 +143,8 @@ async function recover(dir: string, format: number = FORMAT): Promise<Recovery &
 function machineFrom(meta: MetaRecord, transitions: MachineState['timeline']['transitions'], memo: { everUp: boolean; restarts: number; rv: string | null; deletedAt: number | null }): MachineState {
   const { k: _k, ...identity } = meta;
   return {
-    timeline: { ...identity, transitions },
+    // The goodput inputs are absent from meta records written before format 3: none known.
+    timeline: { ...identity, accelerators: meta.accelerators ?? 0, checkpointIntervalMs: meta.checkpointIntervalMs ?? null, transitions },
     everUp: memo.everUp,
     restarts: memo.restarts,
     resourceVersion: memo.rv,
