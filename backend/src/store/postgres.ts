@@ -34,6 +34,7 @@ import {
   insertCausesParams,
   NODE_TRANSITION_COLUMNS,
   nodeTransitionRow,
+  insertNodeTransitionsParams,
   insertTransitionsParams,
   newPool,
   place,
@@ -316,7 +317,7 @@ export class PostgresStore implements TimelineStore {
     }
     const timelineParams = upsertTimelinesParams(this.cluster, [...timelines.values()]);
     const transitionParams = insertTransitionsParams(this.cluster, transitions);
-    const nodeParams = insertTransitionsParams(this.cluster, nodes);
+    const nodeParams = insertNodeTransitionsParams(this.cluster, nodes);
     const causeParams = insertCausesParams(this.cluster, causes);
     await withClient(this.#pool, async (client) => {
       await client.query('BEGIN');
