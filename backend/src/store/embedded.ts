@@ -26,6 +26,7 @@ import {
   decodeLine,
   decodeTransition,
   encodeLine,
+  encodePlain,
   encodeTransition,
   FORMAT,
   metaRecord,
@@ -285,7 +286,7 @@ export class EmbeddedStore implements TimelineStore {
   fact(fact: LayerFact): void {
     if (this.#closed) return;
     if (fact.kind === 'cause') this.#push({ k: 'cause', uid: fact.uid, layer: fact.layer, seq: fact.seq, cause: fact.cause });
-    else this.#push({ k: 'nodes', uid: fact.uid, seq: fact.seq, t: encodeTransition(fact.transition) });
+    else this.#push({ k: 'nodes', uid: fact.uid, seq: fact.seq, t: encodePlain(fact.transition) });
   }
 
   /** Everything up to `at` has been observed; written with the next group commit. */

@@ -111,10 +111,15 @@ export function decodeLine(line: string): LogRecord | null {
   }
 }
 
-/** A transition as the log writes it: its causes are facts of their own (CauseRecord). */
+/** A transition without its causes or why: how the log writes the node layer's (never suspended for a reason). */
+export function encodePlain(t: Transition): [number, State] | [number, State, number, number] {
+  return t.unobserved ? [t.at, t.state, t.unobserved.interruptions, t.unobserved.recoveries] : [t.at, t.state];
+}
+
+/** A transition as the log writes it: its causes are facts of their own (CauseRecord); why it was suspended is its own. */
 export function encodeTransition(t: Transition): EncodedTransition {
   if (t.suspension !== undefined) return [t.at, t.state, t.unobserved?.interruptions ?? 0, t.unobserved?.recoveries ?? 0, [], t.suspension];
-  return t.unobserved ? [t.at, t.state, t.unobserved.interruptions, t.unobserved.recoveries] : [t.at, t.state];
+  return encodePlain(t);
 }
 
 /** A transition joined with its causes, as a snapshot keeps it. */
@@ -124,13 +129,13 @@ export function encodeJoined(t: Transition): EncodedTransition {
   const causes = t.causes !== undefined && t.causes.length > 0 ? t.causes : null;
   if (t.suspension !== undefined) return [t.at, t.state, i, r, causes ?? [], t.suspension];
   if (causes !== null) return [t.at, t.state, i, r, causes];
-  return encodeTransition(t);
+  return encodePlain(t);
 }
 
 export function decodeTransition(t: EncodedTransition): Transition {
   const transition: Transition = { at: t[0], state: t[1] };
   if (t.length === 4) transition.unobserved = { interruptions: t[2], recoveries: t[3] };
-  if (t.length >= 5) {
+  if (t.length === 5 || t.length === 6) {
     if (t[2] > 0 || t[3] > 0) transition.unobserved = { interruptions: t[2], recoveries: t[3] };
     // Format 1 and 2 wrote a fifth element only with causes; from format 3 on it may be empty.
     if (t.length === 5 || t[4].length > 0) transition.causes = [...t[4]];
