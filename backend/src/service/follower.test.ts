@@ -295,7 +295,7 @@ describe('the node layer and the causes', () => {
 
 describe('goodput inputs and suspension reasons (migration 3)', () => {
   // 2 replicated jobs × 2 pods × 4 TPU chips = 16 accelerators; checkpoint every 30 min.
-  //   0 ─suspended (Preempted)─ 10 ─prov─ 15 ─up─ 40 ─down─ 45 ─up─ 60 ─suspended (QueueFull, no message)─ 70
+  //   0 ─suspended (Preempted)─ 10 ─prov─ 15 ─up─ 40 ─down─ 45 ─up─ 60 ─suspended (QueueFull, no message; spec.suspend seen first, the condition at 61)─ 70
   //   wall 70 min; up 25 + 15 = 40 min; 1 interruption: ETTR = (40 − 30/2) / 70 = 25/70
   //   accelerator-seconds up 16 × 40 × 60 = 38 400; lost (provisioning 5 + down 5 min) 16 × 600 = 9 600
   const js = (): Scenario =>
@@ -308,7 +308,8 @@ describe('goodput inputs and suspension reasons (migration 3)', () => {
       .up(min(15))
       .down(min(40), { restarts: 1 })
       .up(min(45))
-      .at(min(60), { suspend: true, suspended: { status: 'True', at: min(60), reason: 'QueueFull' }, ready: 0 })
+      .at(min(60), { suspend: true, ready: 0 })
+      .at(min(61), { suspended: { status: 'True', at: min(60), reason: 'QueueFull' } })
       .at(min(70));
   const why = (tl: Timeline | undefined): unknown[] => (tl?.transitions ?? []).map((t) => (t.suspension ? [t.state, t.suspension.reason, t.suspension.message] : t.state));
   const EXPECTED = [['suspended', 'Preempted', 'Preempted to accommodate a higher priority Workload'], 'provisioning', 'up', 'down', 'up', ['suspended', 'QueueFull', null]];
@@ -317,7 +318,12 @@ describe('goodput inputs and suspension reasons (migration 3)', () => {
     const url = await database();
     const { engine, store, feed } = await leader(url);
     const follower = follow(url).start();
-    await feed(js().observations);
+    const observations = js().observations;
+    // Up to the suspension at 60, before its reason is known: the follower has it without one.
+    await feed(observations.slice(0, -2));
+    await until('the suspension at 60', () => follower.timelines()[0]?.transitions.length === 6, 5000);
+    expect(follower.timelines()[0]!.transitions[5]).toEqual({ at: min(60), state: 'suspended' });
+    await feed(observations.slice(-2));
     const truth = engine.timeline('g')!;
     expect(why(truth)).toEqual(EXPECTED);
     const f = figures(truth, engine.horizon!, min(0), min(70));
@@ -325,7 +331,7 @@ describe('goodput inputs and suspension reasons (migration 3)', () => {
     expect(f.acceleratorSecondsUp).toBe(38_400);
     expect(f.acceleratorSecondsLost).toBe(9_600);
     expect(f.estimatedEffectiveTrainingRatio).toBeCloseTo(25 / 70, 12);
-    await until('the suspension at 60', () => follower.timelines()[0]?.transitions.length === 6, 5000);
+    await until('the reason learned at 61', () => follower.timelines()[0]?.transitions[5]?.suspension !== undefined, 5000);
     const followed = follower.timelines()[0]!;
     expect(why(followed)).toEqual(EXPECTED);
     expect(figures(followed, engine.horizon!, min(0), min(70))).toEqual(f);

@@ -178,6 +178,10 @@ function apply(machines: Map<string, MachineState>, layers: Map<string, Timeline
       throw new StoreError(`a cause of transition ${record.seq} of ${record.uid} (${record.layer}) comes before the transition: the log is out of order`);
     }
     joinCause(tl, record.seq, record.cause);
+  } else if (record.k === 'suspension') {
+    const t = machines.get(record.uid)?.timeline.transitions[record.seq];
+    if (t === undefined) throw new StoreError(`why suspension ${record.seq} of ${record.uid} happened comes before the suspension: the log is out of order`);
+    t.suspension = { reason: record.suspension.reason ?? null, message: record.suspension.message ?? null };
   }
 }
 
@@ -280,6 +284,7 @@ export class EmbeddedStore implements TimelineStore {
     if (update.added.length > 0 || memory) {
       this.#push({ k: 'update', uid, add: update.added.map(encodeTransition), everUp: machine.everUp, restarts: machine.restarts, rv: machine.resourceVersion, deletedAt: machine.deletedAt });
     }
+    if (update.suspension !== undefined) this.#push({ k: 'suspension', uid, seq: update.suspension.seq, suspension: update.suspension.suspension });
   }
 
   /** Appends a fact of the node layer (a cause, a node-layer transition) with the next group commit. */

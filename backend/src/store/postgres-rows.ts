@@ -201,6 +201,29 @@ export function insertCausesParams(cluster: string, rows: CauseRowOut[]): unknow
   return [cluster, rows.map((r) => r.uid), rows.map((r) => r.layer), rows.map((r) => r.seq), rows.map((r) => r.cause)];
 }
 
+/** Why a suspension happened, learned after its row was written. */
+export interface SuspensionRowOut {
+  uid: string;
+  seq: number;
+  reason: string | null;
+  message: string | null;
+}
+
+/**
+ * Gives a suspension written without a reason the one learned later. The row takes a new number, so
+ * followers read it again (`id > N`) and put it in its place; a retry finds it set and changes nothing.
+ */
+export const UPDATE_SUSPENSIONS = `
+UPDATE upness_transitions AS t
+SET suspended_reason = s.reason, suspended_message = s.message, id = nextval('upness_rev')
+FROM unnest($2::text[], $3::integer[], $4::text[], $5::text[]) AS s (uid, seq, reason, message)
+WHERE t.cluster = $1 AND t.uid = s.uid AND t.seq = s.seq AND t.state = 'suspended'
+  AND t.suspended_reason IS NULL AND t.suspended_message IS NULL`;
+
+export function updateSuspensionsParams(cluster: string, rows: SuspensionRowOut[]): unknown[] {
+  return [cluster, rows.map((r) => r.uid), rows.map((r) => r.seq), rows.map((r) => r.reason), rows.map((r) => r.message)];
+}
+
 export function insertNodeTransitionsParams(cluster: string, rows: TransitionRowOut[]): unknown[] {
   return [
     cluster,
@@ -250,7 +273,11 @@ export function decodeTimeline(row: TimelineRowIn, cluster?: string): Timeline {
  */
 export function place(tl: Timeline, row: TransitionRowIn): boolean {
   if (row.seq > tl.transitions.length) return false;
-  tl.transitions[row.seq] = decodeTransition(row);
+  const t = decodeTransition(row);
+  // Read again (a suspension given its reason later): the causes joined to it stay.
+  const causes = tl.transitions[row.seq]?.causes;
+  if (causes !== undefined) t.causes = causes;
+  tl.transitions[row.seq] = t;
   return true;
 }
 

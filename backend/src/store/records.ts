@@ -11,7 +11,8 @@
 //      meta fields of format 3 without a bump).
 //   3  meta always carries accelerators and checkpointIntervalMs (the goodput inputs); a transition
 //      into `suspended` carries why (its sixth element: the Suspended condition's reason and message,
-//      with an empty fifth). Written by the Upness after 0.1.0.
+//      with an empty fifth), or + suspension (why, learned after the transition was written: the
+//      watch saw spec.suspend before the Suspended condition). Written by the Upness after 0.1.0.
 // Every change of the format bumps FORMAT, adds a step to ./formats.ts that migrates a data dir of
 // the previous format, and a data dir written by the last release of the previous format (with the
 // answers it gave) under ./fixtures/, which formats.test.ts reads with the new code. A new field or
@@ -83,6 +84,14 @@ export interface NodesRecord {
   t: [number, State] | [number, State, number, number];
 }
 
+/** Why the suspension at index `seq` of a timeline happened, learned after it was written (format 3 on). */
+export interface SuspensionRecord {
+  k: 'suspension';
+  uid: string;
+  seq: number;
+  suspension: Suspension;
+}
+
 /** The first line of every log file. */
 export interface HeaderRecord {
   k: 'header';
@@ -91,7 +100,7 @@ export interface HeaderRecord {
   upness?: string;
 }
 
-export type LogRecord = HeaderRecord | MetaRecord | UpdateRecord | ObservedRecord | CauseRecord | NodesRecord;
+export type LogRecord = HeaderRecord | MetaRecord | UpdateRecord | ObservedRecord | CauseRecord | NodesRecord | SuspensionRecord;
 
 export function encodeLine(record: LogRecord): string {
   const json = JSON.stringify(record);

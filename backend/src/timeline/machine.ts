@@ -140,6 +140,20 @@ export function advance(
 }
 
 /**
+ * Why the current suspension happened, learned after its transition was written: the watch saw
+ * spec.suspend (set by Kueue's webhook, or a user) before the controller's Suspended condition. The
+ * transition keeps it in memory, and the store writes it as a fact of its own. Returns the index
+ * of the transition it was given to, or null when there is nothing to learn.
+ */
+export function learnSuspension(machine: MachineState, view: JobSetView): number | null {
+  const transitions = machine.timeline.transitions;
+  const last = transitions[transitions.length - 1]!;
+  if (last.state !== 'suspended' || last.suspension !== undefined || !view.suspended || view.suspension === null) return null;
+  last.suspension = { ...view.suspension };
+  return transitions.length - 1;
+}
+
+/**
  * The first observation of a UID after a gap in the watch that began at `gapStart`. An object whose
  * resourceVersion did not change was not modified at all, so its state held through the gap. Otherwise
  * the gap is unknown, except what the object's own timestamps prove (advance applies them), and the

@@ -298,17 +298,22 @@ describe('why it was suspended', () => {
     expect(why(tl)).toEqual(['SuspendedJobs: jobset is suspended', null, null, 'Preempted: Preempted to accommodate a higher priority Workload', null, null]);
   });
 
-  //   0 ─prov─ 10 ─up─ 21 ─suspended (spec.suspend only: no reason)─ 30
-  it('spec.suspend seen before the condition: suspended without a reason (the written transition is not edited later)', () => {
+  //   0 ─prov─ 10 ─up─ 21 ─suspended (spec.suspend first; the condition's reason seen at 22)─ 30
+  it('spec.suspend seen before the condition: the reason is learned with the condition, once, and reported as a fact of its own', () => {
     const js = new Scenario({ uid: 'a' }, min(0))
       .created()
       .up(min(10))
       .at(min(21), { suspend: true, ready: 0 })
-      .at(min(22), { suspend: true, suspended: { status: 'True', at: min(21), reason: 'SuspendedJobs' }, ready: 0 })
-      .at(min(30), { suspend: true, suspended: { status: 'True', at: min(21), reason: 'SuspendedJobs' }, ready: 0 });
-    const tl = only(run(js.observations));
+      .at(min(22), { suspend: true, suspended: { status: 'True', at: min(21), reason: 'SuspendedJobs', message: 'jobset is suspended' }, ready: 0 })
+      .at(min(30), { suspend: true, suspended: { status: 'True', at: min(21), reason: 'Other', message: 'changed later' }, ready: 0 });
+    const learned: unknown[] = [];
+    const engine = new TimelineEngine({ onUpdate: (u) => learned.push(u.suspension ?? null) });
+    for (const o of js.observations) engine.observe(o);
+    const tl = only(engine);
     expect(drawn(tl)).toEqual(['0:provisioning', '10:up', '21:suspended']);
-    expect(why(tl)).toEqual([null, null, null]);
+    expect(why(tl)).toEqual([null, null, 'SuspendedJobs: jobset is suspended']);
+    // Reported by the observation at 22 only: the first reason seen is kept.
+    expect(learned).toEqual([null, null, null, { seq: 2, suspension: { reason: 'SuspendedJobs', message: 'jobset is suspended' } }, null]);
   });
 
   //   0 ─prov─ 10 ─up─ 20 ─suspended (reason only)─ 30

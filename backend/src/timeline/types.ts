@@ -24,10 +24,10 @@ export interface Transition {
    */
   causes?: Cause[];
   /**
-   * Why it was suspended: the JobSet's Suspended condition (reason and message) as observed when the
-   * transition into `suspended` was written. Only on transitions into `suspended`, and only when the
-   * condition said (a JobSet whose spec.suspend is seen before its condition carries none).
-   * Informational: no figure depends on it.
+   * Why it was suspended: the JobSet's Suspended condition (reason and message), from the observation
+   * that began the suspension, or (spec.suspend seen before the condition) from the first later one
+   * whose condition says it: then it is reported as a fact of its own (TimelineUpdate.suspension).
+   * Only on transitions into `suspended`. Informational: no figure depends on it.
    */
   suspension?: Suspension;
 }

@@ -4,8 +4,9 @@
 //   Timeline.checkpointIntervalMs); rows written before read as none known (0, NULL), as the
 //   embedded store reads its older meta records.
 // - upness_transitions: why a transition into `suspended` happened (Transition.suspension: the
-//   JobSet's Suspended condition's reason and message when it was written); NULL on every other
-//   transition, and on suspensions written before.
+//   JobSet's Suspended condition's reason and message); NULL on every other transition, and on
+//   suspensions written before. A reason learned after its suspension was written fills these once
+//   (postgres-rows.ts UPDATE_SUSPENSIONS), giving the row a new id so followers read it again.
 
 import type { Migration } from './index.ts';
 
