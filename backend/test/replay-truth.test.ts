@@ -21,6 +21,8 @@ describe('replaying a simulated fleet rebuilds the simulator\'s truth exactly', 
     for (const line of fleet.traceLines((t) => truth.push(t))) engine.observe(parseTraceLine(line, 0));
     const rebuilt = byUid(engine.timelines());
     expect(rebuilt.size).toBe(truth.length);
+    // Suspensions carry why (the Suspended condition's reason and message), in the truth as rebuilt.
+    expect(truth.some((t) => t.transitions.some((tr) => tr.suspension?.reason === 'SuspendedJobs'))).toBe(true);
     for (const expected of truth) {
       const actual = rebuilt.get(expected.uid);
       expect(actual).toBeDefined();

@@ -27,7 +27,7 @@ export interface JobSetStatus {
   succeeded: number;
   restarts: number;
   suspend: boolean;
-  suspended?: { status: 'True' | 'False'; at: number };
+  suspended?: { status: 'True' | 'False'; at: number; reason?: string; message?: string };
   completedAt?: number;
   failedAt?: number;
   deletionAt?: number;
@@ -36,7 +36,10 @@ export interface JobSetStatus {
 export function jobSetObject(shape: JobSetShape, createdAt: number, s: JobSetStatus): KubeObject {
   const replicas = shape.replicas ?? [2];
   const conditions: unknown[] = [];
-  if (s.suspended) conditions.push({ type: 'Suspended', status: s.suspended.status, lastTransitionTime: iso(s.suspended.at) });
+  if (s.suspended) {
+    const { reason, message } = s.suspended;
+    conditions.push({ type: 'Suspended', status: s.suspended.status, lastTransitionTime: iso(s.suspended.at), ...(reason === undefined ? {} : { reason }), ...(message === undefined ? {} : { message }) });
+  }
   if (s.completedAt !== undefined) conditions.push({ type: 'Completed', status: 'True', lastTransitionTime: iso(s.completedAt) });
   if (s.failedAt !== undefined) conditions.push({ type: 'Failed', status: 'True', lastTransitionTime: iso(s.failedAt) });
   // Spread ready/succeeded over the replicated jobs in order, as the controller would count them.

@@ -141,6 +141,20 @@ describe('QueryEditor', () => {
     expect(screen.getByLabelText('State at end')).toBeInTheDocument();
   });
 
+  it('events: shows regions, or counts the interruptions by cause (groupBy: cause), and runs once', async () => {
+    const { onChange, onRunQuery, query, rerender, user } = await setup(newQuery('events'));
+    expect(screen.getByRole('radio', { name: 'Regions' })).toBeChecked();
+    expect(screen.getByText(/each suspension until its resume with its reason/)).toBeInTheDocument();
+    await user.click(screen.getByRole('radio', { name: 'Count by cause' }));
+    expect(onChange).toHaveBeenCalledTimes(1);
+    expect(onChange).toHaveBeenCalledWith({ ...query, groupBy: 'cause' });
+    expect(onRunQuery).toHaveBeenCalledTimes(1);
+    rerender({ ...query, groupBy: 'cause' });
+    expect(screen.getByRole('radio', { name: 'Count by cause' })).toBeChecked();
+    await user.click(screen.getByRole('radio', { name: 'Regions' }));
+    expect(onChange).toHaveBeenLastCalledWith({ ...query, groupBy: 'none' });
+  });
+
   it('offers the metrics in groups; picking one moves an aggregate left at its default along, and runs once', async () => {
     const { onChange, onRunQuery, query, user } = await setup();
     const shown = await optionsOf(user, 'Metric');

@@ -36,8 +36,9 @@ export const QUERY_TYPE_LABELS: Record<QueryType, Described & { panel: string }>
   },
   events: {
     label: 'Events',
-    description: 'Each interruption as a region from its start to its recovery, tagged with the JobSet.',
-    panel: 'Annotations',
+    description:
+      'Each interruption as a region from its start to its recovery, and each suspension until its resume with its reason, tagged with the JobSet; or the interruptions counted by cause.',
+    panel: 'Annotations; Bar chart when counted by cause',
   },
   fleet: {
     label: 'Fleet',

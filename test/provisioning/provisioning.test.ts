@@ -495,7 +495,7 @@ function checkShape(what: string, query: Json, frames: Json[]): void {
       if (frames.length !== 1) fail(`expected one annotation frame, got ${frames.length}`);
       const frame = frames[0];
       const types = Object.fromEntries(frame.schema.fields.map((f: Json) => [f.name, f.type]));
-      expect(types).toEqual({ time: 'time', timeEnd: 'time', title: 'string', text: 'string', tags: 'string' });
+      expect(types).toEqual({ time: 'time', timeEnd: 'time', title: 'string', text: 'string', tags: 'string', kind: 'string', reason: 'string', message: 'string' });
       if (rowCount(frame) === 0) fail('no events');
       break;
     }

@@ -1,7 +1,7 @@
 import { min } from '../../test/scenario.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { QueryContext, ResolvedQuery } from './context.ts';
-import { describeCause, eventsFrames } from './events.ts';
+import { describeCause, describeSuspension, eventsFrames } from './events.ts';
 
 //   0 ─prov─ 10 ─up─ 60 ─down (node-7 NotReady; train-0 OOMKilled)─ 65 ─up─ 90
 const timeline: Timeline = {
@@ -20,6 +20,53 @@ describe('annotations', () => {
     const [frame] = eventsFrames(ctx);
     expect(frame!.data.values[3]).toEqual(['Down for 5m, then recovered. Causes: NodeNotReady node-7; PodFailed train-0 (OOMKilled, exit 137).']);
     expect(describeCause({ kind: 'JobSetRestart', at: 0 })).toBe('JobSetRestart');
+  });
+});
+
+describe('suspensions', () => {
+  //   0 ─queued (SuspendedJobs)─ 10 ─prov─ 15 ─up─ 40 ─suspended (Preempted)─ 65 ─prov─ 70 ─up─ 80 ─suspended (no reason)─ (90: range end)
+  const suspended: Timeline = {
+    uid: 's', namespace: 'ml', name: 'queued', labels: {}, accelerator: null, topology: null, createdAt: min(0),
+    transitions: [
+      { at: min(0), state: 'suspended', suspension: { reason: 'SuspendedJobs', message: 'jobset is suspended' } },
+      { at: min(10), state: 'provisioning' },
+      { at: min(15), state: 'up' },
+      { at: min(40), state: 'suspended', suspension: { reason: 'Preempted', message: 'Preempted to accommodate a higher priority Workload' } },
+      { at: min(65), state: 'provisioning' },
+      { at: min(70), state: 'up' },
+      { at: min(80), state: 'suspended' },
+    ],
+  };
+  const ctxOf = (from: number, to: number) =>
+    ({ query: { refId: 'A' } as ResolvedQuery, timelines: [suspended], horizon: min(90), from, to, selectFrom: from, steps: { stepMs: 1, first: 0, last: 0 }, index: null }) as QueryContext;
+  const columns = (frame: { schema: { fields: { name: string }[] }; data: { values: unknown[][] } }): Record<string, unknown[]> =>
+    Object.fromEntries(frame.schema.fields.map((f, i) => [f.name, frame.data.values[i]!]));
+
+  it('each suspension in (from, to] is a region until its end, named queued before the first up, with its reason and message', () => {
+    const c = columns(eventsFrames(ctxOf(min(-1), min(90)))[0]!);
+    expect(c.time).toEqual([min(0), min(40), min(80)]);
+    expect(c.timeEnd).toEqual([min(10), min(65), min(90)]);
+    expect(c.kind).toEqual(['suspension', 'suspension', 'suspension']);
+    expect(c.title).toEqual(['Queued: ml/queued', 'Suspended: ml/queued', 'Suspended: ml/queued']);
+    expect(c.text).toEqual([
+      'Suspended for 10m, then provisioning. Reason: SuspendedJobs (jobset is suspended).',
+      'Suspended for 25m, then provisioning. Reason: Preempted (Preempted to accommodate a higher priority Workload).',
+      'Suspended for 10m so far. Reason: not reported.',
+    ]);
+    expect(c.tags).toEqual(['suspension,ml,queued,SuspendedJobs', 'suspension,ml,queued,Preempted', 'suspension,ml,queued']);
+    expect(c.reason).toEqual(['SuspendedJobs', 'Preempted', null]);
+    expect(c.message).toEqual(['jobset is suspended', 'Preempted to accommodate a higher priority Workload', null]);
+  });
+
+  it('a suspension that began at or before `from` is not listed (as for interruptions); one ending after `to` is cut there', () => {
+    const c = columns(eventsFrames(ctxOf(min(0), min(50)))[0]!);
+    expect(c.time).toEqual([min(40)]);
+    expect(c.timeEnd).toEqual([min(50)]);
+  });
+
+  it('describes a reason without a message, and a message without a reason', () => {
+    expect(describeSuspension({ reason: 'QueueFull', message: null })).toBe('Reason: QueueFull.');
+    expect(describeSuspension({ reason: null, message: 'held by an operator' })).toBe('Reason: not reported (held by an operator).');
   });
 });
 

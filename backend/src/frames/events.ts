@@ -1,7 +1,9 @@
 // `events`: interruptions as annotation regions, from the interruption to the end of the down
-// period it began (a recovery, a failure, a suspension…) or the end of the range.
+// period it began (a recovery, a failure, a suspension…) or the end of the range; and suspensions,
+// from the transition into `suspended` to its end (a resume, a deletion…) or the end of the range,
+// with why (the Suspended condition's reason and message, when it said).
 
-import type { Cause, Timeline } from '../timeline/types.ts';
+import type { Cause, Suspension, Timeline } from '../timeline/types.ts';
 import type { QueryContext } from './context.ts';
 import { frame, numberField, stringField, timeField, type FrameJSON } from './frame.ts';
 import { CAUSE_CATEGORIES, interruptionCategory, type CauseCategory } from '../series/causes.ts';
@@ -11,9 +13,12 @@ import { humanDuration } from './text.ts';
 interface Event {
   time: number;
   timeEnd: number;
+  kind: 'interruption' | 'suspension';
   title: string;
   text: string;
   tags: string;
+  reason: string | null;
+  message: string | null;
 }
 
 /** A cause in a few words: "NodeNotReady node-7", "PodFailed train-0 (OOMKilled, exit 137)". */
@@ -40,9 +45,44 @@ function interruptions(tl: Timeline, from: number, to: number, horizon: number):
     events.push({
       time: at,
       timeEnd,
+      kind: 'interruption',
       title: `Interruption: ${tl.namespace}/${tl.name}`,
       text,
       tags: ['interruption', tl.namespace, tl.name].join(','),
+      reason: null,
+      message: null,
+    });
+  }
+  return events;
+}
+
+/** Why, in words: "Reason: Preempted (Preempted to accommodate a higher priority Workload)." */
+export function describeSuspension(s: Suspension | undefined): string {
+  if (s === undefined) return 'Reason: not reported.';
+  if (s.reason === null) return `Reason: not reported (${s.message}).`;
+  return s.message === null ? `Reason: ${s.reason}.` : `Reason: ${s.reason} (${s.message}).`;
+}
+
+/** Each transition into `suspended` inside (from, to], until the state after it (or the end of what is known). */
+function suspensions(tl: Timeline, from: number, to: number, horizon: number): Event[] {
+  const events: Event[] = [];
+  const tr = tl.transitions;
+  for (let i = 0; i < tr.length; i++) {
+    const t = tr[i]!;
+    if (t.state !== 'suspended' || t.at <= from || t.at > to) continue;
+    const end = tr[i + 1];
+    const timeEnd = end === undefined ? Math.max(t.at, Math.min(to, horizon)) : Math.min(end.at, to);
+    const queued = !tr.slice(0, i).some((p) => p.state === 'up');
+    const how = end === undefined ? `Suspended for ${humanDuration((timeEnd - t.at) / 1000)} so far` : `Suspended for ${humanDuration((end.at - t.at) / 1000)}, then ${end.state}`;
+    events.push({
+      time: t.at,
+      timeEnd,
+      kind: 'suspension',
+      title: `${queued ? 'Queued' : 'Suspended'}: ${tl.namespace}/${tl.name}`,
+      text: `${how}. ${describeSuspension(t.suspension)}`,
+      tags: ['suspension', tl.namespace, tl.name, ...(t.suspension?.reason ? [t.suspension.reason] : [])].join(','),
+      reason: t.suspension?.reason ?? null,
+      message: t.suspension?.message ?? null,
     });
   }
   return events;
@@ -68,7 +108,9 @@ function causeFrames(ctx: QueryContext): FrameJSON[] {
 
 export function eventsFrames(ctx: QueryContext): FrameJSON[] {
   if (ctx.query.groupBy === 'cause') return causeFrames(ctx);
-  const events = ctx.timelines.flatMap((tl) => interruptions(tl, ctx.from, ctx.to, ctx.horizon)).sort((a, b) => a.time - b.time);
+  const events = ctx.timelines
+    .flatMap((tl) => [...interruptions(tl, ctx.from, ctx.to, ctx.horizon), ...suspensions(tl, ctx.from, ctx.to, ctx.horizon)])
+    .sort((a, b) => a.time - b.time);
   return [
     frame(
       [
@@ -77,8 +119,11 @@ export function eventsFrames(ctx: QueryContext): FrameJSON[] {
         stringField('title', events.map((e) => e.title)),
         stringField('text', events.map((e) => e.text)),
         stringField('tags', events.map((e) => e.tags)),
+        stringField('kind', events.map((e) => e.kind)),
+        stringField('reason', events.map((e) => e.reason)),
+        stringField('message', events.map((e) => e.message)),
       ],
-      { name: 'interruptions', refId: ctx.query.refId },
+      { name: 'events', refId: ctx.query.refId },
     ),
   ];
 }

@@ -9,7 +9,7 @@ import { openApiDocument } from './openapi.ts';
 
 //   team-a/train  (tpu-v5p-slice, 2x2x2, team=x)
 //     0 ─prov─ 10 ─up─ 70 ─down─ 75 ─up─ 195 ─down─ 210 ─up─ 240 completed
-//   team-a/eval   (created at 30, queued until 50; team=y)
+//   team-a/eval   (created at 30, queued until 50 (Suspended: SuspendedJobs, "jobset is suspended"); team=y)
 //     30 ─queued─ 50 ─prov─ 55 ─up─ 240 (still up)
 //   team-b/bench  (nvidia-h100-80gb)
 //     0 ─prov─ 20 ─up─ 100 ─down─ 240 (still down)
@@ -24,10 +24,10 @@ const train = new Scenario({ uid: 'u-train', name: 'train', namespace: 'team-a',
   .at(min(240), { completedAt: min(240), ready: 0, succeeded: 2 });
 const evaluation = new Scenario({ uid: 'u-eval', name: 'eval', namespace: 'team-a', labels: { team: 'y' } }, min(30), {
   suspend: true,
-  suspended: { status: 'True', at: min(30) },
+  suspended: { status: 'True', at: min(30), reason: 'SuspendedJobs', message: 'jobset is suspended' },
 })
   .created()
-  .at(min(50), { suspend: false, suspended: { status: 'False', at: min(50) } })
+  .at(min(50), { suspend: false, suspended: { status: 'False', at: min(50), reason: 'ResumeJobs', message: 'jobset is resumed' } })
   .up(min(55));
 const bench = new Scenario({ uid: 'u-bench', name: 'bench', namespace: 'team-b', nodeSelector: { 'cloud.google.com/gke-accelerator': 'nvidia-h100-80gb' } }, min(0))
   .created()
@@ -169,14 +169,22 @@ describe('POST /api/v1/query', () => {
     });
   });
 
-  it('events: interruptions as annotation regions until they end', async () => {
+  it('events: interruptions and suspensions as annotation regions until they end, a suspension with why', async () => {
     const res = await query({ queryType: 'events' });
     const c = columns(res.body.results.A.frames[0]);
-    expect(c.time).toEqual([min(70), min(100), min(195)]);
-    expect(c.timeEnd).toEqual([min(75), min(240), min(210)]);
-    expect(c.title).toEqual(['Interruption: team-a/train', 'Interruption: team-b/bench', 'Interruption: team-a/train']);
-    expect(c.text).toEqual(['Down for 5m, then recovered.', 'Down for 2h 20m so far.', 'Down for 15m, then recovered.']);
-    expect(c.tags).toEqual(['interruption,team-a,train', 'interruption,team-b,bench', 'interruption,team-a,train']);
+    expect(c.time).toEqual([min(30), min(70), min(100), min(195)]);
+    expect(c.timeEnd).toEqual([min(50), min(75), min(240), min(210)]);
+    expect(c.title).toEqual(['Queued: team-a/eval', 'Interruption: team-a/train', 'Interruption: team-b/bench', 'Interruption: team-a/train']);
+    expect(c.text).toEqual([
+      'Suspended for 20m, then provisioning. Reason: SuspendedJobs (jobset is suspended).',
+      'Down for 5m, then recovered.',
+      'Down for 2h 20m so far.',
+      'Down for 15m, then recovered.',
+    ]);
+    expect(c.tags).toEqual(['suspension,team-a,eval,SuspendedJobs', 'interruption,team-a,train', 'interruption,team-b,bench', 'interruption,team-a,train']);
+    expect(c.kind).toEqual(['suspension', 'interruption', 'interruption', 'interruption']);
+    expect(c.reason).toEqual(['SuspendedJobs', null, null, null]);
+    expect(c.message).toEqual(['jobset is suspended', null, null, null]);
   });
 
   it('fleet: the distribution of a figure across the JobSets of each group', async () => {
@@ -305,6 +313,12 @@ describe('GET endpoints', () => {
     expect(tl.events.map((e: any) => e.type)).toEqual(['interruption', 'recovery', 'interruption', 'recovery']);
     expect(tl.figures.mtbiSeconds).toBe(90 * 60);
     expect((await service.get('/api/v1/jobsets/team-a/nope')).status).toBe(404);
+    // A suspended interval says why; the others carry no suspension.
+    const evaluation = (await service.get('/api/v1/jobsets/team-a/eval')).body.timelines[0];
+    expect(evaluation.intervals.slice(0, 2)).toEqual([
+      { state: 'suspended', from: new Date(min(30)).toISOString(), to: new Date(min(50)).toISOString(), suspension: { reason: 'SuspendedJobs', message: 'jobset is suspended' } },
+      { state: 'provisioning', from: new Date(min(50)).toISOString(), to: new Date(min(55)).toISOString() },
+    ]);
   });
 
   it('/api/v1/values/*: sorted unique values for editors and variables', async () => {

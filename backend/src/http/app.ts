@@ -16,7 +16,7 @@ import { parseTimeParam } from '../query/time.ts';
 import type { TimelineSource } from '../service/source.ts';
 import type { StoreStatus } from '../store/embedded.ts';
 import { named, oldestFirst } from '../timeline/order.ts';
-import type { Cause, Timeline } from '../timeline/types.ts';
+import type { Cause, Suspension, Timeline } from '../timeline/types.ts';
 import { requireToken } from './auth.ts';
 import { createMetrics } from './metrics.ts';
 import { openApiDocument, VALUE_KINDS } from './openapi.ts';
@@ -98,7 +98,7 @@ function sortedUnique(values: Iterable<string>): string[] {
   return [...new Set(values)].filter((v) => v !== '').sort();
 }
 
-function intervals(tl: Timeline, horizon: number): { state: string; from: string; to: string | null; causes?: ReturnType<typeof causeJson>[] }[] {
+function intervals(tl: Timeline, horizon: number): { state: string; from: string; to: string | null; causes?: ReturnType<typeof causeJson>[]; suspension?: Suspension }[] {
   return tl.transitions.map((t, i) => {
     const next = tl.transitions[i + 1];
     const terminal = t.state === 'completed' || t.state === 'failed' || t.state === 'deleted';
@@ -108,6 +108,7 @@ function intervals(tl: Timeline, horizon: number): { state: string; from: string
       from: new Date(t.at).toISOString(),
       to: next === undefined && !terminal ? null : new Date(end).toISOString(),
       ...(t.causes !== undefined ? { causes: t.causes.map(causeJson) } : {}),
+      ...(t.suspension !== undefined ? { suspension: { reason: t.suspension.reason, message: t.suspension.message } } : {}),
     };
   });
 }

@@ -16,6 +16,8 @@ import { parseTraceLine } from '../sources/trace/parse.ts';
 import { UPNESS_VERSION } from '../store/version.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { figures } from '../series/figures.ts';
+import { min, Scenario } from '../../test/scenario.ts';
 import { FollowerSource, ReplicaSource } from './follower.ts';
 import { EngineSource } from './source.ts';
 
@@ -288,6 +290,58 @@ describe('the node layer and the causes', () => {
     await next.store.close();
     expect(next.recovery.machines.map((m) => drawn(m.timeline))).toEqual([JOBSET]);
     expect(next.recovery.nodeLayers.map(drawn)).toEqual([NODES]);
+  });
+});
+
+describe('goodput inputs and suspension reasons (migration 3)', () => {
+  // 2 replicated jobs × 2 pods × 4 TPU chips = 16 accelerators; checkpoint every 30 min.
+  //   0 ─suspended (Preempted)─ 10 ─prov─ 15 ─up─ 40 ─down─ 45 ─up─ 60 ─suspended (QueueFull, no message; spec.suspend seen first, the condition at 61)─ 70
+  //   wall 70 min; up 25 + 15 = 40 min; 1 interruption: ETTR = (40 − 30/2) / 70 = 25/70
+  //   accelerator-seconds up 16 × 40 × 60 = 38 400; lost (provisioning 5 + down 5 min) 16 × 600 = 9 600
+  const js = (): Scenario =>
+    new Scenario({ uid: 'g', name: 'llama', replicas: [2, 2], limits: { 'google.com/tpu': '4' }, annotations: { 'upness.dev/checkpoint-interval': '30m' } }, min(0), {
+      suspend: true,
+      suspended: { status: 'True', at: min(0), reason: 'Preempted', message: 'Preempted to accommodate a higher priority Workload' },
+    })
+      .created()
+      .at(min(10), { suspend: false, suspended: { status: 'False', at: min(10), reason: 'ResumeJobs' } })
+      .up(min(15))
+      .down(min(40), { restarts: 1 })
+      .up(min(45))
+      .at(min(60), { suspend: true, ready: 0 })
+      .at(min(61), { suspended: { status: 'True', at: min(60), reason: 'QueueFull' } })
+      .at(min(70));
+  const why = (tl: Timeline | undefined): unknown[] => (tl?.transitions ?? []).map((t) => (t.suspension ? [t.state, t.suspension.reason, t.suspension.message] : t.state));
+  const EXPECTED = [['suspended', 'Preempted', 'Preempted to accommodate a higher priority Workload'], 'provisioning', 'up', 'down', 'up', ['suspended', 'QueueFull', null]];
+
+  it('a follower and a restarted leader answer the accelerators, ETTR and suspension reasons the leader answered', async () => {
+    const url = await database();
+    const { engine, store, feed } = await leader(url);
+    const follower = follow(url).start();
+    const observations = js().observations;
+    // Up to the suspension at 60, before its reason is known: the follower has it without one.
+    await feed(observations.slice(0, -2));
+    await until('the suspension at 60', () => follower.timelines()[0]?.transitions.length === 6, 5000);
+    expect(follower.timelines()[0]!.transitions[5]).toEqual({ at: min(60), state: 'suspended' });
+    await feed(observations.slice(-2));
+    const truth = engine.timeline('g')!;
+    expect(why(truth)).toEqual(EXPECTED);
+    const f = figures(truth, engine.horizon!, min(0), min(70));
+    expect(truth.accelerators).toBe(16);
+    expect(f.acceleratorSecondsUp).toBe(38_400);
+    expect(f.acceleratorSecondsLost).toBe(9_600);
+    expect(f.estimatedEffectiveTrainingRatio).toBeCloseTo(25 / 70, 12);
+    await until('the reason learned at 61', () => follower.timelines()[0]?.transitions[5]?.suspension !== undefined, 5000);
+    const followed = follower.timelines()[0]!;
+    expect(why(followed)).toEqual(EXPECTED);
+    expect(figures(followed, engine.horizon!, min(0), min(70))).toEqual(f);
+    expect(plain(follower.timelines())).toEqual(plain([truth]));
+    await store.close();
+    const next = await PostgresStore.open(url, { cluster: 'default' });
+    await next.store.close();
+    const restored = next.recovery.machines[0]!.timeline;
+    expect(why(restored)).toEqual(EXPECTED);
+    expect(figures(restored, engine.horizon!, min(0), min(70))).toEqual(f);
   });
 });
 

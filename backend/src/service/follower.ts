@@ -226,7 +226,7 @@ export class FollowerSource implements TimelineSource {
       if (existing === undefined) {
         state.timelines.set(r.uid, decodeTimeline(r, row.cluster) as ClusterTimeline);
       } else {
-        Object.assign(existing, { namespace: r.namespace, name: r.name, labels: r.labels, accelerator: r.accelerator, topology: r.topology, createdAt: r.created_at });
+        Object.assign(existing, { namespace: r.namespace, name: r.name, labels: r.labels, accelerator: r.accelerator, topology: r.topology, createdAt: r.created_at, accelerators: r.accelerators, checkpointIntervalMs: r.checkpoint_interval_ms });
       }
       state.rev = Math.max(state.rev, r.rev);
     }

@@ -13,6 +13,7 @@ import type { Timeline } from '../timeline/types.ts';
 import { joinCause } from '../nodes/facts.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
 import { parseTraceLine } from '../sources/trace/parse.ts';
+import { min, Scenario } from '../../test/scenario.ts';
 import { EmbeddedStore, StoreError } from './embedded.ts';
 import { FORMAT } from './records.ts';
 import { UPNESS_VERSION } from './version.ts';
@@ -109,6 +110,45 @@ describe('the embedded store', () => {
     expect(plain(recovery.machines)).toEqual(plain(stamp.machines()));
     expect(recovery.machines.some((m) => m.timeline.transitions.some((t) => t.causes?.[0]?.node === 'node-7'))).toBe(true);
     expect(recovery.machines.some((m) => m.timeline.transitions.some((t) => t.unobserved !== undefined && t.causes !== undefined))).toBe(true);
+  });
+
+  //   0 ─suspended (SuspendedJobs: queued; spec.suspend seen first, the condition at 1)─ 10 ─prov─ 15 ─up─
+  //   40 ─suspended (Preempted)─ 55 ─prov─ 60 ─up─ 70 ─suspended (spec.suspend first; QueueFull seen at 71)─ 75
+  it('keeps why each suspension happened, with its transition or learned later, in the log and in a snapshot (format 3)', async () => {
+    const dir = fresh();
+    const { store } = await EmbeddedStore.open(dir);
+    const engine = new TimelineEngine({ onUpdate: (u, m) => store.record(u, m) });
+    const js = new Scenario({ uid: 'a' }, min(0), { suspend: true })
+      .created()
+      .at(min(1), { suspended: { status: 'True', at: min(0), reason: 'SuspendedJobs', message: 'jobset is suspended' } })
+      .at(min(10), { suspend: false, suspended: { status: 'False', at: min(10), reason: 'ResumeJobs' } })
+      .up(min(15));
+    const more = new Scenario({ uid: 'a' }, min(0))
+      .at(min(40), { suspend: true, suspended: { status: 'True', at: min(40), reason: 'Preempted', message: 'Preempted to accommodate a higher priority Workload' }, ready: 0 })
+      .at(min(55), { suspend: false, suspended: { status: 'False', at: min(55), reason: 'ResumeJobs' } })
+      .up(min(60))
+      .at(min(70), { suspend: true, ready: 0 })
+      .at(min(71), { suspended: { status: 'True', at: min(70), reason: 'QueueFull' } })
+      .at(min(75));
+    for (const o of js.observations) engine.observe(o);
+    store.observed(engine.horizon);
+    await store.snapshot(engine.machines(), engine.horizon);
+    for (const o of more.observations) engine.observe(o);
+    store.observed(engine.horizon);
+    await store.close();
+    const { recovery, store: reopened } = await EmbeddedStore.open(dir);
+    await reopened.close();
+    const suspensions = recovery.machines[0]!.timeline.transitions.map((t) => t.suspension ?? null);
+    expect(suspensions).toEqual([
+      { reason: 'SuspendedJobs', message: 'jobset is suspended' },
+      null,
+      null,
+      { reason: 'Preempted', message: 'Preempted to accommodate a higher priority Workload' },
+      null,
+      null,
+      { reason: 'QueueFull', message: null },
+    ]);
+    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
   });
 
   it('a snapshot holds everything before it, and the log before it is deleted', async () => {

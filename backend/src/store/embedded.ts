@@ -26,6 +26,7 @@ import {
   decodeLine,
   decodeTransition,
   encodeLine,
+  encodePlain,
   encodeTransition,
   FORMAT,
   metaRecord,
@@ -143,7 +144,8 @@ async function recover(dir: string, format: number = FORMAT): Promise<Recovery &
 function machineFrom(meta: MetaRecord, transitions: MachineState['timeline']['transitions'], memo: { everUp: boolean; restarts: number; rv: string | null; deletedAt: number | null }): MachineState {
   const { k: _k, ...identity } = meta;
   return {
-    timeline: { ...identity, transitions },
+    // The goodput inputs are absent from meta records written before format 3: none known.
+    timeline: { ...identity, accelerators: meta.accelerators ?? 0, checkpointIntervalMs: meta.checkpointIntervalMs ?? null, transitions },
     everUp: memo.everUp,
     restarts: memo.restarts,
     resourceVersion: memo.rv,
@@ -176,6 +178,10 @@ function apply(machines: Map<string, MachineState>, layers: Map<string, Timeline
       throw new StoreError(`a cause of transition ${record.seq} of ${record.uid} (${record.layer}) comes before the transition: the log is out of order`);
     }
     joinCause(tl, record.seq, record.cause);
+  } else if (record.k === 'suspension') {
+    const t = machines.get(record.uid)?.timeline.transitions[record.seq];
+    if (t === undefined) throw new StoreError(`why suspension ${record.seq} of ${record.uid} happened comes before the suspension: the log is out of order`);
+    t.suspension = { reason: record.suspension.reason ?? null, message: record.suspension.message ?? null };
   }
 }
 
@@ -278,13 +284,14 @@ export class EmbeddedStore implements TimelineStore {
     if (update.added.length > 0 || memory) {
       this.#push({ k: 'update', uid, add: update.added.map(encodeTransition), everUp: machine.everUp, restarts: machine.restarts, rv: machine.resourceVersion, deletedAt: machine.deletedAt });
     }
+    if (update.suspension !== undefined) this.#push({ k: 'suspension', uid, seq: update.suspension.seq, suspension: update.suspension.suspension });
   }
 
   /** Appends a fact of the node layer (a cause, a node-layer transition) with the next group commit. */
   fact(fact: LayerFact): void {
     if (this.#closed) return;
     if (fact.kind === 'cause') this.#push({ k: 'cause', uid: fact.uid, layer: fact.layer, seq: fact.seq, cause: fact.cause });
-    else this.#push({ k: 'nodes', uid: fact.uid, seq: fact.seq, t: encodeTransition(fact.transition) });
+    else this.#push({ k: 'nodes', uid: fact.uid, seq: fact.seq, t: encodePlain(fact.transition) });
   }
 
   /** Everything up to `at` has been observed; written with the next group commit. */

@@ -87,6 +87,9 @@ export function snapshotStep(from: number, change: string): FormatStep {
 export const STEPS: readonly FormatStep[] = [
   // Format 1's records are all format-2 records (a transition's inline causes included); it kept no node layer.
   snapshotStep(1, 'causes become facts of their own beside the transitions, and the node layer is kept'),
+  // Format 2's records are all format-3 records: meta without the goodput inputs reads as none (0
+  // accelerators, no checkpoint interval), written out in full; no suspension carried a reason.
+  snapshotStep(2, 'meta records carry the goodput inputs (accelerators, checkpoint interval), and suspended transitions why'),
 ];
 
 /** The format a data dir is in, and the Upness that wrote it; null for an empty (new) one. */

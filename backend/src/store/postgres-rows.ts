@@ -14,12 +14,14 @@ export type ClusterTimeline = Timeline & { cluster: string };
 const ms = (column: string): string => `(extract(epoch from ${column}) * 1000)::float8`;
 
 export const TIMELINE_COLUMNS = `uid, namespace, name, labels, accelerator, topology, ${ms('created_at')} AS created_at,
-  ever_up, restarts, resource_version, ${ms('deleted_at')} AS deleted_at, rev::float8 AS rev`;
+  ever_up, restarts, resource_version, ${ms('deleted_at')} AS deleted_at, rev::float8 AS rev,
+  accelerators, checkpoint_interval_ms::float8 AS checkpoint_interval_ms`;
 
 // (upness_transitions.causes is no longer read: migration 2 copied its causes into upness_causes.)
-export const TRANSITION_COLUMNS = `uid, seq, ${ms('at')} AS at, state, unobserved_interruptions, unobserved_recoveries, id::float8 AS id`;
+export const NODE_TRANSITION_COLUMNS = `uid, seq, ${ms('at')} AS at, state, unobserved_interruptions, unobserved_recoveries, id::float8 AS id`;
 
-export const NODE_TRANSITION_COLUMNS = TRANSITION_COLUMNS;
+/** The JobSet's transitions also say why a suspension happened (migration 3). */
+export const TRANSITION_COLUMNS = `${NODE_TRANSITION_COLUMNS}, suspended_reason, suspended_message`;
 
 export const CAUSE_COLUMNS = `uid, layer, seq, cause, id::float8 AS id`;
 
@@ -36,6 +38,8 @@ export interface TimelineRowIn {
   resource_version: string | null;
   deleted_at: number | null;
   rev: number;
+  accelerators: number;
+  checkpoint_interval_ms: number | null;
 }
 
 export interface TransitionRowIn {
@@ -46,6 +50,9 @@ export interface TransitionRowIn {
   unobserved_interruptions: number | null;
   unobserved_recoveries: number | null;
   id: number;
+  /** Read from upness_transitions only (node-layer transitions are never suspended for a reason). */
+  suspended_reason?: string | null;
+  suspended_message?: string | null;
 }
 
 export interface CauseRowIn {
@@ -70,6 +77,8 @@ export interface TimelineRowOut {
   rv: string | null;
   deletedAt: string | null;
   closedAt: string | null;
+  accelerators: number;
+  checkpointIntervalMs: number | null;
 }
 
 export interface TransitionRowOut {
@@ -79,6 +88,8 @@ export interface TransitionRowOut {
   state: State;
   interruptions: number | null;
   recoveries: number | null;
+  suspendedReason: string | null;
+  suspendedMessage: string | null;
 }
 
 export interface CauseRowOut {
@@ -106,6 +117,8 @@ export function timelineRow(machine: MachineState): TimelineRowOut {
     rv: machine.resourceVersion,
     deletedAt: machine.deletedAt === null ? null : iso(machine.deletedAt),
     closedAt: last !== undefined && TERMINAL_STATES.has(last.state) ? iso(last.at) : null,
+    accelerators: tl.accelerators ?? 0,
+    checkpointIntervalMs: tl.checkpointIntervalMs ?? null,
   };
 }
 
@@ -117,6 +130,8 @@ export function transitionRow(uid: string, seq: number, t: Transition): Transiti
     state: t.state,
     interruptions: t.unobserved?.interruptions ?? null,
     recoveries: t.unobserved?.recoveries ?? null,
+    suspendedReason: t.suspension?.reason ?? null,
+    suspendedMessage: t.suspension?.message ?? null,
   };
 }
 
@@ -126,14 +141,15 @@ export const causeRow = (fact: CauseFact): CauseRowOut => ({ uid: fact.uid, laye
 
 /** One statement for any number of timelines (arrays, not one parameter per value). */
 export const UPSERT_TIMELINES = `
-INSERT INTO upness_timelines (cluster, uid, namespace, name, labels, accelerator, topology, created_at, ever_up, restarts, resource_version, deleted_at, closed_at, rev)
-SELECT $1, u.uid, u.namespace, u.name, u.labels::jsonb, u.accelerator, u.topology, u.created_at, u.ever_up, u.restarts, u.rv, u.deleted_at, u.closed_at, nextval('upness_rev')
-FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::boolean[], $10::integer[], $11::text[], $12::timestamptz[], $13::timestamptz[])
-  AS u (uid, namespace, name, labels, accelerator, topology, created_at, ever_up, restarts, rv, deleted_at, closed_at)
+INSERT INTO upness_timelines (cluster, uid, namespace, name, labels, accelerator, topology, created_at, ever_up, restarts, resource_version, deleted_at, closed_at, accelerators, checkpoint_interval_ms, rev)
+SELECT $1, u.uid, u.namespace, u.name, u.labels::jsonb, u.accelerator, u.topology, u.created_at, u.ever_up, u.restarts, u.rv, u.deleted_at, u.closed_at, u.accelerators, u.checkpoint_interval_ms, nextval('upness_rev')
+FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::boolean[], $10::integer[], $11::text[], $12::timestamptz[], $13::timestamptz[], $14::integer[], $15::bigint[])
+  AS u (uid, namespace, name, labels, accelerator, topology, created_at, ever_up, restarts, rv, deleted_at, closed_at, accelerators, checkpoint_interval_ms)
 ON CONFLICT (cluster, uid) DO UPDATE SET
   namespace = EXCLUDED.namespace, name = EXCLUDED.name, labels = EXCLUDED.labels, accelerator = EXCLUDED.accelerator,
   topology = EXCLUDED.topology, created_at = EXCLUDED.created_at, ever_up = EXCLUDED.ever_up, restarts = EXCLUDED.restarts,
-  resource_version = EXCLUDED.resource_version, deleted_at = EXCLUDED.deleted_at, closed_at = EXCLUDED.closed_at, rev = EXCLUDED.rev`;
+  resource_version = EXCLUDED.resource_version, deleted_at = EXCLUDED.deleted_at, closed_at = EXCLUDED.closed_at,
+  accelerators = EXCLUDED.accelerators, checkpoint_interval_ms = EXCLUDED.checkpoint_interval_ms, rev = EXCLUDED.rev`;
 
 export function upsertTimelinesParams(cluster: string, rows: TimelineRowOut[]): unknown[] {
   return [
@@ -150,21 +166,28 @@ export function upsertTimelinesParams(cluster: string, rows: TimelineRowOut[]): 
     rows.map((r) => r.rv),
     rows.map((r) => r.deletedAt),
     rows.map((r) => r.closedAt),
+    rows.map((r) => r.accelerators),
+    rows.map((r) => r.checkpointIntervalMs),
   ];
 }
 
-const insertTransitions = (table: string): string => `
-INSERT INTO ${table} (cluster, uid, seq, at, state, unobserved_interruptions, unobserved_recoveries)
+/** Idempotent: a transition already there (a retry after a commit whose answer was lost) is skipped. */
+export const INSERT_TRANSITIONS = `
+INSERT INTO upness_transitions (cluster, uid, seq, at, state, unobserved_interruptions, unobserved_recoveries, suspended_reason, suspended_message)
+SELECT $1, t.uid, t.seq, t.at, t.state, t.interruptions, t.recoveries, t.suspended_reason, t.suspended_message
+FROM unnest($2::text[], $3::integer[], $4::timestamptz[], $5::text[], $6::integer[], $7::integer[], $8::text[], $9::text[])
+  WITH ORDINALITY AS t (uid, seq, at, state, interruptions, recoveries, suspended_reason, suspended_message, n)
+ORDER BY t.n
+ON CONFLICT (cluster, uid, seq) DO NOTHING`;
+
+/** The node layer's transitions, the same way (they carry no suspension reason). */
+export const INSERT_NODE_TRANSITIONS = `
+INSERT INTO upness_node_transitions (cluster, uid, seq, at, state, unobserved_interruptions, unobserved_recoveries)
 SELECT $1, t.uid, t.seq, t.at, t.state, t.interruptions, t.recoveries
 FROM unnest($2::text[], $3::integer[], $4::timestamptz[], $5::text[], $6::integer[], $7::integer[])
   WITH ORDINALITY AS t (uid, seq, at, state, interruptions, recoveries, n)
 ORDER BY t.n
 ON CONFLICT (cluster, uid, seq) DO NOTHING`;
-
-/** Idempotent: a transition already there (a retry after a commit whose answer was lost) is skipped. */
-export const INSERT_TRANSITIONS = insertTransitions('upness_transitions');
-/** The node layer's transitions, the same way. */
-export const INSERT_NODE_TRANSITIONS = insertTransitions('upness_node_transitions');
 
 /** Idempotent too: a cause already given to that transition is skipped. */
 export const INSERT_CAUSES = `
@@ -178,7 +201,30 @@ export function insertCausesParams(cluster: string, rows: CauseRowOut[]): unknow
   return [cluster, rows.map((r) => r.uid), rows.map((r) => r.layer), rows.map((r) => r.seq), rows.map((r) => r.cause)];
 }
 
-export function insertTransitionsParams(cluster: string, rows: TransitionRowOut[]): unknown[] {
+/** Why a suspension happened, learned after its row was written. */
+export interface SuspensionRowOut {
+  uid: string;
+  seq: number;
+  reason: string | null;
+  message: string | null;
+}
+
+/**
+ * Gives a suspension written without a reason the one learned later. The row takes a new number, so
+ * followers read it again (`id > N`) and put it in its place; a retry finds it set and changes nothing.
+ */
+export const UPDATE_SUSPENSIONS = `
+UPDATE upness_transitions AS t
+SET suspended_reason = s.reason, suspended_message = s.message, id = nextval('upness_rev')
+FROM unnest($2::text[], $3::integer[], $4::text[], $5::text[]) AS s (uid, seq, reason, message)
+WHERE t.cluster = $1 AND t.uid = s.uid AND t.seq = s.seq AND t.state = 'suspended'
+  AND t.suspended_reason IS NULL AND t.suspended_message IS NULL`;
+
+export function updateSuspensionsParams(cluster: string, rows: SuspensionRowOut[]): unknown[] {
+  return [cluster, rows.map((r) => r.uid), rows.map((r) => r.seq), rows.map((r) => r.reason), rows.map((r) => r.message)];
+}
+
+export function insertNodeTransitionsParams(cluster: string, rows: TransitionRowOut[]): unknown[] {
   return [
     cluster,
     rows.map((r) => r.uid),
@@ -190,11 +236,18 @@ export function insertTransitionsParams(cluster: string, rows: TransitionRowOut[
   ];
 }
 
+export function insertTransitionsParams(cluster: string, rows: TransitionRowOut[]): unknown[] {
+  return [...insertNodeTransitionsParams(cluster, rows), rows.map((r) => r.suspendedReason), rows.map((r) => r.suspendedMessage)];
+}
+
 export function decodeTransition(row: TransitionRowIn): Transition {
   const t: Transition = { at: row.at, state: row.state };
   if (row.unobserved_interruptions !== null || row.unobserved_recoveries !== null) {
     t.unobserved = { interruptions: row.unobserved_interruptions ?? 0, recoveries: row.unobserved_recoveries ?? 0 };
   }
+  const reason = row.suspended_reason ?? null;
+  const message = row.suspended_message ?? null;
+  if (reason !== null || message !== null) t.suspension = { reason, message };
   return t;
 }
 
@@ -207,6 +260,8 @@ export function decodeTimeline(row: TimelineRowIn, cluster?: string): Timeline {
     accelerator: row.accelerator,
     topology: row.topology,
     createdAt: row.created_at,
+    accelerators: row.accelerators,
+    checkpointIntervalMs: row.checkpoint_interval_ms,
     transitions: [],
   };
   return cluster === undefined ? tl : Object.assign(tl, { cluster });
@@ -218,7 +273,11 @@ export function decodeTimeline(row: TimelineRowIn, cluster?: string): Timeline {
  */
 export function place(tl: Timeline, row: TransitionRowIn): boolean {
   if (row.seq > tl.transitions.length) return false;
-  tl.transitions[row.seq] = decodeTransition(row);
+  const t = decodeTransition(row);
+  // Read again (a suspension given its reason later): the causes joined to it stay.
+  const causes = tl.transitions[row.seq]?.causes;
+  if (causes !== undefined) t.causes = causes;
+  tl.transitions[row.seq] = t;
   return true;
 }
 

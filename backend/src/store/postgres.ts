@@ -34,6 +34,7 @@ import {
   insertCausesParams,
   NODE_TRANSITION_COLUMNS,
   nodeTransitionRow,
+  insertNodeTransitionsParams,
   insertTransitionsParams,
   newPool,
   place,
@@ -42,11 +43,14 @@ import {
   TRANSITION_COLUMNS,
   transitionRow,
   UPSERT_TIMELINES,
+  updateSuspensionsParams,
+  UPDATE_SUSPENSIONS,
   upsertTimelinesParams,
   withClient,
   type CauseRowIn,
   type CauseRowOut,
   type TimelineRowIn,
+  type SuspensionRowOut,
   type TimelineRowOut,
   type TransitionRowIn,
   type TransitionRowOut,
@@ -104,6 +108,8 @@ interface Pending {
   /** Facts of the node layer (fact() calls). */
   nodes?: TransitionRowOut[];
   causes?: CauseRowOut[];
+  /** Reasons of suspensions learned after they were written. */
+  suspensions?: SuspensionRowOut[];
 }
 
 
@@ -186,7 +192,9 @@ export class PostgresStore implements TimelineStore {
     // As in the embedded store, a new resourceVersion alone is not written: it changes with every
     // observation, and a stale one after a restart only makes a gap unknown instead of proven unchanged.
     const changed = identityChanged(written, tl) || memoryChanged(written, machine);
-    if (update.added.length === 0 && !changed) return;
+    const learned: SuspensionRowOut[] =
+      update.suspension === undefined ? [] : [{ uid, seq: update.suspension.seq, reason: update.suspension.suspension.reason, message: update.suspension.suspension.message }];
+    if (update.added.length === 0 && !changed && learned.length === 0) return;
     if (changed) this.#written.set(uid, writtenOf(tl, machine));
     const transitions = tl.transitions;
     // The timeline's row when it changed, or when it closes (closed_at); new transitions alone do not touch it.
@@ -197,7 +205,7 @@ export class PostgresStore implements TimelineStore {
       if (seq < 0) throw new Error(`a transition of ${uid} is not in its timeline`);
       return transitionRow(uid, seq, t);
     });
-    this.#pending.push({ seq: ++this.#seq, timeline: changed || closing ? timelineRow(machine) : null, transitions: rows, observed: null });
+    this.#pending.push({ seq: ++this.#seq, timeline: changed || closing ? timelineRow(machine) : null, transitions: rows, observed: null, ...(learned.length > 0 ? { suspensions: learned } : {}) });
     this.#schedule();
   }
 
@@ -306,17 +314,19 @@ export class PostgresStore implements TimelineStore {
     const transitions: TransitionRowOut[] = [];
     const nodes: TransitionRowOut[] = [];
     const causes: CauseRowOut[] = [];
+    const suspensions: SuspensionRowOut[] = [];
     let observed: number | null = null;
     for (const p of batch) {
       if (p.timeline !== null) timelines.set(p.timeline.uid, p.timeline);
       for (const t of p.transitions) transitions.push(t);
       for (const t of p.nodes ?? []) nodes.push(t);
       for (const c of p.causes ?? []) causes.push(c);
+      for (const s of p.suspensions ?? []) suspensions.push(s);
       if (p.observed !== null) observed = p.observed;
     }
     const timelineParams = upsertTimelinesParams(this.cluster, [...timelines.values()]);
     const transitionParams = insertTransitionsParams(this.cluster, transitions);
-    const nodeParams = insertTransitionsParams(this.cluster, nodes);
+    const nodeParams = insertNodeTransitionsParams(this.cluster, nodes);
     const causeParams = insertCausesParams(this.cluster, causes);
     await withClient(this.#pool, async (client) => {
       await client.query('BEGIN');
@@ -324,6 +334,7 @@ export class PostgresStore implements TimelineStore {
         await this.#fence(client, observed);
         if (timelines.size > 0) await client.query(UPSERT_TIMELINES, timelineParams);
         if (transitions.length > 0) await client.query(INSERT_TRANSITIONS, transitionParams);
+        if (suspensions.length > 0) await client.query(UPDATE_SUSPENSIONS, updateSuspensionsParams(this.cluster, suspensions));
         // Facts after what they refer to: node-layer transitions, then causes (of either layer).
         if (nodes.length > 0) await client.query(INSERT_NODE_TRANSITIONS, nodeParams);
         if (causes.length > 0) await client.query(INSERT_CAUSES, causeParams);

@@ -7,7 +7,12 @@
 //   1  meta, update (a transition's causes inline, as known when it was written), observed.
 //   2  + cause (a cause attached to a transition of the JobSet or the node layer: a fact of its own),
 //      + nodes (a transition of the node layer); update carries no causes; the snapshot keeps the
-//      node layers. Written by Upness 0.1.0 and later.
+//      node layers. Written by Upness 0.1.0 (7ccfa8c; later builds of 0.1.0 added the optional
+//      meta fields of format 3 without a bump).
+//   3  meta always carries accelerators and checkpointIntervalMs (the goodput inputs); a transition
+//      into `suspended` carries why (its sixth element: the Suspended condition's reason and message,
+//      with an empty fifth), or + suspension (why, learned after the transition was written: the
+//      watch saw spec.suspend before the Suspended condition). Written by the Upness after 0.1.0.
 // Every change of the format bumps FORMAT, adds a step to ./formats.ts that migrates a data dir of
 // the previous format, and a data dir written by the last release of the previous format (with the
 // answers it gave) under ./fixtures/, which formats.test.ts reads with the new code. A new field or
@@ -16,10 +21,10 @@
 import { crc32 } from 'node:zlib';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Layer } from '../nodes/facts.ts';
-import type { Cause, State, Timeline, Transition } from '../timeline/types.ts';
+import type { Cause, State, Suspension, Timeline, Transition } from '../timeline/types.ts';
 
 /** Bumped when the on-disk format changes: an older data dir is migrated (./formats.ts), a newer one refused. */
-export const FORMAT = 2;
+export const FORMAT = 3;
 
 /** A timeline's identity and labels, written when first seen and whenever they change. */
 export interface MetaRecord {
@@ -31,18 +36,25 @@ export interface MetaRecord {
   accelerator: string | null;
   topology: string | null;
   createdAt: number;
-  /** Goodput inputs (issue 13 §3); absent in logs written before them: read as none. */
+  /** Goodput inputs (issue 13 §3): always written from format 3 on; absent in format 1 and most format-2 logs: read as none. */
   accelerators?: number;
   checkpointIntervalMs?: number | null;
 }
+
+export type EncodedTransition =
+  | [number, State]
+  | [number, State, number, number]
+  | [number, State, number, number, Cause[]]
+  | [number, State, number, number, Cause[], Suspension];
 
 /** New transitions of a timeline, and the machine's memory after them. */
 export interface UpdateRecord {
   k: 'update';
   uid: string;
   /** [at, state]; [at, state, interruptions, recoveries] for events proven after a gap; (format 1
-   *  only, and snapshots) the causes of an interruption as a fifth element. */
-  add: ([number, State] | [number, State, number, number] | [number, State, number, number, Cause[]])[];
+   *  only, and snapshots) the causes of an interruption as a fifth element; (format 3 on) why it was
+   *  suspended as a sixth, its fifth then the causes (snapshots) or empty. */
+  add: EncodedTransition[];
   everUp: boolean;
   restarts: number;
   rv: string | null;
@@ -72,6 +84,14 @@ export interface NodesRecord {
   t: [number, State] | [number, State, number, number];
 }
 
+/** Why the suspension at index `seq` of a timeline happened, learned after it was written (format 3 on). */
+export interface SuspensionRecord {
+  k: 'suspension';
+  uid: string;
+  seq: number;
+  suspension: Suspension;
+}
+
 /** The first line of every log file. */
 export interface HeaderRecord {
   k: 'header';
@@ -80,7 +100,7 @@ export interface HeaderRecord {
   upness?: string;
 }
 
-export type LogRecord = HeaderRecord | MetaRecord | UpdateRecord | ObservedRecord | CauseRecord | NodesRecord;
+export type LogRecord = HeaderRecord | MetaRecord | UpdateRecord | ObservedRecord | CauseRecord | NodesRecord | SuspensionRecord;
 
 export function encodeLine(record: LogRecord): string {
   const json = JSON.stringify(record);
@@ -100,26 +120,36 @@ export function decodeLine(line: string): LogRecord | null {
   }
 }
 
-/** A transition as the log writes it: its causes are facts of their own (CauseRecord). */
-export function encodeTransition(t: Transition): [number, State] | [number, State, number, number] {
+/** A transition without its causes or why: how the log writes the node layer's (never suspended for a reason). */
+export function encodePlain(t: Transition): [number, State] | [number, State, number, number] {
   return t.unobserved ? [t.at, t.state, t.unobserved.interruptions, t.unobserved.recoveries] : [t.at, t.state];
 }
 
-/** A transition joined with its causes, as a snapshot keeps it. */
-export function encodeJoined(t: Transition): UpdateRecord['add'][number] {
-  const i = t.unobserved?.interruptions ?? 0;
-  const r = t.unobserved?.recoveries ?? 0;
-  if (t.causes !== undefined && t.causes.length > 0) return [t.at, t.state, i, r, t.causes];
-  return encodeTransition(t);
+/** A transition as the log writes it: its causes are facts of their own (CauseRecord); why it was suspended is its own. */
+export function encodeTransition(t: Transition): EncodedTransition {
+  if (t.suspension !== undefined) return [t.at, t.state, t.unobserved?.interruptions ?? 0, t.unobserved?.recoveries ?? 0, [], t.suspension];
+  return encodePlain(t);
 }
 
-export function decodeTransition(t: UpdateRecord['add'][number]): Transition {
+/** A transition joined with its causes, as a snapshot keeps it. */
+export function encodeJoined(t: Transition): EncodedTransition {
+  const i = t.unobserved?.interruptions ?? 0;
+  const r = t.unobserved?.recoveries ?? 0;
+  const causes = t.causes !== undefined && t.causes.length > 0 ? t.causes : null;
+  if (t.suspension !== undefined) return [t.at, t.state, i, r, causes ?? [], t.suspension];
+  if (causes !== null) return [t.at, t.state, i, r, causes];
+  return encodePlain(t);
+}
+
+export function decodeTransition(t: EncodedTransition): Transition {
   const transition: Transition = { at: t[0], state: t[1] };
   if (t.length === 4) transition.unobserved = { interruptions: t[2], recoveries: t[3] };
-  if (t.length === 5) {
+  if (t.length === 5 || t.length === 6) {
     if (t[2] > 0 || t[3] > 0) transition.unobserved = { interruptions: t[2], recoveries: t[3] };
-    transition.causes = [...t[4]];
+    // Format 1 and 2 wrote a fifth element only with causes; from format 3 on it may be empty.
+    if (t.length === 5 || t[4].length > 0) transition.causes = [...t[4]];
   }
+  if (t.length === 6) transition.suspension = { reason: t[5].reason ?? null, message: t[5].message ?? null };
   return transition;
 }
 
@@ -152,7 +182,7 @@ export interface Snapshot {
     update: Omit<UpdateRecord, 'k' | 'uid'>;
   }[];
   /** The node layers of those machines, their transitions joined with their causes (format 2 on). */
-  nodeLayers?: { uid: string; add: UpdateRecord['add'] }[];
+  nodeLayers?: { uid: string; add: EncodedTransition[] }[];
 }
 
 /** `format`: FORMAT, except for a migration step that writes the next format of a chain. */

@@ -2,10 +2,10 @@
 // feed this one entry point, so they cannot disagree about what an object means.
 
 import { isJobSet, vanishedView, viewJobSet, type JobSetView } from './jobset.ts';
-import { advance, isClosed, resumeAfterGap, startMachine, type MachineState } from './machine.ts';
+import { advance, isClosed, learnSuspension, resumeAfterGap, startMachine, type MachineState } from './machine.ts';
 import { byNamespaceNameUid, markSorted, mergeSorted } from './order.ts';
 import type { Observation } from '../observation/types.ts';
-import type { Timeline, Transition } from './types.ts';
+import type { Suspension, Timeline, Transition } from './types.ts';
 
 /** Pods and Nodes are counted by UID (the node layer keeps what it needs of them in its own form). */
 export type KeptKind = 'Pod' | 'Node';
@@ -14,6 +14,8 @@ export interface TimelineUpdate {
   timeline: Timeline;
   /** New transitions, in order; empty when the observation changed nothing. */
   added: Transition[];
+  /** Why the suspension at index `seq` happened, learned after that transition was written (a fact of its own). */
+  suspension?: { seq: number; suspension: Suspension };
 }
 
 /** A TimelineUpdate and what caused it: the JobSet's view (all later stages may know of the object). */
@@ -182,6 +184,8 @@ export class TimelineEngine {
     }
     if (inGap) this.#seenSinceGap.add(view.uid);
     const update: JobSetUpdate = { timeline: machine.timeline, added, view, at: receivedAt, deleted };
+    const learned = learnSuspension(machine, view);
+    if (learned !== null) update.suspension = { seq: learned, suspension: machine.timeline.transitions[learned]!.suspension! };
     if (added.length > 0) for (const l of this.#listeners) l.grew(machine.timeline, machine.timeline.transitions.length - added.length);
     this.#onUpdate?.(update, machine);
     return update;

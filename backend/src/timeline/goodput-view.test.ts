@@ -60,3 +60,17 @@ describe('checkpoint interval annotation', () => {
     expect(viewJobSet(jobSet([], annotations)).checkpointIntervalMs).toBe(expected);
   });
 });
+
+describe('the Suspended condition in the view', () => {
+  const withConditions = (suspend: boolean, conditions: unknown[]): KubeObject => ({ ...jobSet([]), spec: { replicatedJobs: [], suspend }, status: { conditions } });
+  it.each<[string, boolean, unknown[], { reason: string | null; message: string | null } | null]>([
+    ['True with reason and message', true, [{ type: 'Suspended', status: 'True', reason: 'SuspendedJobs', message: 'jobset is suspended' }], { reason: 'SuspendedJobs', message: 'jobset is suspended' }],
+    ['True with a reason only', true, [{ type: 'Suspended', status: 'True', reason: 'Preempted' }], { reason: 'Preempted', message: null }],
+    ['True with neither', true, [{ type: 'Suspended', status: 'True' }], null],
+    ['False (resumed): no suspension', false, [{ type: 'Suspended', status: 'False', reason: 'ResumeJobs', message: 'jobset is resumed' }], null],
+    ['spec.suspend without the condition', true, [], null],
+    ['not text', true, [{ type: 'Suspended', status: 'True', reason: 7, message: '' }], null],
+  ])('%s', (_name, suspend, conditions, expected) => {
+    expect(viewJobSet(withConditions(suspend, conditions)).suspension).toEqual(expected);
+  });
+});

@@ -3,7 +3,7 @@
 
 import { JOBSET_API_GROUP } from '../observation/resources.ts';
 import type { KubeObject } from '../observation/types.ts';
-import type { Timeline } from './types.ts';
+import type { Suspension, Timeline } from './types.ts';
 
 /** nodeSelector keys that name the accelerator and topology of a replicated job's pods. */
 const ACCELERATOR_KEYS = [
@@ -27,6 +27,8 @@ export interface JobSetView {
   suspended: boolean;
   /** lastTransitionTime of the Suspended condition when True: when the suspension began. */
   suspendedSince: number | null;
+  /** The Suspended condition's reason and message when True and either is set: why it is suspended. */
+  suspension: Suspension | null;
   /** lastTransitionTime of the Suspended condition when False: when the JobSet was last resumed. */
   resumedAt: number | null;
   terminal: { outcome: 'completed' | 'failed'; at: number | null } | null;
@@ -190,6 +192,7 @@ export function viewJobSet(object: KubeObject): JobSetView {
     deletingAt: parseKubeTime(metadata.deletionTimestamp),
     suspended: spec.suspend === true || isTrue(suspendedCondition),
     suspendedSince: isTrue(suspendedCondition) ? parseKubeTime(suspendedCondition?.lastTransitionTime) : null,
+    suspension: isTrue(suspendedCondition) ? suspensionOf(suspendedCondition!) : null,
     resumedAt:
       suspendedCondition?.status === 'False' ? parseKubeTime(suspendedCondition.lastTransitionTime) : null,
     terminal,
@@ -202,6 +205,13 @@ export function viewJobSet(object: KubeObject): JobSetView {
     checkpointIntervalMs: parseInterval(record(metadata.annotations)[CHECKPOINT_INTERVAL_ANNOTATION]),
     ...nodeLayerFields(replicatedJobs, failed),
   };
+}
+
+/** The reason and message of a True Suspended condition; null when it says neither. */
+function suspensionOf(condition: Condition): Suspension | null {
+  const reason = text(condition.reason);
+  const message = text(condition.message);
+  return reason === null && message === null ? null : { reason, message };
 }
 
 /** The fields of the view that only the node layer reads. */
@@ -229,6 +239,7 @@ export function vanishedView(timeline: Pick<Timeline, 'uid' | 'namespace' | 'nam
     deletingAt: null,
     suspended: false,
     suspendedSince: null,
+    suspension: null,
     resumedAt: null,
     terminal: null,
     replicas: 0,

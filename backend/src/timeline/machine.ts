@@ -3,7 +3,7 @@
 
 import { internLabels, internNamespace, sameLabels } from './intern.ts';
 import { isUp, type JobSetView } from './jobset.ts';
-import { TERMINAL_STATES, type State, type Timeline, type Transition } from './types.ts';
+import { TERMINAL_STATES, type State, type Suspension, type Timeline, type Transition } from './types.ts';
 
 /** What the machine remembers between observations of one UID. */
 export interface MachineState {
@@ -27,14 +27,15 @@ export function isClosed(machine: MachineState): boolean {
 }
 
 /** Appends a transition, keeping times non-decreasing and never later than the observation. */
-function enter(machine: MachineState, state: State, at: number, receivedAt: number, added: Transition[]): void {
+function enter(machine: MachineState, state: State, at: number, receivedAt: number, added: Transition[], suspension: Suspension | null = null): void {
   const transitions = machine.timeline.transitions;
   const last = transitions[transitions.length - 1]!;
   // Object timestamps have whole-second precision and come from other clocks: keep the order we saw.
   const time = Math.min(Math.max(at, last.at), Math.max(receivedAt, last.at));
   // Zero-length states are kept: the log is append-only, and they add no time.
   if (last.state === state) return;
-  const transition = { at: time, state };
+  const transition: Transition = { at: time, state };
+  if (suspension !== null) transition.suspension = { ...suspension };
   transitions.push(transition);
   added.push(transition);
 }
@@ -67,7 +68,7 @@ export function startMachine(view: JobSetView, receivedAt: number, watchedFrom: 
       accelerators: view.accelerators,
       checkpointIntervalMs: view.checkpointIntervalMs,
       createdAt,
-      transitions: [{ at: createdAt, state: first }],
+      transitions: [first === 'suspended' && view.suspension !== null ? { at: createdAt, state: first, suspension: { ...view.suspension } } : { at: createdAt, state: first }],
     },
     everUp: false,
     restarts: view.restarts,
@@ -119,7 +120,7 @@ export function advance(
     return added;
   }
   if (view.suspended) {
-    enter(machine, 'suspended', view.suspendedSince ?? receivedAt, receivedAt, added);
+    enter(machine, 'suspended', view.suspendedSince ?? receivedAt, receivedAt, added, view.suspension);
     return added;
   }
   if (state === 'suspended') {
@@ -136,6 +137,20 @@ export function advance(
   enter(machine, next, receivedAt, receivedAt, added);
   if (next === 'up') machine.everUp = true;
   return added;
+}
+
+/**
+ * Why the current suspension happened, learned after its transition was written: the watch saw
+ * spec.suspend (set by Kueue's webhook, or a user) before the controller's Suspended condition. The
+ * transition keeps it in memory, and the store writes it as a fact of its own. Returns the index
+ * of the transition it was given to, or null when there is nothing to learn.
+ */
+export function learnSuspension(machine: MachineState, view: JobSetView): number | null {
+  const transitions = machine.timeline.transitions;
+  const last = transitions[transitions.length - 1]!;
+  if (last.state !== 'suspended' || last.suspension !== undefined || !view.suspended || view.suspension === null) return null;
+  last.suspension = { ...view.suspension };
+  return transitions.length - 1;
 }
 
 /**

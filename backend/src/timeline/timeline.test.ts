@@ -280,6 +280,53 @@ describe('suspension', () => {
   });
 });
 
+describe('why it was suspended', () => {
+  const why = (tl: Timeline): (string | null)[] => tl.transitions.map((t) => (t.suspension === undefined ? null : `${t.suspension.reason}: ${t.suspension.message}`));
+
+  //   0 ─suspended (queued: SuspendedJobs)─ 10 ─prov─ 15 ─up─ 40 ─suspended (Preempted)─ 55 ─prov─ 60 ─up─ 70
+  it('each transition into suspended carries the Suspended condition’s reason and message; the others none', () => {
+    const js = new Scenario({ uid: 'a' }, min(0), { suspend: true, suspended: { status: 'True', at: min(0), reason: 'SuspendedJobs', message: 'jobset is suspended' } })
+      .created()
+      .at(min(10), { suspend: false, suspended: { status: 'False', at: min(10), reason: 'ResumeJobs', message: 'jobset is resumed' } })
+      .up(min(15))
+      .at(min(40), { suspend: true, suspended: { status: 'True', at: min(40), reason: 'Preempted', message: 'Preempted to accommodate a higher priority Workload' }, ready: 0 })
+      .at(min(55), { suspend: false, suspended: { status: 'False', at: min(55), reason: 'ResumeJobs' } })
+      .up(min(60))
+      .at(min(70));
+    const tl = only(run(js.observations));
+    expect(drawn(tl)).toEqual(['0:suspended', '10:provisioning', '15:up', '40:suspended', '55:provisioning', '60:up']);
+    expect(why(tl)).toEqual(['SuspendedJobs: jobset is suspended', null, null, 'Preempted: Preempted to accommodate a higher priority Workload', null, null]);
+  });
+
+  //   0 ─prov─ 10 ─up─ 21 ─suspended (spec.suspend first; the condition's reason seen at 22)─ 30
+  it('spec.suspend seen before the condition: the reason is learned with the condition, once, and reported as a fact of its own', () => {
+    const js = new Scenario({ uid: 'a' }, min(0))
+      .created()
+      .up(min(10))
+      .at(min(21), { suspend: true, ready: 0 })
+      .at(min(22), { suspend: true, suspended: { status: 'True', at: min(21), reason: 'SuspendedJobs', message: 'jobset is suspended' }, ready: 0 })
+      .at(min(30), { suspend: true, suspended: { status: 'True', at: min(21), reason: 'Other', message: 'changed later' }, ready: 0 });
+    const learned: unknown[] = [];
+    const engine = new TimelineEngine({ onUpdate: (u) => learned.push(u.suspension ?? null) });
+    for (const o of js.observations) engine.observe(o);
+    const tl = only(engine);
+    expect(drawn(tl)).toEqual(['0:provisioning', '10:up', '21:suspended']);
+    expect(why(tl)).toEqual([null, null, 'SuspendedJobs: jobset is suspended']);
+    // Reported by the observation at 22 only: the first reason seen is kept.
+    expect(learned).toEqual([null, null, null, { seq: 2, suspension: { reason: 'SuspendedJobs', message: 'jobset is suspended' } }, null]);
+  });
+
+  //   0 ─prov─ 10 ─up─ 20 ─suspended (reason only)─ 30
+  it('a condition with a reason and no message carries the reason alone', () => {
+    const js = new Scenario({ uid: 'a' }, min(0))
+      .created()
+      .up(min(10))
+      .at(min(20), { suspend: true, suspended: { status: 'True', at: min(20), reason: 'QueueFull' }, ready: 0 })
+      .at(min(30), { suspend: true, suspended: { status: 'True', at: min(20), reason: 'QueueFull' }, ready: 0 });
+    expect(only(run(js.observations)).transitions[2]).toEqual({ at: min(20), state: 'suspended', suspension: { reason: 'QueueFull', message: null } });
+  });
+});
+
 describe('identity', () => {
   //   uid a: 0 ─prov─ 10 ─up─ 30 deleted
   //   uid b (same name):    40 ─prov─ 45 ─up─ 60

@@ -23,6 +23,19 @@ export interface Transition {
    * unobserved interruptions. Informational: no figure depends on it.
    */
   causes?: Cause[];
+  /**
+   * Why it was suspended: the JobSet's Suspended condition (reason and message), from the observation
+   * that began the suspension, or (spec.suspend seen before the condition) from the first later one
+   * whose condition says it: then it is reported as a fact of its own (TimelineUpdate.suspension).
+   * Only on transitions into `suspended`. Informational: no figure depends on it.
+   */
+  suspension?: Suspension;
+}
+
+/** The Suspended condition's reason and message (at least one of them is set). */
+export interface Suspension {
+  reason: string | null;
+  message: string | null;
 }
 
 export type CauseKind = 'NodeNotReady' | 'NodeDeleted' | 'PodFailed' | 'PodDisruption' | 'JobSetRestart' | 'JobSetFailed';

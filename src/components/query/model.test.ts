@@ -100,6 +100,14 @@ describe('what the editor shows is what it stores', () => {
     expect(fleet.groupBy).toBe('all');
     expect(withType(fleet, 'series')).toEqual({ ...fleet, queryType: 'series' });
   });
+
+  it('counting by cause is for events only: another type gets the default grouping (fleet: all)', () => {
+    const events: UpnessQuery = { refId: 'A', ...newQuery('events'), groupBy: 'cause' };
+    expect(normalize(events)).toBe(events);
+    expect(withType(events, 'series').groupBy).toBe('none');
+    expect(withType(events, 'summary').groupBy).toBe('none');
+    expect(withType(events, 'fleet').groupBy).toBe('all');
+  });
 });
 
 describe('sameQuery: a change is a change', () => {

@@ -101,8 +101,13 @@ export function newQuery(queryType: QueryType = 'series'): Omit<UpnessQuery, 're
 /**
  * The query as its editor shows it. The service reads a fleet query's `up` as the uptime ratio and
  * its "per JobSet" as the whole fleet; the editor stores what it shows, so stored and shown agree.
+ * `groupBy: cause` (events only) left by a change of type becomes the default grouping.
  */
 export function normalize<Q extends UpnessQuery>(query: Q): Q {
+  if (query.groupBy === 'cause' && query.queryType !== 'events') {
+    // Counting by cause is an `events` query's alone; the service refuses it on any other.
+    return normalize({ ...query, groupBy: DEFAULT_QUERY.groupBy });
+  }
   if (query.queryType !== 'fleet') {
     return query;
   }

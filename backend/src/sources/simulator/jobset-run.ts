@@ -34,6 +34,9 @@
 //            at 0, and the JobSet provisions again until it recovers.
 //   preemption  Suspended (spec.suspend and Suspended=True) for a log-normal median 25 min, then resumed
 //            (Suspended=False, ResumeJobs) and provisioned again.
+//   Both suspensions carry what the JobSet controller writes into the Suspended condition (reason
+//   SuspendedJobs, "jobset is suspended"); the truth's suspended transitions carry the same (Kueue's
+//   own eviction reason lives on its Workload, which the simulator does not model).
 //   completion  Jobs finish one after another over a log-normal median 40 s (the driver last): each moves
 //            from ready to succeeded, so the JobSet stays up until the Completed condition.
 //   failure  The Failed condition, then the controller tears the Jobs down (an observation the timeline
@@ -46,7 +49,7 @@
 // transitions that come from ready counts happen at the observation's receivedAt.
 
 import type { Observation, ObservationType } from '../../observation/types.ts';
-import type { State, Timeline } from '../../timeline/types.ts';
+import type { State, Suspension, Timeline } from '../../timeline/types.ts';
 import type {
   Condition,
   JobSetMetadata,
@@ -78,6 +81,11 @@ function suspendedCondition(at: number): Condition {
     reason: 'SuspendedJobs',
     message: 'jobset is suspended',
   });
+}
+
+/** The truth of why a suspension happened: what the Suspended condition set with it says. */
+function why(condition: Condition): Suspension {
+  return { reason: condition.reason, message: condition.message };
 }
 
 function resumedCondition(at: number): Condition {
@@ -296,10 +304,11 @@ export class JobSetRun {
     if (this.manifest.queued) {
       // Kueue's webhook suspends the JobSet at creation; it waits for admission.
       this.suspended = true;
-      this.setCondition(suspendedCondition(c));
+      const condition = suspendedCondition(c);
+      this.setCondition(condition);
       this.setAll(this.suspendedJobs, this.manifest.replicas);
       this.emit('ADDED', c);
-      this.record(c, 'suspended');
+      this.record(c, 'suspended', why(condition));
       yield;
       next = yield* this.waitSuspended(this.rng.lognormal(this.p.queueWaitMedian, this.p.queueWaitSigma, 5 * SECOND, 12 * HOUR));
     } else {
@@ -442,13 +451,14 @@ export class JobSetRun {
     const T = this.wholeSecondAfter(t);
     this.suspended = true;
     this.generation++;
-    this.setCondition(suspendedCondition(T));
+    const condition = suspendedCondition(T);
+    this.setCondition(condition);
     this.setAll(this.ready, null);
     this.setAll(this.active, null);
     this.setAll(this.failed, null);
     this.setAll(this.suspendedJobs, this.manifest.replicas);
     this.emit('MODIFIED', T + this.latency());
-    this.record(T, 'suspended');
+    this.record(T, 'suspended', why(condition));
     yield;
     return yield* this.waitSuspended(this.rng.lognormal(this.p.preemptedMedian, this.p.preemptedSigma, 30 * SECOND, 12 * HOUR));
   }
@@ -653,9 +663,9 @@ export class JobSetRun {
     for (let i = 0; i < target.length; i++) target[i] = values === null ? 0 : values[i]!;
   }
 
-  private record(at: number, state: State): void {
+  private record(at: number, state: State, suspension?: Suspension): void {
     if (at < this.lastTransitionAt) throw new Error(`simulator bug: transition at ${at} before ${this.lastTransitionAt}`);
-    this.timeline.transitions.push({ at, state });
+    this.timeline.transitions.push(suspension === undefined ? { at, state } : { at, state, suspension });
     this.lastTransitionAt = at;
     if (state === 'completed' || state === 'failed' || state === 'deleted') this.ended = true;
   }

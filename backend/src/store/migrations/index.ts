@@ -3,6 +3,7 @@
 
 import { initial } from './001-initial.ts';
 import { facts } from './002-facts.ts';
+import { goodputAndSuspensions } from './003-goodput-and-suspensions.ts';
 
 export interface Migration {
   /** 1, 2, 3, ... without gaps. */
@@ -12,4 +13,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [initial, facts];
+export const MIGRATIONS: readonly Migration[] = [initial, facts, goodputAndSuspensions];
