@@ -36,10 +36,7 @@ export interface SloTotals {
  * with C summed over the members (C is additive, so one sweep per member serves every window).
  */
 export function sloTotals(members: readonly Timeline[], horizon: number, points: readonly number[], windows: SloWindows): SloTotals[] {
-  const offsets = [0, windows.periodMs, windows.burnWindowMs, windows.shortWindowMs];
-  const times = Float64Array.from(new Set(points.flatMap((t) => offsets.map((o) => t - o)))).sort();
-  const at = new Map<number, number>();
-  times.forEach((t, i) => at.set(t, i));
+  const { times, starts, ends } = sloPlan(points, windows);
   const up = new Float64Array(times.length);
   const down = new Float64Array(times.length);
   const scratch = new Float64Array(times.length * FIELDS);
@@ -50,23 +47,21 @@ export function sloTotals(members: readonly Timeline[], horizon: number, points:
       down[i]! += scratch[i * FIELDS + PROVISIONING]! + scratch[i * FIELDS + INTERRUPTION_DOWN]!;
     }
   }
-  return points.map((t) => {
-    const end = at.get(t)!;
-    const over = (ms: number, c: Float64Array): number => c[end]! - c[at.get(t - ms)!]!;
-    return {
-      periodUp: over(windows.periodMs, up),
-      periodDown: over(windows.periodMs, down),
-      burnUp: over(windows.burnWindowMs, up),
-      burnDown: over(windows.burnWindowMs, down),
-      shortUp: over(windows.shortWindowMs, up),
-      shortDown: over(windows.shortWindowMs, down),
-    };
-  });
+  // Window k of sloPlan's order (period, burn, short per point): C at its end minus C at its start.
+  const over = (c: Float64Array, k: number): number => c[ends[k]!]! - c[starts[k]!]!;
+  return points.map((_, p) => ({
+    periodUp: over(up, 3 * p),
+    periodDown: over(down, 3 * p),
+    burnUp: over(up, 3 * p + 1),
+    burnDown: over(down, 3 * p + 1),
+    shortUp: over(up, 3 * p + 2),
+    shortDown: over(down, 3 * p + 2),
+  }));
 }
 
 /**
  * The three windows of every point ((t − P, t], (t − w, t], (t − s, t]) as indices into one sorted
- * list of times, for whatever sums a window from C at many times (the fleet index).
+ * list of times, for whatever sums a window from C at many times (sloTotals, the fleet index).
  */
 export function sloPlan(points: readonly number[], windows: SloWindows): { times: Float64Array; starts: Int32Array; ends: Int32Array } {
   const offsets = [windows.periodMs, windows.burnWindowMs, windows.shortWindowMs];
