@@ -42,7 +42,7 @@ describe('suspensions', () => {
   const columns = (frame: { schema: { fields: { name: string }[] }; data: { values: unknown[][] } }): Record<string, unknown[]> =>
     Object.fromEntries(frame.schema.fields.map((f, i) => [f.name, frame.data.values[i]!]));
 
-  it('each suspension in (from, to] is a region until its end, named queued before the first up, with its reason and message', () => {
+  it('each suspension in (from, to] is a region until its end, named queued before the first start, with its reason and message', () => {
     const c = columns(eventsFrames(ctxOf(min(-1), min(90)))[0]!);
     expect(c.time).toEqual([min(0), min(40), min(80)]);
     expect(c.timeEnd).toEqual([min(10), min(65), min(90)]);
@@ -62,6 +62,21 @@ describe('suspensions', () => {
     const c = columns(eventsFrames(ctxOf(min(0), min(50)))[0]!);
     expect(c.time).toEqual([min(40)]);
     expect(c.timeEnd).toEqual([min(50)]);
+  });
+
+  it('is queued only before the first start, as queuedSeconds counts it: suspended while provisioning for the first time is not queued', () => {
+    //   0 ─prov─ 5 ─suspended─ 20 ─prov─ 25 ─up─ (30)
+    const early: Timeline = {
+      uid: 'e', namespace: 'ml', name: 'early', labels: {}, accelerator: null, topology: null, createdAt: min(0),
+      transitions: [
+        { at: min(0), state: 'provisioning' },
+        { at: min(5), state: 'suspended' },
+        { at: min(20), state: 'provisioning' },
+        { at: min(25), state: 'up' },
+      ],
+    };
+    const [frame] = eventsFrames({ ...ctxOf(min(-1), min(30)), timelines: [early], horizon: min(30) });
+    expect(columns(frame!).title).toEqual(['Suspended: ml/early']);
   });
 
   it('describes a reason without a message, and a message without a reason', () => {

@@ -8,6 +8,7 @@ import type { QueryContext } from './context.ts';
 import { frame, numberField, stringField, timeField, type FrameJSON } from './frame.ts';
 import { CAUSE_CATEGORIES, interruptionCategory, type CauseCategory } from '../series/causes.ts';
 import { timelineEvents } from '../series/events.ts';
+import { startedAt } from '../series/totals.ts';
 import { humanDuration } from './text.ts';
 
 interface Event {
@@ -67,12 +68,14 @@ export function describeSuspension(s: Suspension | undefined): string {
 function suspensions(tl: Timeline, from: number, to: number, horizon: number): Event[] {
   const events: Event[] = [];
   const tr = tl.transitions;
+  // Queued as queuedSeconds counts it: suspended before the first start.
+  const start = startedAt(tl);
   for (let i = 0; i < tr.length; i++) {
     const t = tr[i]!;
     if (t.state !== 'suspended' || t.at <= from || t.at > to) continue;
     const end = tr[i + 1];
     const timeEnd = end === undefined ? Math.max(t.at, Math.min(to, horizon)) : Math.min(end.at, to);
-    const queued = !tr.slice(0, i).some((p) => p.state === 'up');
+    const queued = start === null || t.at < start;
     const how = end === undefined ? `Suspended for ${humanDuration((timeEnd - t.at) / 1000)} so far` : `Suspended for ${humanDuration((end.at - t.at) / 1000)}, then ${end.state}`;
     events.push({
       time: t.at,
