@@ -6,7 +6,7 @@
 import type { Cause, Suspension, Timeline } from '../timeline/types.ts';
 import type { QueryContext } from './context.ts';
 import { frame, numberField, stringField, timeField, type FrameJSON } from './frame.ts';
-import { CAUSE_CATEGORIES, interruptionCategory, type CauseCategory } from '../series/causes.ts';
+import { CAUSE_CATEGORIES, interruptionCategory, type CauseCategory } from '../nodes/causes.ts';
 import { timelineEvents } from '../series/events.ts';
 import { startedAt } from '../series/totals.ts';
 import { humanDuration } from './text.ts';

@@ -1,5 +1,6 @@
 // What broke a JobSet, in a few categories (issue 13 §4): from the causes observed around an
-// interruption (timeline/types.ts Cause), the most specific one wins.
+// interruption (timeline/types.ts Cause), the most specific one wins. Beside objects.ts, which
+// makes those causes from Pods and Nodes: what their reasons mean is the node layer's knowledge.
 
 import type { Cause } from '../timeline/types.ts';
 
