@@ -59,6 +59,30 @@ export function describeZodError(error: z.ZodError, prefix: string, whole = 'bod
   return `${path === '' ? whole : path}: ${message.endsWith('received undefined') ? 'missing' : message}`;
 }
 
+interface Cost {
+  evaluated: number;
+  what: 'JobSets' | 'series';
+  points: number;
+}
+
+/** What a query will evaluate, before it does: series its points per series or JobSet, `slo` its
+ *  points per group, the other types one value (a row, a pass) per JobSet. */
+function costOf(ctx: QueryContext): Cost {
+  switch (ctx.query.queryType) {
+    case 'slo': {
+      const pooled = sloPooledGroups(ctx);
+      const points = sloPoints(ctx).length;
+      return pooled !== null ? { evaluated: pooled.length, what: 'series', points } : { evaluated: ctx.timelines.length, what: 'JobSets', points };
+    }
+    case 'series':
+      return seriesCost(ctx);
+    case 'summary':
+      return { ...summaryCost(ctx), points: 1 };
+    default:
+      return { evaluated: ctx.timelines.length, what: 'JobSets', points: 1 };
+  }
+}
+
 const BY_TYPE = { series: seriesFrames, summary: summaryFrames, states: statesFrames, events: eventsFrames, fleet: fleetFrames, slo: sloFrames };
 
 /** What the queries of one request share: its budget, and the JobSets each distinct selection picked. */
@@ -120,19 +144,10 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
         `the query selects ${ctx.timelines.length} JobSets, more series than the limit of ${LIMITS.maxSeriesPerQuery}: narrow it with namespaces, name or labelSelector, or group it`,
       );
     }
-    // What the query costs, taken from the request's budget before any work or allocation: a
-    // series its points per series or JobSet, the other types one value (a row, a pass) per JobSet.
-    // An `slo` query's period and windows are checked before any work.
+    // An `slo` query's period and windows are checked, and what the query costs taken from the
+    // request's budget, before any work or allocation.
     if (query.queryType === 'slo') sloWindows(query, observed.retentionMs ?? null);
-    const cost =
-      query.queryType === 'slo'
-        ? (() => {
-            const pooled = sloPooledGroups(ctx);
-            return pooled !== null ? { evaluated: pooled.length, what: 'series' as const, points: sloPoints(ctx).length } : { evaluated: ctx.timelines.length, what: 'JobSets' as const, points: sloPoints(ctx).length };
-          })()
-        : query.queryType === 'series'
-          ? seriesCost(ctx)
-          : query.queryType === 'summary' ? { ...summaryCost(ctx), points: 1 } : { evaluated: ctx.timelines.length, what: 'JobSets' as const, points: 1 };
+    const cost = costOf(ctx);
     shared.budget.take(cost.evaluated, cost.points, cost.what);
     const frames = BY_TYPE[query.queryType](ctx);
     if (frames.length > LIMITS.maxSeriesPerQuery) {
