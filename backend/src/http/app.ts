@@ -241,7 +241,7 @@ export function createApp(options: AppOptions): express.Express {
           topology: tl.topology,
           // Goodput inputs (issue 13 §3): the slice's accelerators, the declared checkpoint interval.
           accelerators: tl.accelerators ?? 0,
-          checkpointIntervalSeconds: (tl.checkpointIntervalMs ?? null) === null ? null : tl.checkpointIntervalMs! / 1000,
+          checkpointIntervalSeconds: tl.checkpointIntervalMs == null ? null : tl.checkpointIntervalMs / 1000,
           createdAt: new Date(tl.createdAt).toISOString(),
           state: stateAt(tl, to),
           from: new Date(from).toISOString(),
