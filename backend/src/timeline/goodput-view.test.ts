@@ -1,8 +1,9 @@
 // What a JobSet object says about goodput (issue 13 §3): the accelerators its pod templates hold,
-// and the checkpoint interval it declares. All of it in the object → state function (jobset.ts).
+// the checkpoint interval it declares, why it is suspended, the objective its label sets. All of it
+// in the object → state function (jobset.ts).
 
 import type { KubeObject } from '../observation/types.ts';
-import { parseInterval, viewJobSet } from './jobset.ts';
+import { objectiveOf, parseInterval, viewJobSet } from './jobset.ts';
 
 function jobSet(replicatedJobs: unknown[], annotations?: Record<string, unknown>): KubeObject {
   return {
@@ -72,5 +73,24 @@ describe('the Suspended condition in the view', () => {
     ['not text', true, [{ type: 'Suspended', status: 'True', reason: 7, message: '' }], null],
   ])('%s', (_name, suspend, conditions, expected) => {
     expect(viewJobSet(withConditions(suspend, conditions)).suspension).toEqual(expected);
+  });
+});
+
+describe('a JobSet name’s objective, from its upness.dev/objective label', () => {
+  it.each([
+    ['0.97', 0.97],
+    ['.9', 0.9],
+    ['0.999', 0.999],
+  ])('reads %s', (text, expected) => {
+    expect(objectiveOf({ 'upness.dev/objective': text })).toBe(expected);
+  });
+
+  // Anything else is no objective of its own: the query's applies (never NaN, never 1 or more).
+  it.each(['', '1', '1.0', '0', '0.0', '97%', '97', '0.97 ', 'abc', '-0.5', '0.9.7', '1e-1'])('ignores %j', (text) => {
+    expect(objectiveOf({ 'upness.dev/objective': text })).toBeNull();
+  });
+
+  it('is absent without the label', () => {
+    expect(objectiveOf({ team: 'a' })).toBeNull();
   });
 });
