@@ -19,7 +19,9 @@ const horizon = engine.horizon!;
 const observed = { timelines: engine.timelines(), horizon, index };
 
 /** Every query type, in the groupings and windows dashboards use, with and without the fleet index. */
-function queries(): Record<string, unknown>[] {
+type Query = { refId: string } & Record<string, unknown>;
+
+function queries(): Query[] {
   const out: Record<string, unknown>[] = [];
   for (const groupBy of ['none', 'all', 'namespace', 'label:ml.example.com/team']) {
     for (const aggregate of ['pooled', 'sum', 'mean']) {
@@ -34,15 +36,15 @@ function queries(): Record<string, unknown>[] {
     }
   }
   out.push({ queryType: 'states', groupBy: 'none' }, { queryType: 'events' }, { queryType: 'events', groupBy: 'cause' });
-  return out.map((q, i) => ({ refId: `q${i}`, ...q, namespaces: i % 2 === 0 ? [] : ['team-a', 'research'] }));
+  return out.map((q, i): Query => ({ ...q, refId: `q${i}`, namespaces: i % 2 === 0 ? [] : ['team-a', 'research'] }));
 }
 
-function run(all: Record<string, unknown>[], name: string | undefined, from: number, to: number): string[] {
+function run(all: Query[], name: string | undefined, from: number, to: number): string[] {
   const answers: string[] = [];
   for (let b = 0; b < all.length; b += 100) {
     const batch = all.slice(b, b + 100).map((q) => ({ ...q, ...(name === undefined ? {} : { name }), intervalMs: HOUR, maxDataPoints: 200 }));
     const { results } = runQueries({ from: String(from), to: String(to), queries: batch }, observed, horizon);
-    for (const q of batch) answers.push(JSON.stringify(results[q.refId as string]));
+    for (const q of batch) answers.push(JSON.stringify(results[q.refId]));
   }
   return answers;
 }
