@@ -143,6 +143,10 @@ async function problemsOf(dashboard: Json, vars: Variables, what: string): Promi
     }
     if (panel === null) continue;
     framesOf.set(panel, [...(framesOf.get(panel) ?? []), ...result.frames!]);
+    // This source has no node layer: one empty frame whose notice says why, never an error.
+    if (query.layer === 'nodes' && !(result.frames!.length === 1 && /simulated cluster, has JobSets only/.test(result.frames![0].schema.meta?.notices?.[0]?.text ?? ''))) {
+      problems.push(`${where}: the node layer does not answer with its notice: ${JSON.stringify(result.frames)}`);
+    }
     // An answer with values has the shape its query type promises.
     if (query.layer !== 'nodes' && result.frames!.some((f: Json) => f.data.values.slice(1).some((c: unknown[]) => c.some(shows)))) {
       try {
