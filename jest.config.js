@@ -1,7 +1,9 @@
 // The Jest projects are the test tiers (README: "Development"); `npm run test:<tier>` runs one,
 // `npm test` runs them all. A tier is decided by a test file's place, so a new test lands in one:
-// - unit: the backend's pure stages (everything under backend/src not named below), in seconds;
-// - service: the HTTP API, the stores on disk, the CLI and service processes, replay, provisioning;
+// - unit: the backend's pure stages (everything under backend/src not named below), and the static
+//   checks of files (`*.static.test.ts`: no service, no process), in seconds;
+// - service: the HTTP API, the stores on disk, the CLI and service processes, replay, provisioning
+//   against a live service (`*.live.test.ts`);
 // - kube: a real kube-apiserver and etcd (built from pinned Go modules before the first test);
 // - postgres: a real PostgreSQL (Debian's package, installed before the first test), some with a
 //   kube-apiserver for the Lease;
@@ -26,6 +28,8 @@ const POSTGRES = [
   '<rootDir>/backend/src/leader/failover.test.ts',
 ];
 const SERVICE_DIRS = ['http', 'cli', 'store', 'service'].map((dir) => `<rootDir>/backend/src/${dir}/`);
+/** Static checks of files (provisioning/, the compose file): named so, they run in the unit tier wherever they are. */
+const STATIC = '.static.test.ts';
 
 /** Packages that ship only ES modules, reached from the backend (client-node and its imports). */
 const ESM_ONLY = ['@kubernetes/client-node', 'openid-client', 'oauth4webapi', 'jose', 'jsonpath-plus', 'socks-proxy-agent', 'agent-base', 'rfc4648'];
@@ -33,12 +37,12 @@ const ESM_ONLY = ['@kubernetes/client-node', 'openid-client', 'oauth4webapi', 'j
 /** Jest takes ignore patterns as regular expressions of absolute paths. */
 const literally = (paths) => paths.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
 
-const backend = (displayName, testMatch, ignored, extra = {}) => ({
+const backend = (displayName, testMatch, ignored, extra = {}, ignoredEndings = []) => ({
   displayName,
   testEnvironment: '<rootDir>/test/support/environment.cjs',
   setupFiles: ['<rootDir>/test/support/regexp-engine.cjs'],
   testMatch,
-  testPathIgnorePatterns: ['/node_modules/', ...literally(ignored)],
+  testPathIgnorePatterns: ['/node_modules/', ...literally(ignored), ...literally(ignoredEndings).map((e) => `${e}$`)],
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',
@@ -56,12 +60,13 @@ const backend = (displayName, testMatch, ignored, extra = {}) => ({
 module.exports = {
   testTimeout: 60_000,
   projects: [
-    backend('unit', ['<rootDir>/backend/src/**/*.test.ts'], [...SERVICE_DIRS, ...KUBE, ...POSTGRES]),
+    backend('unit', ['<rootDir>/backend/src/**/*.test.ts', `<rootDir>/test/provisioning/**/*${STATIC}`], [...SERVICE_DIRS, ...KUBE, ...POSTGRES]),
     backend(
       'service',
       [...SERVICE_DIRS, '<rootDir>/backend/test/', '<rootDir>/test/provisioning/', '<rootDir>/test/support/'].map((dir) => `${dir}**/*.test.ts`),
       POSTGRES,
-      { globalSetup: '<rootDir>/test/support/setup-service.ts' }
+      { globalSetup: '<rootDir>/test/support/setup-service.ts' },
+      [STATIC]
     ),
     backend('kube', ['<rootDir>/test/kube/**/*.test.ts', '<rootDir>/backend/src/leader/lease.test.ts'], [], {
       globalSetup: '<rootDir>/test/support/setup-kube.ts',

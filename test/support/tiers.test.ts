@@ -42,4 +42,8 @@ it('puts the servers where their prerequisites are prepared', () => {
   expect(tiersOf(join(ROOT, 'backend/src/store/embedded.test.ts'))).toEqual(['service']);
   expect(tiersOf(join(ROOT, 'backend/src/series/range.test.ts'))).toEqual(['unit']);
   expect(tiersOf(join(ROOT, 'src/datasource.test.ts'))).toEqual(['frontend']);
+  // A test's tier shows in its name: static checks of files need no service, live ones start one.
+  expect(tiersOf(join(ROOT, 'test/provisioning/provisioning.static.test.ts'))).toEqual(['unit']);
+  expect(tiersOf(join(ROOT, 'test/provisioning/provisioning.live.test.ts'))).toEqual(['service']);
+  expect(tiersOf(join(ROOT, 'test/provisioning/panels.live.test.ts'))).toEqual(['service']);
 });

@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import { querySchema, queryRequestSchema } from '../query/model.ts';
 import { select } from '../query/select.ts';
-import { QueryError } from '../query/selector.ts';
+import { matchesEveryName, QueryError } from '../query/selector.ts';
 import { checkRange, LIMITS, planSteps, ValueBudget } from '../query/step.ts';
 import { parseTimeParam } from '../query/time.ts';
 import { DEFAULT_QUERY } from '../query/types.ts';
@@ -98,6 +98,9 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
   const q = parsed.data;
   try {
     const query: ResolvedQuery = { ...DEFAULT_QUERY, ...stripUndefined(q), refId: q.refId } as ResolvedQuery;
+    // `*` (a dashboard variable's All) is no name filter: the query takes the path it takes without
+    // a name, the fleet index included, and is costed by the work that path does.
+    if (matchesEveryName(query.name)) query.name = '';
     const fromRaw = q.timeRange?.from ?? request.from;
     const toRaw = q.timeRange?.to ?? request.to;
     if (fromRaw === undefined || toRaw === undefined) throw new QueryError('timeRange', 'missing: give `from` and `to` in the request or the query');

@@ -108,6 +108,11 @@ export function parseLabelSelector(selector: string): LabelPredicate {
     });
 }
 
+/** Whether a name pattern matches every name: empty, or a glob of stars only (`*`, a variable's All value). */
+export function matchesEveryName(pattern: string): boolean {
+  return /^\**$/.test(pattern);
+}
+
 /** The one name a pattern matches, when it is a plain name (no wildcard, not a regular expression). */
 export function literalName(pattern: string): string | null {
   return pattern === '' || /[*?]/.test(pattern) || /^\/(.*)\/([a-z]*)$/s.test(pattern) ? null : pattern;
@@ -118,7 +123,7 @@ export function literalName(pattern: string): string | null {
  * linear time: no backreferences, lookahead or i, u, v or d flags; names are lowercase anyway).
  */
 export function parseNamePattern(pattern: string): (name: string) => boolean {
-  if (pattern === '' || pattern === '*') return () => true;
+  if (matchesEveryName(pattern)) return () => true;
   const regex = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
   if (regex) {
     let re: RegExp;
