@@ -1,6 +1,7 @@
 // The Jest projects are the test tiers (README: "Development"); `npm run test:<tier>` runs one,
 // `npm test` runs them all. A tier is decided by a test file's place, so a new test lands in one:
-// - unit: the backend's pure stages (everything under backend/src not named below), in seconds;
+// - unit: the backend's pure stages (everything under backend/src not named below), in seconds, and
+//   test/support/imports.test.ts (every imported package declared);
 // - service: the HTTP API, the stores on disk, the CLI and service processes, replay, provisioning;
 // - kube: a real kube-apiserver and etcd (built from pinned Go modules before the first test);
 // - postgres: a real PostgreSQL (Debian's package, installed before the first test), some with a
@@ -26,6 +27,8 @@ const POSTGRES = [
   '<rootDir>/backend/src/leader/failover.test.ts',
 ];
 const SERVICE_DIRS = ['http', 'cli', 'store', 'service'].map((dir) => `<rootDir>/backend/src/${dir}/`);
+/** Pure checks of the repository itself that live beside the test support: seconds, no servers. */
+const UNIT_SUPPORT = ['<rootDir>/test/support/imports.test.ts'];
 
 /** Packages that ship only ES modules, reached from the backend (client-node and its imports). */
 const ESM_ONLY = ['@kubernetes/client-node', 'openid-client', 'oauth4webapi', 'jose', 'jsonpath-plus', 'socks-proxy-agent', 'agent-base', 'rfc4648'];
@@ -56,11 +59,11 @@ const backend = (displayName, testMatch, ignored, extra = {}) => ({
 module.exports = {
   testTimeout: 60_000,
   projects: [
-    backend('unit', ['<rootDir>/backend/src/**/*.test.ts'], [...SERVICE_DIRS, ...KUBE, ...POSTGRES]),
+    backend('unit', ['<rootDir>/backend/src/**/*.test.ts', ...UNIT_SUPPORT], [...SERVICE_DIRS, ...KUBE, ...POSTGRES]),
     backend(
       'service',
       [...SERVICE_DIRS, '<rootDir>/backend/test/', '<rootDir>/test/provisioning/', '<rootDir>/test/support/'].map((dir) => `${dir}**/*.test.ts`),
-      POSTGRES,
+      [...POSTGRES, ...UNIT_SUPPORT],
       { globalSetup: '<rootDir>/test/support/setup-service.ts' }
     ),
     backend('kube', ['<rootDir>/test/kube/**/*.test.ts', '<rootDir>/backend/src/leader/lease.test.ts'], [], {
