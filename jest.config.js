@@ -30,8 +30,12 @@ const SERVICE_DIRS = ['http', 'cli', 'store', 'service'].map((dir) => `<rootDir>
 /** Pure checks of the repository itself that live beside the test support: seconds, no servers. */
 const UNIT_SUPPORT = ['<rootDir>/test/support/imports.test.ts'];
 
-/** Packages that ship only ES modules, reached from the backend (client-node and its imports). */
-const ESM_ONLY = ['@kubernetes/client-node', 'openid-client', 'oauth4webapi', 'jose', 'jsonpath-plus', 'socks-proxy-agent', 'agent-base', 'rfc4648'];
+/** Packages that ship only ES modules, reached from the backend (client-node and its imports) and its tests. */
+const ESM_ONLY = [
+  '@kubernetes/client-node', 'openid-client', 'oauth4webapi', 'jose', 'jsonpath-plus', 'socks-proxy-agent', 'agent-base', 'rfc4648',
+  // The OpenAPI validator's reference parser (test only).
+  '@apidevtools/json-schema-ref-parser',
+];
 
 /** Jest takes ignore patterns as regular expressions of absolute paths. */
 const literally = (paths) => paths.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
