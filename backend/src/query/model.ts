@@ -40,7 +40,7 @@ function sloDuration(what: string): z.ZodString {
   return z
     .string()
     .max(100)
-    .refine((s) => parseDuration(s) !== null, 'must be a duration such as 5m, 1h or 28d')
+    .refine((s) => parseDuration(s) !== null, 'must be a duration such as 1h, 7d or 28d')
     .describe(`${what}; units ms, s, m, h, d, w`);
 }
 
