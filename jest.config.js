@@ -1,7 +1,8 @@
 // The Jest projects are the test tiers (README: "Development"); `npm run test:<tier>` runs one,
 // `npm test` runs them all. A tier is decided by a test file's place, so a new test lands in one:
 // - unit: the backend's pure stages (everything under backend/src not named below), and the static
-//   checks of files (`*.static.test.ts`: no service, no process), in seconds;
+//   checks of files (`*.static.test.ts`: no service, no process, e.g. the provisioning files and
+//   test/support/imports.static.test.ts, every imported package declared), in seconds;
 // - service: the HTTP API, the stores on disk, the CLI and service processes, replay, provisioning
 //   against a live service (`*.live.test.ts`);
 // - kube: a real kube-apiserver and etcd (built from pinned Go modules before the first test);
@@ -28,11 +29,15 @@ const POSTGRES = [
   '<rootDir>/backend/src/leader/failover.test.ts',
 ];
 const SERVICE_DIRS = ['http', 'cli', 'store', 'service'].map((dir) => `<rootDir>/backend/src/${dir}/`);
-/** Static checks of files (provisioning/, the compose file): named so, they run in the unit tier wherever they are. */
+/** Static checks of files (provisioning/, the compose file, the imports): named so, they run in the unit tier wherever they are. */
 const STATIC = '.static.test.ts';
 
-/** Packages that ship only ES modules, reached from the backend (client-node and its imports). */
-const ESM_ONLY = ['@kubernetes/client-node', 'openid-client', 'oauth4webapi', 'jose', 'jsonpath-plus', 'socks-proxy-agent', 'agent-base', 'rfc4648'];
+/** Packages that ship only ES modules, reached from the backend (client-node and its imports) and its tests. */
+const ESM_ONLY = [
+  '@kubernetes/client-node', 'openid-client', 'oauth4webapi', 'jose', 'jsonpath-plus', 'socks-proxy-agent', 'agent-base', 'rfc4648',
+  // The OpenAPI validator's reference parser (test only).
+  '@apidevtools/json-schema-ref-parser',
+];
 
 /** Jest takes ignore patterns as regular expressions of absolute paths. */
 const literally = (paths) => paths.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
@@ -60,7 +65,7 @@ const backend = (displayName, testMatch, ignored, extra = {}, ignoredEndings = [
 module.exports = {
   testTimeout: 60_000,
   projects: [
-    backend('unit', ['<rootDir>/backend/src/**/*.test.ts', `<rootDir>/test/provisioning/**/*${STATIC}`], [...SERVICE_DIRS, ...KUBE, ...POSTGRES]),
+    backend('unit', ['<rootDir>/backend/src/**/*.test.ts', ...['provisioning', 'support'].map((dir) => `<rootDir>/test/${dir}/**/*${STATIC}`)], [...SERVICE_DIRS, ...KUBE, ...POSTGRES]),
     backend(
       'service',
       [...SERVICE_DIRS, '<rootDir>/backend/test/', '<rootDir>/test/provisioning/', '<rootDir>/test/support/'].map((dir) => `${dir}**/*.test.ts`),

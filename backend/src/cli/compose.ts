@@ -439,22 +439,37 @@ export function storeOptions(store: Store): Pick<AppOptions, 'beforeRead' | 'sto
   return status === undefined ? {} : { beforeRead: () => store.flushed(), store: status };
 }
 
+/** How long stopping may take before the process exits anyway (`--shutdown-grace`). */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
 /**
- * The one shutdown path: on SIGTERM or SIGINT, stop taking requests, then `stop` (the source, then
- * the store: flushed and closed); exit 0, or 1 when that failed. Exits after `graceMs` regardless.
+ * The one shutdown path: on SIGTERM or SIGINT, stop taking requests and `stop` (the source, then
+ * the store: flushed and closed) while the requests already under way finish; exit 0, or 1 when
+ * stopping failed. After `graceMs` it exits anyway, with 1: a request still open was cut, or what
+ * `stop` had not finished (a last snapshot, a final write) was not done, and a supervisor must not
+ * read that as a clean stop.
  */
-export function stopOnSignals(logger: Logger, server: Server, stop: () => Promise<void>, graceMs = 10_000): void {
+export function stopOnSignals(logger: Logger, server: Server, stop: () => Promise<void>, graceMs = SHUTDOWN_GRACE_MS): void {
   const onSignal = (signal: string): void => {
     logger.info({ signal }, 'stopping');
-    server.close();
-    stop().then(
+    let storeStopped = false;
+    // close() refuses new connections and closes idle ones; it calls back once the busy ones are done.
+    const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+    const stopped = stop().then(() => {
+      storeStopped = true;
+    });
+    Promise.all([drained, stopped]).then(
       () => process.exit(0),
       (err: unknown) => {
         logger.error({ err }, 'stopping failed: the store could not be flushed and closed (what its log or database holds is kept)');
         process.exit(1);
       },
     );
-    setTimeout(() => process.exit(0), graceMs).unref();
+    setTimeout(() => {
+      const waitingFor = storeStopped ? 'requests still under way (cut)' : 'the source and store to stop (what the store had written is kept)';
+      logger.error({ graceMs, waitingFor }, `stopping took longer than the shutdown grace period: exiting without a clean stop, still waiting for ${waitingFor}`);
+      process.exit(1);
+    }, graceMs).unref();
   };
   process.once('SIGTERM', () => onSignal('SIGTERM'));
   process.once('SIGINT', () => onSignal('SIGINT'));

@@ -67,6 +67,7 @@ const serve = program
   .addOption(new Option('--profile <profile>', 'simulated cluster: event rates').choices(['realistic', 'demo', 'long-running']).default('demo'))
   .option('--speed <factor>', 'simulated cluster: simulated seconds per second', '1')
   .option('--terminal-grace <duration>', 'how long finished JobSets stay on /metrics', '10m')
+  .option('--shutdown-grace <duration>', 'how long stopping (SIGTERM) may take before the process exits anyway, with status 1 (default: 10s; 15s for a replica on a Lease)')
   .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']).env('UPNESS_LOG_LEVEL').default('info'))
   .action(serveCommand);
 // A cluster to watch (--kubeconfig, --context, $KUBECONFIG or a pod's service account) makes the

@@ -32,6 +32,8 @@ export interface Common {
   token: string | null;
   logger: Logger;
   terminalGraceMs: number;
+  /** `--shutdown-grace`, ms; null for the default. */
+  shutdownGraceMs: number | null;
   retentionMs: number;
   snapshotEvery: number;
   /** The cluster to watch when leading; null for a follower. */
@@ -59,7 +61,7 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
     follower.start();
     const { server, url } = await serveApi(common.host, common.port, { ...app, source: follower, store: () => followerStoreStatus(follower) });
     logger.info({ url, store: where, role: 'follower', clusters: follow }, 'listening');
-    stopOnSignals(logger, server, async () => follower.stop());
+    stopOnSignals(logger, server, async () => follower.stop(), common.shutdownGraceMs ?? undefined);
     return;
   }
 
@@ -106,5 +108,5 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
   logger.info({ url, store: where, cluster: options.clusterName, lease: options.leaseName ?? 'none (single writer)' }, 'listening');
 
   // Stopping hands over the Lease: the session stops, the store is closed, the Lease released.
-  stopOnSignals(logger, server, () => replica.stop(), 15_000);
+  stopOnSignals(logger, server, () => replica.stop(), common.shutdownGraceMs ?? 15_000);
 }

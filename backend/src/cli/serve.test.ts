@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnOwned } from '../../../test/support/processes.ts';
@@ -68,6 +69,51 @@ describe('upness serve', () => {
     } finally {
       expect(await service.stop()).toBe(0);
     }
+  });
+
+  it('exits 1, saying why, when stopping outlasts --shutdown-grace (a request held open)', async () => {
+    const service = await serve(['--jobsets', '2', '--history-days', '1', '--shutdown-grace', '1s']);
+    await waitReady(service.url);
+    // A client that sent half a request and waits: the server cannot finish it, so it cannot stop in time.
+    const { hostname, port } = new URL(service.url);
+    const held = connect(Number(port), hostname);
+    await new Promise<void>((resolve, reject) => held.once('connect', resolve).once('error', reject));
+    held.on('error', () => undefined);
+    held.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\n`);
+    try {
+      expect(await service.stop()).toBe(1);
+    } finally {
+      held.destroy();
+    }
+    const lines = service
+      .logs()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { level: number; msg: string; graceMs?: number });
+    expect(lines.find((l) => l.msg.startsWith('stopping took longer than the shutdown grace period'))).toMatchObject({
+      level: 50,
+      graceMs: 1000,
+      msg: expect.stringContaining('requests still under way'),
+    });
+  });
+
+  it('waits for a request under way before it exits 0', async () => {
+    const service = await serve(['--jobsets', '2', '--history-days', '1']);
+    await waitReady(service.url);
+    const { hostname, port } = new URL(service.url);
+    const held = connect(Number(port), hostname);
+    await new Promise<void>((resolve, reject) => held.once('connect', resolve).once('error', reject));
+    let answer = '';
+    held.on('data', (chunk) => (answer += chunk));
+    held.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\n`);
+    const exited = service.stop();
+    // The service logs that it is stopping; the request then completes and is answered.
+    for (let i = 0; i < 200 && !service.logs().includes('"msg":"stopping"'); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(service.logs()).toContain('"msg":"stopping"');
+    held.write('Connection: close\r\n\r\n');
+    expect(await exited).toBe(0);
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    held.destroy();
   });
 
   it('runs a simulated cluster by default, ready with its history', async () => {
@@ -171,6 +217,7 @@ describe('upness serve', () => {
   it.each([
     [['--port', 'http'], /--port must be a port number/],
     [['--terminal-grace', 'soon'], /--terminal-grace must be a duration/],
+    [['--shutdown-grace', 'soon'], /--shutdown-grace must be a duration/],
     [['--token-file', join(dir, 'missing')], /cannot read/],
     [['--retention', 'forever'], /--retention must be a duration such as 10m or 90d/],
     [['--snapshot-every', '0'], /--snapshot-every must be a positive whole number/],

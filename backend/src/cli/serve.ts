@@ -30,6 +30,8 @@ export interface ServeOptions extends WatchOptionValues {
   profile: ProfileName;
   speed: string;
   terminalGrace: string;
+  /** How long stopping may take (default 10s, 15s for a leading replica, which hands over its Lease). */
+  shutdownGrace?: string;
   logLevel: string;
   /** PostgreSQL instead of --data-dir (see serve-postgres.ts). */
   store?: string;
@@ -64,6 +66,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   const port = Number(options.port);
   if (!/^\d+$/.test(options.port) || port > 65_535) throw new UsageError(`--port must be a port number, not "${options.port}"`);
   const terminalGraceMs = duration(options.terminalGrace, '--terminal-grace');
+  const shutdownGraceMs = options.shutdownGrace === undefined ? null : duration(options.shutdownGrace, '--shutdown-grace');
   const retentionMs = duration(options.retention, '--retention');
   const snapshotEvery = parsePositiveInt(options.snapshotEvery, '--snapshot-every');
   const speed = parsePositiveNumber(options.speed, '--speed');
@@ -92,7 +95,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
         ...(options.leaseNamespace !== undefined ? { leaseNamespace: options.leaseNamespace } : {}),
         ...(options.replicaId !== undefined ? { replicaId: options.replicaId } : {}),
       },
-      { host: options.host, port, token, logger, terminalGraceMs, retentionMs, snapshotEvery, cluster },
+      { host: options.host, port, token, logger, terminalGraceMs, shutdownGraceMs, retentionMs, snapshotEvery, cluster },
     );
   }
   // The source: a trace, a cluster, or else the simulated cluster (its options are checked only then).
@@ -106,7 +109,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   const session = await openSession(source, store, { logger, retentionMs, snapshotEvery, ...(options.clusterName !== undefined ? { cluster: options.clusterName } : {}) });
   const { server, url } = await serveApi(options.host, port, { source: session.source, token, logger, now: session.now, terminalGraceMs, retentionMs, ...storeOptions(store) });
   logger.info({ url, auth: token === null ? 'none' : 'bearer token', source: source.kind, dataDir: store.where }, 'listening');
-  stopOnSignals(logger, server, () => session.stop());
+  stopOnSignals(logger, server, () => session.stop(), shutdownGraceMs ?? undefined);
   // Ready only once the source has delivered everything it has: until then /readyz says why not.
   try {
     await session.start();

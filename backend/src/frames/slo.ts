@@ -3,6 +3,7 @@
 // each labelled with the group, for stat, gauge, time series, table panels and alert rules.
 
 import { groupOf, type GroupBy, type GroupKey } from '../series/fleet.ts';
+import { lifeOf, lived } from '../series/summary.ts';
 import { alertFiring, maxBurnFactor, sloFigures, sloPlan, sloTotals, sloTotalsOf, type SloFigures, type SloTotals, type SloWindows } from '../series/slo.ts';
 import { objectiveOf } from '../timeline/jobset.ts';
 import type { Timeline } from '../timeline/types.ts';
@@ -30,7 +31,20 @@ function sloGroupOf(tl: Timeline, groupBy: GroupBy): GroupKey {
 interface SloGroup extends GroupKey {
   /** The group's totals over the windows of every point. */
   totals(points: readonly number[], windows: SloWindows): SloTotals[];
-  objective: number;
+  /** The objective in force at each point. */
+  objectives(points: readonly number[], windows: SloWindows): number[];
+}
+
+/**
+ * A JobSet name's objective at each point t: the `upness.dev/objective` label of its newest
+ * recreation that lived in that point's own period (t − P, t], else the query's objective.
+ */
+function nameObjectives(members: readonly Timeline[], horizon: number, fallback: number, points: readonly number[], windows: SloWindows): number[] {
+  const newestFirst = [...members].sort((a, b) => b.createdAt - a.createdAt).map((tl) => ({ life: lifeOf(tl, horizon), objective: objectiveOf(tl.labels) }));
+  return points.map((t) => {
+    const newest = newestFirst.find((m) => lived(m.life, t - windows.periodMs, t));
+    return newest?.objective ?? fallback;
+  });
 }
 
 /**
@@ -53,7 +67,7 @@ function groups(ctx: QueryContext): SloGroup[] {
     return pooled.map((g) => ({
       key: g.key,
       labels: g.labels,
-      objective: ctx.query.objective,
+      objectives: (points) => points.map(() => ctx.query.objective),
       totals: (points, windows) => {
         const plan = sloPlan(points, windows);
         return sloTotalsOf(g.windows(plan.times, plan.starts, plan.ends).map((w) => w.totals));
@@ -71,10 +85,9 @@ function groups(ctx: QueryContext): SloGroup[] {
   return [...byKey.values()]
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
     .map(({ key, labels, members }) => {
-      // A JobSet name's objective: its newest recreation's `upness.dev/objective` label, else the query's.
-      const newest = members.reduce((a, b) => (b.createdAt > a.createdAt ? b : a));
-      const objective = groupBy === 'none' ? (objectiveOf(newest.labels) ?? ctx.query.objective) : ctx.query.objective;
-      return { key, labels, objective, totals: (points, windows) => sloTotals(members, ctx.horizon, points, windows) };
+      const objectives = (points: readonly number[], windows: SloWindows): number[] =>
+        groupBy === 'none' ? nameObjectives(members, ctx.horizon, ctx.query.objective, points, windows) : points.map(() => ctx.query.objective);
+      return { key, labels, objectives, totals: (points, windows) => sloTotals(members, ctx.horizon, points, windows) };
     });
 }
 
@@ -120,10 +133,12 @@ export function sloFrames(ctx: QueryContext): FrameJSON[] {
   }
   return all.map((g) => {
     const totals = g.totals(points, windows);
-    const figures = totals.map((t) => sloFigures(t, g.objective, windows));
+    const objectives = g.objectives(points, windows);
+    const figures = totals.map((t, k) => sloFigures(t, objectives[k]!, windows));
     const firing = figures.map((f, k) => alertFiring(f, totals[k]!, query.budgetThreshold, windows));
     const name = groupBy === 'none' ? `${g.labels.namespace}/${g.labels.jobset}` : groupBy === 'all' ? 'all' : Object.values(g.labels)[0] || '(none)';
-    const notice = query.burnFactor > 0 ? factorNotice(query.burnFactor, g.objective, groupBy === 'none' ? ` (${name})` : '') : null;
+    // The notice checks the objective alert rules evaluate: the one in force at the last point (`to`).
+    const notice = query.burnFactor > 0 ? factorNotice(query.burnFactor, objectives.at(-1)!, groupBy === 'none' ? ` (${name})` : '') : null;
     return frame([timeField('time', points), ...answerFields(ctx, g.labels, figures, firing)], {
       name,
       refId: query.refId,

@@ -1,8 +1,9 @@
-// The OpenAPI description of the API. The query body's schema is generated from the zod schemas the
-// server validates with, so the two cannot drift; a test checks the routes and their answers.
+// The OpenAPI description of the API. The request body's schemas (Query, QueryRequest) are generated
+// from the zod schemas the server validates with (descriptions, enums, defaults and limits in one
+// place), so the two cannot drift; tests check the routes, their answers and the schemas.
 
 import { z } from 'zod';
-import { querySchema, TIME_DESCRIPTION } from '../query/model.ts';
+import { queryRequestSchema, querySchema, TIME_DESCRIPTION } from '../query/model.ts';
 import { LIMITS } from '../query/step.ts';
 
 const n = (x: number): string => x.toLocaleString('en-US');
@@ -43,9 +44,27 @@ const frame = { type: 'object', description: "Grafana data-frame JSON ({schema, 
 
 export const VALUE_KINDS = ['clusters', 'namespaces', 'jobsets', 'labelKeys', 'labelValues', 'accelerators', 'topologies'] as const;
 
+/**
+ * The request schemas as OpenAPI 3.0 components, from the zod schemas: what the server accepts (the
+ * input side, so defaulted fields are optional; unknown fields are ignored, not refused). A request's
+ * queries are checked one by one (one bad query does not fail the others), so its items are `unknown`
+ * to zod: here they are the Query schema.
+ */
+export function requestSchemas(): { Query: object; QueryRequest: object } {
+  const options = { target: 'openapi-3.0', unrepresentable: 'any', io: 'input' } as const;
+  const item = queryRequestSchema.shape.queries.element;
+  return {
+    Query: z.toJSONSchema(querySchema, options),
+    QueryRequest: z.toJSONSchema(queryRequestSchema, {
+      ...options,
+      override: (ctx) => {
+        if (ctx.zodSchema === item) ctx.jsonSchema.$ref = '#/components/schemas/Query';
+      },
+    }),
+  };
+}
+
 export function openApiDocument(): object {
-  // What the server accepts (the input side): unknown fields are ignored, not refused.
-  const query = z.toJSONSchema(querySchema, { target: 'openapi-3.0', unrepresentable: 'any', io: 'input' });
   return {
     openapi: '3.0.3',
     info: {
@@ -56,16 +75,7 @@ export function openApiDocument(): object {
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       schemas: {
-        Query: query,
-        QueryRequest: {
-          type: 'object',
-          required: ['queries'],
-          properties: {
-            from: { oneOf: [{ type: 'string' }, { type: 'integer' }], description: `the range's start, unless a query has its own timeRange: ${TIME_DESCRIPTION}` },
-            to: { oneOf: [{ type: 'string' }, { type: 'integer' }], description: `the range's end: ${TIME_DESCRIPTION}` },
-            queries: { type: 'array', minItems: 1, maxItems: 100, items: { $ref: '#/components/schemas/Query' } },
-          },
-        },
+        ...requestSchemas(),
         Error: error,
       },
     },

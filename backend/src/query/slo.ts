@@ -6,7 +6,9 @@ import { QueryError } from './selector.ts';
 import { LIMITS } from './step.ts';
 import { parseDuration } from './types.ts';
 
-const HOUR = 3_600_000;
+/** The least compliance period: shorter ones hold too little time for a budget to mean anything. */
+export const LEAST_PERIOD = '1h';
+const LEAST_PERIOD_MS = parseDuration(LEAST_PERIOD)!;
 
 export interface SloQueryFields {
   period: string;
@@ -20,7 +22,7 @@ export function sloWindows(query: SloQueryFields, retentionMs: number | null): S
   const burnWindowMs = parseDuration(query.burnWindow)!;
   const shortWindowMs = parseDuration(query.shortWindow)!;
   const keeps = Math.min(retentionMs ?? Infinity, LIMITS.maxRangeMs);
-  if (periodMs < HOUR) throw new QueryError('period', `${query.period} is shorter than the least period of 1h`);
+  if (periodMs < LEAST_PERIOD_MS) throw new QueryError('period', `${query.period} is shorter than the least period of ${LEAST_PERIOD}`);
   if (periodMs > keeps) {
     throw new QueryError('period', `${query.period} is longer than the ${keeps / 86_400_000} days of history the service keeps (--retention), so part of every period would be missing`);
   }
