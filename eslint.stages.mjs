@@ -18,7 +18,7 @@ export const STAGE_IMPORTS = {
   frames: ['observation', 'timeline', 'nodes', 'series', 'query'], // Grafana data frames and JSON views
   service: ['observation', 'sources/cluster', 'sources/simulator', 'timeline', 'nodes', 'store', 'series'], // run time: live sources, followers, retention
   leader: ['observation', 'store', 'service'], // Lease election, replicas
-  http: ['observation', 'timeline', 'store', 'series', 'query', 'frames', 'service'], // the API
+  http: ['observation', 'store', 'query', 'frames', 'service'], // the API
   cli: ['observation', 'sources/cluster', 'sources/trace', 'sources/simulator', 'timeline', 'nodes', 'store', 'series', 'query', 'frames', 'service', 'leader', 'http'], // the composition root
 };
 
