@@ -3,40 +3,47 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 import grafanaPluginConfig from './.config/eslint.config.mjs';
+import { checkMap, PURE, STAGE_IMPORTS, TYPES_ONLY } from './eslint.stages.mjs';
 
 // The Grafana plugin's frontend: create-plugin's configuration (.config/eslint.config.mjs, as
 // generated: @grafana/eslint-config with React and React Hooks rules, typed rules for src/) applies
 // to these files only, so the backend's linting stays what it was.
-// The house's map (README.md "Layout"; ../shared/DESIGN.md has the flow): the backend's stages in
-// the order data flows through them. A stage imports only the stages before it, never one after it,
-// so the flow stays one-way and a cycle cannot form.
-const STAGES = [
-  'observation', // leaf: what every source delivers
-  'sources', // cluster (Kubernetes watch), trace (files), simulator
-  'timeline', // object → view, per-UID state machine → transitions
-  'nodes', // node layer and causes, from views
-  'store', // memory, embedded log, PostgreSQL
-  'series', // interval algebra
-  'query', // a request's model: selection, windows, limits
-  'service', // sources and stores at run time: followers, retention
-  'leader', // Lease election, replicas
-  'frames', // Grafana data frames
-  'http', // the API
-  'cli', // the composition root
-];
-// Pure stages: values in, values out; no clock, timers, process, file system or network.
-const PURE = ['observation', 'timeline', 'nodes', 'series', 'query', 'frames'];
+
+// The house's map (eslint.stages.mjs; README.md "Layout"; ../shared/DESIGN.md has the flow): each
+// stage imports only the stages its entry lists, and a pure stage only pure ones, so the flow stays
+// one-way and a cycle cannot form. Every other stage is forbidden by name, with a message that says
+// which rule the import breaks.
+checkMap();
+const STAGES = Object.keys(STAGE_IMPORTS);
 const BACKEND_TESTS = ['backend/src/**/*.test.ts', 'backend/src/**/testing/**'];
 const IO_MODULES = ['fs', 'fs/promises', 'child_process', 'net', 'http', 'https', 'http2', 'dgram', 'worker_threads', 'cluster', 'timers', 'timers/promises', 'os', 'process'];
 const IO_PACKAGES = ['express', 'pg', '@kubernetes/client-node', 'commander', 'pino', 'prom-client'];
 
-/** Forbids imports (from anywhere under backend/src: ../x/, ../../x/, ...) of `stages`. */
-const forbid = (stages, message, allowTypeImports = false) => ({ regex: `^(\\.\\./)+(${stages.join('|')})/`, message, allowTypeImports });
-const laterThan = (stage, later) => `backend/src/${stage} comes before ${later.join(', ')} in the flow (eslint.config.mjs STAGES): it may import only the stages above it.`;
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The import specifiers (from anywhere under backend/src: ../x/, ../../x/, ...) that reach `target` from `stage`'s files. */
+function reaching(stage, target, file = '') {
+  const [group, sub] = target.split('/');
+  // A sibling sub-stage: from backend/src/sources/cluster, ../trace/ is backend/src/sources/trace.
+  const sibling = sub && stage.startsWith(`${group}/`) ? `|\\.\\./${escape(sub)}/` : '';
+  return `^(?:(\\.\\./)+${escape(target)}/${sibling})${escape(file)}`;
+}
+const mayImport = (stage) => (STAGE_IMPORTS[stage].length > 0 ? `may import only ${STAGE_IMPORTS[stage].join(', ')}` : 'is the leaf: it imports no stage');
+function refusal(stage, target) {
+  if (PURE.includes(stage) && !PURE.includes(target)) {
+    return `backend/src/${stage} is pure and may not import backend/src/${target} (I/O): a pure stage imports only pure stages (eslint.stages.mjs PURE).`;
+  }
+  return `backend/src/${stage} may not import backend/src/${target}: ${stage} ${mayImport(stage)} (eslint.stages.mjs STAGE_IMPORTS, README "Layout").`;
+}
 
-function stageRules(stage, index) {
-  const later = STAGES.slice(index + 1);
-  const patterns = later.length > 0 ? [forbid(later, laterThan(stage, later))] : [];
+function stageRules(stage) {
+  const allowed = STAGE_IMPORTS[stage];
+  const patterns = STAGES.filter((other) => other !== stage && !allowed.includes(other)).map((other) => ({ regex: reaching(stage, other), message: refusal(stage, other) }));
+  // A stage allowed only some files of another, as types (the simulator's truth: timeline/types.ts).
+  for (const [other, file] of Object.entries(TYPES_ONLY[stage] ?? {})) {
+    const only = `${other}/${file}`;
+    patterns.push({ regex: `${reaching(stage, other)}(?!${escape(file)}$)`, message: `backend/src/${stage} takes only the types of ${only} from ${other} (eslint.stages.mjs TYPES_ONLY).` });
+    patterns.push({ regex: `${reaching(stage, other, file)}$`, message: `backend/src/${stage} takes only the types of ${only} from ${other}: use import type (eslint.stages.mjs TYPES_ONLY).`, allowTypeImports: true });
+  }
   const paths = [];
   if (PURE.includes(stage)) {
     for (const name of IO_MODULES) {
@@ -51,25 +58,6 @@ function stageRules(stage, index) {
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths, patterns }] },
   };
 }
-
-// The simulator is a source and also the oracle: its truth is the timelines it generated, written in
-// the timeline's own types (type imports only; never its code).
-const simulatorTruth = {
-  files: ['backend/src/sources/simulator/**/*.ts'],
-  ignores: BACKEND_TESTS,
-  rules: {
-    '@typescript-eslint/no-restricted-imports': [
-      'error',
-      {
-        patterns: [
-          forbid(STAGES.slice(2).filter((s) => s !== 'timeline'), laterThan('sources', STAGES.slice(2))),
-          { regex: '^(\\.\\./)+timeline/(?!types\\.ts$)', message: 'the simulator takes only the types of its truth from timeline/types.ts.' },
-          { regex: '^(\\.\\./)+timeline/types\\.ts$', message: 'the simulator takes only the types of its truth from timeline/types.ts (import type).', allowTypeImports: true },
-        ],
-      },
-    ],
-  },
-};
 
 const PURE_MESSAGE = 'is not available in a pure stage (DESIGN.md): take the time or the value as an argument.';
 const pureRules = {
@@ -128,7 +116,6 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   ...STAGES.map(stageRules),
-  simulatorTruth,
   pureRules,
   ...grafanaPluginConfig.map((config) => ({ ...config, files: config.files ?? FRONTEND_FILES })),
   {

@@ -1,4 +1,4 @@
-// The house's map is enforced by lint (eslint.config.mjs: STAGES, PURE): these deliberate
+// The house's map is enforced by lint (eslint.stages.mjs: STAGE_IMPORTS, PURE, TYPES_ONLY): these deliberate
 // violations must fail, with the rule that names them, and lawful imports must pass. It runs the
 // project's real ESLint configuration in a child Node (ESLint's config is ESM), on text given with a
 // path inside backend/src, so nothing is written to the tree.
@@ -38,15 +38,24 @@ function lint(cases: Case[]): Result[] {
 }
 
 const violations: (Case & { rule: string; says: RegExp })[] = [
-  // A stage importing one below it in the flow.
-  { path: 'backend/src/series/x.ts', code: "import { createApp } from '../http/app.ts';\nexport const a = createApp;\n", rule: '@typescript-eslint/no-restricted-imports', says: /series comes before .*http/ },
-  { path: 'backend/src/series/x.ts', code: "import type { UpnessQuery } from '../query/types.ts';\nexport type Q = UpnessQuery;\n", rule: '@typescript-eslint/no-restricted-imports', says: /series comes before query/ },
-  { path: 'backend/src/timeline/x.ts', code: "import { summarize } from '../series/summary.ts';\nexport const s = summarize;\n", rule: '@typescript-eslint/no-restricted-imports', says: /timeline comes before/ },
-  { path: 'backend/src/sources/cluster/x.ts', code: "import type { ClusterEngine } from '../../nodes/engine.ts';\nexport type E = ClusterEngine;\n", rule: '@typescript-eslint/no-restricted-imports', says: /sources comes before/ },
-  { path: 'backend/src/observation/x.ts', code: "import type { State } from '../timeline/types.ts';\nexport type S = State;\n", rule: '@typescript-eslint/no-restricted-imports', says: /observation comes before/ },
-  { path: 'backend/src/store/x.ts', code: "import { FleetIndex } from '../series/fleet-index.ts';\nexport const f = FleetIndex;\n", rule: '@typescript-eslint/no-restricted-imports', says: /store comes before/ },
+  // A stage importing one its entry in eslint.stages.mjs does not list (here: later in the flow).
+  { path: 'backend/src/series/x.ts', code: "import { createApp } from '../http/app.ts';\nexport const a = createApp;\n", rule: '@typescript-eslint/no-restricted-imports', says: /series is pure and may not import backend\/src\/http/ },
+  { path: 'backend/src/series/x.ts', code: "import type { UpnessQuery } from '../query/types.ts';\nexport type Q = UpnessQuery;\n", rule: '@typescript-eslint/no-restricted-imports', says: /series may not import backend\/src\/query: series may import only observation, timeline/ },
+  { path: 'backend/src/timeline/x.ts', code: "import { summarize } from '../series/summary.ts';\nexport const s = summarize;\n", rule: '@typescript-eslint/no-restricted-imports', says: /timeline may not import backend\/src\/series/ },
+  { path: 'backend/src/sources/cluster/x.ts', code: "import type { ClusterEngine } from '../../nodes/engine.ts';\nexport type E = ClusterEngine;\n", rule: '@typescript-eslint/no-restricted-imports', says: /sources\/cluster may not import backend\/src\/nodes/ },
+  { path: 'backend/src/observation/x.ts', code: "import type { State } from '../timeline/types.ts';\nexport type S = State;\n", rule: '@typescript-eslint/no-restricted-imports', says: /observation may not import backend\/src\/timeline: observation is the leaf/ },
+  { path: 'backend/src/store/x.ts', code: "import { FleetIndex } from '../series/fleet-index.ts';\nexport const f = FleetIndex;\n", rule: '@typescript-eslint/no-restricted-imports', says: /store may not import backend\/src\/series/ },
+  // A pure stage importing an I/O stage, even one earlier in the flow: the map is a graph, not a line.
+  { path: 'backend/src/series/x.ts', code: "import { EmbeddedStore } from '../store/embedded.ts';\nexport const s = EmbeddedStore;\n", rule: '@typescript-eslint/no-restricted-imports', says: /series is pure and may not import backend\/src\/store \(I\/O\): a pure stage imports only pure stages/ },
+  { path: 'backend/src/timeline/x.ts', code: "import { ClusterWatcher } from '../sources/cluster/watcher.ts';\nexport const w = ClusterWatcher;\n", rule: '@typescript-eslint/no-restricted-imports', says: /timeline is pure and may not import backend\/src\/sources\/cluster \(I\/O\)/ },
+  { path: 'backend/src/frames/x.ts', code: "import type { PostgresStore } from '../store/postgres.ts';\nexport type P = PostgresStore;\n", rule: '@typescript-eslint/no-restricted-imports', says: /frames is pure and may not import backend\/src\/store \(I\/O\)/ },
+  { path: 'backend/src/query/x.ts', code: "import { readTrace } from '../sources/trace/read.ts';\nexport const r = readTrace;\n", rule: '@typescript-eslint/no-restricted-imports', says: /query is pure and may not import backend\/src\/sources\/trace \(I\/O\)/ },
+  // The sources are sub-stages: one does not reach into another.
+  { path: 'backend/src/sources/cluster/x.ts', code: "import { readTrace } from '../trace/read.ts';\nexport const r = readTrace;\n", rule: '@typescript-eslint/no-restricted-imports', says: /sources\/cluster may not import backend\/src\/sources\/trace/ },
+  // An I/O stage importing one its entry does not list.
+  { path: 'backend/src/leader/x.ts', code: "import { createApp } from '../http/app.ts';\nexport const a = createApp;\n", rule: '@typescript-eslint/no-restricted-imports', says: /leader may not import backend\/src\/http: leader may import only observation, store, service/ },
   // The simulator may take its truth's types from timeline/types.ts, nothing else.
-  { path: 'backend/src/sources/simulator/x.ts', code: "import { TimelineEngine } from '../../timeline/engine.ts';\nexport const e = TimelineEngine;\n", rule: '@typescript-eslint/no-restricted-imports', says: /simulator takes only the types/ },
+  { path: 'backend/src/sources/simulator/x.ts', code: "import { TimelineEngine } from '../../timeline/engine.ts';\nexport const e = TimelineEngine;\n", rule: '@typescript-eslint/no-restricted-imports', says: /simulator takes only the types of timeline\/types\.ts/ },
   { path: 'backend/src/sources/simulator/x.ts', code: "import { TERMINAL_STATES } from '../../timeline/types.ts';\nexport const t = TERMINAL_STATES;\n", rule: '@typescript-eslint/no-restricted-imports', says: /import type/ },
   // The pure stages: no clock, timers, process, file system.
   { path: 'backend/src/timeline/x.ts', code: 'export const now = Date.now();\n', rule: 'no-restricted-properties', says: /Date\.now/ },
@@ -64,6 +73,9 @@ const lawful: Case[] = [
   { path: 'backend/src/sources/trace/x.ts', code: "import type { Observation } from '../../observation/types.ts';\nexport type O = Observation;\n" },
   { path: 'backend/src/timeline/x.ts', code: "export const at = Date.parse('2026-01-01T00:00:00Z');\n" },
   { path: 'backend/src/cli/x.ts', code: "import { createApp } from '../http/app.ts';\nexport const now = Date.now() + Number(createApp);\n" },
+  { path: 'backend/src/frames/x.ts', code: "import { interruptionCategory } from '../nodes/causes.ts';\nexport const c = interruptionCategory;\n" },
+  { path: 'backend/src/service/x.ts', code: "import { ClusterWatcher } from '../sources/cluster/watcher.ts';\nexport const w = ClusterWatcher;\n" },
+  { path: 'backend/src/store/migrations/x.ts', code: "import type { Transition } from '../../timeline/types.ts';\nexport type T = Transition;\n" },
 ];
 
 let results: Result[] = [];

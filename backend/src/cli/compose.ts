@@ -10,6 +10,7 @@ import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import { createApp, type AppOptions } from '../http/app.ts';
 import type { LiveCluster } from '../service/live-cluster.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
@@ -345,7 +346,16 @@ export interface SessionOptions {
   /** The embedded store compacts after this many records. */
   snapshotEvery: number;
   cluster?: string;
+  /** The maintenance loop's periods, ms (defaults in sessionIntervals). */
+  intervals?: Partial<z.input<typeof sessionIntervals>>;
 }
+
+/** The maintenance loop: the observed mark every second, a look at the records since the last snapshot every 10 s, retention and a snapshot hourly. */
+export const sessionIntervals = z.object({
+  observedMs: z.number().int().positive().default(1000),
+  snapshotCheckMs: z.number().int().positive().default(10_000),
+  compactMs: z.number().int().positive().default(3_600_000),
+});
 
 export interface Session {
   readonly source: EngineSource;
@@ -360,6 +370,7 @@ export interface Session {
 /** Opens `source` over `store`'s recovery. The one place where timers are set and a store is flushed at the end. */
 export async function openSession(source: Source, store: Store, options: SessionOptions): Promise<Session> {
   const { logger } = options;
+  const intervals = sessionIntervals.parse(options.intervals ?? {});
   const feed = await source.open({ store, logger, ...(options.cluster === undefined ? {} : { cluster: options.cluster }) });
   const engine = feed.source.engine;
   feed.source.addCheck(() => {
@@ -400,14 +411,14 @@ export async function openSession(source: Source, store: Store, options: Session
       logger.info({ seconds: (Date.now() - preparing) / 1000 }, 'timelines indexed');
       if (!feed.ownReadiness) feed.source.setReadiness({ ready: true });
       // The loop: the observed mark every second, a snapshot when enough records were written, retention hourly.
-      every(1000, () => {
+      every(intervals.observedMs, () => {
         const at = feed.vouched();
         if (at !== null) store.observed(at);
       });
-      every(10_000, () => {
+      every(intervals.snapshotCheckMs, () => {
         if ((store.status?.().recordsSinceSnapshot ?? 0) >= options.snapshotEvery) compact('records since the last snapshot').catch(failed);
       });
-      every(3_600_000, () => void compact('hourly').catch(failed));
+      every(intervals.compactMs, () => void compact('hourly').catch(failed));
     },
     stop: async () => {
       for (const t of timers) clearInterval(t);

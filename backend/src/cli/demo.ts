@@ -4,14 +4,13 @@
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { earliestCreation, summarize } from '../series/summary.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
-import { parseInteger, parsePositiveInt, parsePositiveNumber } from './options.ts';
 import { formatTable } from './table.ts';
 
-export async function demoCommand(options: { jobsets: string; days: string; seed: string }): Promise<string> {
+export async function demoCommand(options: { jobsets: number; days: number; seed: number }): Promise<string> {
   const fleet = simulateFleet({
-    jobsets: parsePositiveInt(options.jobsets, '--jobsets'),
-    days: parsePositiveNumber(options.days, '--days'),
-    seed: parseInteger(options.seed, '--seed'),
+    jobsets: options.jobsets,
+    days: options.days,
+    seed: options.seed,
   });
   const engine = new TimelineEngine();
   for (const observation of fleet.observations()) engine.observe(observation);

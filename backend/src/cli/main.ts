@@ -2,7 +2,7 @@
 
 import './regexp-engine.ts';
 import { Command, Option } from 'commander';
-import { UsageError } from './options.ts';
+import { parseDataDuration, parseInteger, parsePort, parsePositiveInt, parsePositiveNumber, parsedOption, UsageError } from './options.ts';
 import { replayCommand } from './replay.ts';
 import { simulateCommand } from './simulate.ts';
 import { demoCommand } from './demo.ts';
@@ -13,7 +13,12 @@ import { TraceError } from '../sources/trace/parse.ts';
 
 const program = new Command('upness')
   .description('Exact up/down timelines and figures for Kubernetes JobSets')
-  .showHelpAfterError('(run with --help for usage)');
+  .showHelpAfterError('(run with --help for usage)')
+  // A usage error (unknown option, options that exclude each other, a missing argument) exits 2, as
+  // the command's own UsageErrors do; help and --version exit 0. Subcommands inherit this.
+  .exitOverride((error) => {
+    process.exit(error.exitCode === 0 ? 0 : 2);
+  });
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -32,9 +37,9 @@ program
 program
   .command('simulate')
   .description('Write a realistic trace of a simulated JobSet fleet (deterministic for a seed)')
-  .requiredOption('--jobsets <n>', 'JobSet names running side by side')
-  .requiredOption('--days <d>', 'length of the simulated period, in days (fractions allowed)')
-  .option('--seed <s>', 'random seed', '1')
+  .addOption(parsedOption('--jobsets <n>', 'JobSet names running side by side', parsePositiveInt).makeOptionMandatory())
+  .addOption(parsedOption('--days <d>', 'length of the simulated period, in days (fractions allowed)', parsePositiveNumber).makeOptionMandatory())
+  .addOption(parsedOption('--seed <s>', 'random seed', parseInteger, '1'))
   .option('--start <time>', 'start of the period, ISO-8601', '2026-01-01T00:00:00Z')
   .addOption(new Option('--profile <profile>', 'realistic rates, a busy demo, or weeks-long training runs').choices(['realistic', 'demo', 'long-running']).default('realistic'))
   .option('--out <file>', 'write to a file instead of standard output')
@@ -44,8 +49,9 @@ const serve = program
   .command('serve')
   .description('Run the service: the HTTP API, /metrics, /healthz and /readyz')
   .addOption(new Option('--host <host>', 'address to listen on').env('UPNESS_HOST').default('0.0.0.0'))
-  .addOption(new Option('--port <port>', 'port to listen on').env('UPNESS_PORT').default('8080'))
-  .option('--trace <file>', 'serve the timelines of a recorded trace instead of a live source')
+  .addOption(parsedOption('--port <port>', 'port to listen on', parsePort, '8080').env('UPNESS_PORT'))
+  // A recorded trace, or a live cluster: not both.
+  .addOption(new Option('--trace <file>', 'serve the timelines of a recorded trace instead of a live source').conflicts(['kubeconfig', 'context', 'store']))
   .option('--token-file <file>', 'require this bearer token on /api/v1 and /metrics (or set $UPNESS_TOKEN)')
   .addOption(new Option('--data-dir <dir>', 'where timelines are kept: an append-only log and snapshots').env('UPNESS_DATA_DIR').default('upness-data'))
   .option('--memory', 'keep timelines in memory only (lost when the service stops)')
@@ -59,15 +65,15 @@ const serve = program
   .option('--lease-duration <duration>', 'how long a Lease holds without renewal', '15s')
   .option('--renew-deadline <duration>', 'how long the leader keeps trying to renew before it steps down', '10s')
   .option('--retry-period <duration>', 'how often candidates try, and the leader renews', '2s')
-  .option('--retention <duration>', 'drop timelines that ended longer ago than this', '90d')
-  .option('--snapshot-every <records>', 'write a snapshot (and drop the log before it) after this many records', '100000')
-  .option('--jobsets <n>', 'simulated cluster: JobSet names running side by side', '24')
-  .option('--history-days <d>', 'simulated cluster: days of history at start', '7')
-  .option('--seed <s>', 'simulated cluster: random seed', '1')
+  .addOption(parsedOption('--retention <duration>', 'drop timelines that ended longer ago than this', parseDataDuration, '90d'))
+  .addOption(parsedOption('--snapshot-every <records>', 'write a snapshot (and drop the log before it) after this many records', parsePositiveInt, '100000'))
+  .addOption(parsedOption('--jobsets <n>', 'simulated cluster: JobSet names running side by side', parsePositiveInt, '24'))
+  .addOption(parsedOption('--history-days <d>', 'simulated cluster: days of history at start', parsePositiveNumber, '7'))
+  .addOption(parsedOption('--seed <s>', 'simulated cluster: random seed', parseInteger, '1'))
   .addOption(new Option('--profile <profile>', 'simulated cluster: event rates').choices(['realistic', 'demo', 'long-running']).default('demo'))
-  .option('--speed <factor>', 'simulated cluster: simulated seconds per second', '1')
-  .option('--terminal-grace <duration>', 'how long finished JobSets stay on /metrics', '10m')
-  .option('--shutdown-grace <duration>', 'how long stopping (SIGTERM) may take before the process exits anyway, with status 1 (default: 10s; 15s for a replica on a Lease)')
+  .addOption(parsedOption('--speed <factor>', 'simulated cluster: simulated seconds per second', parsePositiveNumber, '1'))
+  .addOption(parsedOption('--terminal-grace <duration>', 'how long finished JobSets stay on /metrics', parseDataDuration, '10m'))
+  .addOption(parsedOption('--shutdown-grace <duration>', 'how long stopping (SIGTERM) may take before the process exits anyway, with status 1 (default: 10s; 15s for a replica on a Lease)', parseDataDuration))
   .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']).env('UPNESS_LOG_LEVEL').default('info'))
   .action(serveCommand);
 // A cluster to watch (--kubeconfig, --context, $KUBECONFIG or a pod's service account) makes the
@@ -85,9 +91,9 @@ for (const option of watchOptions()) record.addOption(option);
 program
   .command('demo')
   .description('Simulate a small fleet for a week and print its figures (the quick start)')
-  .option('--jobsets <n>', 'JobSet names running side by side', '12')
-  .option('--days <d>', 'length of the simulated period, in days', '7')
-  .option('--seed <s>', 'random seed', '1')
+  .addOption(parsedOption('--jobsets <n>', 'JobSet names running side by side', parsePositiveInt, '12'))
+  .addOption(parsedOption('--days <d>', 'length of the simulated period, in days', parsePositiveNumber, '7'))
+  .addOption(parsedOption('--seed <s>', 'random seed', parseInteger, '1'))
   .action(async (options) => {
     process.stdout.write(await demoCommand(options));
   });

@@ -1,5 +1,6 @@
 // Shared option parsing for the CLI: clear messages that name the option.
 
+import { Option } from 'commander';
 import { parseDuration } from '../query/types.ts';
 
 export class UsageError extends Error {
@@ -46,4 +47,28 @@ export function parseInteger(value: string, option: string): number {
   const n = Number(value);
   if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(n)) throw new UsageError(`${option} must be a whole number, not "${value}"`);
   return n;
+}
+
+/** A duration kept as data (`10m`, `90d`), not a timer. */
+export function parseDataDuration(value: string, option: string): number {
+  const ms = parseDuration(value);
+  if (ms === null) throw new UsageError(`${option} must be a duration such as 10m or 90d, not "${value}"`);
+  return ms;
+}
+
+export function parsePort(value: string, option: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535) throw new UsageError(`${option} must be a port number, not "${value}"`);
+  return port;
+}
+
+/**
+ * A commander option whose text commander turns into its value with `parse` (from the command line
+ * or its environment variable), and whose default is the parse of `defaultText` (shown in --help).
+ * A bad value is a UsageError that names the flag: `upness: --port must be a port number, not "x"`, exit 2.
+ */
+export function parsedOption<T>(flags: string, description: string, parse: (value: string, option: string) => T, defaultText?: string): Option {
+  const name = flags.split(/[ ,]/)[0]!;
+  const option = new Option(flags, description).argParser((value: string) => parse(value, name));
+  return defaultText === undefined ? option : option.default(parse(defaultText, name), defaultText);
 }

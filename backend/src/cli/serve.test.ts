@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -214,18 +215,41 @@ describe('upness serve', () => {
     expect(output).toMatch(/upness: line 1: missing field "object.metadata"/);
   });
 
+  // Numbers and durations are parsed by commander (argParser), the command's own checks are
+  // UsageErrors: `upness: <flag> must be ...`, exit 2; a file that cannot be read is exit 1.
   it.each([
-    [['--port', 'http'], /--port must be a port number/],
-    [['--terminal-grace', 'soon'], /--terminal-grace must be a duration/],
-    [['--shutdown-grace', 'soon'], /--shutdown-grace must be a duration/],
-    [['--token-file', join(dir, 'missing')], /cannot read/],
-    [['--retention', 'forever'], /--retention must be a duration such as 10m or 90d/],
-    [['--snapshot-every', '0'], /--snapshot-every must be a positive whole number/],
-    [['--speed', 'fast'], /--speed must be a positive number/],
-    [['--store', 'mysql://db'], /--store must be a postgres:\/\/ or postgresql:\/\/ URL/],
-  ])('refuses bad options %j with a clear message', (args, message) => {
+    [['--port', 'http'], /^upness: --port must be a port number, not "http"$/m, 2],
+    [['--port', '70000'], /^upness: --port must be a port number, not "70000"$/m, 2],
+    [['--terminal-grace', 'soon'], /^upness: --terminal-grace must be a duration such as 10m or 90d, not "soon"$/m, 2],
+    [['--shutdown-grace', 'soon'], /^upness: --shutdown-grace must be a duration such as 10m or 90d, not "soon"$/m, 2],
+    [['--token-file', join(dir, 'missing')], /cannot read/, 1],
+    [['--retention', 'forever'], /^upness: --retention must be a duration such as 10m or 90d, not "forever"$/m, 2],
+    [['--snapshot-every', '0'], /^upness: --snapshot-every must be a positive whole number, not "0"$/m, 2],
+    [['--speed', 'fast'], /^upness: --speed must be a positive number, not "fast"$/m, 2],
+    [['--jobsets', '-3'], /^upness: --jobsets must be a positive whole number, not "-3"$/m, 2],
+    [['--store', 'mysql://db'], /--store must be a postgres:\/\/ or postgresql:\/\/ URL/, 2],
+  ])('refuses bad options %j with a clear message', (args, message, status) => {
     const run = upness(['serve', ...args]);
-    expect(run.status).not.toBe(0);
     expect(run.stderr).toMatch(message);
+    expect(run.status).toBe(status);
+  });
+
+  // Options that exclude each other: commander's .conflicts(), a usage error (exit 2).
+  it.each([
+    [['--trace', join(dir, 'x.jsonl'), '--kubeconfig', join(dir, 'kubeconfig')], /option '--trace <file>' cannot be used with option '--kubeconfig <file>'/],
+    [['--trace', join(dir, 'x.jsonl'), '--context', 'kind'], /option '--trace <file>' cannot be used with option '--context <name>'/],
+    [['--trace', join(dir, 'x.jsonl'), '--store', 'postgres://db/upness'], /option '--trace <file>' cannot be used with option '--store <url>'/],
+  ])('refuses options that exclude each other %j', (args, message) => {
+    const run = upness(['serve', ...args]);
+    expect(run.stderr).toMatch(message);
+    expect(run.status).toBe(2);
+  });
+
+  it('checks a number from the environment as it checks the flag', () => {
+    // The child gets the variable explicitly (Jest's process.env is the test's own copy); the bound
+    // only stops a service that started anyway, which is the failure this test is there to catch.
+    const run = spawnSync(process.execPath, [UPNESS, 'serve', '--memory'], { env: { ...process.env, UPNESS_PORT: 'eighty' }, encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).toMatch(/^upness: --port must be a port number, not "eighty"$/m);
+    expect(run.status).toBe(2);
   });
 });

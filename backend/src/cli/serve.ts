@@ -6,32 +6,33 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pino } from 'pino';
-import { parseDuration } from '../query/types.ts';
 import { describeUrl, isPostgresUrl } from '../store/postgres.ts';
 import { clusterRequested } from '../sources/cluster/choice.ts';
 import { clusterSource, embeddedStore, memoryStore, openSession, serveApi, simulatorSource, stopOnSignals, storeOptions, traceSource, type Source } from './compose.ts';
 import { parseWatchOptions, type WatchOptionValues } from './watch-options.ts';
-import { parseInteger, parsePositiveInt, parsePositiveNumber, UsageError } from './options.ts';
+import { UsageError } from './options.ts';
 import type { ProfileName } from '../sources/simulator/index.ts';
 
 export interface ServeOptions extends WatchOptionValues {
   host: string;
-  port: string;
+  port: number;
   trace?: string;
   kubeconfig?: string;
   tokenFile?: string;
   dataDir: string;
   memory?: boolean;
-  retention: string;
-  snapshotEvery: string;
-  jobsets: string;
-  historyDays: string;
-  seed: string;
+  /** ms */
+  retention: number;
+  snapshotEvery: number;
+  jobsets: number;
+  historyDays: number;
+  seed: number;
   profile: ProfileName;
-  speed: string;
-  terminalGrace: string;
-  /** How long stopping may take (default 10s, 15s for a leading replica, which hands over its Lease). */
-  shutdownGrace?: string;
+  speed: number;
+  /** ms */
+  terminalGrace: number;
+  /** ms: how long stopping may take (default 10s, 15s for a leading replica, which hands over its Lease). */
+  shutdownGrace?: number;
   logLevel: string;
   /** PostgreSQL instead of --data-dir (see serve-postgres.ts). */
   store?: string;
@@ -56,30 +57,16 @@ function readToken(options: ServeOptions): string | null {
   return env ? env : null;
 }
 
-function duration(value: string, option: string): number {
-  const ms = parseDuration(value);
-  if (ms === null) throw new UsageError(`${option} must be a duration such as 10m or 90d, not "${value}"`);
-  return ms;
-}
-
 export async function serveCommand(options: ServeOptions): Promise<void> {
-  const port = Number(options.port);
-  if (!/^\d+$/.test(options.port) || port > 65_535) throw new UsageError(`--port must be a port number, not "${options.port}"`);
-  const terminalGraceMs = duration(options.terminalGrace, '--terminal-grace');
-  const shutdownGraceMs = options.shutdownGrace === undefined ? null : duration(options.shutdownGrace, '--shutdown-grace');
-  const retentionMs = duration(options.retention, '--retention');
-  const snapshotEvery = parsePositiveInt(options.snapshotEvery, '--snapshot-every');
-  const speed = parsePositiveNumber(options.speed, '--speed');
-  if (options.trace !== undefined && (options.kubeconfig !== undefined || options.context !== undefined)) {
-    throw new UsageError('--trace and --kubeconfig/--context exclude each other: serve a recorded trace or a live cluster');
-  }
+  // Numbers and durations come parsed and checked by commander (main.ts), --trace's conflicts too.
+  const { port, terminalGrace: terminalGraceMs, retention: retentionMs, snapshotEvery, speed } = options;
+  const shutdownGraceMs = options.shutdownGrace ?? null;
   // A trace wins over a cluster found in the environment ($KUBECONFIG, a pod's service account).
   const cluster = options.trace === undefined && clusterRequested(options) ? parseWatchOptions(options) : null;
   const token = readToken(options);
   const logger = pino({ level: options.logLevel, base: { service: 'upness' } });
   if (options.store !== undefined) {
     if (!isPostgresUrl(options.store)) throw new UsageError(`--store must be a postgres:// or postgresql:// URL, not "${describeUrl(options.store)}"`);
-    if (options.trace !== undefined) throw new UsageError('--store keeps what a cluster is watched into; serve a trace with --data-dir or --memory');
     // Loaded only here: PostgreSQL, the Replica and its Lease (client-node).
     const { servePostgres } = await import('./serve-postgres.ts');
     return servePostgres(
@@ -104,7 +91,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
       ? traceSource(options.trace)
       : cluster !== null
         ? clusterSource(cluster)
-        : simulatorSource({ jobsets: parsePositiveInt(options.jobsets, '--jobsets'), historyDays: parsePositiveNumber(options.historyDays, '--history-days'), seed: parseInteger(options.seed, '--seed'), profile: options.profile, speed });
+        : simulatorSource({ jobsets: options.jobsets, historyDays: options.historyDays, seed: options.seed, profile: options.profile, speed });
   const store = options.memory ? memoryStore() : await embeddedStore(resolve(options.dataDir), logger);
   const session = await openSession(source, store, { logger, retentionMs, snapshotEvery, ...(options.clusterName !== undefined ? { cluster: options.clusterName } : {}) });
   const { server, url } = await serveApi(options.host, port, { source: session.source, token, logger, now: session.now, terminalGraceMs, retentionMs, ...storeOptions(store) });

@@ -4,12 +4,12 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { simulateFleet, type ProfileName } from '../sources/simulator/index.ts';
-import { parseInteger, parsePositiveInt, parsePositiveNumber, parseTime } from './options.ts';
+import { parseTime } from './options.ts';
 
 export interface SimulateOptions {
-  jobsets: string;
-  days: string;
-  seed: string;
+  jobsets: number;
+  days: number;
+  seed: number;
   start?: string;
   profile: ProfileName;
   out?: string;
@@ -17,9 +17,9 @@ export interface SimulateOptions {
 
 export async function simulateCommand(options: SimulateOptions): Promise<void> {
   const fleet = simulateFleet({
-    jobsets: parsePositiveInt(options.jobsets, '--jobsets'),
-    days: parsePositiveNumber(options.days, '--days'),
-    seed: parseInteger(options.seed, '--seed'),
+    jobsets: options.jobsets,
+    days: options.days,
+    seed: options.seed,
     ...(options.start === undefined ? {} : { start: parseTime(options.start, '--start') }),
     profile: options.profile,
   });

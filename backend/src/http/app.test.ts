@@ -388,6 +388,10 @@ describe('operations', () => {
     expect(text).toMatch(/upness_timelines\{state="down"\} 1/);
     expect(text).toMatch(/upness_http_request_duration_seconds_bucket\{le="[^"]+",method="POST",route="\/api\/v1\/query",status="200"\}/);
     expect(text).toContain('process_cpu_seconds_total');
+    // What only grows is a counter (Prometheus `_total`); the source registers its own.
+    expect(text).toContain('# TYPE upness_observations_total counter');
+    expect(text).toMatch(/^upness_observations_total [1-9]\d*$/m);
+    expect(text).toContain('# TYPE upness_ready gauge');
   });
 });
 
@@ -430,7 +434,8 @@ describe('the OpenAPI description', () => {
     const walk = (stack: any[], prefix: string): void => {
       for (const layer of stack) {
         if (layer.route) for (const m of Object.keys(layer.route.methods)) routes.add(`${m} ${prefix}${layer.route.path.replace(/:(\w+)/g, '{$1}')}`);
-        else if (layer.handle?.stack) walk(layer.handle.stack, prefix + (layer.matchers ? '/api/v1' : ''));
+        // A router mounted at / (one per resource) adds nothing to the path; the only other mount is /api/v1.
+        else if (layer.handle?.stack) walk(layer.handle.stack, prefix + (layer.slash ? '' : '/api/v1'));
       }
     };
     walk((app as any).router.stack, '');

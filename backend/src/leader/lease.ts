@@ -17,6 +17,7 @@
 // The apiserver is reached through @kubernetes/client-node's CoordinationV1Api, with the
 // kubeconfig's credentials (file, in-cluster service account...).
 
+import { z } from 'zod';
 import { readFileSync } from 'node:fs';
 import { ApiException, CoordinationV1Api, Observable, V1MicroTime, type KubeConfig, type ObservableMiddleware, type V1Lease } from '@kubernetes/client-node';
 
@@ -211,6 +212,13 @@ export function kubeLeaseApi(config: KubeConfig, namespace: string, name: string
   };
 }
 
+/** The election's timings with their defaults (client-go's), checked once at construction. */
+const electionTimings = z.object({
+  leaseDurationMs: z.number().positive().default(15_000),
+  renewDeadlineMs: z.number().positive().default(10_000),
+  retryPeriodMs: z.number().positive().default(2_000),
+});
+
 export interface LeaderElectorOptions {
   lease: LeaseApi;
   /** This replica's name in the Lease's holderIdentity: unique among the replicas (the pod name). */
@@ -298,9 +306,7 @@ export class LeaderElector {
     if (options.identity === '') throw new Error('the replica identity must not be empty');
     this.#lease = options.lease;
     this.#options = options;
-    this.#leaseDurationMs = options.leaseDurationMs ?? 15_000;
-    this.#renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
-    this.#retryPeriodMs = options.retryPeriodMs ?? 2_000;
+    ({ leaseDurationMs: this.#leaseDurationMs, renewDeadlineMs: this.#renewDeadlineMs, retryPeriodMs: this.#retryPeriodMs } = electionTimings.parse(options));
     if (!(this.#leaseDurationMs > this.#renewDeadlineMs)) throw new Error('the lease duration must be longer than the renew deadline');
     if (!(this.#renewDeadlineMs > this.#retryPeriodMs * JITTER)) throw new Error(`the renew deadline must be longer than ${JITTER} × the retry period`);
     if (this.#leaseDurationMs < 1000) throw new Error('the lease duration must be at least one second');

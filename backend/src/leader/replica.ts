@@ -8,6 +8,7 @@
 //   createApp({ source: replica.source, beforeRead: () => replica.flushed(), store: () => replica.storeStatus(), ... });
 //   replica.start();  ...  await replica.stop();
 
+import { z } from 'zod';
 import type { Logger } from 'pino';
 import { FollowerSource, ReplicaSource, type FollowerOptions } from '../service/follower.ts';
 import type { TimelineSource } from '../service/source.ts';
@@ -48,10 +49,17 @@ export interface ReplicaOptions {
   readyPollMs?: number;
 }
 
+/** The retry and poll periods with their defaults, checked once at construction. */
+const replicaTimings = z.object({
+  openRetryMs: z.number().positive().default(2000),
+  readyPollMs: z.number().positive().default(200),
+});
+
 export class Replica {
   readonly source: ReplicaSource;
   readonly follower: FollowerSource;
   readonly #options: ReplicaOptions;
+  readonly #timings: z.infer<typeof replicaTimings>;
   readonly #elector: LeaderElector | null;
   #role: Role = 'follower';
   #store: PostgresStore | null = null;
@@ -65,6 +73,7 @@ export class Replica {
 
   constructor(options: ReplicaOptions) {
     this.#options = options;
+    this.#timings = replicaTimings.parse(options);
     const clusters = options.follow === 'all' ? undefined : (options.follow ?? [options.cluster]);
     this.follower = new FollowerSource(options.url, { ...options.follower, ...(clusters === undefined ? {} : { clusters }) });
     this.source = new ReplicaSource(this.follower);
@@ -159,7 +168,7 @@ export class Replica {
         });
       } catch (error) {
         log?.error({ err: (error as Error).message }, 'leading: cannot open the PostgreSQL store; retrying');
-        await new Promise((resolve) => setTimeout(resolve, this.#options.openRetryMs ?? 2000));
+        await new Promise((resolve) => setTimeout(resolve, this.#timings.openRetryMs));
         if (this.#term !== term || this.#stopped) return;
       }
     }
@@ -189,7 +198,7 @@ export class Replica {
   async #switchWhenReady(term: number): Promise<void> {
     const session = this.#session;
     while (this.#term === term && session !== null && !session.source.readiness().ready && this.follower.readiness().ready) {
-      await new Promise((resolve) => setTimeout(resolve, this.#options.readyPollMs ?? 200));
+      await new Promise((resolve) => setTimeout(resolve, this.#timings.readyPollMs));
     }
     if (this.#term !== term || session === null) return;
     this.source.use(session.source);

@@ -19,6 +19,7 @@
 //
 // Pure: observations and the JobSet layer's transitions in, transitions and facts out; no clock.
 
+import { z } from 'zod';
 import type { Observation } from '../observation/types.ts';
 import { TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
 import type { JobSetUpdate } from '../timeline/engine.ts';
@@ -35,6 +36,12 @@ export interface NodeLayerOptions {
 }
 
 export type { Layer } from './facts.ts';
+
+/** The cause windows with their defaults, checked once at construction. */
+const causeWindows = z.object({
+  causeLookbackMs: z.number().nonnegative().default(120_000),
+  causeLookaheadMs: z.number().nonnegative().default(30_000),
+});
 
 const LAYER_BIT: Readonly<Record<Layer, number>> = { jobset: 1, nodes: 2 };
 
@@ -111,8 +118,9 @@ export class NodeLayer {
   constructor(jobsetTimeline: (uid: string) => Timeline | undefined, options: NodeLayerOptions = {}) {
     this.#jobsetTimeline = jobsetTimeline;
     this.#onFact = options.onFact ?? (() => {});
-    this.#lookback = options.causeLookbackMs ?? 120_000;
-    this.#lookahead = options.causeLookaheadMs ?? 30_000;
+    const windows = causeWindows.parse(options);
+    this.#lookback = windows.causeLookbackMs;
+    this.#lookahead = windows.causeLookaheadMs;
   }
 
   /** When the current gap in the Pod, Node or JobSet watch began; null while all are watched. */

@@ -13,6 +13,7 @@
 // ReplicaSource, below, is what a replica serves: the follower, until it becomes the leader and
 // serves its own engine.
 
+import { z } from 'zod';
 import type pg from 'pg';
 import type { EngineCounts } from '../timeline/engine.ts';
 import type { Timeline } from '../timeline/types.ts';
@@ -37,6 +38,12 @@ import {
 import type { LayerView, Readiness, SourceKind, TimelineSource, WatchHealth } from './source.ts';
 
 export type { ClusterTimeline } from '../store/postgres-rows.ts';
+
+/** The poll and stall timings with their defaults, checked once at construction. */
+const followTimings = z.object({
+  pollMs: z.number().positive().default(1000),
+  stallMs: z.number().positive().default(10_000),
+});
 
 export interface FollowerOptions {
   /** The clusters to serve; every cluster in the database when absent. */
@@ -91,6 +98,7 @@ export class FollowerSource implements TimelineSource {
   readonly kind: SourceKind = 'kubernetes';
   readonly #pool: pg.Pool;
   readonly #options: FollowerOptions;
+  readonly #timings: z.infer<typeof followTimings>;
   readonly #clusters = new Map<string, ClusterState>();
   #list: ClusterTimeline[] | null = null;
   #nodeList: Timeline[] | null = null;
@@ -106,7 +114,8 @@ export class FollowerSource implements TimelineSource {
 
   constructor(url: string, options: FollowerOptions = {}) {
     this.#options = options;
-    this.#pool = newPool(url, { max: 2, connectionTimeoutMillis: 3000, query_timeout: options.stallMs ?? 10_000, ...options.pool });
+    this.#timings = followTimings.parse(options);
+    this.#pool = newPool(url, { max: 2, connectionTimeoutMillis: 3000, query_timeout: this.#timings.stallMs, ...options.pool });
   }
 
   /** Starts reading: the first read loads everything, and the following ones what is new. */
@@ -140,7 +149,7 @@ export class FollowerSource implements TimelineSource {
     if (this.#stopped) return;
     await this.poll();
     if (this.#stopped) return;
-    this.#timer = setTimeout(() => void this.#loop(), this.#options.pollMs ?? 1000);
+    this.#timer = setTimeout(() => void this.#loop(), this.#timings.pollMs);
     this.#timer.unref();
   }
 
@@ -306,7 +315,7 @@ export class FollowerSource implements TimelineSource {
       return { ready: false, reason: this.#error.name === 'StoreError' ? this.#error.message : `cannot read the timelines from PostgreSQL: ${this.#error.message}` };
     }
     const stalled = this.#pollStartedAt === null ? 0 : Date.now() - this.#pollStartedAt;
-    if (stalled > (this.#options.stallMs ?? 10_000)) return { ready: false, reason: `PostgreSQL has not answered for ${Math.round(stalled / 1000)} s` };
+    if (stalled > this.#timings.stallMs) return { ready: false, reason: `PostgreSQL has not answered for ${Math.round(stalled / 1000)} s` };
     if (!this.#loaded) return { ready: false, reason: 'loading the timelines from PostgreSQL' };
     const wanted = this.#options.clusters;
     const missing = wanted?.filter((c) => !this.#clusters.has(c)) ?? [];

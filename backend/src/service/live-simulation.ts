@@ -3,6 +3,7 @@
 // at start and move. Anchored (its start and the wall time it began) so that after a restart it
 // resumes the same fleet: what happened while the service was down arrives as a relist would.
 
+import { z } from 'zod';
 import { simulateFleet, type ProfileName } from '../sources/simulator/index.ts';
 import type { TimelineEngine } from '../timeline/engine.ts';
 import type { Observation } from '../observation/types.ts';
@@ -28,6 +29,8 @@ export interface LiveSimulationOptions {
 
 const DAY = 86_400_000;
 
+const simulationSpeed = z.object({ speed: z.number().positive().default(1) });
+
 export class LiveSimulation {
   readonly anchor: SimulationAnchor;
   readonly #engine: TimelineEngine;
@@ -43,7 +46,7 @@ export class LiveSimulation {
   constructor(engine: TimelineEngine, options: LiveSimulationOptions) {
     this.#engine = engine;
     this.#wall = options.now;
-    this.#speed = options.speed ?? 1;
+    this.#speed = simulationSpeed.parse(options).speed;
     this.#historyMs = options.historyDays * DAY;
     const wall = options.now();
     this.anchor = options.anchor ?? { start: wall - this.#historyMs, wallOrigin: wall };

@@ -10,6 +10,7 @@
 // of the same log, written with the same group commit. A data dir of an older format is migrated in
 // place when opened (./formats.ts); one of a newer format is refused.
 
+import { z } from 'zod';
 import { mkdir, open, readdir, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { joinCause, placeTransition, type LayerFact } from '../nodes/facts.ts';
@@ -192,9 +193,13 @@ export interface EmbeddedStoreOptions {
   retryMs?: number;
 }
 
+/** The retry delay with its default, checked once at construction. */
+const retryTiming = z.object({ retryMs: z.number().positive().default(1000) });
+
 export class EmbeddedStore implements TimelineStore {
   readonly dir: string;
   readonly #options: EmbeddedStoreOptions;
+  readonly #retryMs: number;
   #segment: number;
   #handle: FileHandle | null = null;
   #handleSegment = 0;
@@ -223,6 +228,7 @@ export class EmbeddedStore implements TimelineStore {
     this.dir = dir;
     this.#segment = segment;
     this.#options = options;
+    this.#retryMs = retryTiming.parse(options).retryMs;
   }
 
   /**
@@ -348,7 +354,7 @@ export class EmbeddedStore implements TimelineStore {
       this.#retry = setTimeout(() => {
         this.#retry = null;
         this.#schedule();
-      }, this.#options.retryMs ?? 1000);
+      }, this.#retryMs);
       this.#retry.unref();
     } finally {
       this.#waiters = this.#waiters.filter((w) => {

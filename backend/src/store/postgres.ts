@@ -15,6 +15,7 @@
 // its next commit (FencedError, onFenced) instead of interleaving with the new one; and the cluster
 // row's lock orders one cluster's write transactions, which is what lets followers tail by number.
 
+import { z } from 'zod';
 import type pg from 'pg';
 import type { LayerFact } from '../nodes/facts.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
@@ -89,6 +90,14 @@ export interface PostgresStoreOptions {
   pool?: pg.PoolConfig;
 }
 
+/** The write path's timings with their defaults, checked once at construction. */
+const writeTimings = z.object({
+  retryMs: z.number().positive().default(500),
+  maxRetryMs: z.number().positive().default(10_000),
+  stallMs: z.number().positive().default(10_000),
+  maxBatch: z.number().int().positive().default(5000),
+});
+
 export interface PostgresRecovery extends Recovery {
   /** The schema migrations this start applied. */
   migration: MigrationResult;
@@ -118,6 +127,7 @@ export class PostgresStore implements TimelineStore {
   readonly epoch: number;
   readonly #pool: pg.Pool;
   readonly #options: PostgresStoreOptions;
+  readonly #timings: z.infer<typeof writeTimings>;
   #pending: Pending[] = [];
   #seq = 0;
   #committed = 0;
@@ -142,6 +152,7 @@ export class PostgresStore implements TimelineStore {
     this.epoch = epoch;
     this.#observed = observed;
     this.#options = options;
+    this.#timings = writeTimings.parse(options);
   }
 
   /**
@@ -249,7 +260,7 @@ export class PostgresStore implements TimelineStore {
   }
 
   async #flush(): Promise<void> {
-    const max = this.#options.maxBatch ?? 5000;
+    const max = this.#timings.maxBatch;
     let rows = 0;
     let n = 0;
     while (n < this.#pending.length && (n === 0 || rows < max)) {
@@ -258,7 +269,7 @@ export class PostgresStore implements TimelineStore {
       n++;
     }
     const batch = this.#pending.splice(0, n);
-    const stallMs = this.#options.stallMs ?? 10_000;
+    const stallMs = this.#timings.stallMs;
     const watchdog = setTimeout(() => {
       this.#stalled = new StoreError(`cannot write to PostgreSQL: no answer for ${Math.round(stallMs / 1000)} s`);
       this.#options.onError?.(this.#stalled);
@@ -286,8 +297,8 @@ export class PostgresStore implements TimelineStore {
         this.#error = new StoreError(`cannot write to PostgreSQL: ${describePgError(error)}`);
         this.#errors++;
         this.#options.onError?.(this.#error);
-        const first = this.#options.retryMs ?? 500;
-        const delay = Math.min(this.#options.maxRetryMs ?? 10_000, first * 2 ** this.#attempt++);
+        const first = this.#timings.retryMs;
+        const delay = Math.min(this.#timings.maxRetryMs, first * 2 ** this.#attempt++);
         this.#retry = setTimeout(() => {
           this.#retry = null;
           this.#schedule();

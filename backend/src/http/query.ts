@@ -1,0 +1,37 @@
+// POST /api/v1/query: Grafana's query body in, data frames out (frames/query.ts does the work).
+
+import { Router } from 'express';
+import { runQueries } from '../frames/query.ts';
+import type { TimelineSource } from '../service/source.ts';
+import { HttpError } from './params.ts';
+
+export interface QueryRouteOptions {
+  source: TimelineSource;
+  now: () => number;
+  /** How long the service keeps history, ms: an `slo` period may not be longer; null: no limit. */
+  retentionMs: number | null;
+}
+
+export function queryRoutes({ source, now, retentionMs }: QueryRouteOptions): Router {
+  const router = Router();
+  router.post('/query', (req, res) => {
+    if (req.body === undefined) throw new HttpError(400, 'body: missing, or not sent as JSON (Content-Type: application/json)');
+    const t = now();
+    const { status, results } = runQueries(
+      req.body,
+      {
+        timelines: source.timelines(),
+        horizon: source.horizon(t),
+        // Only a query of the node layer needs it.
+        get nodes() {
+          return source.nodeLayer?.(t) ?? null;
+        },
+        index: source.index?.() ?? null,
+        retentionMs,
+      },
+      t,
+    );
+    res.status(status).json({ results });
+  });
+  return router;
+}

@@ -1,0 +1,143 @@
+// The per-JobSet metrics: MegaMon's gauges under MegaMon's names and labels (so dashboards built for
+// MegaMon work unchanged against a Prometheus that scrapes Upness), Upness's additions, and the
+// counters SLO tools read. Registered on the service's registry; computed from the source's
+// timelines at scrape.
+
+import client from 'prom-client';
+import { timelineEvents } from '../series/events.ts';
+import { figures, stateAt } from '../series/figures.ts';
+import { endOf, INTERRUPTED_UP, INTERRUPTION_DOWN, PROVISIONING, RECOVERED_DOWN, UP, windowTotals } from '../series/totals.ts';
+import { TERMINAL_STATES, type Timeline } from '../timeline/types.ts';
+import type { TimelineSource } from './source.ts';
+
+const JOBSET_LABELS = ['jobset_name', 'jobset_namespace', 'jobset_uid', 'tpu_topology', 'tpu_accelerator'] as const;
+
+function jobsetLabels(tl: Timeline): Record<(typeof JOBSET_LABELS)[number], string> {
+  return {
+    jobset_name: tl.name,
+    jobset_namespace: tl.namespace,
+    jobset_uid: tl.uid,
+    tpu_topology: tl.topology ?? '',
+    tpu_accelerator: tl.accelerator ?? '',
+  };
+}
+
+/** The lengths of the last down period that ended in a recovery and of the last up period that ended in an interruption. */
+function latestPeriods(tl: Timeline): { recovered: number | null; interrupted: number | null } {
+  let recovered: number | null = null;
+  let interrupted: number | null = null;
+  for (const e of timelineEvents(tl)) {
+    if (e.kind === 'recovery') recovered = (e.at - e.periodStart) / 1000;
+    else interrupted = (e.at - e.periodStart) / 1000;
+  }
+  return { recovered, interrupted };
+}
+
+export interface JobSetMetricsOptions {
+  source: TimelineSource;
+  now: () => number;
+  /** How long a terminal JobSet's final figures stay published, ms. */
+  terminalGraceMs: number;
+}
+
+export function registerJobSetMetrics(registry: client.Registry, { source, now, terminalGraceMs }: JobSetMetricsOptions): void {
+  // MegaMon's per-JobSet family (and Upness's additions), each figure over the JobSet's whole life
+  // up to now. The first gauge's collect fills them all, so a scrape sees one instant.
+  const family: client.Gauge<(typeof JOBSET_LABELS)[number]>[] = [];
+  const gauge = (name: string, help: string, collect?: () => void): client.Gauge<(typeof JOBSET_LABELS)[number]> => {
+    const made = new client.Gauge({ name, help, labelNames: JOBSET_LABELS, registers: [registry], ...(collect ? { collect } : {}) });
+    family.push(made);
+    return made;
+  };
+  const g = {
+    up: gauge('megamon_jobset_up', '1 when the JobSet is up, else 0.', () => fill()),
+    upTime: gauge('megamon_jobset_up_time_seconds', 'Total time up.'),
+    downTime: gauge('megamon_jobset_down_time_seconds', 'Total time down: provisioning plus interruption downtime.'),
+    interruptions: gauge('megamon_jobset_interruption_count', 'Interruptions: up → down or up → failed.'),
+    recoveries: gauge('megamon_jobset_recovery_count', 'Recoveries: down → up.'),
+    initial: gauge('megamon_jobset_down_time_initial_seconds', 'Provisioning time before the first up (and after resumes).'),
+    recoveredDown: gauge('megamon_jobset_down_time_between_recovery_seconds', 'Total length of the down periods that ended in a recovery.'),
+    recoveredDownMean: gauge('megamon_jobset_down_time_between_recovery_mean_seconds', 'Mean time to recovery (MTTR).'),
+    recoveredDownLatest: gauge('megamon_jobset_down_time_between_recovery_latest_seconds', 'Length of the latest down period that ended in a recovery.'),
+    interruptedUp: gauge('megamon_jobset_up_time_between_interruption_seconds', 'Total length of the up periods that ended in an interruption.'),
+    interruptedUpMean: gauge('megamon_jobset_up_time_between_interruption_mean_seconds', 'Mean time between interruptions (MTBI).'),
+    interruptedUpLatest: gauge('megamon_jobset_up_time_between_interruption_latest_seconds', 'Length of the latest up period that ended in an interruption.'),
+    suspended: gauge('upness_jobset_suspended_seconds', 'Time suspended (excluded from up and down time).'),
+    queued: gauge('upness_jobset_queued_seconds', 'Time suspended before the first start.'),
+    unknown: gauge('upness_jobset_unknown_seconds', 'Time not observed.'),
+    ratio: gauge('upness_jobset_uptime_ratio', 'Up time ÷ (up + down time).'),
+    firstUp: gauge('upness_jobset_time_to_first_up_seconds', 'Creation (or first resume) to the first up.'),
+  };
+
+  function fill(): void {
+    const t = now();
+    const horizon = source.horizon(t);
+    for (const m of family) m.reset();
+    for (const tl of source.timelines()) {
+      const state = stateAt(tl, t);
+      if (state === null) continue;
+      // A finished JobSet keeps its final figures published for a grace period, then goes.
+      if (TERMINAL_STATES.has(state) && endOf(tl, horizon) < t - terminalGraceMs) continue;
+      const labels = jobsetLabels(tl);
+      const f = figures(tl, horizon, tl.createdAt, t);
+      const totals = windowTotals(tl, horizon, tl.createdAt, t);
+      const latest = latestPeriods(tl);
+      g.up.set(labels, state === 'up' ? 1 : 0);
+      g.upTime.set(labels, f.upSeconds);
+      g.downTime.set(labels, f.downSeconds);
+      g.interruptions.set(labels, f.interruptions);
+      g.recoveries.set(labels, f.recoveries);
+      g.initial.set(labels, f.provisioningSeconds);
+      g.recoveredDown.set(labels, totals[RECOVERED_DOWN]! / 1000);
+      g.interruptedUp.set(labels, totals[INTERRUPTED_UP]! / 1000);
+      if (f.mttrSeconds !== null) g.recoveredDownMean.set(labels, f.mttrSeconds);
+      if (f.mtbiSeconds !== null) g.interruptedUpMean.set(labels, f.mtbiSeconds);
+      if (latest.recovered !== null) g.recoveredDownLatest.set(labels, latest.recovered);
+      if (latest.interrupted !== null) g.interruptedUpLatest.set(labels, latest.interrupted);
+      g.suspended.set(labels, f.suspendedSeconds);
+      g.queued.set(labels, f.queuedSeconds);
+      g.unknown.set(labels, f.unknownSeconds);
+      if (f.uptimeRatio !== null) g.ratio.set(labels, f.uptimeRatio);
+      if (f.timeToFirstUpSeconds !== null) g.firstUp.set(labels, f.timeToFirstUpSeconds);
+    }
+  }
+  // Counters for Prometheus-based SLO tools (issue 13 §5): per JobSet *name* and namespace (a name's
+  // recreations add up, so cardinality stays one series per name), the seconds up, down and counted
+  // (up + down) over every timeline held, each from creation to now. Excluded time (suspended, queued,
+  // unknown, after the end) adds to none. rate() over any window gives the exact up fraction. One
+  // collect fills all three, so a scrape sees one instant.
+  const SLO_LABELS = ['jobset_name', 'jobset_namespace', 'cluster'] as const;
+  const sloCounter = (name: string, help: string, collect?: () => void): client.Counter<(typeof SLO_LABELS)[number]> =>
+    new client.Counter({ name, help, labelNames: SLO_LABELS, registers: [registry], ...(collect ? { collect } : {}) });
+  const slo = {
+    up: sloCounter('upness_jobset_up_seconds_total', 'Seconds up, over every JobSet of this name and namespace since its creation (suspended, queued and unknown time excluded).', () =>
+      fillSlo(),
+    ),
+    down: sloCounter('upness_jobset_down_seconds_total', 'Seconds down (provisioning + interruption downtime), over every JobSet of this name and namespace since its creation.'),
+    counted: sloCounter('upness_jobset_counted_seconds_total', 'Seconds counted by the uptime ratio (up + down), over every JobSet of this name and namespace since its creation.'),
+  };
+
+  function fillSlo(): void {
+    const t = now();
+    const horizon = source.horizon(t);
+    const sums = new Map<string, { labels: Record<(typeof SLO_LABELS)[number], string>; up: number; down: number }>();
+    for (const tl of source.timelines()) {
+      if (tl.createdAt > t) continue;
+      const totals = windowTotals(tl, horizon, tl.createdAt, t);
+      const key = `${tl.cluster ?? ''}\u0000${tl.namespace}\u0000${tl.name}`;
+      let sum = sums.get(key);
+      if (sum === undefined) sums.set(key, (sum = { labels: { jobset_name: tl.name, jobset_namespace: tl.namespace, cluster: tl.cluster ?? '' }, up: 0, down: 0 }));
+      sum.up += totals[UP]!;
+      sum.down += totals[PROVISIONING]! + totals[INTERRUPTION_DOWN]!;
+    }
+    slo.up.reset();
+    slo.down.reset();
+    slo.counted.reset();
+    // Whole milliseconds summed, then seconds: the three agree exactly (counted = up + down).
+    for (const { labels, up, down } of sums.values()) {
+      slo.up.inc(labels, up / 1000);
+      slo.down.inc(labels, down / 1000);
+      slo.counted.inc(labels, (up + down) / 1000);
+    }
+  }
+}

@@ -1,0 +1,91 @@
+// The source's own metrics (observations, timelines by state, readiness, and for a Kubernetes source
+// its watches), registered on the service's registry and read from the source at scrape.
+
+import client from 'prom-client';
+import { stateAt } from '../series/figures.ts';
+import type { State } from '../timeline/types.ts';
+import type { TimelineSource } from './source.ts';
+
+export function registerSourceMetrics(registry: client.Registry, source: TimelineSource, now: () => number): void {
+  new client.Counter({
+    name: 'upness_observations_total',
+    help: 'Observations received from the source, read from the engine at scrape.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(source.counts().observations);
+    },
+  });
+  new client.Gauge({
+    name: 'upness_timelines',
+    help: 'JobSet timelines held, by current state.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const t = now();
+      const counts = new Map<State, number>();
+      for (const tl of source.timelines()) {
+        const s = stateAt(tl, t);
+        if (s !== null) counts.set(s, (counts.get(s) ?? 0) + 1);
+      }
+      for (const [state, n] of counts) this.set({ state }, n);
+    },
+  });
+  new client.Gauge({
+    name: 'upness_ready',
+    help: '1 when the source has synced and the data is being kept current, else 0.',
+    labelNames: ['source'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.set({ source: source.kind }, source.readiness().ready ? 1 : 0);
+    },
+  });
+  if (source.watches !== undefined) registerWatchMetrics(registry, source.watches.bind(source), now);
+}
+
+/** The Kubernetes watches (kubernetes source only): restarts by cause, staleness, cache size. */
+function registerWatchMetrics(registry: client.Registry, watches: NonNullable<TimelineSource['watches']>, now: () => number): void {
+  new client.Counter({
+    name: 'upness_watch_restarts_total',
+    help: 'Restarts of a watch (JobSets, Pods, Nodes), by cause: connection, timeout, watchdog (silent too long), gone (relist after 410), forbidden, http-<status>, error.',
+    labelNames: ['resource', 'cause'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const w of watches()) for (const [cause, n] of Object.entries(w.restarts)) this.inc({ resource: w.resource, cause }, n ?? 0);
+    },
+  });
+  new client.Gauge({
+    name: 'upness_watch_seconds_since_last_event',
+    help: 'Seconds since the last sign of life (event, bookmark, connect or list) of the stalest watch of a resource.',
+    labelNames: ['resource'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const t = now();
+      for (const w of watches()) if (w.lastEventAt !== null) this.set({ resource: w.resource }, Math.max(0, (t - w.lastEventAt) / 1000));
+    },
+  });
+  new client.Counter({
+    name: 'upness_watch_reconnects_total',
+    help: 'Watches reopened after the apiserver closed them or they timed out: routine, nothing is lost (failures are restarts).',
+    labelNames: ['resource'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const w of watches()) this.inc({ resource: w.resource }, w.reconnects ?? 0);
+    },
+  });
+  new client.Gauge({
+    name: 'upness_watch_objects',
+    help: 'Objects of a resource held by the watch.',
+    labelNames: ['resource'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const w of watches()) this.set({ resource: w.resource }, w.objects);
+    },
+  });
+}
