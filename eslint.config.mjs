@@ -96,7 +96,7 @@ const pureRules = {
   },
 };
 
-const FRONTEND_FILES = ['src/**/*.{js,jsx,ts,tsx}', 'tests/**/*.{js,ts}', 'playwright.config.ts'];
+const FRONTEND_FILES = ['src/**/*.{js,jsx,ts,tsx}'];
 
 export default tseslint.config(
   {
@@ -107,10 +107,6 @@ export default tseslint.config(
       '**/results/',
       '.config/',
       'test-results/',
-      'playwright-report/',
-      'blob-report/',
-      'playwright/.cache/',
-      'playwright/.auth/',
     ],
   },
   js.configs.recommended,
