@@ -4,6 +4,7 @@
 // loaded machine waits longer instead of failing, and a wrong state still fails.
 
 import { setTimeout as pause } from 'node:timers/promises';
+import { types } from 'node:util';
 
 export interface EventuallyOptions {
   /** How long the state may take to arrive (a loaded 2-core machine: seconds, not milliseconds). */
@@ -20,7 +21,8 @@ export async function eventually<T>(check: () => T | Promise<T>, { timeoutMs = 1
       return await check();
     } catch (error) {
       if (performance.now() >= deadline) {
-        if (error instanceof Error) {
+        // isNativeError, not instanceof: an assertion's error may come from another realm (Jest's vm).
+        if (types.isNativeError(error)) {
           error.message = `${error.message} (still so after ${timeoutMs} ms)`;
         }
         throw error;
