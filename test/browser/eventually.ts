@@ -14,7 +14,7 @@ export interface EventuallyOptions {
 }
 
 /** Runs `check` until it returns without throwing, and returns what it returned; rethrows its last error after `timeoutMs`. */
-export async function eventually<T>(check: () => T | Promise<T>, { timeoutMs = 10_000, intervalMs = 50 }: EventuallyOptions = {}): Promise<T> {
+export async function eventually<T>(check: () => T | Promise<T>, { timeoutMs = 20_000, intervalMs = 50 }: EventuallyOptions = {}): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     try {
