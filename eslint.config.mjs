@@ -84,7 +84,7 @@ const pureRules = {
   },
 };
 
-const FRONTEND_FILES = ['src/**/*.{js,jsx,ts,tsx}', 'tests/**/*.{js,ts}', 'playwright.config.ts'];
+const FRONTEND_FILES = ['src/**/*.{js,jsx,ts,tsx}'];
 
 export default tseslint.config(
   {
@@ -95,10 +95,6 @@ export default tseslint.config(
       '**/results/',
       '.config/',
       'test-results/',
-      'playwright-report/',
-      'blob-report/',
-      'playwright/.cache/',
-      'playwright/.auth/',
     ],
   },
   js.configs.recommended,

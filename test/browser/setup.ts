@@ -20,6 +20,23 @@ export const SHOTS = join(ROOT, 'test-results/browser');
 const BUNDLE_DIR = join(SHOTS, 'harness');
 const ICONS = join(ROOT, 'node_modules/@grafana/ui/dist/public/img/icons');
 
+/**
+ * The fonts @grafana/ui's GlobalStyles asks for (its fonts.ts: `${__grafana_public_path__}fonts/...`),
+ * which Grafana serves from its own public/ folder, mapped to the same typefaces from npm
+ * (@fontsource, devDependencies). Their latin subset: the editors' text is Latin (Grafana declares
+ * Roboto Mono for exactly that range); anything else falls back as in any browser.
+ */
+const INTER = join(ROOT, 'node_modules/@fontsource/inter/files');
+const ROBOTO_MONO = join(ROOT, 'node_modules/@fontsource/roboto-mono/files');
+const FONTS: Record<string, string> = {
+  'inter/Inter-Regular.woff2': join(INTER, 'inter-latin-400-normal.woff2'),
+  'inter/Inter-Medium.woff2': join(INTER, 'inter-latin-500-normal.woff2'),
+  'inter/Inter-Italic.woff2': join(INTER, 'inter-latin-400-italic.woff2'),
+  'inter/Inter-MediumItalic.woff2': join(INTER, 'inter-latin-500-italic.woff2'),
+  // Grafana's file is a variable Roboto Mono that it declares for weights 400 and 500 alike.
+  'roboto/L0xTDF4xlVMF-BfR8bXMIhJHg45mwgGEFl0_3vrtSM1J-gEPT5Ese6hmHSh0mQ.woff2': join(ROBOTO_MONO, 'roboto-mono-latin-400-normal.woff2'),
+};
+
 const children = new Set<ChildProcess>();
 const servers = new Set<Server>();
 
@@ -45,7 +62,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-/** Debian's Chromium: installed with apt-get when missing and running as root; otherwise says how. */
+/**
+ * Debian's Chromium: installed with apt-get when missing and running as root; otherwise says how.
+ * This is everything the tier installs outside npm: the Debian package `chromium` with its
+ * dependencies (without recommends), which bring fontconfig and the fonts it depends on (DejaVu);
+ * the page's own fonts come from npm (FONTS), so nothing here reads a file of another package.
+ */
 export function ensureChromium(): string {
   if (existsSync(CHROMIUM)) {
     return CHROMIUM;
@@ -181,10 +203,13 @@ export async function startPageServer(serviceUrl: string, bundleDir: string): Pr
         const body = existsSync(file) ? readFileSync(file) : PLACEHOLDER_ICON;
         res.writeHead(200, { 'content-type': 'image/svg+xml' }).end(body);
       } else if (url.pathname.startsWith('/public/fonts/')) {
-        // Grafana serves Inter itself (it is not in any npm package here): Debian's Liberation Sans stands in.
-        const bold = /Medium|SemiBold|Bold/.test(url.pathname);
-        const body = readFileSync(`/usr/share/fonts/truetype/liberation/LiberationSans-${bold ? 'Bold' : 'Regular'}.ttf`);
-        res.writeHead(200, { 'content-type': 'font/ttf' }).end(body);
+        // Grafana's own fonts, from the npm packages of the same typefaces (an unknown one is a 404: a failed test).
+        const file = FONTS[url.pathname.slice('/public/fonts/'.length)];
+        if (file === undefined) {
+          res.writeHead(404).end();
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'font/woff2' }).end(readFileSync(file));
       } else {
         const file = join(bundleDir, url.pathname);
         const body = readFileSync(file);
