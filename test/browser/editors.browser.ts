@@ -42,7 +42,7 @@ const ACTION_TIMEOUT_MS = 90_000;
 const TEST = { timeout: TEST_TIMEOUT_MS };
 
 before(async () => {
-  const executablePath = ensureChromium();
+  const executablePath = await ensureChromium();
   mkdirSync(SHOTS, { recursive: true });
   const started = Date.now();
   const [service, bundleDir] = await Promise.all([

@@ -4,13 +4,14 @@
 // @grafana/ui's icons, and forwards the page's look-ups to the service. Everything started here is
 // stopped by stopAll(), which also runs on exit and on SIGINT/SIGTERM, so nothing is left behind.
 
-import { type ChildProcess, execSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import webpack from 'webpack';
+import { ensureDebianPackages } from '../support/debian.ts';
 import { ready, startServe } from '../support/serve.ts';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -68,19 +69,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
  * dependencies (without recommends), which bring fontconfig and the fonts it depends on (DejaVu);
  * the page's own fonts come from npm (FONTS), so nothing here reads a file of another package.
  */
-export function ensureChromium(): string {
-  if (existsSync(CHROMIUM)) {
-    return CHROMIUM;
-  }
-  if (process.getuid?.() !== 0) {
-    throw new Error(`${CHROMIUM} is missing and only root can install it: sudo apt-get install -y chromium`);
-  }
-  console.log('browser tier: installing Debian package chromium (apt-get update, apt-get install)');
-  execSync('apt-get update -q && apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 chromium', {
-    stdio: 'inherit',
-  });
+export async function ensureChromium(): Promise<string> {
+  // The tier's Debian packages (test/support/debian.ts: chromium, without its recommends).
+  await ensureDebianPackages('browser', (message) => console.log(message));
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`apt-get install chromium finished, but ${CHROMIUM} is still missing`);
+    throw new Error(`the Debian package chromium is installed, but ${CHROMIUM} is missing`);
   }
   return CHROMIUM;
 }
