@@ -10,7 +10,7 @@ import { PostgresStore, type PostgresRecovery } from '../store/postgres.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import type { Observation } from '../observation/types.ts';
 import { KubeConfig } from '@kubernetes/client-node';
-import { kubeLeaseApi } from './lease.ts';
+import { kubeLeaseApi } from './lease-api.ts';
 
 const kubeconfig = (path: string): KubeConfig => {
   const config = new KubeConfig();

@@ -15,7 +15,7 @@ import { EngineSource } from '../../service/source.ts';
 import { simulateFleet } from '../../sources/simulator/index.ts';
 import { TimelineEngine } from '../../timeline/engine.ts';
 import type { Observation } from '../../observation/types.ts';
-import { kubeLeaseApi } from '../lease.ts';
+import { kubeLeaseApi } from '../lease-api.ts';
 import { Replica } from '../replica.ts';
 
 const env = (name: string): string => {
