@@ -7,8 +7,9 @@
 //   still checks them itself, which is then a cache hit);
 // - the tiers that mostly wait on servers (kube, postgres) run beside the CPU-bound steps; the
 //   CPU-bound steps run `nice`d, so the timing-sensitive tests keep the cores when they need them
-//   (README "Timing"), and never more CPU-bound steps at once than UPNESS_TEST_JOBS (default 1,
-//   measured best on 2 cores: see README "Development");
+//   (README "Timing"); never more CPU-bound steps at once than UPNESS_TEST_JOBS (default 1: on 2
+//   cores a second one only competes with the first) nor server tiers than UPNESS_TEST_WAITING
+//   (default 2);
 // - each step's output goes to a log file (the directory is printed first); a progress line when a
 //   step starts and ends; a failing step's whole output is printed; at the end a table of wall
 //   times and `N passed, M failed` (steps);
@@ -83,6 +84,8 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const jobs = Math.max(1, Number(process.env.UPNESS_TEST_JOBS ?? 1) || 1);
+/** Waiting steps (the server tiers) at once. */
+const waiting = Math.max(1, Number(process.env.UPNESS_TEST_WAITING ?? 2) || 2);
 
 // The steps asked for, and the prerequisites they need.
 const wanted = new Set(chosen.length > 0 ? chosen : STEPS.filter((s) => !s.prerequisite).map((s) => s.name));
@@ -163,8 +166,8 @@ function schedule(): void {
       continue;
     }
     if (needs.some((r) => r.state !== 'passed')) continue;
-    const busy = runs.filter((r) => r.state === 'running' && r.step.cpu).length;
-    if (run.step.cpu && busy >= jobs) continue;
+    const busy = runs.filter((r) => r.state === 'running' && !r.step.prerequisite && r.step.cpu === run.step.cpu).length;
+    if (!run.step.prerequisite && busy >= (run.step.cpu ? jobs : waiting)) continue;
     start(run);
   }
   if (runs.every((r) => r.state !== 'waiting' && r.state !== 'running')) report();
@@ -198,7 +201,7 @@ function report(): void {
   const total = ((Date.now() - t0) / 1000).toFixed(1);
   const width = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i]!.length), ['step', 'result', 'wall s'][i]!.length));
   const line = (row: string[]): string => `${row[0]!.padEnd(width[0]!)}  ${row[1]!.padEnd(width[1]!)}  ${row[2]!.padStart(width[2]!)}  ${row[3]}`.trimEnd();
-  process.stdout.write(`\n${line(['step', 'result', 'wall s', ''])}\n${rows.map(line).join('\n')}\n${line(['total', '', total, `(UPNESS_TEST_JOBS=${jobs}; logs in ${logDir})`])}\n`);
+  process.stdout.write(`\n${line(['step', 'result', 'wall s', ''])}\n${rows.map(line).join('\n')}\n${line(['total', '', total, `(UPNESS_TEST_JOBS=${jobs}, UPNESS_TEST_WAITING=${waiting}; logs in ${logDir})`])}\n`);
   const steps = runs.filter((r) => !r.step.prerequisite);
   const passed = steps.filter((r) => r.state === 'passed').length;
   // A step skipped (its prerequisite failed, or the run was stopped) did not pass: it counts as failed.
@@ -219,5 +222,5 @@ process.on('exit', () => {
   for (const run of runs) if (run.child) killGroup(run.child, 'SIGKILL');
 });
 
-say(`${runs.length} steps and prerequisites; logs in ${logDir}; CPU-bound steps at once: ${jobs}`);
+say(`${runs.length} steps and prerequisites; logs in ${logDir}; at once: ${jobs} CPU-bound (UPNESS_TEST_JOBS), ${waiting} server tiers (UPNESS_TEST_WAITING)`);
 schedule();
