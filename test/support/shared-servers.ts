@@ -17,6 +17,7 @@ import pg from 'pg';
 import { addressOf, clusterClient, startCluster, type ClusterAddress, type ClusterClient } from '../kube/cluster.ts';
 import { Kube } from '../kube/harness.ts';
 import { PG_USER, startPostgres, type PostgresServer } from '../postgres/server.ts';
+import { keepOwnedFromTestFiles } from './processes.ts';
 
 const ENV = 'UPNESS_SHARED_SERVERS';
 
@@ -31,6 +32,7 @@ export async function startSharedServers(what: { cluster?: boolean; postgres?: b
     what.cluster ? startCluster({ installJobSetCrd: true }) : undefined,
     what.postgres ? startPostgres() : undefined,
   ]);
+  keepOwnedFromTestFiles();
   const dir = mkdtempSync(join(tmpdir(), 'upness-shared-'));
   const file = join(dir, 'servers.json');
   const shared: Shared = {
