@@ -78,6 +78,7 @@ module.exports = {
     }),
     backend('postgres', POSTGRES.map((p) => (p.endsWith('/') ? `${p}**/*.test.ts` : p)), [], {
       globalSetup: '<rootDir>/test/support/setup-postgres.ts',
+      globalTeardown: '<rootDir>/test/support/teardown-postgres.ts',
     }),
     {
       ...frontend,

@@ -114,6 +114,28 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
+/** Where a running cluster is and how to reach it: what a test file needs to use a cluster that
+ * another process started (test/support/shared-servers.ts), without control of its processes. */
+export type ClusterAddress = Pick<Cluster, 'server' | 'kubeconfigPath' | 'caFile' | 'clientCertFile' | 'clientKeyFile' | 'tls' | 'etcdEndpoint' | 'tempDir' | 'binDir'>;
+
+/** A cluster's address plus a cluster-admin client: the part of Cluster a file on a shared cluster gets. */
+export type ClusterClient = ClusterAddress & Pick<Cluster, 'request'>;
+
+export function addressOf(cluster: Cluster): ClusterAddress {
+  const { server, kubeconfigPath, caFile, clientCertFile, clientKeyFile, tls, etcdEndpoint, tempDir, binDir } = cluster;
+  return { server, kubeconfigPath, caFile, clientCertFile, clientKeyFile, tls, etcdEndpoint, tempDir, binDir };
+}
+
+/** A client of the cluster at `address` (as Cluster.request: cluster admin, no keep-alive); `destroy` frees its sockets. */
+export function clusterClient(address: ClusterAddress): ClusterClient & { destroy(): void } {
+  const agent = new Agent({ ...address.tls, keepAlive: false });
+  return {
+    ...address,
+    request: (method, path, body, opts = {}) => apiRequest(agent, address.server, method, path, body, opts),
+    destroy: () => agent.destroy(),
+  };
+}
+
 /** Build (first time only, takes minutes) or find the binaries; returns their directory. */
 export async function ensureBinaries(): Promise<string> {
   return runScript('build.sh');

@@ -279,8 +279,8 @@ export function nodeReadyStatus(status: 'True' | 'False' | 'Unknown', at: number
 
 /** The test's side of the cluster: creates and changes objects as cluster admin, failing loudly. */
 export class Kube {
-  readonly cluster: Cluster;
-  constructor(cluster: Cluster) {
+  readonly cluster: Pick<Cluster, 'request'>;
+  constructor(cluster: Pick<Cluster, 'request'>) {
     this.cluster = cluster;
   }
 

@@ -27,6 +27,11 @@ import {
   type TimelineJson,
 } from './harness.ts';
 
+/** Waits into the next whole second of the clock (the resolution of a condition's time), so that a
+ * time taken after it is in a later second than every change before it: at most a second, where a
+ * fixed 1.1 s sleep always cost the whole of it. */
+const nextSecond = (): Promise<void> => new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
+
 const SLACK = 1500;
 
 let cluster: Cluster;
@@ -109,7 +114,7 @@ describe('a JobSet watched through its life', () => {
     const recovered = await step(() => kube.jobsetStatus(ns, 'train', jobsetStatus(2, { restarts: 1 })));
     await until(ns, 'train', [['provisioning', 'up', 'down', 'up']]);
 
-    await new Promise((r) => setTimeout(r, 1100)); // so that its whole-second condition time is after the last change
+    await nextSecond(); // so that its whole-second condition time is after the last change
     const completedAt = Date.now();
     await kube.jobsetStatus(ns, 'train', {
       status: {
@@ -160,7 +165,7 @@ describe('suspension, deletion and nodes', () => {
     await kube.createJobSet(ns, jobsetManifest('q', { suspend: true }));
     await kube.jobsetStatus(ns, 'q', { status: { conditions: [{ type: 'Suspended', status: 'True', reason: 'SuspendedJobs', message: 'jobset is suspended', lastTransitionTime: rfc3339(createdAt) }] } });
     await until(ns, 'q', [['suspended']]);
-    await new Promise((r) => setTimeout(r, 1100));
+    await nextSecond();
 
     const resumedAt = Date.now();
     await kube.patchJobSet(ns, 'q', { spec: { suspend: false } });
@@ -169,12 +174,12 @@ describe('suspension, deletion and nodes', () => {
     await kube.jobsetStatus(ns, 'q', jobsetStatus(2));
     await until(ns, 'q', [['suspended', 'provisioning', 'up']]);
 
-    await new Promise((r) => setTimeout(r, 1100));
+    await nextSecond();
     const suspendAgain = Date.now();
     await kube.patchJobSet(ns, 'q', { spec: { suspend: true } });
     await kube.jobsetStatus(ns, 'q', { status: { replicatedJobsStatus: [{ name: 'workers', ready: 0, active: 0, succeeded: 0, failed: 0, suspended: 2 }], conditions: [{ type: 'Suspended', status: 'True', reason: 'SuspendedJobs', message: 'jobset is suspended', lastTransitionTime: rfc3339(suspendAgain) }] } });
     await until(ns, 'q', [['suspended', 'provisioning', 'up', 'suspended']]);
-    await new Promise((r) => setTimeout(r, 1100));
+    await nextSecond();
     const resumeAgain = Date.now();
     await kube.patchJobSet(ns, 'q', { spec: { suspend: false } });
     await kube.jobsetStatus(ns, 'q', { status: { replicatedJobsStatus: [{ name: 'workers', ready: 2, active: 2, succeeded: 0, failed: 0, suspended: 0 }], conditions: [{ type: 'Suspended', status: 'False', reason: 'ResumeJobs', message: 'jobset is resumed', lastTransitionTime: rfc3339(resumeAgain) }] } });
@@ -210,7 +215,7 @@ describe('suspension, deletion and nodes', () => {
     await until(ns, 'big', [['provisioning', 'up']], 'nodes');
     await until(ns, 'big', [['provisioning', 'up']]);
 
-    await new Promise((r) => setTimeout(r, 1100));
+    await nextSecond();
     const notReady = Date.now();
     await kube.nodeReady('nodes-2', 'Unknown', notReady, 'NodeStatusUnknown');
     // The node lifecycle controller marks the pod not ready; the JobSet controller counts it.

@@ -2,18 +2,19 @@
 // replicas on one Lease and a query-only follower. The leader watches and writes; the follower
 // serves what it wrote; the standby takes over when the leader dies, and nothing is lost.
 
-import { startCluster, type Cluster } from '../kube/cluster.ts';
 import { FAST_WATCH, jobsetManifest, jobsetStatus, Kube, startServe, states, timelines, waitFor, waitReady, type Service } from '../kube/harness.ts';
-import { startPostgres, type PostgresServer } from './server.ts';
+import { sharedCluster, sharedPostgres, type SharedCluster, type SharedPostgres } from '../support/shared-servers.ts';
 
-let cluster: Cluster;
+let cluster: SharedCluster;
 let kube: Kube;
-let postgres: PostgresServer;
+let postgres: SharedPostgres;
 let url: string;
 const services: Service[] = [];
 
 beforeAll(async () => {
-  [cluster, postgres] = await Promise.all([startCluster(), startPostgres()]);
+  // The tier's shared servers (the replicas are stopped here, not the servers): a namespace for the
+  // Lease and a database of this file's own.
+  [cluster, postgres] = await Promise.all([sharedCluster('serve'), sharedPostgres()]);
   kube = new Kube(cluster);
   url = await postgres.createDatabase('upness_serve');
   await kube.namespace('ml');
@@ -27,7 +28,7 @@ afterAll(async () => {
 const replica = async (id: string, extra: string[] = []): Promise<Service> => {
   const s = await startServe([
     '--store', url, '--cluster-name', 'east', '--kubeconfig', cluster.kubeconfigPath, ...FAST_WATCH,
-    '--lease-name', 'upness', '--lease-namespace', 'default', '--replica-id', id,
+    '--lease-name', 'upness', '--lease-namespace', cluster.namespace, '--replica-id', id,
     '--lease-duration', '4s', '--renew-deadline', '3s', '--retry-period', '1s', ...extra,
   ]);
   services.push(s);

@@ -93,3 +93,14 @@ export function spawnOwned(command: string, args: readonly string[], options: Ow
 export function killOwned(): number {
   return registry().killAll().length;
 }
+
+/**
+ * For a globalSetup that starts servers shared by the test files (shared-servers.ts): the children
+ * started so far stay owned by this process (killed on its exit, and by the kernel when it dies),
+ * but the registry is taken off the global object. Jest copies the main process's globals into
+ * each test file's, so the files would otherwise share it, kill the shared servers when the first
+ * file ends, and refuse every server started after that.
+ */
+export function keepOwnedFromTestFiles(): void {
+  delete (globalThis as unknown as Record<string, Registry | undefined>)[KEY];
+}

@@ -73,7 +73,7 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
   if (options.leaseName !== undefined) {
     // client-node is loaded only when a Lease (or a cluster) needs it.
     const { loadKubeConfig } = await import('../sources/cluster/config.ts');
-    const { defaultLeaseNamespace, kubeLeaseApi } = await import('../leader/lease.ts');
+    const { defaultLeaseNamespace, kubeLeaseApi } = await import('../leader/lease-api.ts');
     lease = kubeLeaseApi(loadKubeConfig(cluster).config, options.leaseNamespace ?? defaultLeaseNamespace(), options.leaseName);
   }
 

@@ -9,8 +9,7 @@
 
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { startCluster, type Cluster } from '../../../test/kube/cluster.ts';
-import { startPostgres, type PostgresServer } from '../../../test/postgres/server.ts';
+import { sharedCluster, sharedPostgres, type SharedCluster, type SharedPostgres } from '../../../test/support/shared-servers.ts';
 import { spawnOwned } from '../../../test/support/processes.ts';
 import { FollowerSource } from '../service/follower.ts';
 import { simulateFleet } from '../sources/simulator/index.ts';
@@ -23,13 +22,14 @@ const ROOT = join(__dirname, '..', '..', '..');
 const NODE = join(ROOT, 'node_modules', '.bin', 'node');
 const SCRIPT = join(__dirname, 'testing', 'replica-process.ts');
 
-let cluster: Cluster;
-let pg: PostgresServer;
+let cluster: SharedCluster;
+let pg: SharedPostgres;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (message: string): void => void process.stderr.write(`${message}\n`);
 
 beforeAll(async () => {
-  [cluster, pg] = await Promise.all([startCluster({ installJobSetCrd: false }), startPostgres()]);
+  // The tier's shared servers (the replicas are killed here, not the servers): a namespace and databases of this file's own.
+  [cluster, pg] = await Promise.all([sharedCluster('failover'), sharedPostgres()]);
 }, 900_000);
 afterAll(async () => {
   await Promise.all([cluster?.stop(), pg?.destroy()]);
@@ -119,6 +119,7 @@ describe('failover between two replica processes', () => {
       UPNESS_PG_URL: url,
       UPNESS_KUBECONFIG: cluster.kubeconfigPath,
       UPNESS_LEASE: `failover-${how}`,
+      UPNESS_LEASE_NAMESPACE: cluster.namespace,
       UPNESS_FLEET: JSON.stringify({ ...FLEET, seed }),
       UPNESS_PER_TICK: '25',
       UPNESS_TIMINGS: JSON.stringify(TIMINGS),

@@ -2,15 +2,14 @@
 // the follower until its own engine is ready, a graceful stop commits everything before it hands the
 // Lease over, and a writer fenced off by another goes back to following.
 
-import { startCluster, type Cluster } from '../../../test/kube/cluster.ts';
-import { startPostgres, type PostgresServer } from '../../../test/postgres/server.ts';
+import { sharedCluster, sharedPostgres, type SharedCluster, type SharedPostgres } from '../../../test/support/shared-servers.ts';
 import { EngineSource } from '../service/source.ts';
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { PostgresStore, type PostgresRecovery } from '../store/postgres.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import type { Observation } from '../observation/types.ts';
 import { KubeConfig } from '@kubernetes/client-node';
-import { kubeLeaseApi } from './lease.ts';
+import { kubeLeaseApi } from './lease-api.ts';
 
 const kubeconfig = (path: string): KubeConfig => {
   const config = new KubeConfig();
@@ -19,14 +18,15 @@ const kubeconfig = (path: string): KubeConfig => {
 };
 import { Replica, type LeadingSession } from './replica.ts';
 
-let cluster: Cluster;
-let pg: PostgresServer;
+let cluster: SharedCluster;
+let pg: SharedPostgres;
 let databases = 0;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (message: string): void => void process.stderr.write(`${message}\n`);
 
 beforeAll(async () => {
-  [cluster, pg] = await Promise.all([startCluster({ installJobSetCrd: false }), startPostgres()]);
+  // The tier's shared servers: a namespace and databases of this file's own.
+  [cluster, pg] = await Promise.all([sharedCluster('replica'), sharedPostgres()]);
 }, 900_000);
 afterAll(async () => {
   await Promise.all([cluster?.stop(), pg?.destroy()]);
@@ -146,7 +146,7 @@ describe('a replica', () => {
     const url = await pg.createDatabase(`replica_${++databases}`);
     const observations = [...simulateFleet({ jobsets: 8, days: 2, seed: 3 }).observations()];
     const timings = { leaseDurationMs: 5000, renewDeadlineMs: 3500, retryPeriodMs: 500 };
-    const lease = (): ReturnType<typeof kubeLeaseApi> => kubeLeaseApi(kubeconfig(cluster.kubeconfigPath), 'default', 'handover', 2000);
+    const lease = (): ReturnType<typeof kubeLeaseApi> => kubeLeaseApi(kubeconfig(cluster.kubeconfigPath), cluster.namespace, 'handover', 2000);
     const la = leader(observations);
     const lb = leader(observations);
     const a = new Replica({ url, cluster: 'default', identity: 'pod-a', lease: lease(), timings, lead: la.lead });

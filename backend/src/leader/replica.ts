@@ -14,7 +14,8 @@ import { FollowerSource, ReplicaSource, type FollowerOptions } from '../service/
 import type { TimelineSource } from '../service/source.ts';
 import { PostgresStore, type PostgresRecovery, type PostgresStoreOptions } from '../store/postgres.ts';
 import type { StoreStatus } from '../store/store.ts';
-import { LeaderElector, type LeaseApi } from './lease.ts';
+import { LeaderElector } from './lease.ts';
+import type { LeaseApi } from './lease-api.ts';
 
 /** What a leading replica runs: returned by `lead`, stopped when leading ends. */
 export interface LeadingSession {

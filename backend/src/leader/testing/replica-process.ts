@@ -6,7 +6,7 @@
 // restart. It logs JSON lines (pino) on stdout; SIGTERM stops it gracefully.
 //
 // Settings come from the environment: UPNESS_PG_URL, UPNESS_KUBECONFIG (the test apiserver's),
-// UPNESS_LEASE, UPNESS_IDENTITY, UPNESS_FLEET (JSON: jobsets, days, seed), UPNESS_PER_TICK,
+// UPNESS_LEASE, UPNESS_LEASE_NAMESPACE (default `default`), UPNESS_IDENTITY, UPNESS_FLEET (JSON: jobsets, days, seed), UPNESS_PER_TICK,
 // UPNESS_TIMINGS (JSON: leaseDurationMs, renewDeadlineMs, retryPeriodMs).
 
 import { KubeConfig } from '@kubernetes/client-node';
@@ -15,7 +15,7 @@ import { EngineSource } from '../../service/source.ts';
 import { simulateFleet } from '../../sources/simulator/index.ts';
 import { TimelineEngine } from '../../timeline/engine.ts';
 import type { Observation } from '../../observation/types.ts';
-import { kubeLeaseApi } from '../lease.ts';
+import { kubeLeaseApi } from '../lease-api.ts';
 import { Replica } from '../replica.ts';
 
 const env = (name: string): string => {
@@ -49,7 +49,7 @@ const replica = new Replica({
   url: env('UPNESS_PG_URL'),
   cluster: 'default',
   identity: env('UPNESS_IDENTITY'),
-  lease: kubeLeaseApi(kubeconfig, 'default', env('UPNESS_LEASE'), 2000),
+  lease: kubeLeaseApi(kubeconfig, process.env.UPNESS_LEASE_NAMESPACE ?? 'default', env('UPNESS_LEASE'), 2000),
   timings: JSON.parse(env('UPNESS_TIMINGS')) as { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number },
   follower: { pollMs: 500 },
   logger,
