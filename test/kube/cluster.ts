@@ -11,6 +11,7 @@
 // through the /status subresource themselves.
 
 import { execFile, spawn } from 'node:child_process';
+import { ensureDebianPackages } from '../support/debian.ts';
 import { spawnOwned } from '../support/processes.ts';
 import type { ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
@@ -462,29 +463,13 @@ async function makePki(dir: string): Promise<Pki> {
   };
 }
 
-let installing: Promise<void> | null = null;
-
-/** A fresh machine may lack the openssl CLI: as root, install Debian's package once (as the
- *  PostgreSQL helper does for postgresql); otherwise say how. */
-async function installOpenssl(): Promise<void> {
-  if (process.getuid?.() !== 0) {
-    throw new Error('openssl not found; on Debian/Ubuntu install it with `sudo apt-get install -y openssl` (OpenSSL 3 is needed)');
-  }
-  installing ??= (async () => {
-    await execFileP('apt-get', ['update', '-q']);
-    await execFileP('apt-get', ['install', '-y', '-q', 'openssl'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  })();
-  await installing;
-}
-
+/** The certificates are made with the openssl CLI, which the kube tier's prepare step installs
+ *  (test/support/debian.ts); a file run on its own installs it here first. */
 async function openssl(args: string[]): Promise<void> {
+  await ensureDebianPackages('kube');
   try {
     await execFileP('openssl', args);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      await installOpenssl();
-      return openssl(args);
-    }
     throw new Error(`openssl ${args.slice(0, 2).join(' ')} failed: ${(err as { stderr?: string }).stderr ?? String(err)}`);
   }
 }

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { ensureDebianPackages } from '../support/debian.ts';
 import { spawnOwned } from '../support/processes.ts';
 
 const execFileP = promisify(execFile);
@@ -86,36 +87,17 @@ function findBinDir(): { binDir: string; version: string } | null {
 }
 
 /**
- * Finds PostgreSQL's binaries, installing Debian's `postgresql` package first when they are missing
- * (apt-get update, then apt-get install; as root, serialised by a lock file so that parallel test
- * files do not fight over dpkg's lock).
+ * Finds PostgreSQL's binaries, installing the tier's Debian packages first when they are missing
+ * (test/support/debian.ts: apt-get as root, serialised by a lock file so that tiers and test files
+ * running at once do not fight over dpkg's lock).
  */
 export async function ensurePostgres(log: (m: string) => void = () => {}): Promise<InstallInfo> {
-  const found = findBinDir();
-  if (found !== null) return { ...found, installMs: 0 };
-  if (process.getuid?.() !== 0) {
-    throw new Error('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/postgres), and only root can install it: apt-get install -y postgresql');
-  }
   const started = Date.now();
-  const lockDir = join(process.env.UPNESS_CACHE_DIR ?? join(process.env.HOME ?? tmpdir(), '.cache', 'upness'));
-  await mkdir(lockDir, { recursive: true });
-  log('postgres: installing Debian package postgresql (apt-get update, apt-get install)');
-  const script = [
-    'set -e',
-    // Another test file may have installed it while this one waited for the lock.
-    'if ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then exit 0; fi',
-    'apt-get update -q',
-    'apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 postgresql',
-  ].join('\n');
-  await execFileP('flock', [join(lockDir, 'apt.lock'), 'sh', '-c', script], {
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-    maxBuffer: 64 << 20,
-  });
+  // The postgres tier's Debian packages (test/support/debian.ts): postgresql, and procps for pgrep.
+  await ensureDebianPackages('postgres', log);
   const installed = findBinDir();
-  if (installed === null) throw new Error('apt-get install postgresql finished, but /usr/lib/postgresql/*/bin/postgres is still missing');
-  const installMs = Date.now() - started;
-  log(`postgres: installed ${installed.version} in ${installMs} ms`);
-  return { ...installed, installMs };
+  if (installed === null) throw new Error('the Debian package postgresql is installed, but /usr/lib/postgresql/*/bin/postgres is missing');
+  return { ...installed, installMs: Date.now() - started };
 }
 
 async function freePort(): Promise<number> {

@@ -1,4 +1,4 @@
-// `node test/support/prepare.ts [kube] [postgres] [render]`: make the test prerequisites ready by hand (the
+// `node test/support/prepare.ts [kube] [postgres] [render] [browser]`: make the test prerequisites ready by hand (the
 // test projects that need them do it themselves before their first test; see prerequisites.ts).
 import { prepare, PREREQUISITES, type Prerequisite } from './prerequisites.ts';
 
@@ -6,7 +6,7 @@ const KNOWN: readonly string[] = PREREQUISITES;
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !KNOWN.includes(a));
 if (unknown.length > 0) {
-  process.stderr.write(`usage: node test/support/prepare.ts [kube] [postgres] [render]   (unknown: ${unknown.join(' ')})\n`);
+  process.stderr.write(`usage: node test/support/prepare.ts [kube] [postgres] [render] [browser]   (unknown: ${unknown.join(' ')})\n`);
   process.exit(2);
 }
 prepare((asked.length > 0 ? asked : KNOWN) as Prerequisite[]).catch((error: unknown) => {

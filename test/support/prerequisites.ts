@@ -4,6 +4,7 @@
 //             ~/.cache/upness/kube-<version>-etcd-<version>, minutes on a cold machine) and the
 //             JobSet CRD of the pinned sigs.k8s.io/jobset release (Go module cache)
 //   postgres  Debian's postgresql package (test/postgres/server.ts; apt-get, as root)
+//   browser   Debian's chromium (test/support/debian.ts lists every Debian package the tiers install)
 //   render    the Go program that renders alert templates as Grafana does (test/provisioning/render),
 //             built into the cache, keyed on a hash of its sources
 // Jest runs these as the globalSetup of the test projects that need them (jest.config.js); by
@@ -17,9 +18,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ensureBinaries, jobsetCrdPath } from '../kube/cluster.ts';
 import { ensurePostgres } from '../postgres/server.ts';
+import { ensureDebianPackages } from './debian.ts';
 
-export type Prerequisite = 'kube' | 'postgres' | 'render';
-export const PREREQUISITES: readonly Prerequisite[] = ['kube', 'postgres', 'render'];
+export type Prerequisite = 'kube' | 'postgres' | 'render' | 'browser';
+export const PREREQUISITES: readonly Prerequisite[] = ['kube', 'postgres', 'render', 'browser'];
 
 const RENDER_SOURCES = join(import.meta.dirname, '..', 'provisioning', 'render');
 
@@ -41,10 +43,14 @@ export async function prepare(what: readonly Prerequisite[]): Promise<void> {
   for (const item of what) {
     const started = Date.now();
     if (item === 'kube') {
+      await ensureDebianPackages('kube', progress);
       progress('kube-apiserver and etcd (built once from pinned Go modules and cached; minutes on a cold machine) ...');
       const dir = await ensureBinaries();
       const crd = await jobsetCrdPath();
       progress(`kube ready in ${((Date.now() - started) / 1000).toFixed(1)} s: ${dir}, CRD ${crd}`);
+    } else if (item === 'browser') {
+      await ensureDebianPackages('browser', progress);
+      progress(`browser ready in ${((Date.now() - started) / 1000).toFixed(1)} s: Debian's chromium`);
     } else if (item === 'render') {
       const binary = templateRenderer();
       if (!existsSync(binary)) {

@@ -48,6 +48,7 @@ const STEPS: Step[] = [
   { name: 'prepare postgres', command: prepare('postgres'), needs: [], cpu: false, prerequisite: true },
   { name: 'prepare render', command: prepare('render'), needs: [], cpu: false, prerequisite: true },
   { name: 'prepare plugin', command: ['bash', 'test/support/plugin.sh', '--prepare'], needs: [], cpu: false, prerequisite: true },
+  { name: 'prepare browser', command: prepare('browser'), needs: [], cpu: false, prerequisite: true },
   { name: 'kube', command: npm('test:kube'), needs: ['prepare kube'], cpu: false },
   { name: 'postgres', command: npm('test:postgres'), needs: ['prepare kube', 'prepare postgres'], cpu: false },
   { name: 'typecheck', command: npm('typecheck'), needs: [], cpu: true },
@@ -56,7 +57,7 @@ const STEPS: Step[] = [
   { name: 'service', command: npm('test:service'), needs: ['prepare render'], cpu: true },
   { name: 'plugin', command: npm('test:plugin'), needs: ['prepare plugin'], cpu: true },
   { name: 'build', command: npm('build'), needs: ['prepare plugin'], cpu: true },
-  { name: 'browser', command: npm('test:browser'), needs: [], cpu: true },
+  { name: 'browser', command: npm('test:browser'), needs: ['prepare browser'], cpu: true },
   { name: 'bench smoke', command: npm('bench:smoke'), needs: [], cpu: true },
 ];
 
