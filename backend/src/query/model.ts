@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { LIMITS } from './step.ts';
 import { MAX_TIME_MS } from './time.ts';
-import { AGGREGATES, CAUSE_GROUP, FIGURES, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, SLO_ANSWERS, STATES, WINDOWS } from './types.ts';
+import { AGGREGATES, CAUSE_GROUP, FIGURE_DEFINITIONS, FIGURES, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, SLO_ANSWERS, STATES, WINDOWS } from './types.ts';
 
 const MAX_DAYS = LIMITS.maxDurationMs / 86_400_000;
 
@@ -34,6 +34,13 @@ const groupBySchema = z.union([z.enum(GROUP_DIMENSIONS), z.literal(CAUSE_GROUP),
   error: 'must be none, all, cluster, namespace, accelerator, topology, queue or label:<key>',
 });
 
+/** What each figure is (its definition's unit and description), for the OpenAPI document's enums. */
+const FIGURE_DESCRIPTIONS = Object.fromEntries(FIGURES.map((f) => [f, `${FIGURE_DEFINITIONS[f].description} (unit: ${FIGURE_DEFINITIONS[f].unit})`]));
+/** A figure by name; `x-enumDescriptions` says what each is (as Redocly and other OpenAPI tools read it). */
+const figureName = z.enum(FIGURES).meta({ 'x-enumDescriptions': FIGURE_DESCRIPTIONS });
+/** A figure, or `up`: the state itself. */
+const metricName = z.enum(METRICS).meta({ 'x-enumDescriptions': { ...FIGURE_DESCRIPTIONS, up: 'the state: 1 up, 0 provisioning or down, null otherwise (unit: none)' } });
+
 /** A duration field of an `slo` query. */
 function sloDuration(what: string): z.ZodString {
   return z
@@ -48,7 +55,7 @@ export const querySchema = z.looseObject(
   {
   refId: z.string().min(1, 'must not be empty').max(64),
   queryType: z.enum(QUERY_TYPES).optional(),
-  metric: z.enum(METRICS).optional(),
+  metric: metricName.optional(),
   layer: z.enum(LAYERS).optional(),
   clusters: z.array(z.string().max(253)).max(1000).optional(),
   namespaces: z.array(z.string().max(253)).max(1000).optional(),
@@ -69,7 +76,7 @@ export const querySchema = z.looseObject(
     .refine((s) => (parseDuration(s) ?? 0) <= LIMITS.maxDurationMs, `must be at most ${MAX_DAYS} days`)
     .describe(`the rolling window: a duration such as 30m, 24h or 7d, at most ${MAX_DAYS} days`)
     .optional(),
-  figures: z.array(z.enum(FIGURES)).max(FIGURES.length).optional(),
+  figures: z.array(figureName).max(FIGURES.length).optional(),
   // `slo` (issue 13): the period and windows against each other and the retention are checked in query/slo.ts.
   objective: z
     .number({ error: 'must be a number strictly between 0 and 1, such as 0.95' })
