@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { arbTimeline, T0 } from '../../test/arbitraries.ts';
 import { METRICS, unitOf } from '../query/types.ts';
-import { FIGURE_DEFINITIONS, FIGURE_GROUPS, FIGURES, type FigureDefinition, type FigureName } from './figure-definitions.ts';
+import { definitionOf, FIGURE_DEFINITIONS, FIGURE_GROUPS, FIGURES, type FigureDefinition, type FigureName } from './figure-definitions.ts';
 import { figures, figureValue } from './figures.ts';
 import { FleetIndex } from './fleet-index.ts';
 import { livedIn } from './summary.ts';
@@ -32,7 +32,7 @@ describe('figure definitions', () => {
     expect(METRICS).toEqual([...FIGURES, 'up']);
     for (const f of FIGURES) expect(unitOf(f)).toBe(FIGURE_DEFINITIONS[f].unit);
     expect(new Set(FIGURES.map((f) => FIGURE_DEFINITIONS[f].label)).size).toBe(FIGURES.length);
-    const gauges = FIGURES.flatMap((f) => FIGURE_DEFINITIONS[f].gauge?.name ?? []);
+    const gauges = FIGURES.flatMap((f) => definitionOf(f).gauge?.name ?? []);
     expect(new Set(gauges).size).toBe(gauges.length);
   });
 

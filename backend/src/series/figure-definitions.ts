@@ -315,6 +315,20 @@ export const FIGURE_DEFINITIONS = {
       return wall > 0 ? Math.max(0, t[o + CHECKPOINTED_UP]! - t[o + CHECKPOINT_LOSS]!) / wall : null;
     },
   },
+  // Added after the goodput figures, so that every earlier column keeps its place.
+  restartsPerDay: {
+    label: 'Interruptions per day',
+    description: 'Interruptions (restarts faster than the watch included) per day of up + down time',
+    unit: 'none',
+    group: 'Counts',
+    additive: false,
+    columns: [INTERRUPTIONS, UP, PROVISIONING, INTERRUPTION_DOWN],
+    value: (t, o) => {
+      // interruptions ÷ ((upSeconds + downSeconds) ÷ 86400), in the totals' milliseconds.
+      const counted = t[o + UP]! + t[o + PROVISIONING]! + t[o + INTERRUPTION_DOWN]!;
+      return counted > 0 ? t[o + INTERRUPTIONS]! / (counted / 86_400_000) : null;
+    },
+  },
 } satisfies Record<string, FigureDefinition>;
 
 export type FigureName = keyof typeof FIGURE_DEFINITIONS;
