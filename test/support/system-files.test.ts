@@ -28,6 +28,7 @@ const NOT_READ: Record<string, string> = {
 const MACHINE: Record<string, string> = {
   '/usr/local/go': 'the Go toolchain every machine has (Go 1.26 at /usr/local/go)',
   '/usr/bin/node': "the machine's Node 20; the test that uses it skips when it is absent",
+  '/usr/bin/npm': "the machine's npm, which runs `npm ci` and `npm test` themselves",
 };
 
 const SCANNED_DIRS = ['test', 'backend/test', 'backend/bench', 'backend/src', 'src', 'pkg', '.ci'];
@@ -168,7 +169,7 @@ export function problem(use: Use, owned: Map<string, string[]>, allowed: Set<str
   if (read === null) {
     return declaredProvider(path) ? null : `${path} (${use.where}) is not on this machine, and no tier's prepare step installs a package that provides it (test/support/debian.ts)`;
   }
-  const own = forms(read).flatMap((form) => owned.get(form) ?? []);
+  const own = [...new Set(forms(read).flatMap((form) => owned.get(form) ?? []))];
   if (own.length === 0) {
     return declaredProvider(path) ? null : `${read} (${use.where}) belongs to no Debian package (dpkg -S), and nothing the tiers install provides it`;
   }
