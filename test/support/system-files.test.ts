@@ -89,7 +89,7 @@ export function uses(files = testCodeFiles()): Use[] {
 
 interface Installed {
   essential: Set<string>;
-  /** Package → the packages it needs (Depends, Pre-Depends), alternatives included. */
+  /** Package → the packages it needs (Depends, Pre-Depends): of `a | b`, the first, which apt installs on a fresh machine. */
   needs: Map<string, string[]>;
   /** Virtual package → the real ones that provide it. */
   providers: Map<string, string[]>;
@@ -101,12 +101,16 @@ function installed(): Installed {
     maxBuffer: 64 << 20,
   });
   const result: Installed = { essential: new Set(), needs: new Map(), providers: new Map() };
-  const names = (field: string) => field.split(/[,|]/).map((s) => s.trim().split(/[\s:(]/)[0]!).filter(Boolean);
+  const packageName = (s: string) => s.trim().split(/[\s:(]/)[0]!;
+  const names = (field: string) => field.split(',').map(packageName).filter(Boolean);
+  // An installed second alternative (fonts-liberation for fontconfig-config's `fonts-dejavu-core | … |
+  // fonts-liberation`) is there by chance, not because a tier's package needs it.
+  const firstAlternatives = (field: string) => field.split(',').map((group) => packageName(group.split('|')[0] ?? '')).filter(Boolean);
   for (const row of out.split('\n')) {
     const [status, name, essential, priority, depends, provides] = row.split('\t');
     if (status !== 'installed' || !name) continue;
     if (essential === 'yes' || priority === 'required') result.essential.add(name);
-    result.needs.set(name, names(depends ?? ''));
+    result.needs.set(name, firstAlternatives(depends ?? ''));
     for (const virtual of names(provides ?? '')) result.providers.set(virtual, [...(result.providers.get(virtual) ?? []), name]);
   }
   return result;
