@@ -10,6 +10,8 @@ import type { UpnessQuery as ServiceQuery } from '../backend/src/query/types';
 export {
   AGGREGATES,
   DEFAULT_QUERY,
+  FIGURE_DEFINITIONS,
+  FIGURE_GROUPS,
   FIGURES,
   GROUP_DIMENSIONS,
   LAYERS,
@@ -21,7 +23,7 @@ export {
   unitOf,
   WINDOWS,
 } from '../backend/src/query/types';
-export type { AggregateName, GroupByName, Layer, Metric, QueryType, SloAnswer, WindowName } from '../backend/src/query/types';
+export type { AggregateName, FigureGroup, FigureName, GroupByName, Layer, Metric, QueryType, SloAnswer, WindowName } from '../backend/src/query/types';
 
 /** A panel's query: the service's model plus what Grafana keeps on every query (hide, key, datasource). */
 export interface UpnessQuery extends Omit<DataQuery, 'queryType'>, ServiceQuery {}

@@ -1,15 +1,18 @@
 // What the editors call the model's values. Records keyed by the shared model's unions, so a value
 // added to the model without a label here fails the typecheck.
 
-import type {
-  AggregateName,
-  GROUP_DIMENSIONS,
-  Layer,
-  Metric,
-  QueryType,
-  SloAnswer,
-  STATES,
-  WindowName,
+import {
+  type AggregateName,
+  FIGURE_DEFINITIONS,
+  type FigureName,
+  FIGURES,
+  type GROUP_DIMENSIONS,
+  type Layer,
+  type Metric,
+  type QueryType,
+  type SloAnswer,
+  type STATES,
+  type WindowName,
 } from '../types';
 
 export interface Described {
@@ -75,39 +78,14 @@ export const SLO_ANSWER_LABELS: Record<SloAnswer, Described> = {
   },
 };
 
-/** Metric names that cannot be confused: durations say "time", the ratio says "ratio", the state says "state". */
+/**
+ * Metric names that cannot be confused: durations say "time", ratios "ratio" or "share", the state
+ * says "state". A figure's label and description are its definition's (backend/src/series/figure-definitions.ts).
+ */
 export const METRIC_LABELS: Record<Metric, Described> = {
-  uptimeRatio: { label: 'Uptime ratio', description: 'up ÷ (up + down), as a percentage' },
-  upSeconds: { label: 'Time up', description: 'Seconds up' },
-  downSeconds: { label: 'Time down', description: 'Provisioning + downtime after interruptions' },
-  provisioningSeconds: { label: 'Time provisioning', description: 'Seconds down before the first up' },
-  interruptionDowntimeSeconds: {
-    label: 'Time down after interruptions',
-    description: 'Seconds down after having been up',
-  },
-  suspendedSeconds: { label: 'Time suspended', description: 'Seconds suspended by a user or a queue' },
-  queuedSeconds: { label: 'Time queued', description: 'Seconds suspended before the first start' },
-  unknownSeconds: { label: 'Time unknown', description: 'Seconds the service was not observing' },
-  interruptions: { label: 'Interruptions', description: 'Up → down, or up → failed' },
-  recoveries: { label: 'Recoveries', description: 'Down → up' },
-  mttrSeconds: { label: 'MTTR', description: 'Mean time to recovery' },
-  mtbiSeconds: { label: 'MTBI', description: 'Mean time between interruptions' },
-  timeToFirstUpSeconds: { label: 'Time to first up', description: 'From creation (or resume) to first up' },
-  // Goodput (issue 13 §3)
-  wallSeconds: { label: 'Wall time', description: "The JobSet's life inside the window (creation → end)" },
-  schedulingGoodput: { label: 'Scheduling goodput', description: 'up ÷ wall time, as a percentage' },
-  suspendedNotQueuedSeconds: { label: 'Time suspended after start', description: 'Seconds suspended, not counting queued time' },
-  queuedFraction: { label: 'Queued share of wall', description: 'Queued time ÷ wall time' },
-  provisioningFraction: { label: 'Provisioning share of wall', description: 'Provisioning time ÷ wall time' },
-  interruptionDowntimeFraction: { label: 'Interruption share of wall', description: 'Downtime after interruptions ÷ wall time' },
-  suspendedNotQueuedFraction: { label: 'Suspended share of wall', description: 'Suspended (not queued) time ÷ wall time' },
-  unknownFraction: { label: 'Unknown share of wall', description: 'Unobserved time ÷ wall time' },
-  acceleratorSecondsUp: { label: 'Accelerator time up', description: 'Accelerators × seconds up' },
-  acceleratorSecondsLost: { label: 'Accelerator time lost', description: 'Accelerators × seconds provisioning, down or unknown' },
-  estimatedEffectiveTrainingRatio: {
-    label: 'ETTR (estimated)',
-    description: '(up − interruptions × checkpoint interval ÷ 2) ÷ wall; only JobSets with the checkpoint-interval annotation',
-  },
+  ...(Object.fromEntries(
+    FIGURES.map((f) => [f, { label: FIGURE_DEFINITIONS[f].label, description: FIGURE_DEFINITIONS[f].description }])
+  ) as Record<FigureName, Described>),
   up: { label: 'Up/down state', description: '1 up, 0 provisioning or down, at each step' },
 };
 

@@ -116,8 +116,21 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
   }
 }
 
+/** A kept-alive socket the server closed (its keep-alive timeout, 5 s) just as the client reused it. */
+const staleSocket = (error: unknown): boolean => {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code === 'UND_ERR_SOCKET' || cause?.code === 'ECONNRESET' || cause?.message === 'other side closed';
+};
+
 export async function getJson<T = unknown>(url: string, init?: RequestInit): Promise<{ status: number; body: T }> {
-  const res = await fetch(url, init);
+  let res: Response;
+  try {
+    res = await fetch(url, init);
+  } catch (error) {
+    // A GET changes nothing: asked again once on a new connection, as Go's and browsers' clients do.
+    if ((init?.method ?? 'GET') !== 'GET' || !staleSocket(error)) throw error;
+    res = await fetch(url, init);
+  }
   const text = await res.text();
   return { status: res.status, body: (text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : text) as T };
 }

@@ -68,7 +68,7 @@ const violations: (Case & { rule: string; says: RegExp })[] = [
 
 const lawful: Case[] = [
   { path: 'backend/src/series/x.ts', code: "import type { Timeline } from '../timeline/types.ts';\nexport type T = Timeline;\n" },
-  { path: 'backend/src/query/x.ts', code: "import { FIGURES } from '../series/figure-names.ts';\nexport const f = FIGURES;\n" },
+  { path: 'backend/src/query/x.ts', code: "import { FIGURES } from '../series/figure-definitions.ts';\nexport const f = FIGURES;\n" },
   { path: 'backend/src/sources/simulator/x.ts', code: "import type { Timeline } from '../../timeline/types.ts';\nexport type T = Timeline;\n" },
   { path: 'backend/src/sources/trace/x.ts', code: "import type { Observation } from '../../observation/types.ts';\nexport type O = Observation;\n" },
   { path: 'backend/src/timeline/x.ts', code: "export const at = Date.parse('2026-01-01T00:00:00Z');\n" },

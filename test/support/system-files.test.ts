@@ -28,6 +28,7 @@ const NOT_READ: Record<string, string> = {
 const MACHINE: Record<string, string> = {
   '/usr/local/go': 'the Go toolchain every machine has (Go 1.26 at /usr/local/go)',
   '/usr/bin/node': "the machine's Node 20; the test that uses it skips when it is absent",
+  '/usr/bin/npm': "the machine's npm, which runs `npm ci` and `npm test` themselves",
 };
 
 const SCANNED_DIRS = ['test', 'backend/test', 'backend/bench', 'backend/src', 'src', 'pkg', '.ci'];
@@ -88,7 +89,7 @@ export function uses(files = testCodeFiles()): Use[] {
 
 interface Installed {
   essential: Set<string>;
-  /** Package → the packages it needs (Depends, Pre-Depends), alternatives included. */
+  /** Package → the packages it needs (Depends, Pre-Depends): of `a | b`, the first, which apt installs on a fresh machine. */
   needs: Map<string, string[]>;
   /** Virtual package → the real ones that provide it. */
   providers: Map<string, string[]>;
@@ -100,12 +101,16 @@ function installed(): Installed {
     maxBuffer: 64 << 20,
   });
   const result: Installed = { essential: new Set(), needs: new Map(), providers: new Map() };
-  const names = (field: string) => field.split(/[,|]/).map((s) => s.trim().split(/[\s:(]/)[0]!).filter(Boolean);
+  const packageName = (s: string) => s.trim().split(/[\s:(]/)[0]!;
+  const names = (field: string) => field.split(',').map(packageName).filter(Boolean);
+  // An installed second alternative (fonts-liberation for fontconfig-config's `fonts-dejavu-core | … |
+  // fonts-liberation`) is there by chance, not because a tier's package needs it.
+  const firstAlternatives = (field: string) => field.split(',').map((group) => packageName(group.split('|')[0] ?? '')).filter(Boolean);
   for (const row of out.split('\n')) {
     const [status, name, essential, priority, depends, provides] = row.split('\t');
     if (status !== 'installed' || !name) continue;
     if (essential === 'yes' || priority === 'required') result.essential.add(name);
-    result.needs.set(name, names(depends ?? ''));
+    result.needs.set(name, firstAlternatives(depends ?? ''));
     for (const virtual of names(provides ?? '')) result.providers.set(virtual, [...(result.providers.get(virtual) ?? []), name]);
   }
   return result;
@@ -168,7 +173,7 @@ export function problem(use: Use, owned: Map<string, string[]>, allowed: Set<str
   if (read === null) {
     return declaredProvider(path) ? null : `${path} (${use.where}) is not on this machine, and no tier's prepare step installs a package that provides it (test/support/debian.ts)`;
   }
-  const own = forms(read).flatMap((form) => owned.get(form) ?? []);
+  const own = [...new Set(forms(read).flatMap((form) => owned.get(form) ?? []))];
   if (own.length === 0) {
     return declaredProvider(path) ? null : `${read} (${use.where}) belongs to no Debian package (dpkg -S), and nothing the tiers install provides it`;
   }

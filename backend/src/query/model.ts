@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { LEAST_PERIOD } from './slo.ts';
 import { LIMITS } from './step.ts';
 import { MAX_TIME_MS } from './time.ts';
-import { AGGREGATES, CAUSE_GROUP, DEFAULT_QUERY, FIGURES, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, SLO_ANSWERS, STATES, WINDOWS } from './types.ts';
+import { AGGREGATES, CAUSE_GROUP, DEFAULT_QUERY, FIGURE_DEFINITIONS, FIGURES, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, SLO_ANSWERS, STATES, WINDOWS } from './types.ts';
 
 const MAX_DAYS = LIMITS.maxDurationMs / 86_400_000;
 
@@ -35,6 +35,13 @@ const groupBySchema = z.union([z.enum(GROUP_DIMENSIONS), z.literal(CAUSE_GROUP),
   error: 'must be none, all, cluster, namespace, accelerator, topology, queue or label:<key>',
 });
 
+/** What each figure is (its definition's unit and description), for the OpenAPI document's enums. */
+const FIGURE_DESCRIPTIONS = Object.fromEntries(FIGURES.map((f) => [f, `${FIGURE_DEFINITIONS[f].description} (unit: ${FIGURE_DEFINITIONS[f].unit})`]));
+/** A figure by name; `x-enumDescriptions` says what each is (as Redocly and other OpenAPI tools read it). */
+const figureName = z.enum(FIGURES).meta({ 'x-enumDescriptions': FIGURE_DESCRIPTIONS });
+/** A figure, or `up`: the state itself. */
+const metricName = z.enum(METRICS).meta({ 'x-enumDescriptions': { ...FIGURE_DESCRIPTIONS, up: 'the state: 1 up, 0 provisioning or down, null otherwise (unit: none)' } });
+
 /** A duration field of an `slo` query; `what` says what it is and its bounds (checked in query/slo.ts). */
 function sloDuration(what: string): z.ZodString {
   return z
@@ -49,7 +56,7 @@ export const querySchema = z.looseObject(
   {
   refId: z.string().min(1, 'must not be empty').max(64).describe('names the query in the answer (unique in a request)'),
   queryType: z.enum(QUERY_TYPES).default(DEFAULT_QUERY.queryType).describe('what the query answers: series, summary, states, events, fleet or slo'),
-  metric: z.enum(METRICS).default(DEFAULT_QUERY.metric).describe('the figure of a series or fleet query'),
+  metric: metricName.default(DEFAULT_QUERY.metric).describe('the figure of a series or fleet query'),
   layer: z.enum(LAYERS).default(DEFAULT_QUERY.layer).describe('jobset, or nodes: the node layer (its nodes present and Ready), for a Kubernetes source'),
   clusters: z.array(z.string().max(253)).max(1000).default(DEFAULT_QUERY.clusters).describe('only these clusters (empty: all)'),
   namespaces: z.array(z.string().max(253)).max(1000).default(DEFAULT_QUERY.namespaces).describe('only these namespaces (empty: all)'),
@@ -75,7 +82,7 @@ export const querySchema = z.looseObject(
     .refine((s) => (parseDuration(s) ?? 0) <= LIMITS.maxDurationMs, `must be at most ${MAX_DAYS} days`)
     .default(DEFAULT_QUERY.rolling)
     .describe(`the rolling window: a duration such as 30m, 24h or 7d, at most ${MAX_DAYS} days`),
-  figures: z.array(z.enum(FIGURES)).max(FIGURES.length).default(DEFAULT_QUERY.figures as (typeof FIGURES)[number][]).describe('summary: only these figure columns (empty: every figure)'),
+  figures: z.array(figureName).max(FIGURES.length).default(DEFAULT_QUERY.figures as (typeof FIGURES)[number][]).describe('summary: only these figure columns (empty: every figure)'),
   // `slo` (issue 13): the period and windows against each other and the retention are checked in query/slo.ts.
   objective: z
     .number({ error: 'must be a number strictly between 0 and 1, such as 0.95' })

@@ -1,13 +1,14 @@
 // The query model: one type shared by the Grafana plugin's frontend (src/) and the service.
 // Plain types and constants only, so the frontend bundle takes it as it is; its one import is the
-// list of figures, which the series stage owns (a leaf file, itself without imports).
+// figure definitions, which the series stage owns (pure, importing only the totals layout).
 
-import { FIGURES, RATIO_FIGURES } from '../series/figure-names.ts';
+import { FIGURE_DEFINITIONS, FIGURE_GROUPS, FIGURES, type FigureDefinition, type FigureGroup, type FigureName } from '../series/figure-definitions.ts';
 
 export const QUERY_TYPES = ['series', 'summary', 'states', 'events', 'fleet', 'slo'] as const;
 export type QueryType = (typeof QUERY_TYPES)[number];
 
-export { FIGURES, RATIO_FIGURES };
+export { FIGURE_DEFINITIONS, FIGURE_GROUPS, FIGURES };
+export type { FigureDefinition, FigureGroup, FigureName };
 /** Every figure, plus `up`: the state itself (1 up, 0 provisioning or down, null otherwise). */
 export const METRICS = [...FIGURES, 'up'] as const;
 export type Metric = (typeof METRICS)[number];
@@ -102,13 +103,9 @@ export const DEFAULT_QUERY: Required<Omit<UpnessQuery, 'refId'>> = {
   budgetThreshold: 0.02,
 };
 
-const RATIO_METRICS: ReadonlySet<Metric> = new Set(RATIO_FIGURES);
-
-/** Units Grafana knows, per metric: seconds, ratios as percent, counts as plain numbers. */
+/** Units Grafana knows, per metric: a figure's own (figure-definitions.ts); the state is a plain number. */
 export function unitOf(metric: Metric): string {
-  if (metric === 'uptimeRatio' || RATIO_METRICS.has(metric)) return 'percentunit';
-  if (metric === 'interruptions' || metric === 'recoveries' || metric === 'up') return 'none';
-  return 's';
+  return metric === 'up' ? 'none' : FIGURE_DEFINITIONS[metric].unit;
 }
 
 const DURATION = /^(\d+(?:ms|s|m|h|d|w))+$/;

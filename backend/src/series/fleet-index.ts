@@ -14,13 +14,14 @@
 import type { Timeline } from '../timeline/types.ts';
 import { columnsOf, eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE } from './columns.ts';
 import { firstUp } from './figures.ts';
+import { FIELD_OF } from './totals.ts';
 import {
   ACCELERATOR_LOST,
   ACCELERATOR_UP,
+  ACCRUES_WITH_TIME,
   CHECKPOINT_LOSS,
   CHECKPOINTED_UP,
   CHECKPOINTED_WALL,
-  FIELD_OF,
   FIELDS,
   INTERRUPTED_UP,
   INTERRUPTION_DOWN,
@@ -33,16 +34,13 @@ import {
   RECOVERIES,
   UNKNOWN,
   UP,
-} from './totals.ts';
+} from './totals-layout.ts';
 
-// Accumulator layout: the first FIELDS are the totals' own offsets (durations hold the rate there,
-// counts their sum); then W per duration field, then the sums for JobSet counts and time to first up.
-const DURATIONS = 6; // UP … UNKNOWN are the totals' fields 0–5
-// The goodput fields: durations weighted per timeline (accelerators; 1 when checkpointed), then one sum.
-const WEIGHTED_FROM = ACCELERATOR_UP;
-const WEIGHTED_TO = CHECKPOINTED_WALL + 1;
+// Accumulator layout: the first FIELDS are the totals' own columns (a column that accrues with time
+// holds the rate there, the others their sum); then W per column, then the sums for JobSet counts
+// and time to first up.
 const W = FIELDS;
-const CREATED = W + FIELDS; // W per duration field (the base ones and the weighted goodput ones)
+const CREATED = W + FIELDS; // W per column (used by those that accrue with time)
 const ENDED = CREATED + 1;
 const FIRST_UP_SUM = CREATED + 2;
 const FIRST_UPS = CREATED + 3;
@@ -312,10 +310,7 @@ class Partition {
     for (let e = i * K; e < m; e++) addEvent(this.owners[e]!, this.indices[e]!, this.origin, acc);
     // Durations: rate·t − W, with t relative to this partition's origin.
     const rel = Number.isNaN(this.origin) ? 0 : t - this.origin;
-    for (let f = 0; f < DURATIONS; f++) out[f]! += acc[f]! * rel - acc[W + f]!;
-    for (let f = DURATIONS; f < WEIGHTED_FROM; f++) out[f]! += acc[f]!;
-    for (let f = WEIGHTED_FROM; f < WEIGHTED_TO; f++) out[f]! += acc[f]! * rel - acc[W + f]!;
-    for (let f = WEIGHTED_TO; f < FIELDS; f++) out[f]! += acc[f]!;
+    for (let f = 0; f < FIELDS; f++) out[f]! += ACCRUES_WITH_TIME[f] ? acc[f]! * rel - acc[W + f]! : acc[f]!;
     for (let f = CREATED; f < ACC; f++) out[f]! += acc[f]!;
   }
 }

@@ -2,6 +2,7 @@
 // fleet, or each JobSet alone) and aggregated (sum, mean, min, max, percentiles, or pooled).
 
 import type { Timeline } from '../timeline/types.ts';
+import { definitionOf } from './figure-definitions.ts';
 import { ADDITIVE_FIGURES, FIGURE_NAMES, figureValue, firstUp, timeToFirstUpAt, type FigureName } from './figures.ts';
 import { planSeries, scratchFor, seriesTotals, type RangeSpec } from './range.ts';
 import { lifeOf, lived, livedIn } from './summary.ts';
@@ -201,7 +202,7 @@ export function fleetSeries(
     const aggregator = new Aggregator(how === 'pooled' ? 'mean' : how, n, members.length);
     const pooled = how === 'pooled' ? new Float64Array(n * FIELDS) : null;
     // Time to first up is not a total: only worked out point by point when it is the figure asked.
-    const needsFirstUp = figure === 'timeToFirstUpSeconds';
+    const needsFirstUp = definitionOf(figure).firstUp === true;
     for (const tl of members) {
       seriesTotals(tl, horizon, plan, totals, scratch);
       const first = needsFirstUp ? firstUp(tl) : null;
@@ -239,7 +240,6 @@ export function fleetFigures(
   return groupTimelines(timelines, groupBy).map(({ members, ...g }) => {
     const byFigure = FIGURE_NAMES.map(() => new Aggregator(how === 'pooled' ? 'mean' : how, 1, members.length));
     const pooled = new Float64Array(FIELDS);
-    const ttfuIndex = FIGURE_NAMES.indexOf('timeToFirstUpSeconds');
     for (const tl of members) {
       // As in a series: the aggregate is over the JobSets that lived in the window.
       if (!livedIn(tl, horizon, from, to)) continue;
@@ -247,7 +247,10 @@ export function fleetFigures(
       const ttfu = timeToFirstUpAt(firstUp(tl), to);
       if (how === 'pooled') {
         for (let f = 0; f < FIELDS; f++) pooled[f]! += totals[f]!;
-        byFigure[ttfuIndex]!.add(0, ttfu);
+        // Time to first up, not a total, is pooled as the mean.
+        FIGURE_NAMES.forEach((name, i) => {
+          if (definitionOf(name).firstUp === true) byFigure[i]!.add(0, ttfu);
+        });
       } else {
         FIGURE_NAMES.forEach((name, i) => byFigure[i]!.add(0, figureValue(totals, 0, name, ttfu)));
       }
@@ -256,7 +259,7 @@ export function fleetFigures(
     FIGURE_NAMES.forEach((name, i) => {
       const value = byFigure[i]!.result()[0]!;
       const emptySum = how === 'sum' && ADDITIVE_FIGURES.includes(name) ? 0 : null;
-      figures[name] = how === 'pooled' ? figureValue(pooled, 0, name, name === 'timeToFirstUpSeconds' ? value : null) : (value ?? emptySum);
+      figures[name] = how === 'pooled' ? figureValue(pooled, 0, name, definitionOf(name).firstUp === true ? value : null) : (value ?? emptySum);
     });
     return { ...g, count: members.length, figures };
   });

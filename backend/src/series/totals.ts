@@ -5,39 +5,30 @@
 
 import { TERMINAL_STATES, type Timeline } from '../timeline/types.ts';
 import { columnsOf, eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, type Columns } from './columns.ts';
+import {
+  ACCELERATOR_LOST,
+  ACCELERATOR_UP,
+  BASE_FIELDS,
+  CHECKPOINT_LOSS,
+  CHECKPOINTED_UP,
+  CHECKPOINTED_WALL,
+  FIELDS,
+  INTERRUPTED_UP,
+  INTERRUPTION_DOWN,
+  INTERRUPTIONS,
+  MEASURED_INTERRUPTIONS,
+  MEASURED_RECOVERIES,
+  PROVISIONING,
+  QUEUED,
+  RECOVERED_DOWN,
+  RECOVERIES,
+  SUSPENDED,
+  UNKNOWN,
+  UP,
+} from './totals-layout.ts';
 
-// Field offsets in a totals vector (milliseconds for durations, counts for events).
-export const UP = 0;
-export const PROVISIONING = 1;
-export const INTERRUPTION_DOWN = 2;
-export const SUSPENDED = 3;
-export const QUEUED = 4;
-export const UNKNOWN = 5;
-export const INTERRUPTIONS = 6;
-export const RECOVERIES = 7;
-/** Σ whole lengths of the down periods that ended in a recovery (for MTTR). */
-export const RECOVERED_DOWN = 8;
-/** Σ whole lengths of the up periods that ended in an interruption (for MTBI). */
-export const INTERRUPTED_UP = 9;
-/** How many periods those sums hold: events seen happen (not ones proven after a gap, whose periods are unknown). */
-export const MEASURED_RECOVERIES = 10;
-export const MEASURED_INTERRUPTIONS = 11;
-// Goodput (issue 13 §3): per-timeline weighted copies of the fields above, so that they pool
-// across a fleet. Each is linear in the fields above with the timeline's own constants, so
-// C(b) − C(a) still gives a window's value.
-/** accelerators × up ms. */
-export const ACCELERATOR_UP = 12;
-/** accelerators × (provisioning + interruption downtime + unknown) ms: holding or waiting for the slice. */
-export const ACCELERATOR_LOST = 13;
-/** up ms of timelines with a checkpoint interval (ETTR's numerator before the loss). */
-export const CHECKPOINTED_UP = 14;
-/** wall ms of timelines with a checkpoint interval (ETTR's denominator). */
-export const CHECKPOINTED_WALL = 15;
-/** Σ interruptions × checkpoint interval / 2, ms: the expected progress lost (a count-like sum). */
-export const CHECKPOINT_LOSS = 16;
-export const FIELDS = 17;
-/** The fields that the sweeps below accrue themselves; the rest are derived by `addGoodput`. */
-const BASE_FIELDS = 12;
+// The layout lives in totals-layout.ts (a leaf the figure definitions read); the sweeps below fill it.
+export * from './totals-layout.ts';
 
 /**
  * Fills the goodput fields of the totals at `o` from its base fields and the timeline's constants.

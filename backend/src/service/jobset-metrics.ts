@@ -5,6 +5,7 @@
 
 import client from 'prom-client';
 import { timelineEvents } from '../series/events.ts';
+import { definitionOf, FIGURES } from '../series/figure-definitions.ts';
 import { figures, stateAt } from '../series/figures.ts';
 import { endOf, INTERRUPTED_UP, INTERRUPTION_DOWN, PROVISIONING, RECOVERED_DOWN, UP, windowTotals } from '../series/totals.ts';
 import { TERMINAL_STATES, type Timeline } from '../timeline/types.ts';
@@ -49,24 +50,18 @@ export function registerJobSetMetrics(registry: client.Registry, { source, now, 
     family.push(made);
     return made;
   };
+  const up = gauge('megamon_jobset_up', '1 when the JobSet is up, else 0.', () => fill());
+  // Each figure that has a gauge in its definition (series/figure-definitions.ts), in their order.
+  const figureGauges = FIGURES.flatMap((figure) => {
+    const named = definitionOf(figure).gauge;
+    return named === undefined ? [] : [{ figure, gauge: gauge(named.name, named.help) }];
+  });
+  // MegaMon's sums and latest lengths of the periods behind MTTR and MTBI: not figures of their own.
   const g = {
-    up: gauge('megamon_jobset_up', '1 when the JobSet is up, else 0.', () => fill()),
-    upTime: gauge('megamon_jobset_up_time_seconds', 'Total time up.'),
-    downTime: gauge('megamon_jobset_down_time_seconds', 'Total time down: provisioning plus interruption downtime.'),
-    interruptions: gauge('megamon_jobset_interruption_count', 'Interruptions: up → down or up → failed.'),
-    recoveries: gauge('megamon_jobset_recovery_count', 'Recoveries: down → up.'),
-    initial: gauge('megamon_jobset_down_time_initial_seconds', 'Provisioning time before the first up (and after resumes).'),
     recoveredDown: gauge('megamon_jobset_down_time_between_recovery_seconds', 'Total length of the down periods that ended in a recovery.'),
-    recoveredDownMean: gauge('megamon_jobset_down_time_between_recovery_mean_seconds', 'Mean time to recovery (MTTR).'),
     recoveredDownLatest: gauge('megamon_jobset_down_time_between_recovery_latest_seconds', 'Length of the latest down period that ended in a recovery.'),
     interruptedUp: gauge('megamon_jobset_up_time_between_interruption_seconds', 'Total length of the up periods that ended in an interruption.'),
-    interruptedUpMean: gauge('megamon_jobset_up_time_between_interruption_mean_seconds', 'Mean time between interruptions (MTBI).'),
     interruptedUpLatest: gauge('megamon_jobset_up_time_between_interruption_latest_seconds', 'Length of the latest up period that ended in an interruption.'),
-    suspended: gauge('upness_jobset_suspended_seconds', 'Time suspended (excluded from up and down time).'),
-    queued: gauge('upness_jobset_queued_seconds', 'Time suspended before the first start.'),
-    unknown: gauge('upness_jobset_unknown_seconds', 'Time not observed.'),
-    ratio: gauge('upness_jobset_uptime_ratio', 'Up time ÷ (up + down time).'),
-    firstUp: gauge('upness_jobset_time_to_first_up_seconds', 'Creation (or first resume) to the first up.'),
   };
 
   function fill(): void {
@@ -82,23 +77,15 @@ export function registerJobSetMetrics(registry: client.Registry, { source, now, 
       const f = figures(tl, horizon, tl.createdAt, t);
       const totals = windowTotals(tl, horizon, tl.createdAt, t);
       const latest = latestPeriods(tl);
-      g.up.set(labels, state === 'up' ? 1 : 0);
-      g.upTime.set(labels, f.upSeconds);
-      g.downTime.set(labels, f.downSeconds);
-      g.interruptions.set(labels, f.interruptions);
-      g.recoveries.set(labels, f.recoveries);
-      g.initial.set(labels, f.provisioningSeconds);
+      up.set(labels, state === 'up' ? 1 : 0);
+      for (const { figure, gauge } of figureGauges) {
+        const value = f[figure];
+        if (value !== null) gauge.set(labels, value);
+      }
       g.recoveredDown.set(labels, totals[RECOVERED_DOWN]! / 1000);
       g.interruptedUp.set(labels, totals[INTERRUPTED_UP]! / 1000);
-      if (f.mttrSeconds !== null) g.recoveredDownMean.set(labels, f.mttrSeconds);
-      if (f.mtbiSeconds !== null) g.interruptedUpMean.set(labels, f.mtbiSeconds);
       if (latest.recovered !== null) g.recoveredDownLatest.set(labels, latest.recovered);
       if (latest.interrupted !== null) g.interruptedUpLatest.set(labels, latest.interrupted);
-      g.suspended.set(labels, f.suspendedSeconds);
-      g.queued.set(labels, f.queuedSeconds);
-      g.unknown.set(labels, f.unknownSeconds);
-      if (f.uptimeRatio !== null) g.ratio.set(labels, f.uptimeRatio);
-      if (f.timeToFirstUpSeconds !== null) g.firstUp.set(labels, f.timeToFirstUpSeconds);
     }
   }
   // Counters for Prometheus-based SLO tools (issue 13 §5): per JobSet *name* and namespace (a name's

@@ -6,6 +6,11 @@ import { hasVariable } from '../../interpolate';
 import {
   type AggregateName,
   DEFAULT_QUERY,
+  FIGURE_DEFINITIONS,
+  FIGURE_GROUPS,
+  type FigureGroup,
+  type FigureName,
+  FIGURES,
   GROUP_DIMENSIONS,
   type GroupByName,
   type Metric,
@@ -23,37 +28,13 @@ export function resolve(query: UpnessQuery): Resolved {
   return { ...DEFAULT_QUERY, ...stored, refId: query.refId };
 }
 
-/** How the metrics are grouped in the Metric list, in this order. */
-export const METRIC_GROUPS = ['Ratios', 'Durations', 'Counts', 'Mean times', 'Goodput', 'State'] as const;
+/** How the metrics are grouped in the Metric list, in this order: the figures' groups, then the state. */
+export const METRIC_GROUPS = [...FIGURE_GROUPS, 'State'] as const;
 export type MetricGroup = (typeof METRIC_GROUPS)[number];
 
-/** Each metric's group: a record keyed by the model's union, so a new metric without one fails the typecheck. */
+/** Each metric's group: a figure's from its definition (backend/src/series/figure-definitions.ts), `up` the state. */
 export const METRIC_GROUP: Record<Metric, MetricGroup> = {
-  uptimeRatio: 'Ratios',
-  upSeconds: 'Durations',
-  downSeconds: 'Durations',
-  provisioningSeconds: 'Durations',
-  interruptionDowntimeSeconds: 'Durations',
-  suspendedSeconds: 'Durations',
-  queuedSeconds: 'Durations',
-  unknownSeconds: 'Durations',
-  interruptions: 'Counts',
-  recoveries: 'Counts',
-  mttrSeconds: 'Mean times',
-  mtbiSeconds: 'Mean times',
-  timeToFirstUpSeconds: 'Mean times',
-  // Goodput (issue 13 §3)
-  wallSeconds: 'Goodput',
-  schedulingGoodput: 'Goodput',
-  suspendedNotQueuedSeconds: 'Goodput',
-  queuedFraction: 'Goodput',
-  provisioningFraction: 'Goodput',
-  interruptionDowntimeFraction: 'Goodput',
-  suspendedNotQueuedFraction: 'Goodput',
-  unknownFraction: 'Goodput',
-  acceleratorSecondsUp: 'Goodput',
-  acceleratorSecondsLost: 'Goodput',
-  estimatedEffectiveTrainingRatio: 'Goodput',
+  ...(Object.fromEntries(FIGURES.map((f) => [f, FIGURE_DEFINITIONS[f].group])) as Record<FigureName, FigureGroup>),
   up: 'State',
 };
 
