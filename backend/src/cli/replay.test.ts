@@ -41,6 +41,7 @@ describe('upness replay', () => {
         wallSeconds: 90 * 60, schedulingGoodput: 65 / 90, suspendedNotQueuedSeconds: 0, queuedFraction: 20 / 90,
         provisioningFraction: 5 / 90, interruptionDowntimeFraction: 0, suspendedNotQueuedFraction: 0, unknownFraction: 0,
         acceleratorSecondsUp: 0, acceleratorSecondsLost: 0, estimatedEffectiveTrainingRatio: null,
+        restartsPerDay: 0,
       },
       {
         namespace: 'ml', name: 'train', uid: 'u-train', state: 'up',
@@ -51,6 +52,8 @@ describe('upness replay', () => {
         wallSeconds: 120 * 60, schedulingGoodput: 105 / 120, suspendedNotQueuedSeconds: 0, queuedFraction: 0,
         provisioningFraction: 10 / 120, interruptionDowntimeFraction: 5 / 120, suspendedNotQueuedFraction: 0, unknownFraction: 0,
         acceleratorSecondsUp: 0, acceleratorSecondsLost: 0, estimatedEffectiveTrainingRatio: null,
+        // 1 interruption in 120 min of up + down time: 1 / (120 / 1440) = 12 a day.
+        restartsPerDay: 12,
       },
     ]);
   });
