@@ -10,7 +10,7 @@
 // /sbin, /opt and /var, and for the commands given to execFile/spawn and their kin.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ALL_TIER_PACKAGES } from './debian.ts';
 
@@ -42,18 +42,13 @@ function isTestCode(rel: string): boolean {
   return /\.(ts|tsx|js|cjs|mjs|sh)$/.test(rel);
 }
 
+/** The repository's own files (tracked, or new and not ignored): not what a run left behind, such as
+ *  the benchmark's unpacked Prometheus package under the git-ignored backend/bench/results/. */
 function testCodeFiles(): string[] {
-  const out: string[] = [];
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
-      const rel = join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (!SKIP_DIRS.has(entry.name)) walk(rel);
-      } else if (isTestCode(rel)) out.push(rel);
-    }
-  };
-  for (const dir of SCANNED_DIRS) if (existsSync(join(ROOT, dir))) walk(dir);
-  return out;
+  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...SCANNED_DIRS], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
+  return listed
+    .split('\n')
+    .filter((rel) => rel !== '' && !rel.split('/').some((part) => SKIP_DIRS.has(part)) && isTestCode(rel) && existsSync(join(ROOT, rel)));
 }
 
 const PATH_LITERAL = /(?:^|['"`\s=:(])(\/(?:usr|etc|lib|lib64|bin|sbin|opt|var)\/[^'"`\s$:;,)]*)(\$\{)?/g;
