@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parseScript, type Expectation, type ScriptQuery } from '../../../test/query-script.ts';
 import { QUERY_TYPES } from '../../query/types.ts';
 import type { FrameJSON } from '../frame.ts';
-import { runQueries } from '../query.ts';
+import { runQueries } from '../run-request.ts';
 
 const TESTDATA = join(__dirname, 'testdata');
 const UPDATE = process.env.UPDATE_GOLDENS === '1';
