@@ -4,7 +4,7 @@
 
 import type { z } from 'zod';
 import { QueryError } from '../../query/selector.ts';
-import { LIMITS, type Steps } from '../../query/step.ts';
+import { LIMITS, stepCount, type Steps } from '../../query/step.ts';
 import type { QueryType } from '../../query/types.ts';
 import type { QueryContext, ResolvedQuery } from '../context.ts';
 import type { FrameJSON } from '../frame.ts';
@@ -26,6 +26,12 @@ export interface QueryTypeModule {
   validate(ctx: QueryContext): void;
   cost(ctx: QueryContext): Cost;
   frames(ctx: QueryContext): FrameJSON[];
+}
+
+/** The points of a query that has points (series, slo): `to` alone for window `range`, else every step. */
+export function pointsOf(ctx: Pick<QueryContext, 'query' | 'steps' | 'to'>): number[] {
+  if (ctx.query.window === 'range') return [ctx.to];
+  return Array.from({ length: stepCount(ctx.steps) }, (_, k) => ctx.steps.first + k * ctx.steps.stepMs);
 }
 
 /** The selection of most types: the JobSets that lived in the range itself. */

@@ -10,7 +10,7 @@ import { parseDuration, unitOf } from '../../query/types.ts';
 import type { QueryContext } from '../context.ts';
 import { frame, numberField, timeField, type FrameJSON } from '../frame.ts';
 import { pooledGroups } from '../pooled.ts';
-import { refuseCauseGroup, refuseSeriesPerJobSetOverLimit, type Cost, type QueryTypeModule } from './module.ts';
+import { pointsOf, refuseCauseGroup, refuseSeriesPerJobSetOverLimit, type Cost, type QueryTypeModule } from './module.ts';
 
 interface Group {
   key: string;
@@ -27,11 +27,6 @@ function upValue(tl: Timeline, t: number): number | null {
   return null;
 }
 
-function points(ctx: QueryContext): number[] {
-  if (ctx.query.window === 'range') return [ctx.to];
-  return Array.from({ length: stepCount(ctx.steps) }, (_, k) => ctx.steps.first + k * ctx.steps.stepMs);
-}
-
 /**
  * What a series query will work out, known before any of it is: its points per series, times the
  * groups when the fleet index answers per group, else times the JobSets it evaluates one by one.
@@ -46,7 +41,7 @@ function seriesCost(ctx: QueryContext): Cost {
 }
 
 function upSeries(ctx: QueryContext, groupBy: GroupBy, how: Aggregate): Group[] {
-  const at = points(ctx);
+  const at = pointsOf(ctx);
   const groups = new Map<string, { labels: Record<string, string>; members: Timeline[] }>();
   for (const tl of ctx.timelines) {
     const g = groupOf(tl, groupBy);

@@ -10,12 +10,12 @@ import { objectiveOf } from '../../timeline/jobset.ts';
 import type { Timeline } from '../../timeline/types.ts';
 import { MAX_DAYS } from '../../query/model.ts';
 import { QueryError } from '../../query/selector.ts';
-import { LIMITS, stepCount } from '../../query/step.ts';
+import { LIMITS } from '../../query/step.ts';
 import { DEFAULT_QUERY, parseDuration, SLO_ANSWERS } from '../../query/types.ts';
 import type { QueryContext } from '../context.ts';
 import { frame, numberField, timeField, type Field, type FrameJSON } from '../frame.ts';
 import { pooledGroups, type PooledGroup } from '../pooled.ts';
-import { refuseCauseGroup, type Cost, type QueryTypeModule } from './module.ts';
+import { pointsOf, refuseCauseGroup, type Cost, type QueryTypeModule } from './module.ts';
 
 /** The least compliance period: shorter ones hold too little time for a budget to mean anything. */
 export const LEAST_PERIOD = '1h';
@@ -34,12 +34,6 @@ function sloWindows(query: { period: string; burnWindow: string; shortWindow: st
   if (burnWindowMs > periodMs) throw new QueryError('burnWindow', `${query.burnWindow} is longer than the period (${query.period})`);
   if (shortWindowMs > burnWindowMs) throw new QueryError('shortWindow', `${query.shortWindow} is longer than the burn window (${query.burnWindow})`);
   return { periodMs, burnWindowMs, shortWindowMs };
-}
-
-/** The points of an `slo` query: `to` alone for window `range`, else every step. */
-function sloPoints(ctx: Pick<QueryContext, 'query' | 'steps' | 'to'>): number[] {
-  if (ctx.query.window === 'range') return [ctx.to];
-  return Array.from({ length: stepCount(ctx.steps) }, (_, k) => ctx.steps.first + k * ctx.steps.stepMs);
 }
 
 /** `none`: one group per JobSet *name* (cluster, namespace, name), across its recreations. */
@@ -146,7 +140,7 @@ function factorNotice(factor: number, objective: number, what: string): { severi
 function sloFrames(ctx: QueryContext): FrameJSON[] {
   const { query } = ctx;
   const windows = sloWindows(query, ctx.retentionMs ?? null);
-  const points = sloPoints(ctx);
+  const points = pointsOf(ctx);
   const groupBy = query.groupBy as GroupBy;
   const all = groups(ctx);
   if (all.length === 0) {
@@ -182,7 +176,7 @@ function sloDuration(what: string): z.ZodString {
 /** What an `slo` query will evaluate: its points per group when the fleet index answers, else per JobSet. */
 function sloCost(ctx: QueryContext): Cost {
   const pooled = sloPooledGroups(ctx);
-  const points = sloPoints(ctx).length;
+  const points = pointsOf(ctx).length;
   return pooled !== null ? { evaluated: pooled.length, what: 'series', points } : { evaluated: ctx.timelines.length, what: 'JobSets', points };
 }
 
@@ -214,7 +208,7 @@ export const sloType: QueryTypeModule = {
       .describe("slo alert: the share of the period's budget consumed in the burn window that fires"),
   },
   // A point covers the period ending at it: every JobSet that lived in it counts.
-  selectFrom: (query, steps, from, to) => Math.min(from, sloPoints({ query, steps, to })[0]! - (parseDuration(query.period) ?? 0)),
+  selectFrom: (query, steps, from, to) => Math.min(from, pointsOf({ query, steps, to })[0]! - (parseDuration(query.period) ?? 0)),
   // The period and windows are checked, and what the query costs taken from the request's budget,
   // before any work or allocation.
   validate(ctx) {
