@@ -6,8 +6,10 @@ package plugin_test
 //
 // UPNESS_TEST_LOG=1 shows the SDK's and the plugin's logs.
 //
-// Golden files: pkg/testdata/*.jsonc pin the frames of some answers. After a deliberate
-// change to the service's frames, rewrite them with
+// Golden files: pkg/testdata/*.jsonc pin the frames of an answer as they pass through the plugin
+// (one, a series query: each query type's own frames are pinned by the service's goldens, in
+// backend/src/frames/query-types/testdata). After a deliberate change to the service's frames,
+// rewrite it with
 //
 //	UPNESS_UPDATE_GOLDEN=1 go test ./pkg/...
 //

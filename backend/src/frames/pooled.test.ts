@@ -7,7 +7,7 @@ import { FleetIndex } from '../series/fleet-index.ts';
 import { FIGURES } from '../query/types.ts';
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
-import { runQueries } from './query.ts';
+import { runQueries } from './run-request.ts';
 
 const HOUR = 3_600_000;
 

@@ -12,7 +12,7 @@ import { ADDITIVE_FIGURES, FIGURE_NAMES, type FigureName } from '../series/figur
 import { FleetIndex } from '../series/fleet-index.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { FrameJSON } from './frame.ts';
-import { runQueries, type Observed } from './query.ts';
+import { runQueries, type Observed } from './run-request.ts';
 
 const NAMESPACES = ['a', 'b', 'c'];
 /** Times on a 5-minute grid, so that windows often begin or end exactly on a creation, an event or an end. */

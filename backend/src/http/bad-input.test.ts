@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { merge, min, Scenario } from '../../test/scenario.ts';
 import { startService, type TestService } from '../../test/service.ts';
-import { querySchema } from '../query/model.ts';
+import { querySchema } from '../frames/query-types/index.ts';
 import { LIMITS } from '../query/step.ts';
 import { openApiDocument } from './openapi.ts';
 

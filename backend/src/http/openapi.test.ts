@@ -7,7 +7,8 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { z } from 'zod';
 import { min, Scenario } from '../../test/scenario.ts';
 import { startService, type TestService } from '../../test/service.ts';
-import { queryRequestSchema, querySchema } from '../query/model.ts';
+import { querySchema } from '../frames/query-types/index.ts';
+import { queryRequestSchema } from '../query/model.ts';
 import { DEFAULT_QUERY, parseDuration } from '../query/types.ts';
 
 const JOBSET = new Scenario({ uid: 'u-a', name: 'a', namespace: 'ns' }, min(0)).created().up(min(10));

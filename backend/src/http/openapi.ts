@@ -3,7 +3,8 @@
 // place), so the two cannot drift; tests check the routes, their answers and the schemas.
 
 import { z } from 'zod';
-import { queryRequestSchema, querySchema, TIME_DESCRIPTION } from '../query/model.ts';
+import { querySchema } from '../frames/query-types/index.ts';
+import { queryRequestSchema, TIME_DESCRIPTION } from '../query/model.ts';
 import { LIMITS } from '../query/step.ts';
 
 const n = (x: number): string => x.toLocaleString('en-US');

@@ -3,7 +3,7 @@
 
 import type { Request } from 'express';
 import { z } from 'zod';
-import { describeZodError } from '../frames/query.ts';
+import { describeZodError } from '../query/model.ts';
 import { QueryError } from '../query/selector.ts';
 import { checkRange } from '../query/step.ts';
 import { parseTimeParam } from '../query/time.ts';

@@ -1,7 +1,7 @@
-// POST /api/v1/query: Grafana's query body in, data frames out (frames/query.ts does the work).
+// POST /api/v1/query: Grafana's query body in, data frames out (frames/run-request.ts and its query types do the work).
 
 import { Router } from 'express';
-import { runQueries } from '../frames/query.ts';
+import { runQueries } from '../frames/run-request.ts';
 import type { TimelineSource } from '../service/source.ts';
 import { HttpError } from './params.ts';
 

@@ -1,12 +1,13 @@
-// The schemas that check what arrives over HTTP, built from the shared query model.
+// The schemas that check what arrives over HTTP, built from the shared query model: the fields
+// every query type reads and the request's; each query type's own fields are its module's
+// (frames/query-types), which builds the query schema with querySchemaWith.
 
 import { z } from 'zod';
-import { LEAST_PERIOD } from './slo.ts';
 import { LIMITS } from './step.ts';
 import { MAX_TIME_MS } from './time.ts';
-import { AGGREGATES, CAUSE_GROUP, DEFAULT_QUERY, FIGURE_DEFINITIONS, FIGURES, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, SLO_ANSWERS, STATES, WINDOWS } from './types.ts';
+import { AGGREGATES, CAUSE_GROUP, DEFAULT_QUERY, FIGURE_DEFINITIONS, FIGURES, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, STATES, WINDOWS } from './types.ts';
 
-const MAX_DAYS = LIMITS.maxDurationMs / 86_400_000;
+export const MAX_DAYS = LIMITS.maxDurationMs / 86_400_000;
 
 /** What a value is, in words, for "expected …, received …" (zod says "array" and "object" alike). */
 function kind(value: unknown): string {
@@ -38,22 +39,13 @@ const groupBySchema = z.union([z.enum(GROUP_DIMENSIONS), z.literal(CAUSE_GROUP),
 /** What each figure is (its definition's unit and description), for the OpenAPI document's enums. */
 const FIGURE_DESCRIPTIONS = Object.fromEntries(FIGURES.map((f) => [f, `${FIGURE_DEFINITIONS[f].description} (unit: ${FIGURE_DEFINITIONS[f].unit})`]));
 /** A figure by name; `x-enumDescriptions` says what each is (as Redocly and other OpenAPI tools read it). */
-const figureName = z.enum(FIGURES).meta({ 'x-enumDescriptions': FIGURE_DESCRIPTIONS });
+export const figureName = z.enum(FIGURES).meta({ 'x-enumDescriptions': FIGURE_DESCRIPTIONS });
 /** A figure, or `up`: the state itself. */
 const metricName = z.enum(METRICS).meta({ 'x-enumDescriptions': { ...FIGURE_DESCRIPTIONS, up: 'the state: 1 up, 0 provisioning or down, null otherwise (unit: none)' } });
 
-/** A duration field of an `slo` query; `what` says what it is and its bounds (checked in query/slo.ts). */
-function sloDuration(what: string): z.ZodString {
-  return z
-    .string()
-    .max(100)
-    .refine((s) => parseDuration(s) !== null, 'must be a duration such as 1h, 7d or 28d')
-    .describe(`${what}; units ms, s, m, h, d, w`);
-}
-
-/** One query as it arrives; unknown fields (Grafana's datasource, hide, key, …) are ignored. */
-export const querySchema = z.looseObject(
-  {
+/** The fields every query type reads (what it selects, how it groups and windows), in the order
+ *  the OpenAPI document lists them and a query's first bad field is reported. */
+export const SHARED_FIELDS = {
   refId: z.string().min(1, 'must not be empty').max(64).describe('names the query in the answer (unique in a request)'),
   queryType: z.enum(QUERY_TYPES).default(DEFAULT_QUERY.queryType).describe('what the query answers: series, summary, states, events, fleet or slo'),
   metric: metricName.default(DEFAULT_QUERY.metric).describe('the figure of a series or fleet query'),
@@ -82,30 +74,10 @@ export const querySchema = z.looseObject(
     .refine((s) => (parseDuration(s) ?? 0) <= LIMITS.maxDurationMs, `must be at most ${MAX_DAYS} days`)
     .default(DEFAULT_QUERY.rolling)
     .describe(`the rolling window: a duration such as 30m, 24h or 7d, at most ${MAX_DAYS} days`),
-  figures: z.array(figureName).max(FIGURES.length).default(DEFAULT_QUERY.figures as (typeof FIGURES)[number][]).describe('summary: only these figure columns (empty: every figure)'),
-  // `slo` (issue 13): the period and windows against each other and the retention are checked in query/slo.ts.
-  objective: z
-    .number({ error: 'must be a number strictly between 0 and 1, such as 0.95' })
-    .gt(0, 'must be strictly between 0 and 1, such as 0.95')
-    .lt(1, 'must be strictly between 0 and 1, such as 0.95')
-    .default(DEFAULT_QUERY.objective)
-    .describe("slo: the objective, strictly between 0 and 1; grouped by name, a JobSet's upness.dev/objective label overrides it"),
-  period: sloDuration(`slo: the compliance period, a duration from ${LEAST_PERIOD} up to the service's --retention (at most ${MAX_DAYS} days)`).default(DEFAULT_QUERY.period),
-  sloAnswer: z.enum(SLO_ANSWERS).default(DEFAULT_QUERY.sloAnswer).describe('slo: which answer'),
-  burnWindow: sloDuration('slo: the burn window (burn rate, budget consumed lately), at most the period').default(DEFAULT_QUERY.burnWindow),
-  shortWindow: sloDuration('slo: the short window of an alert (still burning), at most the burn window').default(DEFAULT_QUERY.shortWindow),
-  burnFactor: z
-    .number()
-    .min(0, 'must be 0 (none) or a positive burn-rate factor')
-    .max(1e6)
-    .default(DEFAULT_QUERY.burnFactor)
-    .describe('slo: a burn-rate factor meant for an alert (0: none); one the objective cannot reach gets a notice'),
-  budgetThreshold: z
-    .number()
-    .gt(0, 'must be a fraction of the budget above 0')
-    .max(1, 'must be a fraction of the budget, at most 1')
-    .default(DEFAULT_QUERY.budgetThreshold)
-    .describe("slo alert: the share of the period's budget consumed in the burn window that fires"),
+};
+
+/** The fields of a query's points and range, after the query types' own fields. */
+export const RANGE_FIELDS = {
   intervalMs: z
     .number()
     .positive()
@@ -124,11 +96,32 @@ export const querySchema = z.looseObject(
     .object({ from: time, to: time }, { error: objectError })
     .describe("this query's own range, overriding the request's from and to")
     .optional(),
-  },
-  { error: objectError },
-);
+};
 
-export type ParsedQuery = z.infer<typeof querySchema>;
+/**
+ * One query as it arrives: the shared fields, then each query type's own (frames/query-types:
+ * `summary` its figures, `slo` its objective and windows), then the range's. Unknown fields
+ * (Grafana's datasource, hide, key, …) are ignored.
+ */
+export function querySchemaWith<Own extends z.ZodRawShape>(own: Own) {
+  return z.looseObject({ ...SHARED_FIELDS, ...own, ...RANGE_FIELDS }, { error: objectError });
+}
+
+/**
+ * The first issue as `path: message`, e.g. `queries[0].figures[1]: Invalid option: …`. `prefix` is
+ * where the validated value sits (`queries[2]`); `whole` names it when the issue is about the value
+ * itself (`body`, `query string`), so a message never starts with a bare colon.
+ */
+export function describeZodError(error: z.ZodError, prefix: string, whole = 'body'): string {
+  const issue = error.issues[0]!;
+  let path = prefix;
+  for (const key of issue.path) {
+    if (typeof key === 'number') path += `[${key}]`;
+    else path += path === '' ? String(key) : `.${String(key)}`;
+  }
+  const message = issue.message.replace(/^Invalid input: /, '');
+  return `${path === '' ? whole : path}: ${message.endsWith('received undefined') ? 'missing' : message}`;
+}
 
 /** The body of POST /api/v1/query: what Grafana sends to /api/ds/query. */
 export const queryRequestSchema = z.looseObject(

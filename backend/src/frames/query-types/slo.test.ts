@@ -3,14 +3,14 @@
 // objective a JobSet name's label sets, and the figures on a simulated fleet against the
 // simulator's truth computed the naive way (test/arbitraries.ts's oracle).
 
-import { oracle } from '../../test/arbitraries.ts';
-import { min } from '../../test/scenario.ts';
-import { FleetIndex } from '../series/fleet-index.ts';
-import { simulateFleet } from '../sources/simulator/index.ts';
-import { TimelineEngine } from '../timeline/engine.ts';
-import type { State, Timeline } from '../timeline/types.ts';
-import type { FrameJSON } from './frame.ts';
-import { runQueries, type Observed } from './query.ts';
+import { oracle } from '../../../test/arbitraries.ts';
+import { min } from '../../../test/scenario.ts';
+import { FleetIndex } from '../../series/fleet-index.ts';
+import { simulateFleet } from '../../sources/simulator/index.ts';
+import { TimelineEngine } from '../../timeline/engine.ts';
+import type { State, Timeline } from '../../timeline/types.ts';
+import type { FrameJSON } from '../frame.ts';
+import { runQueries, type Observed } from '../run-request.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

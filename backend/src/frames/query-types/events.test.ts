@@ -1,6 +1,6 @@
-import { min } from '../../test/scenario.ts';
-import type { Timeline } from '../timeline/types.ts';
-import type { QueryContext, ResolvedQuery } from './context.ts';
+import { min } from '../../../test/scenario.ts';
+import type { Timeline } from '../../timeline/types.ts';
+import type { QueryContext, ResolvedQuery } from '../context.ts';
 import { describeCause, describeSuspension, eventsFrames } from './events.ts';
 
 //   0 ─prov─ 10 ─up─ 60 ─down (node-7 NotReady; train-0 OOMKilled)─ 65 ─up─ 90

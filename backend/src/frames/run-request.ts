@@ -1,9 +1,9 @@
-// Runs the queries of one request: each is checked, defaulted, given its range and steps, narrowed
-// to the timelines it selects, and turned into frames by its query type. A bad query is that
-// query's error; the others still answer.
+// Runs the queries of one request: each is checked, defaulted, given its range and steps, and handed
+// to its query type (query-types/), which says what it refuses, selects, costs and answers. The
+// queries share one value budget and their selections. A bad query is that query's error; the
+// others still answer.
 
-import type { z } from 'zod';
-import { querySchema, queryRequestSchema } from '../query/model.ts';
+import { describeZodError, queryRequestSchema } from '../query/model.ts';
 import { select } from '../query/select.ts';
 import { matchesEveryName, QueryError } from '../query/selector.ts';
 import { checkRange, LIMITS, planSteps, ValueBudget } from '../query/step.ts';
@@ -12,15 +12,8 @@ import { DEFAULT_QUERY } from '../query/types.ts';
 import type { FleetIndex } from '../series/fleet-index.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { QueryContext, ResolvedQuery } from './context.ts';
-import { eventsFrames } from './events.ts';
 import { frame, type FrameJSON } from './frame.ts';
-import { fleetFrames } from './fleet.ts';
-import { sloWindows } from '../query/slo.ts';
-import { sloFrames, sloPooledGroups, sloPoints } from './slo.ts';
-import { parseDuration } from '../query/types.ts';
-import { seriesCost, seriesFrames, seriesSpec, seriesWindowStart } from './series.ts';
-import { statesFrames } from './states.ts';
-import { summaryCost, summaryFrames } from './summary.ts';
+import { QUERY_TYPE_MODULES, querySchema } from './query-types/index.ts';
 
 export interface QueryResult {
   status: number;
@@ -43,48 +36,6 @@ export interface Observed {
 /** A problem with the request as a whole (not one query): the whole request is a 400. */
 export class RequestError extends Error {}
 
-/**
- * The first issue as `path: message`, e.g. `queries[0].figures[1]: Invalid option: …`. `prefix` is
- * where the validated value sits (`queries[2]`); `whole` names it when the issue is about the value
- * itself (`body`, `query string`), so a message never starts with a bare colon.
- */
-export function describeZodError(error: z.ZodError, prefix: string, whole = 'body'): string {
-  const issue = error.issues[0]!;
-  let path = prefix;
-  for (const key of issue.path) {
-    if (typeof key === 'number') path += `[${key}]`;
-    else path += path === '' ? String(key) : `.${String(key)}`;
-  }
-  const message = issue.message.replace(/^Invalid input: /, '');
-  return `${path === '' ? whole : path}: ${message.endsWith('received undefined') ? 'missing' : message}`;
-}
-
-interface Cost {
-  evaluated: number;
-  what: 'JobSets' | 'series';
-  points: number;
-}
-
-/** What a query will evaluate, before it does: series its points per series or JobSet, `slo` its
- *  points per group, the other types one value (a row, a pass) per JobSet. */
-function costOf(ctx: QueryContext): Cost {
-  switch (ctx.query.queryType) {
-    case 'slo': {
-      const pooled = sloPooledGroups(ctx);
-      const points = sloPoints(ctx).length;
-      return pooled !== null ? { evaluated: pooled.length, what: 'series', points } : { evaluated: ctx.timelines.length, what: 'JobSets', points };
-    }
-    case 'series':
-      return seriesCost(ctx);
-    case 'summary':
-      return { ...summaryCost(ctx), points: 1 };
-    default:
-      return { evaluated: ctx.timelines.length, what: 'JobSets', points: 1 };
-  }
-}
-
-const BY_TYPE = { series: seriesFrames, summary: summaryFrames, states: statesFrames, events: eventsFrames, fleet: fleetFrames, slo: sloFrames };
-
 /** What the queries of one request share: its budget, and the JobSets each distinct selection picked. */
 interface Shared {
   budget: ValueBudget;
@@ -98,6 +49,7 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
   const q = parsed.data;
   try {
     const query: ResolvedQuery = { ...DEFAULT_QUERY, ...stripUndefined(q), refId: q.refId } as ResolvedQuery;
+    const type = QUERY_TYPE_MODULES[query.queryType];
     // `*` (a dashboard variable's All) is no name filter: the query takes the path it takes without
     // a name, the fleet index included, and is costed by the work that path does.
     if (matchesEveryName(query.name)) query.name = '';
@@ -113,12 +65,7 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
       layer = observed.nodes;
     }
     const steps = planSteps(from, to, q.intervalMs, q.maxDataPoints);
-    // A series point's window counts every JobSet that lived in it, also before `from` (`up` is a
-    // state at each point, not a window).
-    const windowed = query.queryType === 'series' && query.metric !== 'up';
-    let selectFrom = windowed ? Math.min(from, seriesWindowStart(seriesSpec(query, steps, from, to))) : from;
-    // An `slo` point covers the period ending at it: every JobSet that lived in it counts.
-    if (query.queryType === 'slo') selectFrom = Math.min(from, sloPoints({ query, steps, to })[0]! - (parseDuration(query.period) ?? 0));
+    const selectFrom = type.selectFrom(query, steps, from, to);
     let selected: readonly Timeline[] | null = null;
     const ctx: QueryContext = {
       query,
@@ -138,21 +85,10 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
       index: query.layer === 'jobset' ? (observed.index ?? null) : null,
       retentionMs: observed.retentionMs ?? null,
     };
-    if (query.groupBy === 'cause' && query.queryType !== 'events') {
-      throw new QueryError('groupBy', 'cause counts the interruptions of an events query: use it with queryType events');
-    }
-    if (query.groupBy === 'none' && (query.queryType === 'series' || query.queryType === 'states') && ctx.timelines.length > LIMITS.maxSeriesPerQuery) {
-      throw new QueryError(
-        'groupBy',
-        `the query selects ${ctx.timelines.length} JobSets, more series than the limit of ${LIMITS.maxSeriesPerQuery}: narrow it with namespaces, name or labelSelector, or group it`,
-      );
-    }
-    // An `slo` query's period and windows are checked, and what the query costs taken from the
-    // request's budget, before any work or allocation.
-    if (query.queryType === 'slo') sloWindows(query, observed.retentionMs ?? null);
-    const cost = costOf(ctx);
+    type.validate(ctx);
+    const cost = type.cost(ctx);
     shared.budget.take(cost.evaluated, cost.points, cost.what);
-    const frames = BY_TYPE[query.queryType](ctx);
+    const frames = type.frames(ctx);
     if (frames.length > LIMITS.maxSeriesPerQuery) {
       throw new QueryError('groupBy', `the query makes ${frames.length} series, more than the limit of ${LIMITS.maxSeriesPerQuery}`);
     }

@@ -1,14 +1,17 @@
 // `summary`: a table, one row per JobSet (state at the end of the range and every figure), or one
 // row per group with every figure aggregated. `figures` narrows the columns to those asked for.
 
-import { FIGURE_NAMES, figuresFromTotals, figureValue, type FigureName } from '../series/figures.ts';
-import { fleetFigures, type GroupBy } from '../series/fleet.ts';
-import { summaryColumns } from '../series/summary.ts';
-import { FIELDS } from '../series/totals.ts';
-import { unitOf } from '../query/types.ts';
-import type { QueryContext } from './context.ts';
-import { frame, numberField, stringField, type Field, type FrameJSON } from './frame.ts';
-import { pooledGroups } from './pooled.ts';
+import { z } from 'zod';
+import { FIGURE_NAMES, figuresFromTotals, figureValue, type FigureName } from '../../series/figures.ts';
+import { fleetFigures, type GroupBy } from '../../series/fleet.ts';
+import { summaryColumns } from '../../series/summary.ts';
+import { FIELDS } from '../../series/totals.ts';
+import { figureName } from '../../query/model.ts';
+import { DEFAULT_QUERY, FIGURES, unitOf } from '../../query/types.ts';
+import type { QueryContext } from '../context.ts';
+import { frame, numberField, stringField, type Field, type FrameJSON } from '../frame.ts';
+import { pooledGroups } from '../pooled.ts';
+import { perJobSet, rangeStart, refuseCauseGroup, type Cost, type QueryTypeModule } from './module.ts';
 
 /** The figure columns the query asks for, in the table's order (all of them by default). */
 function figureColumns(ctx: QueryContext): readonly FigureName[] {
@@ -17,12 +20,12 @@ function figureColumns(ctx: QueryContext): readonly FigureName[] {
 }
 
 /** What a summary will work out before any of it is: a row per group when the fleet index answers, else a row (or a pass) per JobSet. */
-export function summaryCost(ctx: QueryContext): { evaluated: number; what: 'JobSets' | 'series' } {
+function summaryCost(ctx: QueryContext): Cost {
   if (ctx.query.groupBy !== 'none') {
     const pooled = pooledGroups(ctx, figureColumns(ctx));
-    if (pooled !== null) return { evaluated: pooled.length, what: 'series' };
+    if (pooled !== null) return { evaluated: pooled.length, what: 'series', points: 1 };
   }
-  return { evaluated: ctx.timelines.length, what: 'JobSets' };
+  return perJobSet(ctx);
 }
 
 export function summaryFrames(ctx: QueryContext): FrameJSON[] {
@@ -64,3 +67,14 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   ];
   return [frame(fields, { name: 'summary', refId: query.refId })];
 }
+
+export const summaryType: QueryTypeModule = {
+  queryType: 'summary',
+  fields: {
+    figures: z.array(figureName).max(FIGURES.length).default(DEFAULT_QUERY.figures as (typeof FIGURES)[number][]).describe('summary: only these figure columns (empty: every figure)'),
+  },
+  selectFrom: rangeStart,
+  validate: (ctx) => refuseCauseGroup(ctx.query),
+  cost: summaryCost,
+  frames: summaryFrames,
+};

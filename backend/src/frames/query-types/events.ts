@@ -3,13 +3,14 @@
 // from the transition into `suspended` to its end (a resume, a deletion…) or the end of the range,
 // with why (the Suspended condition's reason and message, when it said).
 
-import type { Cause, Suspension, Timeline } from '../timeline/types.ts';
-import type { QueryContext } from './context.ts';
-import { frame, numberField, stringField, timeField, type FrameJSON } from './frame.ts';
-import { CAUSE_CATEGORIES, interruptionCategory, type CauseCategory } from '../nodes/causes.ts';
-import { timelineEvents } from '../series/events.ts';
-import { startedAt } from '../series/totals.ts';
-import { humanDuration } from './text.ts';
+import type { Cause, Suspension, Timeline } from '../../timeline/types.ts';
+import type { QueryContext } from '../context.ts';
+import { frame, numberField, stringField, timeField, type FrameJSON } from '../frame.ts';
+import { CAUSE_CATEGORIES, interruptionCategory, type CauseCategory } from '../../nodes/causes.ts';
+import { timelineEvents } from '../../series/events.ts';
+import { startedAt } from '../../series/totals.ts';
+import { humanDuration } from '../text.ts';
+import { perJobSet, rangeStart, type QueryTypeModule } from './module.ts';
 
 interface Event {
   time: number;
@@ -130,3 +131,13 @@ export function eventsFrames(ctx: QueryContext): FrameJSON[] {
     ),
   ];
 }
+
+export const eventsType: QueryTypeModule = {
+  queryType: 'events',
+  fields: {},
+  selectFrom: rangeStart,
+  // The one type that answers `groupBy: cause`.
+  validate: () => {},
+  cost: perJobSet,
+  frames: eventsFrames,
+};

@@ -1,15 +1,16 @@
 // `series`: a metric over time, one frame per group (per JobSet when not grouped). Each frame
 // carries its group's labels on the value field: what multi-dimensional alert rules key on.
 
-import { Aggregator, fleetSeries, groupOf, type Aggregate, type GroupBy } from '../series/fleet.ts';
-import { figureValue, stateAt } from '../series/figures.ts';
-import { planSeries, type RangeSpec } from '../series/range.ts';
-import type { Timeline } from '../timeline/types.ts';
-import { stepCount } from '../query/step.ts';
-import { parseDuration, unitOf } from '../query/types.ts';
-import type { QueryContext } from './context.ts';
-import { frame, numberField, timeField, type FrameJSON } from './frame.ts';
-import { pooledGroups } from './pooled.ts';
+import { Aggregator, fleetSeries, groupOf, type Aggregate, type GroupBy } from '../../series/fleet.ts';
+import { figureValue, stateAt } from '../../series/figures.ts';
+import { planSeries, type RangeSpec } from '../../series/range.ts';
+import type { Timeline } from '../../timeline/types.ts';
+import { stepCount } from '../../query/step.ts';
+import { parseDuration, unitOf } from '../../query/types.ts';
+import type { QueryContext } from '../context.ts';
+import { frame, numberField, timeField, type FrameJSON } from '../frame.ts';
+import { pooledGroups } from '../pooled.ts';
+import { pointsOf, refuseCauseGroup, refuseSeriesPerJobSetOverLimit, type Cost, type QueryTypeModule } from './module.ts';
 
 interface Group {
   key: string;
@@ -26,16 +27,11 @@ function upValue(tl: Timeline, t: number): number | null {
   return null;
 }
 
-function points(ctx: QueryContext): number[] {
-  if (ctx.query.window === 'range') return [ctx.to];
-  return Array.from({ length: stepCount(ctx.steps) }, (_, k) => ctx.steps.first + k * ctx.steps.stepMs);
-}
-
 /**
  * What a series query will work out, known before any of it is: its points per series, times the
  * groups when the fleet index answers per group, else times the JobSets it evaluates one by one.
  */
-export function seriesCost(ctx: QueryContext): { points: number; evaluated: number; what: 'JobSets' | 'series' } {
+function seriesCost(ctx: QueryContext): Cost {
   const count = ctx.query.window === 'range' ? 1 : stepCount(ctx.steps);
   if (ctx.query.metric !== 'up') {
     const pooled = pooledGroups(ctx, [ctx.query.metric as Exclude<typeof ctx.query.metric, 'up'>]);
@@ -45,7 +41,7 @@ export function seriesCost(ctx: QueryContext): { points: number; evaluated: numb
 }
 
 function upSeries(ctx: QueryContext, groupBy: GroupBy, how: Aggregate): Group[] {
-  const at = points(ctx);
+  const at = pointsOf(ctx);
   const groups = new Map<string, { labels: Record<string, string>; members: Timeline[] }>();
   for (const tl of ctx.timelines) {
     const g = groupOf(tl, groupBy);
@@ -64,7 +60,7 @@ function upSeries(ctx: QueryContext, groupBy: GroupBy, how: Aggregate): Group[] 
 }
 
 /** The points and windows of a series query (`range`: one point at `to` covering the whole range). */
-export function seriesSpec(query: QueryContext['query'], steps: QueryContext['steps'], from: number, to: number): RangeSpec {
+function seriesSpec(query: QueryContext['query'], steps: QueryContext['steps'], from: number, to: number): RangeSpec {
   if (query.window === 'range') return { start: to, end: to, stepMs: 1, mode: 'rolling', rollingMs: to - from };
   if (query.window === 'rolling') return { start: steps.first, end: steps.last, stepMs: steps.stepMs, mode: 'rolling', rollingMs: parseRolling(query.rolling) };
   // `cumulative`: the point at t covers [from, t].
@@ -72,7 +68,7 @@ export function seriesSpec(query: QueryContext['query'], steps: QueryContext['st
 }
 
 /** Where the earliest window of the series begins: a point's window counts every JobSet that lived in it. */
-export function seriesWindowStart(spec: RangeSpec): number {
+function seriesWindowStart(spec: RangeSpec): number {
   if (spec.mode === 'cumulative') return spec.from ?? spec.start;
   return spec.mode === 'rolling' ? spec.start - (spec.rollingMs ?? 0) : spec.start - spec.stepMs;
 }
@@ -118,3 +114,17 @@ export function seriesFrames(ctx: QueryContext): FrameJSON[] {
     );
   });
 }
+
+export const seriesType: QueryTypeModule = {
+  queryType: 'series',
+  fields: {},
+  // A point's window counts every JobSet that lived in it, also before `from`; `up` is a state at
+  // each point, not a window.
+  selectFrom: (query, steps, from, to) => (query.metric === 'up' ? from : Math.min(from, seriesWindowStart(seriesSpec(query, steps, from, to)))),
+  validate(ctx) {
+    refuseCauseGroup(ctx.query);
+    refuseSeriesPerJobSetOverLimit(ctx);
+  },
+  cost: seriesCost,
+  frames: seriesFrames,
+};

@@ -2,21 +2,38 @@
 // field (one point at `to` for window `range`, else one per step) and the answer's number fields,
 // each labelled with the group, for stat, gauge, time series, table panels and alert rules.
 
-import { groupOf, type GroupBy, type GroupKey } from '../series/fleet.ts';
-import { lifeOf, lived } from '../series/summary.ts';
-import { alertFiring, maxBurnFactor, sloFigures, sloPlan, sloTotals, sloTotalsOf, type SloFigures, type SloTotals, type SloWindows } from '../series/slo.ts';
-import { objectiveOf } from '../timeline/jobset.ts';
-import type { Timeline } from '../timeline/types.ts';
-import { sloWindows } from '../query/slo.ts';
-import { stepCount } from '../query/step.ts';
-import type { QueryContext } from './context.ts';
-import { frame, numberField, timeField, type Field, type FrameJSON } from './frame.ts';
-import { pooledGroups, type PooledGroup } from './pooled.ts';
+import { z } from 'zod';
+import { groupOf, type GroupBy, type GroupKey } from '../../series/fleet.ts';
+import { lifeOf, lived } from '../../series/summary.ts';
+import { alertFiring, maxBurnFactor, sloFigures, sloPlan, sloTotals, sloTotalsOf, type SloFigures, type SloTotals, type SloWindows } from '../../series/slo.ts';
+import { objectiveOf } from '../../timeline/jobset.ts';
+import type { Timeline } from '../../timeline/types.ts';
+import { MAX_DAYS } from '../../query/model.ts';
+import { QueryError } from '../../query/selector.ts';
+import { LIMITS } from '../../query/step.ts';
+import { DEFAULT_QUERY, parseDuration, SLO_ANSWERS } from '../../query/types.ts';
+import type { QueryContext } from '../context.ts';
+import { frame, numberField, timeField, type Field, type FrameJSON } from '../frame.ts';
+import { pooledGroups, type PooledGroup } from '../pooled.ts';
+import { pointsOf, refuseCauseGroup, type Cost, type QueryTypeModule } from './module.ts';
 
-/** The points of an `slo` query: `to` alone for window `range`, else every step. */
-export function sloPoints(ctx: Pick<QueryContext, 'query' | 'steps' | 'to'>): number[] {
-  if (ctx.query.window === 'range') return [ctx.to];
-  return Array.from({ length: stepCount(ctx.steps) }, (_, k) => ctx.steps.first + k * ctx.steps.stepMs);
+/** The least compliance period: shorter ones hold too little time for a budget to mean anything. */
+export const LEAST_PERIOD = '1h';
+const LEAST_PERIOD_MS = parseDuration(LEAST_PERIOD)!;
+
+/** The windows of an `slo` query; QueryError naming the field when one is out of bounds. `retentionMs`: how long the service keeps history. */
+function sloWindows(query: { period: string; burnWindow: string; shortWindow: string }, retentionMs: number | null): SloWindows {
+  const periodMs = parseDuration(query.period)!;
+  const burnWindowMs = parseDuration(query.burnWindow)!;
+  const shortWindowMs = parseDuration(query.shortWindow)!;
+  const keeps = Math.min(retentionMs ?? Infinity, LIMITS.maxRangeMs);
+  if (periodMs < LEAST_PERIOD_MS) throw new QueryError('period', `${query.period} is shorter than the least period of ${LEAST_PERIOD}`);
+  if (periodMs > keeps) {
+    throw new QueryError('period', `${query.period} is longer than the ${keeps / 86_400_000} days of history the service keeps (--retention), so part of every period would be missing`);
+  }
+  if (burnWindowMs > periodMs) throw new QueryError('burnWindow', `${query.burnWindow} is longer than the period (${query.period})`);
+  if (shortWindowMs > burnWindowMs) throw new QueryError('shortWindow', `${query.shortWindow} is longer than the burn window (${query.burnWindow})`);
+  return { periodMs, burnWindowMs, shortWindowMs };
 }
 
 /** `none`: one group per JobSet *name* (cluster, namespace, name), across its recreations. */
@@ -53,7 +70,7 @@ function nameObjectives(members: readonly Timeline[], horizon: number, fallback:
  * Pooled sums are what an SLO is, so the index answers whatever the query's aggregate.
  */
 const fromIndex = new WeakMap<QueryContext, PooledGroup[] | null>();
-export function sloPooledGroups(ctx: QueryContext): PooledGroup[] | null {
+function sloPooledGroups(ctx: QueryContext): PooledGroup[] | null {
   if (!fromIndex.has(ctx)) {
     const pooled: QueryContext = Object.create(ctx, { query: { value: { ...ctx.query, aggregate: 'pooled' } } });
     fromIndex.set(ctx, pooledGroups(pooled, ['uptimeRatio']));
@@ -120,10 +137,10 @@ function factorNotice(factor: number, objective: number, what: string): { severi
   };
 }
 
-export function sloFrames(ctx: QueryContext): FrameJSON[] {
+function sloFrames(ctx: QueryContext): FrameJSON[] {
   const { query } = ctx;
   const windows = sloWindows(query, ctx.retentionMs ?? null);
-  const points = sloPoints(ctx);
+  const points = pointsOf(ctx);
   const groupBy = query.groupBy as GroupBy;
   const all = groups(ctx);
   if (all.length === 0) {
@@ -146,3 +163,58 @@ export function sloFrames(ctx: QueryContext): FrameJSON[] {
     });
   });
 }
+
+/** A duration field of an `slo` query; `what` says what it is and its bounds (checked by sloWindows). */
+function sloDuration(what: string): z.ZodString {
+  return z
+    .string()
+    .max(100)
+    .refine((s) => parseDuration(s) !== null, 'must be a duration such as 1h, 7d or 28d')
+    .describe(`${what}; units ms, s, m, h, d, w`);
+}
+
+/** What an `slo` query will evaluate: its points per group when the fleet index answers, else per JobSet. */
+function sloCost(ctx: QueryContext): Cost {
+  const pooled = sloPooledGroups(ctx);
+  const points = pointsOf(ctx).length;
+  return pooled !== null ? { evaluated: pooled.length, what: 'series', points } : { evaluated: ctx.timelines.length, what: 'JobSets', points };
+}
+
+export const sloType: QueryTypeModule = {
+  queryType: 'slo',
+  // The period and windows against each other and the retention are checked by sloWindows.
+  fields: {
+    objective: z
+      .number({ error: 'must be a number strictly between 0 and 1, such as 0.95' })
+      .gt(0, 'must be strictly between 0 and 1, such as 0.95')
+      .lt(1, 'must be strictly between 0 and 1, such as 0.95')
+      .default(DEFAULT_QUERY.objective)
+      .describe("slo: the objective, strictly between 0 and 1; grouped by name, a JobSet's upness.dev/objective label overrides it"),
+    period: sloDuration(`slo: the compliance period, a duration from ${LEAST_PERIOD} up to the service's --retention (at most ${MAX_DAYS} days)`).default(DEFAULT_QUERY.period),
+    sloAnswer: z.enum(SLO_ANSWERS).default(DEFAULT_QUERY.sloAnswer).describe('slo: which answer'),
+    burnWindow: sloDuration('slo: the burn window (burn rate, budget consumed lately), at most the period').default(DEFAULT_QUERY.burnWindow),
+    shortWindow: sloDuration('slo: the short window of an alert (still burning), at most the burn window').default(DEFAULT_QUERY.shortWindow),
+    burnFactor: z
+      .number()
+      .min(0, 'must be 0 (none) or a positive burn-rate factor')
+      .max(1e6)
+      .default(DEFAULT_QUERY.burnFactor)
+      .describe('slo: a burn-rate factor meant for an alert (0: none); one the objective cannot reach gets a notice'),
+    budgetThreshold: z
+      .number()
+      .gt(0, 'must be a fraction of the budget above 0')
+      .max(1, 'must be a fraction of the budget, at most 1')
+      .default(DEFAULT_QUERY.budgetThreshold)
+      .describe("slo alert: the share of the period's budget consumed in the burn window that fires"),
+  },
+  // A point covers the period ending at it: every JobSet that lived in it counts.
+  selectFrom: (query, steps, from, to) => Math.min(from, pointsOf({ query, steps, to })[0]! - (parseDuration(query.period) ?? 0)),
+  // The period and windows are checked, and what the query costs taken from the request's budget,
+  // before any work or allocation.
+  validate(ctx) {
+    refuseCauseGroup(ctx.query);
+    sloWindows(ctx.query, ctx.retentionMs ?? null);
+  },
+  cost: sloCost,
+  frames: sloFrames,
+};

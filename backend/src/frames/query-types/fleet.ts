@@ -1,10 +1,11 @@
 // `fleet`: how a metric is distributed across the JobSets of each group, as a table.
 
-import { fleetFigure, type GroupBy } from '../series/fleet.ts';
-import { unitOf, type Metric } from '../query/types.ts';
-import type { FigureName } from '../series/figures.ts';
-import type { QueryContext } from './context.ts';
-import { frame, numberField, stringField, type FrameJSON } from './frame.ts';
+import { fleetFigure, type GroupBy } from '../../series/fleet.ts';
+import { unitOf, type Metric } from '../../query/types.ts';
+import type { FigureName } from '../../series/figures.ts';
+import type { QueryContext } from '../context.ts';
+import { frame, numberField, stringField, type FrameJSON } from '../frame.ts';
+import { perJobSet, rangeStart, refuseCauseGroup, type QueryTypeModule } from './module.ts';
 
 const STATISTICS = ['min', 'mean', 'p50', 'p90', 'p99', 'max'] as const;
 
@@ -28,3 +29,12 @@ export function fleetFrames(ctx: QueryContext): FrameJSON[] {
     ),
   ];
 }
+
+export const fleetType: QueryTypeModule = {
+  queryType: 'fleet',
+  fields: {},
+  selectFrom: rangeStart,
+  validate: (ctx) => refuseCauseGroup(ctx.query),
+  cost: perJobSet,
+  frames: fleetFrames,
+};

@@ -1,11 +1,12 @@
 // `states`: what the State timeline panel draws: per JobSet name, its state at every change inside
 // the range. UIDs that bore the name follow one another on one row; a final row closes the range.
 
-import { stateAt } from '../series/figures.ts';
-import { oldestFirst } from '../timeline/order.ts';
-import type { Timeline } from '../timeline/types.ts';
-import type { QueryContext } from './context.ts';
-import { frame, stringField, timeField, type FrameJSON } from './frame.ts';
+import { stateAt } from '../../series/figures.ts';
+import { oldestFirst } from '../../timeline/order.ts';
+import type { Timeline } from '../../timeline/types.ts';
+import type { QueryContext } from '../context.ts';
+import { frame, stringField, timeField, type FrameJSON } from '../frame.ts';
+import { perJobSet, rangeStart, refuseCauseGroup, refuseSeriesPerJobSetOverLimit, type QueryTypeModule } from './module.ts';
 
 export function statesFrames(ctx: QueryContext): FrameJSON[] {
   const byName = new Map<string, Timeline[]>();
@@ -40,3 +41,15 @@ export function statesFrames(ctx: QueryContext): FrameJSON[] {
       return frame([timeField('time', times), stringField('state', states, { displayName })], { name: displayName, refId: ctx.query.refId });
     });
 }
+
+export const statesType: QueryTypeModule = {
+  queryType: 'states',
+  fields: {},
+  selectFrom: rangeStart,
+  validate(ctx) {
+    refuseCauseGroup(ctx.query);
+    refuseSeriesPerJobSetOverLimit(ctx);
+  },
+  cost: perJobSet,
+  frames: statesFrames,
+};

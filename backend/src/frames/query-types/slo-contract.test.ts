@@ -4,9 +4,9 @@
 // group of JobSets without the label, the least period, and the objective a burn-factor notice
 // checks. Each expectation is worked out by hand from the timelines drawn above it.
 
-import type { State, Timeline } from '../timeline/types.ts';
-import type { FrameJSON } from './frame.ts';
-import { runQueries, type Observed } from './query.ts';
+import type { State, Timeline } from '../../timeline/types.ts';
+import type { FrameJSON } from '../frame.ts';
+import { runQueries, type Observed } from '../run-request.ts';
 
 const HOUR = 3_600_000;
 const h = (hours: number): number => hours * HOUR;
