@@ -1,7 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the bodies are the JSON answers of the API under test */
 // Bad input never costs the service: over real HTTP, times beyond what a Date holds, requests that
 // would work out too much, and generated garbage in every field of every endpoint all get a 400
-// naming the field (never a 5xx), while a normal request keeps being answered promptly.
+// naming the field (never a 5xx), while a normal request keeps being answered. That a refusal costs
+// no work is counted, not timed, in frames/refusal-costs-nothing.test.ts.
 
 import fc from 'fast-check';
 import { merge, min, Scenario } from '../../test/scenario.ts';
@@ -26,12 +27,10 @@ beforeAll(async () => {
 afterAll(() => service.close());
 
 /** The normal request: train's uptime ratio over the range, up 225 of 240 minutes (hand-computed). */
-async function normal(on: TestService = service): Promise<number> {
-  const started = performance.now();
+async function normal(on: TestService = service): Promise<void> {
   const res = await on.post('/api/v1/query', { from: FROM, to: TO, queries: [{ refId: 'A', name: 'train' }] });
   expect(res.status).toBe(200);
   expect(res.body.results.A.frames[0].data.values[1]).toEqual([225 / 240]);
-  return performance.now() - started;
 }
 
 describe('times beyond what a Date can hold', () => {
@@ -43,12 +42,9 @@ describe('times beyond what a Date can hold', () => {
     expect((await service.get(`/api/v1/jobsets?to=${t}`)).body.error).toMatch(/^to: .* is out of range/);
   });
 
-  it.each(['series', 'fleet', 'summary', 'states', 'events'])('POST /api/v1/query (%s) with from = to = 9999999999999999: a 400 in microseconds, not a 500 after seconds', async (queryType) => {
-    const started = performance.now();
+  it.each(['series', 'fleet', 'summary', 'states', 'events'])('POST /api/v1/query (%s) with from = to = 9999999999999999: a 400, not a 500', async (queryType) => {
     const res = await service.post('/api/v1/query', { from: '9999999999999999', to: '9999999999999999', queries: [{ refId: 'A', queryType }] });
     expect(res).toEqual({ status: 400, body: { results: { A: { status: 400, error: expect.stringMatching(/^queries\[0\]\.from: 9999999999999999 is out of range/) } } } });
-    // Room for a loaded machine: the bug took 4–16 s.
-    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('the very edge of a Date is a time like any other', async () => {
@@ -82,7 +78,6 @@ describe("a request's cost is checked before any work", () => {
   // 2,001 JobSets evaluated one by one (a mean is not answered by the fleet index) × 1,000 points
   // = 2,001,000 values: more than a query may work out.
   it('refuses a query that would work out too many values, saying how many and the limit', async () => {
-    const started = performance.now();
     const res = await service.post('/api/v1/query', {
       from: FROM,
       to: TO,
@@ -93,7 +88,6 @@ describe("a request's cost is checked before any work", () => {
     expect(res.body.results.A.error).toBe(
       'queries[0].maxDataPoints: the query would work out 1,922,961 values (2,001 JobSets × 961 points), more than the limit of 1,000,000 per query: ask for fewer points (a larger intervalMs or a smaller maxDataPoints), a shorter range, fewer JobSets, or a pooled aggregate',
     );
-    expect(performance.now() - started).toBeLessThan(1000);
     expect(LIMITS.maxValuesPerQuery).toBe(1_000_000);
   });
 
@@ -142,7 +136,7 @@ describe("a request's cost is checked before any work", () => {
     expect([jobsets(together.C), jobsets(together.D)]).toEqual([200, 112]);
   });
 
-  it('answers a normal request promptly while expensive and huge requests arrive', async () => {
+  it('answers a normal request rightly while expensive and huge requests arrive, and does not grow', async () => {
     const expensive = [
       { from: '9999999999999999', to: '9999999999999999', queries: [{ refId: 'A', queryType: 'series' }] },
       { from: '9999999999999999', to: '9999999999999999', queries: [{ refId: 'A', queryType: 'fleet' }] },
@@ -150,13 +144,10 @@ describe("a request's cost is checked before any work", () => {
       { from: FROM, to: TO, queries: Array.from({ length: 100 }, (_, i) => ({ refId: `R${i}`, window: 'rolling', rolling: '400d', groupBy: 'namespace', aggregate: 'p99', intervalMs: 1 })) },
     ];
     const rssBefore = process.memoryUsage().rss;
-    const latencies: number[] = [];
-    // A first round warms the code up (a running service is warm); the five after it are measured.
     for (let round = 0; round < 6; round++) {
       const answers = Promise.all(expensive.map((body) => service.post('/api/v1/query', body)));
       const gets = Promise.all(HUGE.map((t) => service.get(`/api/v1/jobsets?from=${t}&to=${t}`)));
-      const latency = await normal();
-      if (round > 0) latencies.push(latency);
+      await normal();
       for (const res of await answers) {
         expect(res.status).toBe(400);
         for (const r of Object.values(res.body.results) as { status: number; error: string }[]) {
@@ -166,8 +157,7 @@ describe("a request's cost is checked before any work", () => {
       }
       for (const res of await gets) expect(res.status).toBe(400);
     }
-    // Generous for a loaded 2-core machine: the bug blocked every request for 4–16 s and grew the process by ~2 GB.
-    expect(Math.max(...latencies)).toBeLessThan(1000);
+    // The bug grew the process by ~2 GB (and blocked every request for 4–16 s).
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(300 * 2 ** 20);
   }, 60_000);
 });
@@ -324,10 +314,10 @@ describe('generated garbage in every field of every endpoint', () => {
     );
   }, 120_000);
 
-  it('leaves the service healthy: it answers, correctly and promptly', async () => {
+  it('leaves the service healthy: it answers, correctly', async () => {
     expect(await small.get('/healthz')).toEqual({ status: 200, body: { status: 'ok' } });
-    expect(await normal(small)).toBeLessThan(1000);
-    expect(await normal()).toBeLessThan(1000);
+    await normal(small);
+    await normal();
   });
 });
 
