@@ -3,7 +3,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { valuesView, type ValueKind } from '../frames/views.ts';
-import type { TimelineSource } from '../service/source.ts';
+import type { ServedView } from '../runtime/served-view.ts';
 import { VALUE_KINDS } from './openapi.ts';
 import { HttpError, openRange, parseQueryString, repeated } from './params.ts';
 
@@ -13,7 +13,7 @@ const valuesQuerySchema = z.object({ namespace: repeated.optional(), key: z.stri
 const DOCUMENTED: readonly ValueKind[] = VALUE_KINDS;
 const isValueKind = (what: string): what is ValueKind => (DOCUMENTED as readonly string[]).includes(what);
 
-export function valuesRoutes(source: TimelineSource, now: () => number): Router {
+export function valuesRoutes(source: ServedView, now: () => number): Router {
   const router = Router();
   router.get('/values/:what', (req, res) => {
     const what = req.params.what;
