@@ -54,6 +54,9 @@ const violations: (Case & { rule: string; says: RegExp })[] = [
   { path: 'backend/src/sources/cluster/x.ts', code: "import { readTrace } from '../trace/read.ts';\nexport const r = readTrace;\n", rule: '@typescript-eslint/no-restricted-imports', says: /sources\/cluster may not import backend\/src\/sources\/trace/ },
   // An I/O stage importing one its entry does not list.
   { path: 'backend/src/leader/x.ts', code: "import { createApp } from '../http/app.ts';\nexport const a = createApp;\n", rule: '@typescript-eslint/no-restricted-imports', says: /leader may not import backend\/src\/http: leader may import only observation, store, runtime/ },
+  // The runtime serves a view; the API reads it: the runtime does not reach back into the API or the commands.
+  { path: 'backend/src/runtime/x.ts', code: "import { createApp } from '../http/app.ts';\nexport const a = createApp;\n", rule: '@typescript-eslint/no-restricted-imports', says: /runtime may not import backend\/src\/http/ },
+  { path: 'backend/src/runtime/x.ts', code: "import { UsageError } from '../cli/options.ts';\nexport const u = UsageError;\n", rule: '@typescript-eslint/no-restricted-imports', says: /runtime may not import backend\/src\/cli/ },
   // The simulator may take its truth's types from timeline/types.ts, nothing else.
   { path: 'backend/src/sources/simulator/x.ts', code: "import { TimelineEngine } from '../../timeline/engine.ts';\nexport const e = TimelineEngine;\n", rule: '@typescript-eslint/no-restricted-imports', says: /simulator takes only the types of timeline\/types\.ts/ },
   { path: 'backend/src/sources/simulator/x.ts', code: "import { TERMINAL_STATES } from '../../timeline/types.ts';\nexport const t = TERMINAL_STATES;\n", rule: '@typescript-eslint/no-restricted-imports', says: /import type/ },

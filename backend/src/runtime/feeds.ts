@@ -17,7 +17,7 @@ import { EngineView, type SourceKind } from './served-view.ts';
 import type { Sink } from './sinks.ts';
 
 /** A feed opened over a sink's recovery: the engine it feeds, the view served of it, and how to run it. */
-export interface OpenFeed {
+export interface RunningFeed {
   readonly view: EngineView;
   /** Delivers what the source has (the trace, the simulated history) or starts the watch; resolves when it may be served. */
   start(): Promise<void>;
@@ -42,7 +42,7 @@ export interface FeedContext {
 /** One source (sources/: a trace, the simulator, a cluster) feeding an engine, not opened yet. */
 export interface Feed {
   readonly kind: SourceKind;
-  open(context: FeedContext): Promise<OpenFeed>;
+  open(context: FeedContext): Promise<RunningFeed>;
 }
 
 /** A feed's settings that cannot work (another simulation in the data dir, a kubeconfig that cannot be loaded): the command's usage error. */

@@ -44,12 +44,12 @@ export interface Session {
 }
 
 /** Opens `feed` over `sink`'s recovery. The one place where timers are set and a sink is flushed at the end. */
-export async function openSession(input: Feed, sink: Sink, options: SessionOptions): Promise<Session> {
+export async function openSession(feed: Feed, sink: Sink, options: SessionOptions): Promise<Session> {
   const { logger } = options;
   const intervals = sessionIntervals.parse(options.intervals ?? {});
-  const feed = await input.open({ sink, logger, ...(options.cluster === undefined ? {} : { cluster: options.cluster }) });
-  const engine = feed.view.engine;
-  feed.view.addCheck(() => {
+  const running = await feed.open({ sink, logger, ...(options.cluster === undefined ? {} : { cluster: options.cluster }) });
+  const engine = running.view.engine;
+  running.view.addCheck(() => {
     const failure = sink.failure();
     return failure === null ? { ready: true } : { ready: false, reason: failure };
   });
@@ -60,7 +60,7 @@ export async function openSession(input: Feed, sink: Sink, options: SessionOptio
   /** Retention, then (when the sink keeps anything) a snapshot of what is left. */
   const compact = (why: string): Promise<void> => {
     compacting ??= (async () => {
-      const gone = expired(engine.timelines(), feed.present(), options.retentionMs);
+      const gone = expired(engine.timelines(), running.present(), options.retentionMs);
       if (gone.length > 0) engine.forget(gone);
       await sink.snapshot(engine.machines(), engine.horizon, nodeLayers());
       logger.info({ timelines: engine.counts.jobsets, dropped: gone.length, why }, 'retention and snapshot');
@@ -75,20 +75,20 @@ export async function openSession(input: Feed, sink: Sink, options: SessionOptio
   const failed = (err: unknown): void => logger.error({ err }, 'snapshot failed');
 
   return {
-    view: feed.view,
+    view: running.view,
     sink,
-    now: () => feed.now(),
+    now: () => running.now(),
     start: async () => {
-      await feed.start();
+      await running.start();
       // What ended before the retention period is dropped before it is served, not an hour later.
-      if (expired(engine.timelines(), feed.present(), options.retentionMs).length > 0) await compact('at start').catch(failed);
+      if (expired(engine.timelines(), running.present(), options.retentionMs).length > 0) await compact('at start').catch(failed);
       const preparing = Date.now();
-      feed.view.prepare();
+      running.view.prepare();
       logger.info({ seconds: (Date.now() - preparing) / 1000 }, 'timelines indexed');
-      if (!feed.ownReadiness) feed.view.setReadiness({ ready: true });
+      if (!running.ownReadiness) running.view.setReadiness({ ready: true });
       // The loop: the observed mark every second, a snapshot when enough records were written, retention hourly.
       every(intervals.observedMs, () => {
-        const at = feed.vouched();
+        const at = running.vouched();
         if (at !== null) sink.observed(at);
       });
       every(intervals.snapshotCheckMs, () => {
@@ -98,7 +98,7 @@ export async function openSession(input: Feed, sink: Sink, options: SessionOptio
     },
     stop: async () => {
       for (const t of timers) clearInterval(t);
-      await feed.stop();
+      await running.stop();
       await compacting;
       await sink.close(engine.machines(), engine.horizon, nodeLayers());
     },

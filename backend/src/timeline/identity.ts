@@ -6,20 +6,14 @@
 import { sameLabels } from './intern.ts';
 import type { Timeline } from './types.ts';
 
-export interface TimelineIdentity {
-  namespace: string;
-  name: string;
-  labels: Record<string, string>;
-  accelerator: string | null;
-  topology: string | null;
-  createdAt: number;
-  /** Goodput inputs (issue 13 §3): 0 and null when none is known. */
-  accelerators: number;
-  checkpointIntervalMs: number | null;
-}
+/** The fields of a timeline that are its identity. */
+type IdentityField = 'namespace' | 'name' | 'labels' | 'accelerator' | 'topology' | 'createdAt' | 'accelerators' | 'checkpointIntervalMs';
+
+/** A timeline's identity on its own, every field set: the goodput inputs are 0 and null when none is known. */
+export type TimelineIdentity = Required<Pick<Timeline, IdentityField>>;
 
 /** Anything that carries an identity: a timeline, a meta record (the goodput inputs absent before format 3). */
-export type WithIdentity = Pick<Timeline, 'namespace' | 'name' | 'labels' | 'accelerator' | 'topology' | 'createdAt' | 'accelerators' | 'checkpointIntervalMs'>;
+export type WithIdentity = Pick<Timeline, IdentityField>;
 
 /** The identity of `from`, alone; goodput inputs it lacks are none known. */
 export function identityOf(from: WithIdentity): TimelineIdentity {
