@@ -19,7 +19,7 @@ export const STAGE_IMPORTS = {
   runtime: ['observation', 'sources/cluster', 'sources/trace', 'sources/simulator', 'timeline', 'nodes', 'store', 'series'], // runs sources, stores and sessions: feeds, sinks, the served view, followers, retention
   leader: ['observation', 'store', 'runtime'], // Lease election, replicas
   http: ['observation', 'store', 'query', 'frames', 'runtime'], // the API
-  cli: ['observation', 'sources/cluster', 'sources/trace', 'sources/simulator', 'timeline', 'nodes', 'store', 'series', 'query', 'frames', 'runtime', 'leader', 'http'], // the composition root
+  cli: ['observation', 'sources/cluster', 'sources/trace', 'sources/simulator', 'timeline', 'store', 'series', 'query', 'frames', 'runtime', 'leader', 'http'], // the composition root
 };
 
 /** Pure stages: values in, values out; no clock, timers, process, file system or network. They import only pure stages. */

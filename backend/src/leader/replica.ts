@@ -46,7 +46,7 @@ export interface ReplicaOptions {
   logger?: Logger;
   /** How long to wait between attempts to open the store while leading (default 2 s). */
   openRetryMs?: number;
-  /** How often to check whether the leading source is ready to be served (default 200 ms). */
+  /** How often to check whether the leading session's view is ready to be served (default 200 ms). */
   readyPollMs?: number;
 }
 
@@ -192,7 +192,7 @@ export class Replica {
     }
     this.#leaderSince = Date.now();
     this.#role = 'leader';
-    // Serve the follower until the leading source is ready (its first sync), unless the follower is not either.
+    // Serve the follower until the leading session's view is ready (its first sync), unless the follower is not either.
     void this.#switchWhenReady(term);
   }
 

@@ -15,7 +15,7 @@ import { setIdentity } from '../timeline/identity.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { StoreStatus } from '../store/store.ts';
 import { decodeIdentity, decodeTimeline, FactReader, describePgError, newPool, place, withClient, type ClusterTimeline } from '../store/postgres-rows.ts';
-import { tail, type ClusterTail } from '../store/postgres-tail.ts';
+import { tail, type ClusterMark, type ClusterTail } from '../store/postgres-tail.ts';
 import type { Readiness } from '../observation/readiness.ts';
 import type { LayerView, SourceKind, ServedView, WatchHealth } from './served-view.ts';
 
@@ -42,18 +42,8 @@ export interface FollowerOptions {
   pool?: pg.PoolConfig;
 }
 
-/** What a follower knows of one cluster's writer. */
-export interface ClusterStatus {
-  cluster: string;
-  /** The current writer (the leader's replica id) and its fencing number. */
-  writer: string | null;
-  epoch: number;
-  /** Up to when the writer vouches for every timeline: the follower's horizon for this cluster. */
-  observedUntil: number | null;
-  /** When the writer last committed anything (its observed mark moves every second while it watches). */
-  writtenAt: number;
-  timelines: number;
-}
+/** What a follower knows of one cluster's writer (its observed mark is the follower's horizon for the cluster), and the timelines it holds. */
+export type ClusterStatus = Omit<ClusterMark, 'pruned'> & { timelines: number };
 
 interface ClusterState {
   status: ClusterStatus;
@@ -199,14 +189,8 @@ export class FollowerView implements ServedView {
       if (!state.facts.cause(r)) ok = false;
       state.rev = Math.max(state.rev, r.id);
     }
-    state.status = {
-      cluster: mark.cluster,
-      writer: mark.writer,
-      epoch: mark.epoch,
-      observedUntil: mark.observedUntil,
-      writtenAt: mark.writtenAt,
-      timelines: state.timelines.size,
-    };
+    const { pruned: _pruned, ...writer } = mark;
+    state.status = { ...writer, timelines: state.timelines.size };
     return ok;
   }
 
@@ -299,8 +283,8 @@ function newState(cluster: string): ClusterState {
 }
 
 /**
- * What a replica serves: the follower while another replica leads, its own engine's source once it
- * leads. The HTTP app is given this one source; use() switches what is behind it.
+ * What a replica serves: the follower while another replica leads, its own engine's view once it
+ * leads. The HTTP app is given this one view; use() switches what is behind it.
  */
 export class ReplicaView implements ServedView {
   #current: ServedView;

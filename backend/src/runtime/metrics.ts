@@ -1,5 +1,5 @@
-// The source's own metrics (observations, timelines by state, readiness, and for a Kubernetes source
-// its watches), registered on the service's registry and read from the source at scrape.
+// The served view's own metrics (observations, timelines by state, readiness, and for a Kubernetes
+// source its watches), registered on the service's registry and read from the view at scrape.
 
 import client from 'prom-client';
 import { stateAt } from '../series/figures.ts';

@@ -26,7 +26,7 @@ export interface ClusterMark {
   epoch: number;
   /** Up to when the writer vouches for every timeline. */
   observedUntil: number | null;
-  /** When the writer last committed anything. */
+  /** When the writer last committed anything (its observed mark moves every second while it watches). */
   writtenAt: number;
   /** Bumped whenever retention deletes timelines. */
   pruned: number;
