@@ -29,7 +29,7 @@ export function sinkOptions(sink: Sink): Pick<AppOptions, 'beforeRead' | 'store'
 }
 
 /** Runs `open` (a session opening its feed): a feed's settings that cannot work are the command's usage error (exit 2). */
-export async function asUsage<T>(open: () => Promise<T>): Promise<T> {
+export async function withUsageErrors<T>(open: () => Promise<T>): Promise<T> {
   try {
     return await open();
   } catch (error) {

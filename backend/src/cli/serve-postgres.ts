@@ -11,7 +11,7 @@ import { FollowerView, followerStoreStatus } from '../runtime/follower.ts';
 import { openSession, stopOnSignals } from '../runtime/session.ts';
 import { postgresSink } from '../runtime/sinks.ts';
 import { checkClusterName, describeUrl } from '../store/postgres.ts';
-import { asUsage, serveApi } from './compose.ts';
+import { serveApi, withUsageErrors } from './compose.ts';
 import { parseTimerDuration, UsageError } from './options.ts';
 import type { WatchSettings } from './watch-options.ts';
 
@@ -96,7 +96,7 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
     },
     // Leading runs the same session as `upness serve --data-dir`: the cluster watched into this store.
     lead: async (store, recovery) => {
-      const session = await asUsage(() =>
+      const session = await withUsageErrors(() =>
         openSession(clusterFeed(cluster), postgresSink(store, recovery, where), {
           logger,
           retentionMs: common.retentionMs,

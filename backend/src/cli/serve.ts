@@ -11,7 +11,7 @@ import { clusterRequested } from '../sources/cluster/choice.ts';
 import { clusterFeed, simulatorFeed, traceFeed, type Feed } from '../runtime/feeds.ts';
 import { openSession, stopOnSignals } from '../runtime/session.ts';
 import { embeddedSink, memorySink } from '../runtime/sinks.ts';
-import { asUsage, serveApi, sinkOptions } from './compose.ts';
+import { serveApi, sinkOptions, withUsageErrors } from './compose.ts';
 import { parseWatchOptions, type WatchOptionValues } from './watch-options.ts';
 import { UsageError } from './options.ts';
 import type { ProfileName } from '../sources/simulator/index.ts';
@@ -96,7 +96,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
         ? clusterFeed(cluster)
         : simulatorFeed({ jobsets: options.jobsets, historyDays: options.historyDays, seed: options.seed, profile: options.profile, speed });
   const sink = options.memory ? memorySink() : await embeddedSink(resolve(options.dataDir), logger);
-  const session = await asUsage(() => openSession(feed, sink, { logger, retentionMs, snapshotEvery, ...(options.clusterName !== undefined ? { cluster: options.clusterName } : {}) }));
+  const session = await withUsageErrors(() => openSession(feed, sink, { logger, retentionMs, snapshotEvery, ...(options.clusterName !== undefined ? { cluster: options.clusterName } : {}) }));
   const { server, url } = await serveApi(options.host, port, { view: session.view, token, logger, now: session.now, terminalGraceMs, retentionMs, ...sinkOptions(sink) });
   logger.info({ url, auth: token === null ? 'none' : 'bearer token', source: feed.kind, dataDir: sink.where }, 'listening');
   stopOnSignals(logger, server, () => session.stop(), shutdownGraceMs ?? undefined);
