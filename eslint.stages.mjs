@@ -16,10 +16,10 @@ export const STAGE_IMPORTS = {
   series: ['observation', 'timeline'], // interval algebra
   query: ['observation', 'timeline', 'series'], // a request's model: selection, windows, limits
   frames: ['observation', 'timeline', 'nodes', 'series', 'query'], // Grafana data frames and JSON views
-  service: ['observation', 'sources/cluster', 'sources/simulator', 'timeline', 'nodes', 'store', 'series'], // run time: live sources, followers, retention
-  leader: ['observation', 'store', 'service'], // Lease election, replicas
-  http: ['observation', 'store', 'query', 'frames', 'service'], // the API
-  cli: ['observation', 'sources/cluster', 'sources/trace', 'sources/simulator', 'timeline', 'nodes', 'store', 'series', 'query', 'frames', 'service', 'leader', 'http'], // the composition root
+  runtime: ['observation', 'sources/cluster', 'sources/trace', 'sources/simulator', 'timeline', 'nodes', 'store', 'series'], // runs sources, stores and sessions: feeds, sinks, the served view, followers, retention
+  leader: ['observation', 'store', 'runtime'], // Lease election, replicas
+  http: ['observation', 'store', 'query', 'frames', 'runtime'], // the API
+  cli: ['observation', 'sources/cluster', 'sources/trace', 'sources/simulator', 'timeline', 'store', 'series', 'query', 'frames', 'runtime', 'leader', 'http'], // the composition root
 };
 
 /** Pure stages: values in, values out; no clock, timers, process, file system or network. They import only pure stages. */

@@ -24,11 +24,11 @@ const KUBE = ['<rootDir>/test/kube/', '<rootDir>/backend/src/leader/lease.test.t
 const POSTGRES = [
   '<rootDir>/test/postgres/',
   '<rootDir>/backend/src/store/postgres.test.ts',
-  '<rootDir>/backend/src/service/follower.test.ts',
+  '<rootDir>/backend/src/runtime/follower.test.ts',
   '<rootDir>/backend/src/leader/replica.test.ts',
   '<rootDir>/backend/src/leader/failover.test.ts',
 ];
-const SERVICE_DIRS = ['http', 'cli', 'store', 'service'].map((dir) => `<rootDir>/backend/src/${dir}/`);
+const SERVICE_DIRS = ['http', 'cli', 'store', 'runtime'].map((dir) => `<rootDir>/backend/src/${dir}/`);
 /** Static checks of files (provisioning/, the compose file, the imports): named so, they run in the unit tier wherever they are. */
 const STATIC = '.static.test.ts';
 

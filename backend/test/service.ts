@@ -5,13 +5,13 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createApp } from '../src/http/app.ts';
-import { EngineSource } from '../src/service/source.ts';
+import { EngineView } from '../src/runtime/served-view.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
 import type { Observation } from '../src/observation/types.ts';
 
 export interface TestService {
   url: string;
-  source: EngineSource;
+  view: EngineView;
   close(): Promise<void>;
   /** fetch relative to the service, with the token when given. */
   get(path: string, token?: string): Promise<{ status: number; body: any }>;
@@ -21,11 +21,11 @@ export interface TestService {
 export async function startService(observations: Observation[], options: { token?: string; now?: number; ready?: boolean; cluster?: string } = {}): Promise<TestService> {
   const engine = new TimelineEngine(options.cluster === undefined ? {} : { cluster: options.cluster });
   for (const o of observations) engine.observe(o);
-  const source = new EngineSource('trace', engine, false);
+  const source = new EngineView('trace', engine, false);
   if (options.ready !== false) source.setReadiness({ ready: true });
   else source.setReadiness({ ready: false, reason: 'replaying test.jsonl' });
   const app = createApp({
-    source,
+    view: source,
     token: options.token ?? null,
     logger: pino({ level: 'silent' }),
     now: () => options.now ?? engine.horizon ?? 0,
@@ -47,7 +47,7 @@ export async function startService(observations: Observation[], options: { token
   };
   return {
     url,
-    source,
+    view: source,
     close: () => new Promise((resolve) => server.close(() => resolve())),
     get: async (path, token) => read(await fetch(url + path, { headers: headers(token) })),
     post: async (path, body, token, raw = false) =>

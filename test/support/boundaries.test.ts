@@ -53,7 +53,10 @@ const violations: (Case & { rule: string; says: RegExp })[] = [
   // The sources are sub-stages: one does not reach into another.
   { path: 'backend/src/sources/cluster/x.ts', code: "import { readTrace } from '../trace/read.ts';\nexport const r = readTrace;\n", rule: '@typescript-eslint/no-restricted-imports', says: /sources\/cluster may not import backend\/src\/sources\/trace/ },
   // An I/O stage importing one its entry does not list.
-  { path: 'backend/src/leader/x.ts', code: "import { createApp } from '../http/app.ts';\nexport const a = createApp;\n", rule: '@typescript-eslint/no-restricted-imports', says: /leader may not import backend\/src\/http: leader may import only observation, store, service/ },
+  { path: 'backend/src/leader/x.ts', code: "import { createApp } from '../http/app.ts';\nexport const a = createApp;\n", rule: '@typescript-eslint/no-restricted-imports', says: /leader may not import backend\/src\/http: leader may import only observation, store, runtime/ },
+  // The runtime serves a view; the API reads it: the runtime does not reach back into the API or the commands.
+  { path: 'backend/src/runtime/x.ts', code: "import { createApp } from '../http/app.ts';\nexport const a = createApp;\n", rule: '@typescript-eslint/no-restricted-imports', says: /runtime may not import backend\/src\/http/ },
+  { path: 'backend/src/runtime/x.ts', code: "import { UsageError } from '../cli/options.ts';\nexport const u = UsageError;\n", rule: '@typescript-eslint/no-restricted-imports', says: /runtime may not import backend\/src\/cli/ },
   // The simulator may take its truth's types from timeline/types.ts, nothing else.
   { path: 'backend/src/sources/simulator/x.ts', code: "import { TimelineEngine } from '../../timeline/engine.ts';\nexport const e = TimelineEngine;\n", rule: '@typescript-eslint/no-restricted-imports', says: /simulator takes only the types of timeline\/types\.ts/ },
   { path: 'backend/src/sources/simulator/x.ts', code: "import { TERMINAL_STATES } from '../../timeline/types.ts';\nexport const t = TERMINAL_STATES;\n", rule: '@typescript-eslint/no-restricted-imports', says: /import type/ },
@@ -74,7 +77,7 @@ const lawful: Case[] = [
   { path: 'backend/src/timeline/x.ts', code: "export const at = Date.parse('2026-01-01T00:00:00Z');\n" },
   { path: 'backend/src/cli/x.ts', code: "import { createApp } from '../http/app.ts';\nexport const now = Date.now() + Number(createApp);\n" },
   { path: 'backend/src/frames/x.ts', code: "import { interruptionCategory } from '../nodes/causes.ts';\nexport const c = interruptionCategory;\n" },
-  { path: 'backend/src/service/x.ts', code: "import { ClusterWatcher } from '../sources/cluster/watcher.ts';\nexport const w = ClusterWatcher;\n" },
+  { path: 'backend/src/runtime/x.ts', code: "import { ClusterWatcher } from '../sources/cluster/watcher.ts';\nexport const w = ClusterWatcher;\n" },
   { path: 'backend/src/store/migrations/x.ts', code: "import type { Transition } from '../../timeline/types.ts';\nexport type T = Transition;\n" },
 ];
 

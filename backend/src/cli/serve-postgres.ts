@@ -6,9 +6,12 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { Replica } from '../leader/replica.ts';
-import { FollowerSource, followerStoreStatus } from '../service/follower.ts';
+import { clusterFeed } from '../runtime/feeds.ts';
+import { FollowerView, followerStoreStatus } from '../runtime/follower.ts';
+import { openSession, stopOnSignals } from '../runtime/session.ts';
+import { postgresSink } from '../runtime/sinks.ts';
 import { checkClusterName, describeUrl } from '../store/postgres.ts';
-import { clusterSource, openSession, postgresStore, serveApi, stopOnSignals } from './compose.ts';
+import { serveApi, withUsageErrors } from './compose.ts';
 import { parseTimerDuration, UsageError } from './options.ts';
 import type { WatchSettings } from './watch-options.ts';
 
@@ -57,9 +60,9 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
 
   if (options.follow) {
     // Never leads: serves what the leaders of the named clusters write.
-    const follower = new FollowerSource(options.url, follow === 'all' ? {} : { clusters: follow });
+    const follower = new FollowerView(options.url, follow === 'all' ? {} : { clusters: follow });
     follower.start();
-    const { server, url } = await serveApi(common.host, common.port, { ...app, source: follower, store: () => followerStoreStatus(follower) });
+    const { server, url } = await serveApi(common.host, common.port, { ...app, view: follower, store: () => followerStoreStatus(follower) });
     logger.info({ url, store: where, role: 'follower', clusters: follow }, 'listening');
     stopOnSignals(logger, server, async () => follower.stop(), common.shutdownGraceMs ?? undefined);
     return;
@@ -93,17 +96,19 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
     },
     // Leading runs the same session as `upness serve --data-dir`: the cluster watched into this store.
     lead: async (store, recovery) => {
-      const session = await openSession(clusterSource(cluster), postgresStore(store, recovery, where), {
-        logger,
-        retentionMs: common.retentionMs,
-        snapshotEvery: common.snapshotEvery,
-        cluster: options.clusterName,
-      });
+      const session = await withUsageErrors(() =>
+        openSession(clusterFeed(cluster), postgresSink(store, recovery, where), {
+          logger,
+          retentionMs: common.retentionMs,
+          snapshotEvery: common.snapshotEvery,
+          cluster: options.clusterName,
+        }),
+      );
       await session.start();
-      return { source: session.source, stop: () => session.stop() };
+      return { view: session.view, stop: () => session.stop() };
     },
   });
-  const { server, url } = await serveApi(common.host, common.port, { ...app, source: replica.source, beforeRead: () => replica.flushed(), store: () => replica.storeStatus() });
+  const { server, url } = await serveApi(common.host, common.port, { ...app, view: replica.view, beforeRead: () => replica.flushed(), store: () => replica.storeStatus() });
   replica.start();
   logger.info({ url, store: where, cluster: options.clusterName, lease: options.leaseName ?? 'none (single writer)' }, 'listening');
 

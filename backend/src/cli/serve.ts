@@ -8,7 +8,10 @@ import { resolve } from 'node:path';
 import { pino } from 'pino';
 import { describeUrl, isPostgresUrl } from '../store/postgres.ts';
 import { clusterRequested } from '../sources/cluster/choice.ts';
-import { clusterSource, embeddedStore, memoryStore, openSession, serveApi, simulatorSource, stopOnSignals, storeOptions, traceSource, type Source } from './compose.ts';
+import { clusterFeed, simulatorFeed, traceFeed, type Feed } from '../runtime/feeds.ts';
+import { openSession, stopOnSignals } from '../runtime/session.ts';
+import { embeddedSink, memorySink } from '../runtime/sinks.ts';
+import { serveApi, sinkOptions, withUsageErrors } from './compose.ts';
 import { parseWatchOptions, type WatchOptionValues } from './watch-options.ts';
 import { UsageError } from './options.ts';
 import type { ProfileName } from '../sources/simulator/index.ts';
@@ -85,23 +88,23 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
       { host: options.host, port, token, logger, terminalGraceMs, shutdownGraceMs, retentionMs, snapshotEvery, cluster },
     );
   }
-  // The source: a trace, a cluster, or else the simulated cluster (its options are checked only then).
-  const source: Source =
+  // The feed: a trace, a cluster, or else the simulated cluster (its options are checked only then).
+  const feed: Feed =
     options.trace !== undefined
-      ? traceSource(options.trace)
+      ? traceFeed(options.trace)
       : cluster !== null
-        ? clusterSource(cluster)
-        : simulatorSource({ jobsets: options.jobsets, historyDays: options.historyDays, seed: options.seed, profile: options.profile, speed });
-  const store = options.memory ? memoryStore() : await embeddedStore(resolve(options.dataDir), logger);
-  const session = await openSession(source, store, { logger, retentionMs, snapshotEvery, ...(options.clusterName !== undefined ? { cluster: options.clusterName } : {}) });
-  const { server, url } = await serveApi(options.host, port, { source: session.source, token, logger, now: session.now, terminalGraceMs, retentionMs, ...storeOptions(store) });
-  logger.info({ url, auth: token === null ? 'none' : 'bearer token', source: source.kind, dataDir: store.where }, 'listening');
+        ? clusterFeed(cluster)
+        : simulatorFeed({ jobsets: options.jobsets, historyDays: options.historyDays, seed: options.seed, profile: options.profile, speed });
+  const sink = options.memory ? memorySink() : await embeddedSink(resolve(options.dataDir), logger);
+  const session = await withUsageErrors(() => openSession(feed, sink, { logger, retentionMs, snapshotEvery, ...(options.clusterName !== undefined ? { cluster: options.clusterName } : {}) }));
+  const { server, url } = await serveApi(options.host, port, { view: session.view, token, logger, now: session.now, terminalGraceMs, retentionMs, ...sinkOptions(sink) });
+  logger.info({ url, auth: token === null ? 'none' : 'bearer token', source: feed.kind, dataDir: sink.where }, 'listening');
   stopOnSignals(logger, server, () => session.stop(), shutdownGraceMs ?? undefined);
-  // Ready only once the source has delivered everything it has: until then /readyz says why not.
+  // Ready only once the feed has delivered everything it has: until then /readyz says why not.
   try {
     await session.start();
   } catch (error) {
-    // A source that cannot deliver (a malformed trace) stops the service, then the error is reported.
+    // A feed that cannot deliver (a malformed trace) stops the service, then the error is reported.
     server.close();
     await session.stop().catch((err: unknown) => logger.error({ err }, 'stopping failed'));
     throw error;

@@ -430,7 +430,7 @@ describe('the OpenAPI description', () => {
     // And the server has no route the document leaves out.
     const routes = new Set<string>();
     const { createApp } = await import('./app.ts');
-    const app = createApp({ source: service.source, token: null, logger: (await import('pino')).pino({ level: 'silent' }) });
+    const app = createApp({ view: service.view, token: null, logger: (await import('pino')).pino({ level: 'silent' }) });
     const walk = (stack: any[], prefix: string): void => {
       for (const layer of stack) {
         if (layer.route) for (const m of Object.keys(layer.route.methods)) routes.add(`${m} ${prefix}${layer.route.path.replace(/:(\w+)/g, '{$1}')}`);

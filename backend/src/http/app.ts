@@ -6,9 +6,9 @@ import express, { type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type client from 'prom-client';
 import { z } from 'zod';
-import { registerJobSetMetrics } from '../service/jobset-metrics.ts';
-import { registerSourceMetrics } from '../service/metrics.ts';
-import type { TimelineSource } from '../service/source.ts';
+import { registerJobSetMetrics } from '../runtime/jobset-metrics.ts';
+import { registerViewMetrics } from '../runtime/metrics.ts';
+import type { ServedView } from '../runtime/served-view.ts';
 import { registerStoreMetrics } from '../store/metrics.ts';
 import type { StoreStatus } from '../store/store.ts';
 import { requireToken } from './auth.ts';
@@ -21,7 +21,7 @@ import { queryRoutes } from './query.ts';
 import { valuesRoutes } from './values.ts';
 
 export interface AppOptions {
-  source: TimelineSource;
+  view: ServedView;
   /** Bearer token required on /api/v1 and /metrics; null: open. */
   token: string | null;
   logger: Logger;
@@ -52,12 +52,12 @@ export function resolveAppOptions(options: AppOptions): ResolvedAppOptions {
 
 export function createApp(appOptions: AppOptions): express.Express {
   const options = resolveAppOptions(appOptions);
-  const { source, logger, now, registry } = options;
+  const { view, logger, now, registry } = options;
   // Each component's metrics, on the one registry /metrics serves.
   const timing = requestTiming(registry);
-  registerSourceMetrics(registry, source, now);
+  registerViewMetrics(registry, view, now);
   if (options.store !== undefined) registerStoreMetrics(registry, options.store);
-  registerJobSetMetrics(registry, { source, now, terminalGraceMs: options.terminalGraceMs });
+  registerJobSetMetrics(registry, { view, now, terminalGraceMs: options.terminalGraceMs });
 
   const durable: RequestHandler = async (_req, _res, next) => {
     await options.beforeRead?.();
@@ -69,7 +69,7 @@ export function createApp(appOptions: AppOptions): express.Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(timing);
-  app.use(healthRoutes(source, now));
+  app.use(healthRoutes(view, now));
   app.use(metricsRoutes(registry, auth, durable));
 
   const api = express.Router();
@@ -80,9 +80,9 @@ export function createApp(appOptions: AppOptions): express.Express {
   // Not strict: `null`, `42` or `"q"` are JSON too, and the schema names what the body should be.
   api.use(express.json({ limit: '1mb', strict: false }));
   api.use(durable);
-  api.use(queryRoutes({ source, now, retentionMs: options.retentionMs }));
-  api.use(jobsetRoutes(source, now));
-  api.use(valuesRoutes(source, now));
+  api.use(queryRoutes({ view, now, retentionMs: options.retentionMs }));
+  api.use(jobsetRoutes(view, now));
+  api.use(valuesRoutes(view, now));
   app.use('/api/v1', api);
 
   app.use(notFound);

@@ -5,7 +5,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { jobsetDetailView, jobsetListView } from '../frames/views.ts';
 import { select } from '../query/select.ts';
-import type { LayerView, TimelineSource } from '../service/source.ts';
+import type { LayerView, ServedView } from '../runtime/served-view.ts';
 import { asClientError, HttpError, parseQueryString, repeated, window } from './params.ts';
 
 const DAY_MS = 86_400_000;
@@ -22,11 +22,11 @@ const listQuerySchema = z.object({
 });
 const detailQuerySchema = listQuerySchema.pick({ from: true, to: true, layer: true });
 
-export function jobsetRoutes(source: TimelineSource, now: () => number): Router {
+export function jobsetRoutes(view: ServedView, now: () => number): Router {
   /** The JobSet layer, or with `layer=nodes` the node layer (404 when the source has none). */
   const layerOf = (layer: 'jobset' | 'nodes' | undefined, t: number): LayerView => {
-    if (layer !== 'nodes') return { timelines: source.timelines(), horizon: source.horizon(t) };
-    const nodes = source.nodeLayer?.(t) ?? null;
+    if (layer !== 'nodes') return { timelines: view.timelines(), horizon: view.horizon(t) };
+    const nodes = view.nodeLayer?.(t) ?? null;
     if (nodes === null) throw new HttpError(404, 'layer=nodes: this source has no node layer (it needs a Kubernetes cluster, or a trace recorded from one)');
     return nodes;
   };

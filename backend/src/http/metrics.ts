@@ -1,6 +1,6 @@
 // GET /metrics, and the HTTP edge's own metric (request durations). The service's registry is made
-// here with the process's default metrics; each component registers its own on it (the source:
-// service/metrics.ts, the per-JobSet family: service/jobset-metrics.ts, the store: store/metrics.ts).
+// here with the process's default metrics; each component registers its own on it (the served view:
+// runtime/metrics.ts, the per-JobSet family: runtime/jobset-metrics.ts, the store: store/metrics.ts).
 
 import { Router, type RequestHandler } from 'express';
 import client from 'prom-client';

@@ -2,17 +2,17 @@
 
 import { Router } from 'express';
 import { runQueries } from '../frames/run-request.ts';
-import type { TimelineSource } from '../service/source.ts';
+import type { ServedView } from '../runtime/served-view.ts';
 import { HttpError } from './params.ts';
 
 export interface QueryRouteOptions {
-  source: TimelineSource;
+  view: ServedView;
   now: () => number;
   /** How long the service keeps history, ms: an `slo` period may not be longer; null: no limit. */
   retentionMs: number | null;
 }
 
-export function queryRoutes({ source, now, retentionMs }: QueryRouteOptions): Router {
+export function queryRoutes({ view, now, retentionMs }: QueryRouteOptions): Router {
   const router = Router();
   router.post('/query', (req, res) => {
     if (req.body === undefined) throw new HttpError(400, 'body: missing, or not sent as JSON (Content-Type: application/json)');
@@ -20,13 +20,13 @@ export function queryRoutes({ source, now, retentionMs }: QueryRouteOptions): Ro
     const { status, results } = runQueries(
       req.body,
       {
-        timelines: source.timelines(),
-        horizon: source.horizon(t),
+        timelines: view.timelines(),
+        horizon: view.horizon(t),
         // Only a query of the node layer needs it.
         get nodes() {
-          return source.nodeLayer?.(t) ?? null;
+          return view.nodeLayer?.(t) ?? null;
         },
-        index: source.index?.() ?? null,
+        index: view.index?.() ?? null,
         retentionMs,
       },
       t,

@@ -3,7 +3,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { valuesView, type ValueKind } from '../frames/views.ts';
-import type { TimelineSource } from '../service/source.ts';
+import type { ServedView } from '../runtime/served-view.ts';
 import { VALUE_KINDS } from './openapi.ts';
 import { HttpError, openRange, parseQueryString, repeated } from './params.ts';
 
@@ -13,7 +13,7 @@ const valuesQuerySchema = z.object({ namespace: repeated.optional(), key: z.stri
 const DOCUMENTED: readonly ValueKind[] = VALUE_KINDS;
 const isValueKind = (what: string): what is ValueKind => (DOCUMENTED as readonly string[]).includes(what);
 
-export function valuesRoutes(source: TimelineSource, now: () => number): Router {
+export function valuesRoutes(view: ServedView, now: () => number): Router {
   const router = Router();
   router.get('/values/:what', (req, res) => {
     const what = req.params.what;
@@ -24,10 +24,10 @@ export function valuesRoutes(source: TimelineSource, now: () => number): Router 
     let range: { horizon: number; from: number; to: number } | undefined;
     if (q.from !== undefined || q.to !== undefined) {
       const [from, to] = openRange(q, t);
-      range = { horizon: source.horizon(t), from, to };
+      range = { horizon: view.horizon(t), from, to };
     }
     if (what === 'labelValues' && (q.key === undefined || q.key === '')) throw new HttpError(400, 'key: missing (the label key whose values to list)');
-    res.json(valuesView(what, source.timelines(), { namespaces: q.namespace, key: q.key, range }));
+    res.json(valuesView(what, view.timelines(), { namespaces: q.namespace, key: q.key, range }));
   });
   return router;
 }

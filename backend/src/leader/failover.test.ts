@@ -11,7 +11,7 @@ import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { sharedCluster, sharedPostgres, type SharedCluster, type SharedPostgres } from '../../../test/support/shared-servers.ts';
 import { spawnOwned } from '../../../test/support/processes.ts';
-import { FollowerSource } from '../service/follower.ts';
+import { FollowerView } from '../runtime/follower.ts';
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { newPool } from '../store/postgres-rows.ts';
 import { PostgresStore } from '../store/postgres.ts';
@@ -126,7 +126,7 @@ describe('failover between two replica processes', () => {
     };
     const a = new ReplicaProcess('pod-a', env);
     let b: ReplicaProcess | null = null;
-    const follower = new FollowerSource(url, { pollMs: 500 });
+    const follower = new FollowerView(url, { pollMs: 500 });
     try {
       await a.waitFor('first commit', 30_000);
       b = new ReplicaProcess('pod-b', env);

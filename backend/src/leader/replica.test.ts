@@ -3,7 +3,7 @@
 // Lease over, and a writer fenced off by another goes back to following.
 
 import { sharedCluster, sharedPostgres, type SharedCluster, type SharedPostgres } from '../../../test/support/shared-servers.ts';
-import { EngineSource } from '../service/source.ts';
+import { EngineView } from '../runtime/served-view.ts';
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { PostgresStore, type PostgresRecovery } from '../store/postgres.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
@@ -52,7 +52,7 @@ function leader(observations: Observation[]): {
   stopped: () => number;
 } {
   let engine: TimelineEngine | null = null;
-  let source: EngineSource | null = null;
+  let source: EngineView | null = null;
   let stops = 0;
   return {
     lead: async (store, recovery) => {
@@ -61,9 +61,9 @@ function leader(observations: Observation[]): {
       if (recovery.observedUntil !== null) engine.endGap(recovery.observedUntil);
       for (const o of observations) if (recovery.observedUntil === null || o.receivedAt >= recovery.observedUntil) engine.observe(o);
       store.observed(engine.horizon);
-      source = new EngineSource('kubernetes', engine, false);
+      source = new EngineView('kubernetes', engine, false);
       source.setReadiness({ ready: false, reason: 'first sync' });
-      return { source, stop: async () => void stops++ };
+      return { view: source, stop: async () => void stops++ };
     },
     engine: () => engine,
     ready: (ready) => source?.setReadiness(ready ? { ready: true } : { ready: false, reason: 'first sync' }),
@@ -97,11 +97,11 @@ describe('a replica', () => {
       await until('the follower loaded', () => replica.follower.readiness().ready, 5000);
       // Its own source is not ready: the follower's timelines are served.
       await sleep(100);
-      expect(replica.source.current).toBe(replica.follower);
+      expect(replica.view.current).toBe(replica.follower);
       expect(replica.status()).toMatchObject({ role: 'leader', identity: 'solo', leader: 'solo', epoch: 2 });
       l.ready(true);
-      await until('serving its own engine', () => replica.source.current !== replica.follower, 1000);
-      expect(plainTimelines(replica.source.timelines())).toEqual(plainTimelines(l.engine()!.timelines()));
+      await until('serving its own engine', () => replica.view.current !== replica.follower, 1000);
+      expect(plainTimelines(replica.view.timelines())).toEqual(plainTimelines(l.engine()!.timelines()));
       await replica.flushed();
       expect(replica.storeStatus().error).toBeNull();
     } finally {
@@ -134,8 +134,8 @@ describe('a replica', () => {
       for (const o of observations.slice(100)) engine.observe(o);
       other.store.observed(engine.horizon);
       await other.store.flushed();
-      await until('following the other', () => replica.source.horizon(Date.now()) === engine.horizon, 3000);
-      expect(plainTimelines(replica.source.timelines())).toEqual(plainTimelines(engine.timelines()));
+      await until('following the other', () => replica.view.horizon(Date.now()) === engine.horizon, 3000);
+      expect(plainTimelines(replica.view.timelines())).toEqual(plainTimelines(engine.timelines()));
       await other.store.close();
     } finally {
       await replica.stop();

@@ -4,14 +4,14 @@
 // ready. When it loses the Lease, or another writer fences it off, it stops leading, serves the
 // follower again and campaigns again. Without a Lease it leads at once (a single writer).
 //
-//   const replica = new Replica({ url, cluster, identity, lease, lead: async (store, recovery) => ({ source, stop }) });
-//   createApp({ source: replica.source, beforeRead: () => replica.flushed(), store: () => replica.storeStatus(), ... });
+//   const replica = new Replica({ url, cluster, identity, lease, lead: async (store, recovery) => ({ view, stop }) });
+//   createApp({ view: replica.view, beforeRead: () => replica.flushed(), store: () => replica.storeStatus(), ... });
 //   replica.start();  ...  await replica.stop();
 
 import { z } from 'zod';
 import type { Logger } from 'pino';
-import { FollowerSource, ReplicaSource, type FollowerOptions } from '../service/follower.ts';
-import type { TimelineSource } from '../service/source.ts';
+import { FollowerView, ReplicaView, type FollowerOptions } from '../runtime/follower.ts';
+import type { ServedView } from '../runtime/served-view.ts';
 import { PostgresStore, type PostgresRecovery, type PostgresStoreOptions } from '../store/postgres.ts';
 import type { StoreStatus } from '../store/store.ts';
 import { LeaderElector } from './lease.ts';
@@ -20,7 +20,7 @@ import type { LeaseApi } from './lease-api.ts';
 /** What a leading replica runs: returned by `lead`, stopped when leading ends. */
 export interface LeadingSession {
   /** What to serve while leading: the engine fed by the watch. Served once it is ready. */
-  source: TimelineSource;
+  view: ServedView;
   /** Stops watching (and whatever else `lead` started); the replica closes the store afterwards. */
   stop(): Promise<void>;
 }
@@ -46,7 +46,7 @@ export interface ReplicaOptions {
   logger?: Logger;
   /** How long to wait between attempts to open the store while leading (default 2 s). */
   openRetryMs?: number;
-  /** How often to check whether the leading source is ready to be served (default 200 ms). */
+  /** How often to check whether the leading session's view is ready to be served (default 200 ms). */
   readyPollMs?: number;
 }
 
@@ -57,8 +57,8 @@ const replicaTimings = z.object({
 });
 
 export class Replica {
-  readonly source: ReplicaSource;
-  readonly follower: FollowerSource;
+  readonly view: ReplicaView;
+  readonly follower: FollowerView;
   readonly #options: ReplicaOptions;
   readonly #timings: z.infer<typeof replicaTimings>;
   readonly #elector: LeaderElector | null;
@@ -76,8 +76,8 @@ export class Replica {
     this.#options = options;
     this.#timings = replicaTimings.parse(options);
     const clusters = options.follow === 'all' ? undefined : (options.follow ?? [options.cluster]);
-    this.follower = new FollowerSource(options.url, { ...options.follower, ...(clusters === undefined ? {} : { clusters }) });
-    this.source = new ReplicaSource(this.follower);
+    this.follower = new FollowerView(options.url, { ...options.follower, ...(clusters === undefined ? {} : { clusters }) });
+    this.view = new ReplicaView(this.follower);
     const { lease } = options;
     this.#elector =
       lease === null
@@ -192,17 +192,17 @@ export class Replica {
     }
     this.#leaderSince = Date.now();
     this.#role = 'leader';
-    // Serve the follower until the leading source is ready (its first sync), unless the follower is not either.
+    // Serve the follower until the leading session's view is ready (its first sync), unless the follower is not either.
     void this.#switchWhenReady(term);
   }
 
   async #switchWhenReady(term: number): Promise<void> {
     const session = this.#session;
-    while (this.#term === term && session !== null && !session.source.readiness().ready && this.follower.readiness().ready) {
+    while (this.#term === term && session !== null && !session.view.readiness().ready && this.follower.readiness().ready) {
       await new Promise((resolve) => setTimeout(resolve, this.#timings.readyPollMs));
     }
     if (this.#term !== term || session === null) return;
-    this.source.use(session.source);
+    this.view.use(session.view);
     this.follower.stop();
     this.#options.logger?.info('leading: serving the timelines from the watch');
   }
@@ -221,7 +221,7 @@ export class Replica {
     this.#store = null;
     this.#leaderSince = null;
     this.#role = 'follower';
-    this.source.use(this.follower);
+    this.view.use(this.follower);
     if (!this.#stopped) this.follower.start();
     await session?.stop().catch((error: Error) => log?.error({ err: error }, 'stopping the watch failed'));
     // Commit what is queued if the store can (not when fenced: another replica writes now).

@@ -20,7 +20,8 @@ import type { Timeline } from '../timeline/types.ts';
 import type { Recovery, StoreStatus, TimelineStore } from './store.ts';
 import { formatOf, segmentName, SEGMENT, settle, SNAPSHOT, syncDir, upgrade, type Migration } from './formats.ts';
 import { UPNESS_VERSION } from './version.ts';
-import { identityChanged, memoryChanged, writtenOf, type Written } from './written.ts';
+import { identityChanged, identityOf, setIdentity } from '../timeline/identity.ts';
+import { memoryChanged, writtenOf, type Written } from './written.ts';
 
 export type { Recovery, StoreStatus } from './store.ts';
 import {
@@ -143,10 +144,9 @@ async function recover(dir: string, format: number = FORMAT): Promise<Recovery &
 }
 
 function machineFrom(meta: MetaRecord, transitions: MachineState['timeline']['transitions'], memo: { everUp: boolean; restarts: number; rv: string | null; deletedAt: number | null }): MachineState {
-  const { k: _k, ...identity } = meta;
   return {
     // The goodput inputs are absent from meta records written before format 3: none known.
-    timeline: { ...identity, accelerators: meta.accelerators ?? 0, checkpointIntervalMs: meta.checkpointIntervalMs ?? null, transitions },
+    timeline: { uid: meta.uid, ...identityOf(meta), transitions },
     everUp: memo.everUp,
     restarts: memo.restarts,
     resourceVersion: memo.rv,
@@ -158,7 +158,7 @@ function apply(machines: Map<string, MachineState>, layers: Map<string, Timeline
   if (record.k === 'meta') {
     const existing = machines.get(record.uid);
     if (existing === undefined) machines.set(record.uid, machineFrom(record, [], { everUp: false, restarts: 0, rv: null, deletedAt: null }));
-    else Object.assign(existing.timeline, { namespace: record.namespace, name: record.name, labels: record.labels, accelerator: record.accelerator, topology: record.topology, accelerators: record.accelerators ?? 0, checkpointIntervalMs: record.checkpointIntervalMs ?? null });
+    else setIdentity(existing.timeline, identityOf(record));
   } else if (record.k === 'update') {
     const m = machines.get(record.uid);
     if (m === undefined) throw new StoreError(`an update of ${record.uid} comes before its identity: the log is out of order`);

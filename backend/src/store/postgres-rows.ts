@@ -1,9 +1,10 @@
 // Rows of the PostgreSQL store (schema: backend/src/store/migrations), shared by the writer
-// (postgres.ts) and the followers (backend/src/service/follower.ts): how a machine becomes rows, the
+// (postgres.ts) and the followers (postgres-tail.ts, for runtime/follower.ts): how a machine becomes rows, the
 // SELECTs that read them back, and how rows become timelines again.
 
 import pg from 'pg';
 import { joinCause, placeTransition, type CauseFact, type Layer, type NodeTransitionFact } from '../nodes/facts.ts';
+import { identityOf, type TimelineIdentity } from '../timeline/identity.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import { TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
 
@@ -11,7 +12,7 @@ import { TERMINAL_STATES, type Cause, type State, type Timeline, type Transition
 export type ClusterTimeline = Timeline & { cluster: string };
 
 /** A timestamptz column read back as epoch milliseconds (exact: the store writes whole milliseconds). */
-const ms = (column: string): string => `(extract(epoch from ${column}) * 1000)::float8`;
+export const ms = (column: string): string => `(extract(epoch from ${column}) * 1000)::float8`;
 
 export const TIMELINE_COLUMNS = `uid, namespace, name, labels, accelerator, topology, ${ms('created_at')} AS created_at,
   ever_up, restarts, resource_version, ${ms('deleted_at')} AS deleted_at, rev::float8 AS rev,
@@ -251,9 +252,9 @@ export function decodeTransition(row: TransitionRowIn): Transition {
   return t;
 }
 
-export function decodeTimeline(row: TimelineRowIn, cluster?: string): Timeline {
-  const tl: Timeline = {
-    uid: row.uid,
+/** A timeline row's identity (its columns in snake case). */
+export function decodeIdentity(row: TimelineRowIn): TimelineIdentity {
+  return identityOf({
     namespace: row.namespace,
     name: row.name,
     labels: row.labels,
@@ -262,8 +263,11 @@ export function decodeTimeline(row: TimelineRowIn, cluster?: string): Timeline {
     createdAt: row.created_at,
     accelerators: row.accelerators,
     checkpointIntervalMs: row.checkpoint_interval_ms,
-    transitions: [],
-  };
+  });
+}
+
+export function decodeTimeline(row: TimelineRowIn, cluster?: string): Timeline {
+  const tl: Timeline = { uid: row.uid, ...decodeIdentity(row), transitions: [] };
   return cluster === undefined ? tl : Object.assign(tl, { cluster });
 }
 

@@ -57,7 +57,8 @@ import {
   type TransitionRowOut,
 } from './postgres-rows.ts';
 import type { Recovery, StoreStatus, TimelineStore } from './store.ts';
-import { identityChanged, memoryChanged, writtenOf, type Written } from './written.ts';
+import { identityChanged } from '../timeline/identity.ts';
+import { memoryChanged, writtenOf, type Written } from './written.ts';
 
 /** Another replica became the writer of this cluster: this store writes nothing more. */
 export class FencedError extends StoreError {

@@ -19,6 +19,7 @@
 // record kind is added here, in apply() of ./embedded.ts, and in the snapshot below.
 
 import { crc32 } from 'node:zlib';
+import { identityOf, type TimelineIdentity } from '../timeline/identity.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Layer } from '../nodes/facts.ts';
 import type { Cause, State, Suspension, Timeline, Transition } from '../timeline/types.ts';
@@ -26,20 +27,11 @@ import type { Cause, State, Suspension, Timeline, Transition } from '../timeline
 /** Bumped when the on-disk format changes: an older data dir is migrated (./formats.ts), a newer one refused. */
 export const FORMAT = 3;
 
-/** A timeline's identity and labels, written when first seen and whenever they change. */
-export interface MetaRecord {
-  k: 'meta';
-  uid: string;
-  namespace: string;
-  name: string;
-  labels: Record<string, string>;
-  accelerator: string | null;
-  topology: string | null;
-  createdAt: number;
-  /** Goodput inputs (issue 13 §3): always written from format 3 on; absent in format 1 and most format-2 logs: read as none. */
-  accelerators?: number;
-  checkpointIntervalMs?: number | null;
-}
+/** A timeline's identity (timeline/identity.ts), written when first seen and whenever it changes. The
+ *  goodput inputs are always written from format 3 on; absent in format 1 and most format-2 logs: read as none. */
+export type MetaRecord = { k: 'meta'; uid: string } & Omit<TimelineIdentity, GoodputInputs> & Partial<Pick<TimelineIdentity, GoodputInputs>>;
+
+type GoodputInputs = 'accelerators' | 'checkpointIntervalMs';
 
 export type EncodedTransition =
   | [number, State]
@@ -154,19 +146,7 @@ export function decodeTransition(t: EncodedTransition): Transition {
 }
 
 export function metaRecord(machine: MachineState): MetaRecord {
-  const tl = machine.timeline;
-  return {
-    k: 'meta',
-    uid: tl.uid,
-    namespace: tl.namespace,
-    name: tl.name,
-    labels: tl.labels,
-    accelerator: tl.accelerator,
-    topology: tl.topology,
-    createdAt: tl.createdAt,
-    accelerators: tl.accelerators ?? 0,
-    checkpointIntervalMs: tl.checkpointIntervalMs ?? null,
-  };
+  return { k: 'meta', uid: machine.timeline.uid, ...identityOf(machine.timeline) };
 }
 
 /** A snapshot: every machine (and node layer) at the moment the log rolled over to `nextSegment`. */

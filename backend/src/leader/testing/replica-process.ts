@@ -11,7 +11,7 @@
 
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { EngineSource } from '../../service/source.ts';
+import { EngineView } from '../../runtime/served-view.ts';
 import { simulateFleet } from '../../sources/simulator/index.ts';
 import { TimelineEngine } from '../../timeline/engine.ts';
 import type { Observation } from '../../observation/types.ts';
@@ -78,10 +78,10 @@ const replica = new Replica({
       await store.flushed();
       if (i === observations.length && !store.fenced) logger.info({ at: i }, 'fed everything');
     })();
-    const source = new EngineSource('trace', engine, false);
+    const source = new EngineView('trace', engine, false);
     source.setReadiness({ ready: true });
     return {
-      source,
+      view: source,
       stop: async () => {
         feeding = false;
         await loop;

@@ -14,11 +14,10 @@
 import type { Logger } from 'pino';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { JOBSET_API_GROUP, JOBSET_NAME_LABEL } from '../../observation/resources.ts';
+import type { Readiness } from '../../observation/readiness.ts';
 import type { KubeObject, Observation, ObservationType } from '../../observation/types.ts';
 import { describeError } from './errors.ts';
 import { ResourceWatch, type ResourceDef, type ResourceName, type ResourceStatus, type WatchTimings } from './resource-watch.ts';
-
-export type Readiness = { ready: true } | { ready: false; reason: string };
 
 export interface GapChange {
   layer: 'jobsets' | 'nodes';

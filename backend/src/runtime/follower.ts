@@ -1,41 +1,23 @@
-// The follower source: serves timelines from the PostgreSQL store without watching any cluster. It
-// loads every timeline of the clusters it serves, then tails what their writers (the leaders) add:
-// every second, the timeline rows and transitions numbered above the last it has read, in one
-// consistent snapshot of the database, along with each cluster's observed mark (its horizon).
+// The follower: serves timelines from the PostgreSQL store without watching any cluster. It loads
+// every timeline of the clusters it serves, then tails what their writers (the leaders) add: every
+// second, what store/postgres-tail.ts reads above its cursor (each cluster's last row number read),
+// along with each cluster's observed mark (its horizon). A cluster whose timelines retention deleted
+// is read again from scratch. The node layer's facts are joined to the timelines they refer to
+// (FactReader, as a leader's recovery joins them).
 //
-// The numbers (transitions.id, timelines.rev) of one cluster grow in commit order, because its
-// writer's transactions are serialised by the cluster's row (backend/src/store/postgres.ts), so "above
-// the last read" misses nothing. When retention deleted timelines (the cluster's `pruned` counter
-// moved), that cluster is read again from scratch. The node layer's facts (node-layer transitions,
-// causes of either layer) are numbered the same way and tailed the same way, then joined to the
-// timelines they refer to (FactReader, as a leader's recovery joins them).
-//
-// ReplicaSource, below, is what a replica serves: the follower, until it becomes the leader and
+// ReplicaView, below, is what a replica serves: the follower, until it becomes the leader and
 // serves its own engine.
 
 import { z } from 'zod';
 import type pg from 'pg';
 import type { EngineCounts } from '../timeline/engine.ts';
+import { setIdentity } from '../timeline/identity.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { StoreStatus } from '../store/store.ts';
-import { checkSchema } from '../store/postgres-migrate.ts';
-import {
-  CAUSE_COLUMNS,
-  decodeTimeline,
-  FactReader,
-  NODE_TRANSITION_COLUMNS,
-  describePgError,
-  newPool,
-  place,
-  TIMELINE_COLUMNS,
-  TRANSITION_COLUMNS,
-  withClient,
-  type CauseRowIn,
-  type ClusterTimeline,
-  type TimelineRowIn,
-  type TransitionRowIn,
-} from '../store/postgres-rows.ts';
-import type { LayerView, Readiness, SourceKind, TimelineSource, WatchHealth } from './source.ts';
+import { decodeIdentity, decodeTimeline, FactReader, describePgError, newPool, place, withClient, type ClusterTimeline } from '../store/postgres-rows.ts';
+import { tail, type ClusterMark, type ClusterTail } from '../store/postgres-tail.ts';
+import type { Readiness } from '../observation/readiness.ts';
+import type { LayerView, SourceKind, ServedView, WatchHealth } from './served-view.ts';
 
 export type { ClusterTimeline } from '../store/postgres-rows.ts';
 
@@ -60,18 +42,8 @@ export interface FollowerOptions {
   pool?: pg.PoolConfig;
 }
 
-/** What a follower knows of one cluster's writer. */
-export interface ClusterStatus {
-  cluster: string;
-  /** The current writer (the leader's replica id) and its fencing number. */
-  writer: string | null;
-  epoch: number;
-  /** Up to when the writer vouches for every timeline: the follower's horizon for this cluster. */
-  observedUntil: number | null;
-  /** When the writer last committed anything (its observed mark moves every second while it watches). */
-  writtenAt: number;
-  timelines: number;
-}
+/** What a follower knows of one cluster's writer (its observed mark is the follower's horizon for the cluster), and the timelines it holds. */
+export type ClusterStatus = Omit<ClusterMark, 'pruned'> & { timelines: number };
 
 interface ClusterState {
   status: ClusterStatus;
@@ -83,18 +55,7 @@ interface ClusterState {
   facts: FactReader;
 }
 
-interface ClusterRow {
-  cluster: string;
-  epoch: string;
-  writer: string | null;
-  observed_until: number | null;
-  pruned: string;
-  updated_at: number;
-}
-
-const ms = (column: string): string => `(extract(epoch from ${column}) * 1000)::float8`;
-
-export class FollowerSource implements TimelineSource {
+export class FollowerView implements ServedView {
   readonly kind: SourceKind = 'kubernetes';
   readonly #pool: pg.Pool;
   readonly #options: FollowerOptions;
@@ -180,72 +141,47 @@ export class FollowerSource implements TimelineSource {
   }
 
   async #read(client: pg.ClientBase): Promise<{ timelines: number; transitions: number; reloaded: string[] }> {
-    const wanted = this.#options.clusters;
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    try {
-      // Every time: a newer leader may have migrated the schema during a rolling upgrade. Followers do
-      // not migrate (they need only SELECT): a leader creates and migrates the schema.
-      await checkSchema(client);
-      const clusters = await client.query<ClusterRow>(
-        `SELECT cluster, epoch, writer, ${ms('observed_until')} AS observed_until, pruned, ${ms('updated_at')} AS updated_at
-         FROM upness_clusters ${wanted === undefined ? '' : 'WHERE cluster = ANY($1::text[])'} ORDER BY cluster`,
-        wanted === undefined ? [] : [wanted],
-      );
-      let timelines = 0;
-      let transitions = 0;
-      const reloaded: string[] = [];
-      const reads: { row: ClusterRow; state: ClusterState; full: boolean; tl: TimelineRowIn[]; tr: TransitionRowIn[]; nodes: TransitionRowIn[]; causes: CauseRowIn[] }[] = [];
-      for (const row of clusters.rows) {
-        const existing = this.#clusters.get(row.cluster);
-        const full = existing === undefined || existing.pruned !== Number(row.pruned);
-        const since = full ? 0 : existing.rev;
-        const tl = await client.query<TimelineRowIn>(`SELECT ${TIMELINE_COLUMNS} FROM upness_timelines WHERE cluster = $1 AND rev > $2`, [row.cluster, since]);
-        const tr = await client.query<TransitionRowIn>(`SELECT ${TRANSITION_COLUMNS} FROM upness_transitions WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
-        const nodes = await client.query<TransitionRowIn>(`SELECT ${NODE_TRANSITION_COLUMNS} FROM upness_node_transitions WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
-        const causes = await client.query<CauseRowIn>(`SELECT ${CAUSE_COLUMNS} FROM upness_causes WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
-        reads.push({ row, state: existing ?? newState(row.cluster), full, tl: tl.rows, tr: tr.rows, nodes: nodes.rows, causes: causes.rows });
+    const tails = await tail(client, (cluster) => this.#clusters.get(cluster), this.#options.clusters);
+    let timelines = 0;
+    let transitions = 0;
+    const reloaded: string[] = [];
+    // Applied only once everything was read: a read that failed half-way changes nothing.
+    for (const read of tails) {
+      const { mark, full } = read;
+      if (full && this.#clusters.has(mark.cluster)) reloaded.push(mark.cluster);
+      if (read.nodeTransitions.length + read.causes.length > 0 || full) this.#nodeList = null;
+      if (!this.#apply(full ? newState(mark.cluster) : this.#clusters.get(mark.cluster)!, read)) {
+        // Rows missing in between (changed by hand?): read the cluster again from scratch next time.
+        this.#clusters.get(mark.cluster)!.pruned = -1;
       }
-      await client.query('COMMIT');
-      // Applied only once everything was read: a read that failed half-way changes nothing.
-      for (const { row, state, full, tl, tr, nodes, causes } of reads) {
-        if (full && this.#clusters.has(row.cluster)) reloaded.push(row.cluster);
-        if (nodes.length + causes.length > 0 || full) this.#nodeList = null;
-        if (!this.#apply(row, full ? newState(row.cluster) : state, tl, tr, nodes, causes)) {
-          // Rows missing in between (changed by hand?): read the cluster again from scratch next time.
-          this.#clusters.get(row.cluster)!.pruned = -1;
-        }
-        timelines += tl.length;
-        transitions += tr.length;
-      }
-      if (timelines + transitions + reloaded.length > 0) this.#list = null;
-      return { timelines, transitions, reloaded };
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      timelines += read.timelines.length;
+      transitions += read.transitions.length;
     }
+    if (timelines + transitions + reloaded.length > 0) this.#list = null;
+    return { timelines, transitions, reloaded };
   }
 
   /** Applies one cluster's new rows; false when a transition has a gap before it. */
-  #apply(row: ClusterRow, state: ClusterState, tl: TimelineRowIn[], tr: TransitionRowIn[], nodes: TransitionRowIn[], causes: CauseRowIn[]): boolean {
-    this.#clusters.set(row.cluster, state);
-    state.pruned = Number(row.pruned);
+  #apply(state: ClusterState, { mark, timelines, transitions, nodeTransitions, causes }: ClusterTail): boolean {
+    this.#clusters.set(mark.cluster, state);
+    state.pruned = mark.pruned;
     let ok = true;
-    for (const r of tl) {
+    for (const r of timelines) {
       const existing = state.timelines.get(r.uid);
       if (existing === undefined) {
-        state.timelines.set(r.uid, decodeTimeline(r, row.cluster) as ClusterTimeline);
+        state.timelines.set(r.uid, decodeTimeline(r, mark.cluster) as ClusterTimeline);
       } else {
-        Object.assign(existing, { namespace: r.namespace, name: r.name, labels: r.labels, accelerator: r.accelerator, topology: r.topology, createdAt: r.created_at, accelerators: r.accelerators, checkpointIntervalMs: r.checkpoint_interval_ms });
+        setIdentity(existing, decodeIdentity(r));
       }
       state.rev = Math.max(state.rev, r.rev);
     }
-    for (const r of tr) {
+    for (const r of transitions) {
       const timeline = state.timelines.get(r.uid);
       if (timeline === undefined || !place(timeline, r)) ok = false;
       state.rev = Math.max(state.rev, r.id);
     }
     // Facts after the transitions they refer to (a fact commits with or after its transition).
-    for (const r of nodes) {
+    for (const r of nodeTransitions) {
       if (!state.facts.node(r)) ok = false;
       state.rev = Math.max(state.rev, r.id);
     }
@@ -253,14 +189,8 @@ export class FollowerSource implements TimelineSource {
       if (!state.facts.cause(r)) ok = false;
       state.rev = Math.max(state.rev, r.id);
     }
-    state.status = {
-      cluster: row.cluster,
-      writer: row.writer,
-      epoch: Number(row.epoch),
-      observedUntil: row.observed_until,
-      writtenAt: row.updated_at,
-      timelines: state.timelines.size,
-    };
+    const { pruned: _pruned, ...writer } = mark;
+    state.status = { ...writer, timelines: state.timelines.size };
     return ok;
   }
 
@@ -353,21 +283,21 @@ function newState(cluster: string): ClusterState {
 }
 
 /**
- * What a replica serves: the follower while another replica leads, its own engine's source once it
- * leads. The HTTP app is given this one source; use() switches what is behind it.
+ * What a replica serves: the follower while another replica leads, its own engine's view once it
+ * leads. The HTTP app is given this one view; use() switches what is behind it.
  */
-export class ReplicaSource implements TimelineSource {
-  #current: TimelineSource;
+export class ReplicaView implements ServedView {
+  #current: ServedView;
 
-  constructor(initial: TimelineSource) {
+  constructor(initial: ServedView) {
     this.#current = initial;
   }
 
-  use(source: TimelineSource): void {
-    this.#current = source;
+  use(view: ServedView): void {
+    this.#current = view;
   }
 
-  get current(): TimelineSource {
+  get current(): ServedView {
     return this.#current;
   }
 
@@ -375,7 +305,7 @@ export class ReplicaSource implements TimelineSource {
     return this.#current.kind;
   }
 
-  timelines(): ReturnType<TimelineSource['timelines']> {
+  timelines(): ReturnType<ServedView['timelines']> {
     return this.#current.timelines();
   }
 
@@ -383,7 +313,7 @@ export class ReplicaSource implements TimelineSource {
     return this.#current.horizon(now);
   }
 
-  index(): ReturnType<NonNullable<TimelineSource['index']>> {
+  index(): ReturnType<NonNullable<ServedView['index']>> {
     return this.#current.index?.() ?? null;
   }
 
@@ -405,6 +335,6 @@ export class ReplicaSource implements TimelineSource {
 }
 
 /** A store status for /metrics while following (nothing is written). */
-export function followerStoreStatus(follower: FollowerSource): StoreStatus {
+export function followerStoreStatus(follower: FollowerView): StoreStatus {
   return { error: follower.status().error, pendingRecords: 0, recordsSinceSnapshot: 0, bytesWritten: 0, errors: 0 };
 }

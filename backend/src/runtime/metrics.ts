@@ -1,19 +1,19 @@
-// The source's own metrics (observations, timelines by state, readiness, and for a Kubernetes source
-// its watches), registered on the service's registry and read from the source at scrape.
+// The served view's own metrics (observations, timelines by state, readiness, and for a Kubernetes
+// source its watches), registered on the service's registry and read from the view at scrape.
 
 import client from 'prom-client';
 import { stateAt } from '../series/figures.ts';
 import type { State } from '../timeline/types.ts';
-import type { TimelineSource } from './source.ts';
+import type { ServedView } from './served-view.ts';
 
-export function registerSourceMetrics(registry: client.Registry, source: TimelineSource, now: () => number): void {
+export function registerViewMetrics(registry: client.Registry, view: ServedView, now: () => number): void {
   new client.Counter({
     name: 'upness_observations_total',
     help: 'Observations received from the source, read from the engine at scrape.',
     registers: [registry],
     collect() {
       this.reset();
-      this.inc(source.counts().observations);
+      this.inc(view.counts().observations);
     },
   });
   new client.Gauge({
@@ -25,7 +25,7 @@ export function registerSourceMetrics(registry: client.Registry, source: Timelin
       this.reset();
       const t = now();
       const counts = new Map<State, number>();
-      for (const tl of source.timelines()) {
+      for (const tl of view.timelines()) {
         const s = stateAt(tl, t);
         if (s !== null) counts.set(s, (counts.get(s) ?? 0) + 1);
       }
@@ -39,14 +39,14 @@ export function registerSourceMetrics(registry: client.Registry, source: Timelin
     registers: [registry],
     collect() {
       this.reset();
-      this.set({ source: source.kind }, source.readiness().ready ? 1 : 0);
+      this.set({ source: view.kind }, view.readiness().ready ? 1 : 0);
     },
   });
-  if (source.watches !== undefined) registerWatchMetrics(registry, source.watches.bind(source), now);
+  if (view.watches !== undefined) registerWatchMetrics(registry, view.watches.bind(view), now);
 }
 
 /** The Kubernetes watches (kubernetes source only): restarts by cause, staleness, cache size. */
-function registerWatchMetrics(registry: client.Registry, watches: NonNullable<TimelineSource['watches']>, now: () => number): void {
+function registerWatchMetrics(registry: client.Registry, watches: NonNullable<ServedView['watches']>, now: () => number): void {
   new client.Counter({
     name: 'upness_watch_restarts_total',
     help: 'Restarts of a watch (JobSets, Pods, Nodes), by cause: connection, timeout, watchdog (silent too long), gone (relist after 410), forbidden, http-<status>, error.',

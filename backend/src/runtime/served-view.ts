@@ -1,15 +1,16 @@
-// Where the service's timelines come from: a trace replayed at start, the simulator advancing in real
-// time, or a live Kubernetes watch (backend/src/sources/cluster). All of them feed one TimelineEngine; a
-// cluster's (a watch, or a trace of one) is a ClusterEngine, which keeps the node layer beside.
+// The served view: the read model the API (http/) and the metrics serve, whatever is behind it. An
+// engine fed by one source (sources/: a trace replayed at start, the simulator advancing in real time,
+// or a live Kubernetes watch) is an EngineView; a cluster's engine (a watch, or a trace of one) is a
+// ClusterEngine, which keeps the node layer beside. A follower of PostgreSQL (follower.ts) is another.
 
 import { ClusterEngine } from '../nodes/engine.ts';
 import { FleetIndex } from '../series/fleet-index.ts';
 import type { EngineCounts, TimelineEngine } from '../timeline/engine.ts';
 import type { Timeline } from '../timeline/types.ts';
+import type { Readiness } from '../observation/readiness.ts';
 
+/** Which source the timelines come from (a follower serves a cluster's). */
 export type SourceKind = 'trace' | 'simulator' | 'kubernetes';
-
-export type Readiness = { ready: true } | { ready: false; reason: string };
 
 /** The health of one Kubernetes watch (JobSets, Pods or Nodes), for /metrics. */
 export interface WatchHealth {
@@ -29,7 +30,8 @@ export interface LayerView {
   horizon: number;
 }
 
-export interface TimelineSource {
+/** What the API serves: the timelines, up to when they are observed, and whether they may be trusted now. */
+export interface ServedView {
   readonly kind: SourceKind;
   timelines(): readonly Timeline[];
   /** The time up to which every timeline is observed, given the wall clock. */
@@ -44,8 +46,8 @@ export interface TimelineSource {
   index?(): FleetIndex | null;
 }
 
-/** A source backed by an engine. `live`: observed up to now (a watch or the simulator); else up to the last observation. */
-export class EngineSource implements TimelineSource {
+/** The view of an engine fed by a source. `live`: observed up to now (a watch or the simulator); else up to the last observation. */
+export class EngineView implements ServedView {
   readonly kind: SourceKind;
   readonly engine: TimelineEngine;
   readonly #live: boolean;
@@ -84,7 +86,7 @@ export class EngineSource implements TimelineSource {
 
   readonly #checks: (() => Readiness)[] = [];
 
-  /** The source's own readiness, then every added check (e.g. the store can write): the first that fails says why. */
+  /** The feed's own readiness, then every added check (e.g. the store can write): the first that fails says why. */
   readiness(): Readiness {
     if (!this.#readiness.ready) return this.#readiness;
     for (const check of this.#checks) {

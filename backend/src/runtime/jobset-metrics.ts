@@ -1,6 +1,6 @@
 // The per-JobSet metrics: MegaMon's gauges under MegaMon's names and labels (so dashboards built for
 // MegaMon work unchanged against a Prometheus that scrapes Upness), Upness's additions, and the
-// counters SLO tools read. Registered on the service's registry; computed from the source's
+// counters SLO tools read. Registered on the service's registry; computed from the served view's
 // timelines at scrape.
 
 import client from 'prom-client';
@@ -9,7 +9,7 @@ import { definitionOf, FIGURES } from '../series/figure-definitions.ts';
 import { figures, stateAt } from '../series/figures.ts';
 import { endOf, INTERRUPTED_UP, INTERRUPTION_DOWN, PROVISIONING, RECOVERED_DOWN, UP, windowTotals } from '../series/totals.ts';
 import { TERMINAL_STATES, type Timeline } from '../timeline/types.ts';
-import type { TimelineSource } from './source.ts';
+import type { ServedView } from './served-view.ts';
 
 const JOBSET_LABELS = ['jobset_name', 'jobset_namespace', 'jobset_uid', 'tpu_topology', 'tpu_accelerator'] as const;
 
@@ -35,13 +35,13 @@ function latestPeriods(tl: Timeline): { recovered: number | null; interrupted: n
 }
 
 export interface JobSetMetricsOptions {
-  source: TimelineSource;
+  view: ServedView;
   now: () => number;
   /** How long a terminal JobSet's final figures stay published, ms. */
   terminalGraceMs: number;
 }
 
-export function registerJobSetMetrics(registry: client.Registry, { source, now, terminalGraceMs }: JobSetMetricsOptions): void {
+export function registerJobSetMetrics(registry: client.Registry, { view, now, terminalGraceMs }: JobSetMetricsOptions): void {
   // MegaMon's per-JobSet family (and Upness's additions), each figure over the JobSet's whole life
   // up to now. The first gauge's collect fills them all, so a scrape sees one instant.
   const family: client.Gauge<(typeof JOBSET_LABELS)[number]>[] = [];
@@ -66,9 +66,9 @@ export function registerJobSetMetrics(registry: client.Registry, { source, now, 
 
   function fill(): void {
     const t = now();
-    const horizon = source.horizon(t);
+    const horizon = view.horizon(t);
     for (const m of family) m.reset();
-    for (const tl of source.timelines()) {
+    for (const tl of view.timelines()) {
       const state = stateAt(tl, t);
       if (state === null) continue;
       // A finished JobSet keeps its final figures published for a grace period, then goes.
@@ -106,9 +106,9 @@ export function registerJobSetMetrics(registry: client.Registry, { source, now, 
 
   function fillSlo(): void {
     const t = now();
-    const horizon = source.horizon(t);
+    const horizon = view.horizon(t);
     const sums = new Map<string, { labels: Record<(typeof SLO_LABELS)[number], string>; up: number; down: number }>();
-    for (const tl of source.timelines()) {
+    for (const tl of view.timelines()) {
       if (tl.createdAt > t) continue;
       const totals = windowTotals(tl, horizon, tl.createdAt, t);
       const key = `${tl.cluster ?? ''}\u0000${tl.namespace}\u0000${tl.name}`;

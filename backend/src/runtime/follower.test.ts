@@ -18,8 +18,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { figures } from '../series/figures.ts';
 import { min, Scenario } from '../../test/scenario.ts';
-import { FollowerSource, ReplicaSource } from './follower.ts';
-import { EngineSource } from './source.ts';
+import { FollowerView, ReplicaView } from './follower.ts';
+import { EngineView } from './served-view.ts';
 
 let server: PostgresServer;
 let databases = 0;
@@ -32,12 +32,12 @@ beforeAll(async () => {
 }, 600_000);
 afterAll(() => server?.destroy());
 
-const followers: FollowerSource[] = [];
+const followers: FollowerView[] = [];
 afterEach(async () => {
   await Promise.all(followers.splice(0).map((f) => f.close()));
 });
-function follow(url: string, options: ConstructorParameters<typeof FollowerSource>[1] = {}): FollowerSource {
-  const f = new FollowerSource(url, { pollMs: 1000, ...options });
+function follow(url: string, options: ConstructorParameters<typeof FollowerView>[1] = {}): FollowerView {
+  const f = new FollowerView(url, { pollMs: 1000, ...options });
   followers.push(f);
   return f;
 }
@@ -189,7 +189,7 @@ describe('a follower', () => {
     const onlyWest = follow(url, { clusters: ['west'] }).start();
     const missing = follow(url, { clusters: ['north'] }).start();
     await Promise.all([all.loaded(), onlyWest.loaded(), missing.loaded()]);
-    const of = (f: FollowerSource, cluster: string): Timeline[] => f.timelines().filter((tl) => tl.cluster === cluster);
+    const of = (f: FollowerView, cluster: string): Timeline[] => f.timelines().filter((tl) => tl.cluster === cluster);
     expect(plain(of(all, 'east'))).toEqual(plain(east.engine.timelines()));
     expect(plain(of(all, 'west'))).toEqual(plain(west.engine.timelines()));
     expect(all.timelines().length).toBe(east.engine.timelines().length + west.engine.timelines().length);
@@ -352,10 +352,10 @@ describe('a replica source', () => {
     await lead.feed([...simulateFleet({ jobsets: 3, days: 1, seed: 1 }).observations()]);
     const follower = follow(url).start();
     await follower.loaded();
-    const replica = new ReplicaSource(follower);
+    const replica = new ReplicaView(follower);
     expect(replica.timelines()).toBe(follower.timelines());
     expect(replica.nodeLayer(0)).toBeNull();
-    const own = new EngineSource('kubernetes', lead.engine, true);
+    const own = new EngineView('kubernetes', lead.engine, true);
     own.setReadiness({ ready: false, reason: 'first sync' });
     replica.use(own);
     expect(replica.readiness()).toEqual({ ready: false, reason: 'first sync' });

@@ -1,10 +1,10 @@
 // The 'kubernetes' source of `upness serve` at run time: the cluster's watcher (sources/cluster)
-// feeding a ClusterEngine, its readiness and its health on the source, gaps passed on to the JobSet
+// feeding a ClusterEngine, its readiness and its health on the served view, gaps passed on to the JobSet
 // layer and to the node layer.
 
 import type { Logger } from 'pino';
 import type { ClusterEngine } from '../nodes/engine.ts';
-import type { EngineSource } from './source.ts';
+import type { EngineView } from './served-view.ts';
 import { loadKubeConfig } from '../sources/cluster/config.ts';
 import type { WatchTimings } from '../sources/cluster/resource-watch.ts';
 import { ClusterWatcher } from '../sources/cluster/watcher.ts';
@@ -24,7 +24,7 @@ export interface LiveCluster {
   stop(): Promise<void>;
 }
 
-export function watchCluster(engine: ClusterEngine, source: EngineSource, options: LiveClusterOptions, logger: Logger): LiveCluster {
+export function watchCluster(engine: ClusterEngine, view: EngineView, options: LiveClusterOptions, logger: Logger): LiveCluster {
   const { config, source: from } = loadKubeConfig(options);
   const cluster = config.getCurrentCluster();
   logger.info({ kubeconfig: from, context: config.getCurrentContext(), server: cluster?.server ?? null, namespaces: options.namespaces.length === 0 ? 'all' : options.namespaces }, 'kubernetes source');
@@ -62,12 +62,12 @@ export function watchCluster(engine: ClusterEngine, source: EngineSource, option
       },
     },
   );
-  source.setWatches(() => watcher.status());
+  view.setWatches(() => watcher.status());
   // Readiness is the watcher's: polled, and logged when it turns.
   let wasReady: boolean | null = null;
   const refresh = (): void => {
     const readiness = watcher.readiness();
-    source.setReadiness(readiness);
+    view.setReadiness(readiness);
     if (readiness.ready === wasReady) return;
     if (readiness.ready) log.info('ready');
     else if (wasReady !== null) log.warn({ reason: readiness.reason }, 'not ready');

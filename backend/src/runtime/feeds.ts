@@ -1,0 +1,223 @@
+// The feeds of a session: one source (sources/: a trace replayed once, the simulated cluster
+// advancing in real time, a Kubernetes cluster watched) feeding one engine, restored from what the
+// sink kept, and the view of that engine the API serves. Each says how it starts, when it is ready,
+// up to when it vouches for what it delivered, and what "now" is for it.
+
+import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { ClusterEngine } from '../nodes/engine.ts';
+import type { ProfileName } from '../sources/simulator/index.ts';
+import { replayTrace } from '../sources/trace/replay.ts';
+import { TimelineEngine } from '../timeline/engine.ts';
+import type { Timeline } from '../timeline/types.ts';
+import type { LiveCluster, LiveClusterOptions } from './live-cluster.ts';
+import { LiveSimulation, type SimulationAnchor } from './live-simulation.ts';
+import { EngineView, type SourceKind } from './served-view.ts';
+import type { Sink } from './sinks.ts';
+
+/** A feed opened over a sink's recovery: the engine it feeds, the view served of it, and how to run it. */
+export interface RunningFeed {
+  readonly view: EngineView;
+  /** Delivers what the source has (the trace, the simulated history) or starts the watch; resolves when it may be served. */
+  start(): Promise<void>;
+  /** Whether the source says itself when it is ready (a watch, after its first sync). */
+  readonly ownReadiness: boolean;
+  /** Up to when the source vouches for what it delivered, now (for the sink's observed mark); null: nothing new. */
+  vouched(): number | null;
+  /** The API's "now": the wall clock, or as far as the simulator has delivered. */
+  now(): number;
+  /** The present retention is measured from: `now()` for a live source, the last observation of a recorded trace. */
+  present(): number;
+  stop(): Promise<void>;
+}
+
+export interface FeedContext {
+  sink: Sink;
+  logger: Logger;
+  /** The cluster's name on its timelines. */
+  cluster?: string;
+}
+
+/** One source (sources/: a trace, the simulator, a cluster) feeding an engine, not opened yet. */
+export interface Feed {
+  readonly kind: SourceKind;
+  open(context: FeedContext): Promise<RunningFeed>;
+}
+
+/** A feed's settings that cannot work (another simulation in the data dir, a kubeconfig that cannot be loaded): the command's usage error. */
+export class FeedSettingsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FeedSettingsError';
+  }
+}
+
+function engineOptions(context: FeedContext): { onUpdate?: Sink['record']; onFact?: Sink['fact']; cluster?: string } {
+  const { record, fact } = context.sink;
+  return {
+    ...(record === undefined ? {} : { onUpdate: record }),
+    ...(fact === undefined ? {} : { onFact: fact }),
+    ...(context.cluster === undefined ? {} : { cluster: context.cluster }),
+  };
+}
+
+/** Restores a cluster engine's two layers from what the sink kept. The node layer is in a gap from
+ *  where the sink stopped until the watches relist (a trace replayed again keeps it as stored). */
+function restoreCluster(engine: ClusterEngine, recovery: Sink['recovery']): void {
+  if (recovery === null) return;
+  engine.restore(recovery.machines, recovery.observedUntil);
+  engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil);
+}
+
+/** The time of the latest transition of any timeline; null when there is none. */
+function latestTransition(timelines: Iterable<Timeline>): number | null {
+  let latest: number | null = null;
+  for (const { transitions } of timelines) {
+    const last = transitions[transitions.length - 1];
+    if (last !== undefined && (latest === null || last.at > latest)) latest = last.at;
+  }
+  return latest;
+}
+
+/** A trace (a file, or '-' for standard input), replayed once; a restart skips what the sink holds. */
+export function traceFeed(trace: string): Feed {
+  return {
+    kind: 'trace',
+    open: async ({ sink, logger, ...rest }) => {
+      // A trace of a cluster has Pods and Nodes: the engine keeps the node layer beside.
+      const engine = new ClusterEngine(engineOptions({ sink, logger, ...rest }));
+      const observedUntil = sink.recovery?.observedUntil ?? null;
+      restoreCluster(engine, sink.recovery);
+      const view = new EngineView('trace', engine, false);
+      return {
+        view,
+        ownReadiness: false,
+        start: async () => {
+          view.setReadiness({ ready: false, reason: `replaying ${trace}` });
+          // A trace holds every change: after a restart, what the sink holds is skipped and nothing was missed.
+          if (observedUntil !== null) engine.endGap(observedUntil);
+          const started = Date.now();
+          const input = trace === '-' ? process.stdin : createReadStream(trace, { highWaterMark: 1 << 20 });
+          const counts = await replayTrace(
+            input,
+            engine,
+            (c) => {
+              sink.observed(engine.horizon);
+              logger.info({ observations: c.observations, jobsets: c.jobsets }, 'replaying');
+            },
+            observedUntil,
+          );
+          sink.observed(engine.horizon);
+          logger.info({ ...counts, seconds: (Date.now() - started) / 1000 }, 'trace replayed');
+        },
+        vouched: () => null,
+        now: Date.now,
+        // A recording is as old as its last line: serving it does not age it (retention counts back
+        // from there). A data dir that lost its observed mark (a kill before format 2) is at least as
+        // late as its latest transition.
+        present: () => engine.horizon ?? latestTransition(engine.timelines()) ?? Date.now(),
+        stop: async () => undefined,
+      };
+    },
+  };
+}
+
+export interface SimulatorSettings {
+  jobsets: number;
+  historyDays: number;
+  seed: number;
+  profile: ProfileName;
+  speed: number;
+}
+
+/** The simulated cluster is anchored in the data dir, so a restart resumes the same fleet. */
+function simulationAnchor(dir: string | null, settings: SimulatorSettings): SimulationAnchor | undefined {
+  if (dir === null) return undefined;
+  const path = join(dir, 'simulation.json');
+  if (!existsSync(path)) return undefined;
+  const saved = JSON.parse(readFileSync(path, 'utf8')) as { settings: Record<string, unknown>; anchor: SimulationAnchor };
+  if (JSON.stringify(saved.settings) !== JSON.stringify(settings)) {
+    throw new FeedSettingsError(
+      `${dir} holds a simulated cluster with other settings (${JSON.stringify(saved.settings)}): use the same --jobsets, --history-days, --seed, --profile and --speed, or another --data-dir`,
+    );
+  }
+  return saved.anchor;
+}
+
+/** A simulated cluster advancing in real time (× speed). */
+export function simulatorFeed(settings: SimulatorSettings): Feed {
+  return {
+    kind: 'simulator',
+    open: async (context) => {
+      const { sink, logger } = context;
+      const engine = new TimelineEngine(engineOptions(context));
+      const observedUntil = sink.recovery?.observedUntil ?? null;
+      if (sink.recovery !== null) engine.restore(sink.recovery.machines, observedUntil);
+      const view = new EngineView('simulator', engine, true);
+      const simulation = new LiveSimulation(engine, { ...settings, now: Date.now, anchor: simulationAnchor(sink.dir, settings) });
+      if (sink.dir !== null) writeFileSync(join(sink.dir, 'simulation.json'), JSON.stringify({ settings, anchor: simulation.anchor }, null, 2));
+      return {
+        view,
+        ownReadiness: false,
+        start: async () => {
+          view.setReadiness({ ready: false, reason: 'simulating the history of the fleet' });
+          if (observedUntil !== null) {
+            const relisted = simulation.resume(observedUntil);
+            logger.info(
+              { relisted, gapFrom: new Date(observedUntil).toISOString(), resumedAt: new Date(simulation.advancedTo ?? observedUntil).toISOString() },
+              'resumed the simulated cluster after a restart: the time in between is unknown where the objects changed',
+            );
+          }
+          simulation.start();
+          // Vouch for the history at once: a process killed before the first periodic mark must still
+          // tell its successor where the gap begins.
+          sink.observed(simulation.advancedTo);
+          await sink.flushed();
+          logger.info(view.counts(), 'simulated cluster running');
+        },
+        // A live source vouches for the time up to what it has delivered, even when nothing changed.
+        vouched: () => simulation.advancedTo,
+        // Its "now" is as far as it has delivered (it advances in ticks, a simulated hour each at
+        // --speed 3600), so nothing is vouched for that was not yet observed.
+        now: () => simulation.advancedTo ?? simulation.now(),
+        present: () => simulation.advancedTo ?? simulation.now(),
+        stop: async () => simulation.stop(),
+      };
+    },
+  };
+}
+
+/** A Kubernetes cluster, watched (client-node is loaded only here). */
+export function clusterFeed(settings: LiveClusterOptions): Feed {
+  return {
+    kind: 'kubernetes',
+    open: async (context) => {
+      const { sink, logger } = context;
+      const { watchCluster } = await import('./live-cluster.ts');
+      const { KubeConfigError } = await import('../sources/cluster/config.ts');
+      const engine = new ClusterEngine(engineOptions(context));
+      restoreCluster(engine, sink.recovery);
+      const view = new EngineView('kubernetes', engine, true);
+      // Watching starts here, before the API listens: a kubeconfig that cannot be loaded is a usage error.
+      let live: LiveCluster;
+      try {
+        live = watchCluster(engine, view, settings, logger);
+      } catch (error) {
+        if (error instanceof KubeConfigError) throw new FeedSettingsError(error.message);
+        throw error;
+      }
+      return {
+        view,
+        // Readiness is the watcher's to say: false until the first sync, and while a watch is broken.
+        ownReadiness: true,
+        start: async () => undefined,
+        // A watch vouches for the time up to now while it is synced; during a gap, up to where it broke.
+        vouched: () => (live.watcher.readiness().ready ? view.horizon(Date.now()) : null),
+        now: Date.now,
+        present: Date.now,
+        stop: () => live.stop(),
+      };
+    },
+  };
+}

@@ -1,0 +1,145 @@
+// The session: one feed (./feeds.ts) feeding one sink (./sinks.ts), whatever the combination, kept
+// up by the same maintenance loop (the sink's observed mark, snapshots, retention) and stopped by
+// the same shutdown path.
+//
+//   cli/serve.ts           options → a Feed and a Sink → openSession → the API → stopOnSignals
+//   cli/serve-postgres.ts  the same session inside a Replica's `lead` (PostgreSQL, leader election)
+
+import type { Server } from 'node:http';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { ClusterEngine } from '../nodes/engine.ts';
+import type { Timeline } from '../timeline/types.ts';
+import type { Feed } from './feeds.ts';
+import { expired } from './retention.ts';
+import type { EngineView } from './served-view.ts';
+import type { Sink } from './sinks.ts';
+
+export interface SessionOptions {
+  logger: Logger;
+  /** Timelines that ended longer ago than this are dropped (from memory, and from the sink). */
+  retentionMs: number;
+  /** The embedded store compacts after this many records. */
+  snapshotEvery: number;
+  cluster?: string;
+  /** The maintenance loop's periods, ms (defaults in sessionIntervals). */
+  intervals?: Partial<z.input<typeof sessionIntervals>>;
+}
+
+/** The maintenance loop: the observed mark every second, a look at the records since the last snapshot every 10 s, retention and a snapshot hourly. */
+export const sessionIntervals = z.object({
+  observedMs: z.number().int().positive().default(1000),
+  snapshotCheckMs: z.number().int().positive().default(10_000),
+  compactMs: z.number().int().positive().default(3_600_000),
+});
+
+export interface Session {
+  readonly view: EngineView;
+  readonly sink: Sink;
+  readonly now: () => number;
+  /** Runs the feed until it may be served, then the maintenance loop. */
+  start(): Promise<void>;
+  /** Stops the loop and the feed, then flushes and closes the sink. */
+  stop(): Promise<void>;
+}
+
+/** Opens `feed` over `sink`'s recovery. The one place where timers are set and a sink is flushed at the end. */
+export async function openSession(feed: Feed, sink: Sink, options: SessionOptions): Promise<Session> {
+  const { logger } = options;
+  const intervals = sessionIntervals.parse(options.intervals ?? {});
+  const running = await feed.open({ sink, logger, ...(options.cluster === undefined ? {} : { cluster: options.cluster }) });
+  const engine = running.view.engine;
+  running.view.addCheck(() => {
+    const failure = sink.failure();
+    return failure === null ? { ready: true } : { ready: false, reason: failure };
+  });
+  const nodeLayers = (): readonly Timeline[] => (engine instanceof ClusterEngine ? engine.nodeTimelines() : []);
+  const timers: NodeJS.Timeout[] = [];
+  let compacting: Promise<void> | null = null;
+
+  /** Retention, then (when the sink keeps anything) a snapshot of what is left. */
+  const compact = (why: string): Promise<void> => {
+    compacting ??= (async () => {
+      const gone = expired(engine.timelines(), running.present(), options.retentionMs);
+      if (gone.length > 0) engine.forget(gone);
+      await sink.snapshot(engine.machines(), engine.horizon, nodeLayers());
+      logger.info({ timelines: engine.counts.jobsets, dropped: gone.length, why }, 'retention and snapshot');
+    })().finally(() => (compacting = null));
+    return compacting;
+  };
+  const every = (ms: number, fn: () => void): void => {
+    const t = setInterval(fn, ms);
+    t.unref();
+    timers.push(t);
+  };
+  const failed = (err: unknown): void => logger.error({ err }, 'snapshot failed');
+
+  return {
+    view: running.view,
+    sink,
+    now: () => running.now(),
+    start: async () => {
+      await running.start();
+      // What ended before the retention period is dropped before it is served, not an hour later.
+      if (expired(engine.timelines(), running.present(), options.retentionMs).length > 0) await compact('at start').catch(failed);
+      const preparing = Date.now();
+      running.view.prepare();
+      logger.info({ seconds: (Date.now() - preparing) / 1000 }, 'timelines indexed');
+      if (!running.ownReadiness) running.view.setReadiness({ ready: true });
+      // The loop: the observed mark every second, a snapshot when enough records were written, retention hourly.
+      every(intervals.observedMs, () => {
+        const at = running.vouched();
+        if (at !== null) sink.observed(at);
+      });
+      every(intervals.snapshotCheckMs, () => {
+        if ((sink.status?.().recordsSinceSnapshot ?? 0) >= options.snapshotEvery) compact('records since the last snapshot').catch(failed);
+      });
+      every(intervals.compactMs, () => void compact('hourly').catch(failed));
+    },
+    stop: async () => {
+      for (const t of timers) clearInterval(t);
+      await running.stop();
+      await compacting;
+      await sink.close(engine.machines(), engine.horizon, nodeLayers());
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The shutdown path
+
+/** How long stopping may take before the process exits anyway (`--shutdown-grace`). */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * The one shutdown path: on SIGTERM or SIGINT, stop taking requests and `stop` (the feed, then
+ * the sink: flushed and closed) while the requests already under way finish; exit 0, or 1 when
+ * stopping failed. After `graceMs` it exits anyway, with 1: a request still open was cut, or what
+ * `stop` had not finished (a last snapshot, a final write) was not done, and a supervisor must not
+ * read that as a clean stop.
+ */
+export function stopOnSignals(logger: Logger, server: Server, stop: () => Promise<void>, graceMs = SHUTDOWN_GRACE_MS): void {
+  const onSignal = (signal: string): void => {
+    logger.info({ signal }, 'stopping');
+    let storeStopped = false;
+    // close() refuses new connections and closes idle ones; it calls back once the busy ones are done.
+    const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+    const stopped = stop().then(() => {
+      storeStopped = true;
+    });
+    Promise.all([drained, stopped]).then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'stopping failed: the store could not be flushed and closed (what its log or database holds is kept)');
+        process.exit(1);
+      },
+    );
+    setTimeout(() => {
+      const waitingFor = storeStopped ? 'requests still under way (cut)' : 'the source and store to stop (what the store had written is kept)';
+      logger.error({ graceMs, waitingFor }, `stopping took longer than the shutdown grace period: exiting without a clean stop, still waiting for ${waitingFor}`);
+      process.exit(1);
+    }, graceMs).unref();
+  };
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  process.once('SIGINT', () => onSignal('SIGINT'));
+}
