@@ -1,5 +1,10 @@
 // Jest setup provided by Grafana scaffolding
 import './.config/jest-setup';
+import { configure } from '@testing-library/react';
+
+// findBy* and waitFor wait up to 10 s, not 1 s: on a loaded CI machine an editor's options can take
+// longer than a second to follow a keystroke. A passing wait returns as soon as its state shows.
+configure({ asyncUtilTimeout: 10_000 });
 
 // @grafana/ui's Combobox measures its options' text on a 2D canvas, which jsdom does not have (the
 // generated setup stubs getContext with nothing): a context that measures 7px per character.
