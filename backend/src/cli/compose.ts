@@ -24,7 +24,7 @@ import type { Recovery, StoreStatus } from '../store/store.ts';
 import { TimelineEngine, type TimelineUpdate } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Timeline } from '../timeline/types.ts';
-import type { LayerFact } from '../nodes/facts.ts';
+import type { LayerFact } from '../timeline/facts.ts';
 import { replayTrace } from '../sources/trace/replay.ts';
 import { UsageError } from './options.ts';
 import type { WatchSettings } from './watch-options.ts';

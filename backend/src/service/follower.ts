@@ -6,9 +6,9 @@
 // The numbers (transitions.id, timelines.rev) of one cluster grow in commit order, because its
 // writer's transactions are serialised by the cluster's row (backend/src/store/postgres.ts), so "above
 // the last read" misses nothing. When retention deleted timelines (the cluster's `pruned` counter
-// moved), that cluster is read again from scratch. The node layer's facts (node-layer transitions,
-// causes of either layer) are numbered the same way and tailed the same way, then joined to the
-// timelines they refer to (FactReader, as a leader's recovery joins them).
+// moved), that cluster is read again from scratch. The facts (node-layer transitions, causes of either
+// layer, suspension reasons learned later) are numbered the same way and tailed the same way, then
+// joined to the timelines they refer to (FactJoin, as a leader's recovery joins them).
 //
 // ReplicaSource, below, is what a replica serves: the follower, until it becomes the leader and
 // serves its own engine.
@@ -19,11 +19,15 @@ import type { EngineCounts } from '../timeline/engine.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { StoreStatus } from '../store/store.ts';
 import { checkSchema } from '../store/postgres-migrate.ts';
+import { FactJoin } from '../timeline/facts.ts';
 import {
   CAUSE_COLUMNS,
+  causeFactOf,
   decodeTimeline,
-  FactReader,
   NODE_TRANSITION_COLUMNS,
+  nodeTransitionFactOf,
+  SUSPENSION_COLUMNS,
+  suspensionFactOf,
   describePgError,
   newPool,
   place,
@@ -32,6 +36,7 @@ import {
   withClient,
   type CauseRowIn,
   type ClusterTimeline,
+  type SuspensionRowIn,
   type TimelineRowIn,
   type TransitionRowIn,
 } from '../store/postgres-rows.ts';
@@ -79,8 +84,8 @@ interface ClusterState {
   /** The highest row number read. */
   rev: number;
   timelines: Map<string, ClusterTimeline>;
-  /** The node layers and the causes, joined to the timelines above. */
-  facts: FactReader;
+  /** The node layers, the causes and the suspension reasons, joined to the timelines above. */
+  facts: FactJoin;
 }
 
 interface ClusterRow {
@@ -193,8 +198,9 @@ export class FollowerSource implements TimelineSource {
       );
       let timelines = 0;
       let transitions = 0;
+      let reasons = 0;
       const reloaded: string[] = [];
-      const reads: { row: ClusterRow; state: ClusterState; full: boolean; tl: TimelineRowIn[]; tr: TransitionRowIn[]; nodes: TransitionRowIn[]; causes: CauseRowIn[] }[] = [];
+      const reads: { row: ClusterRow; state: ClusterState; full: boolean; tl: TimelineRowIn[]; tr: TransitionRowIn[]; nodes: TransitionRowIn[]; causes: CauseRowIn[]; suspensions: SuspensionRowIn[] }[] = [];
       for (const row of clusters.rows) {
         const existing = this.#clusters.get(row.cluster);
         const full = existing === undefined || existing.pruned !== Number(row.pruned);
@@ -203,21 +209,24 @@ export class FollowerSource implements TimelineSource {
         const tr = await client.query<TransitionRowIn>(`SELECT ${TRANSITION_COLUMNS} FROM upness_transitions WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
         const nodes = await client.query<TransitionRowIn>(`SELECT ${NODE_TRANSITION_COLUMNS} FROM upness_node_transitions WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
         const causes = await client.query<CauseRowIn>(`SELECT ${CAUSE_COLUMNS} FROM upness_causes WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
-        reads.push({ row, state: existing ?? newState(row.cluster), full, tl: tl.rows, tr: tr.rows, nodes: nodes.rows, causes: causes.rows });
+        const suspensions = await client.query<SuspensionRowIn>(`SELECT ${SUSPENSION_COLUMNS} FROM upness_suspensions WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
+        reads.push({ row, state: existing ?? newState(row.cluster), full, tl: tl.rows, tr: tr.rows, nodes: nodes.rows, causes: causes.rows, suspensions: suspensions.rows });
       }
       await client.query('COMMIT');
       // Applied only once everything was read: a read that failed half-way changes nothing.
-      for (const { row, state, full, tl, tr, nodes, causes } of reads) {
+      for (const { row, state, full, tl, tr, nodes, causes, suspensions } of reads) {
         if (full && this.#clusters.has(row.cluster)) reloaded.push(row.cluster);
         if (nodes.length + causes.length > 0 || full) this.#nodeList = null;
-        if (!this.#apply(row, full ? newState(row.cluster) : state, tl, tr, nodes, causes)) {
+        if (!this.#apply(row, full ? newState(row.cluster) : state, tl, tr, nodes, causes, suspensions)) {
           // Rows missing in between (changed by hand?): read the cluster again from scratch next time.
           this.#clusters.get(row.cluster)!.pruned = -1;
         }
         timelines += tl.length;
         transitions += tr.length;
+        // A reason learned later changes a transition served already.
+        reasons += suspensions.length;
       }
-      if (timelines + transitions + reloaded.length > 0) this.#list = null;
+      if (timelines + transitions + reasons + reloaded.length > 0) this.#list = null;
       return { timelines, transitions, reloaded };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -226,7 +235,7 @@ export class FollowerSource implements TimelineSource {
   }
 
   /** Applies one cluster's new rows; false when a transition has a gap before it. */
-  #apply(row: ClusterRow, state: ClusterState, tl: TimelineRowIn[], tr: TransitionRowIn[], nodes: TransitionRowIn[], causes: CauseRowIn[]): boolean {
+  #apply(row: ClusterRow, state: ClusterState, tl: TimelineRowIn[], tr: TransitionRowIn[], nodes: TransitionRowIn[], causes: CauseRowIn[], suspensions: SuspensionRowIn[]): boolean {
     this.#clusters.set(row.cluster, state);
     state.pruned = Number(row.pruned);
     let ok = true;
@@ -246,11 +255,15 @@ export class FollowerSource implements TimelineSource {
     }
     // Facts after the transitions they refer to (a fact commits with or after its transition).
     for (const r of nodes) {
-      if (!state.facts.node(r)) ok = false;
+      if (!state.facts.join(nodeTransitionFactOf(r))) ok = false;
       state.rev = Math.max(state.rev, r.id);
     }
     for (const r of causes) {
-      if (!state.facts.cause(r)) ok = false;
+      if (!state.facts.join(causeFactOf(r))) ok = false;
+      state.rev = Math.max(state.rev, r.id);
+    }
+    for (const r of suspensions) {
+      if (!state.facts.join(suspensionFactOf(r))) ok = false;
       state.rev = Math.max(state.rev, r.id);
     }
     state.status = {
@@ -348,7 +361,7 @@ function newState(cluster: string): ClusterState {
     pruned: 0,
     rev: 0,
     timelines,
-    facts: new FactReader((uid) => timelines.get(uid)),
+    facts: new FactJoin((uid) => timelines.get(uid)),
   };
 }
 

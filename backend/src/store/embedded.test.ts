@@ -10,7 +10,7 @@ import { TimelineEngine } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Observation } from '../observation/types.ts';
 import type { Timeline } from '../timeline/types.ts';
-import { joinCause } from '../nodes/facts.ts';
+import { joinCause } from '../timeline/facts.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
 import { parseTraceLine } from '../sources/trace/parse.ts';
 import { min, Scenario } from '../../test/scenario.ts';
