@@ -11,11 +11,7 @@ import { PostgresStore } from '../store/postgres.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import type { Observation } from '../observation/types.ts';
 import type { Timeline } from '../timeline/types.ts';
-import { ClusterEngine } from '../nodes/engine.ts';
-import { parseTraceLine } from '../sources/trace/parse.ts';
 import { UPNESS_VERSION } from '../store/version.ts';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { figures } from '../series/figures.ts';
 import { min, Scenario } from '../../test/scenario.ts';
 import { FollowerSource, ReplicaSource } from './follower.ts';
@@ -237,61 +233,7 @@ describe('a follower', () => {
   });
 });
 
-describe('the node layer and the causes', () => {
-  // ../store/fixtures/cluster.jsonl, drawn in ../store/fixtures/README.md and ../../test/crash-facts.test.ts:
-  //   minute     0      3        10 10.5          20 21       30   32          45 45.25
-  //   nodes      prov---up-------down-------------up-----------------------------down
-  //   jobset     prov---up-----------down------------up--------down-up----------down
-  //                              ^ n2 NotReady                 ^ restart       ^ n1 NotReady, received after the down was written
-  const trace = (): Observation[] =>
-    readFileSync(join(import.meta.dirname, '..', 'store', 'fixtures', 'cluster.jsonl'), 'utf8')
-      .trimEnd()
-      .split('\n')
-      .map((line, i) => parseTraceLine(line, i + 1));
-  const t0 = Date.parse('2026-01-01T00:00:00Z');
-  const drawn = (tl: Timeline | undefined): string[] =>
-    (tl?.transitions ?? []).map((t) => `${(t.at - t0) / 60_000}:${t.state}${t.causes ? `(${t.causes.map((c) => `${c.kind}@${(c.at - t0) / 60_000}`).join(',')})` : ''}`);
-  const JOBSET = ['0:provisioning', '3:up', '10.5:down(NodeNotReady@10)', '21:up', '30:down(JobSetRestart@30)', '32:up', '45:down(NodeNotReady@45)'];
-  const NODES = ['0:provisioning', '2:up', '10:down(NodeNotReady@10)', '20:up', '45:down(NodeNotReady@45)'];
-
-  it('a follower answers the same causes and node layer as its leader, and a new leader restores them', async () => {
-    const url = await database();
-    const { store } = await PostgresStore.open(url, { cluster: 'east' });
-    const engine = new ClusterEngine({ onUpdate: (u, m) => store.record(u, m), onFact: (f) => store.fact(f), cluster: 'east' });
-    const follower = follow(url).start();
-    const observations = trace();
-    // Up to the down at 45, written before its cause (n1 NotReady, received at 45.25) is known.
-    const late = observations.findIndex((o) => o.object.kind === 'Node' && o.receivedAt === t0 + 45.25 * 60_000);
-    for (const o of observations.slice(0, late)) engine.observe(o);
-    store.observed(engine.horizon);
-    await store.flushed();
-    await until('the down at 45', () => follower.timelines()[0]?.transitions.length === 7, 5000);
-    expect(drawn(follower.timelines()[0])).toEqual([...JOBSET.slice(0, 6), '45:down']);
-    // The cause arrives; the transition written before is not written again, the cause is a row of its own.
-    for (const o of observations.slice(late)) engine.observe(o);
-    store.observed(engine.horizon);
-    await store.flushed();
-    expect(drawn(engine.timeline('js-train'))).toEqual(JOBSET);
-    expect(drawn(engine.nodeLayer.timeline('js-train'))).toEqual(NODES);
-    await until('the late cause', () => follower.timelines()[0]?.transitions[6]?.causes !== undefined, 5000);
-    expect(drawn(follower.timelines()[0])).toEqual(JOBSET);
-    expect(follower.nodeLayer(0)?.timelines.map(drawn)).toEqual([NODES]);
-    expect(follower.nodeLayer(0)?.horizon).toBe(engine.horizon);
-    const rows = await server.query('SELECT count(*)::int AS n FROM upness_transitions WHERE causes IS NOT NULL', [], url.split('/').pop());
-    expect(rows.rows[0]).toEqual({ n: 0 });
-
-    // A follower started afterwards reads it all at once; a new leader restores it.
-    const late2 = follow(url).start();
-    await late2.loaded();
-    expect(late2.timelines().map(drawn)).toEqual([JOBSET]);
-    expect(late2.nodeLayer(0)?.timelines.map(drawn)).toEqual([NODES]);
-    await store.close();
-    const next = await PostgresStore.open(url, { cluster: 'east' });
-    await next.store.close();
-    expect(next.recovery.machines.map((m) => drawn(m.timeline))).toEqual([JOBSET]);
-    expect(next.recovery.nodeLayers.map(drawn)).toEqual([NODES]);
-  });
-});
+// The node layer and the causes, as a follower reads them: the store contract (../store/testing/contract.ts).
 
 describe('goodput inputs and suspension reasons (migration 3)', () => {
   // 2 replicated jobs × 2 pods × 4 TPU chips = 16 accelerators; checkpoint every 30 min.

@@ -1,5 +1,7 @@
-// The embedded store on real files: what it writes comes back, a torn tail is cut and reported,
-// anything worse is refused with a message that says what to do, and a full disk loses nothing.
+// The embedded store on real files, beyond the store contract (./testing/contract.ts: record, facts,
+// observed mark, snapshot, close, recover, crash): it writes only what changed, a torn tail is cut and
+// reported, anything worse is refused with a message that says what to do, a late cause is a record of
+// its own, the node layer goes with retention, and a full disk loses nothing.
 
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,10 +12,8 @@ import { TimelineEngine } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Observation } from '../observation/types.ts';
 import type { Timeline } from '../timeline/types.ts';
-import { joinCause } from '../timeline/facts.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
 import { parseTraceLine } from '../sources/trace/parse.ts';
-import { min, Scenario } from '../../test/scenario.ts';
 import { EmbeddedStore, StoreError } from './embedded.ts';
 import { FORMAT } from './records.ts';
 import { UPNESS_VERSION } from './version.ts';
@@ -43,17 +43,6 @@ function segments(dir: string): string[] {
 }
 
 describe('the embedded store', () => {
-  it('gives back every timeline, transition and memory it was given, and where observing stopped', async () => {
-    const dir = fresh();
-    const { engine, store } = await fill(dir);
-    await store.close();
-    const { recovery, store: reopened } = await EmbeddedStore.open(dir);
-    await reopened.close();
-    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
-    expect(recovery.observedUntil).toBe(engine.horizon);
-    expect(recovery.cut).toBeNull();
-  });
-
   it('writes a timeline again only when its identity or memory changed, and keeps the latest labels', async () => {
     const dir = fresh();
     const { store } = await EmbeddedStore.open(dir);
@@ -82,73 +71,6 @@ describe('the embedded store', () => {
     const { recovery, store: reopened } = await EmbeddedStore.open(dir);
     await reopened.close();
     expect(recovery.machines[0]!.timeline.labels).toEqual({ team: 'b' });
-  });
-
-  it('keeps the causes of an interruption (facts of their own) and the events proven after a gap', async () => {
-    const dir = fresh();
-    const { store } = await EmbeddedStore.open(dir);
-    const stream = [...simulateFleet({ jobsets: 2, days: 1, seed: 4 }).observations()];
-    // Stamp unobserved events on the transitions as the engine would, and give causes as the node layer does: after the transition is written.
-    const stamp = new TimelineEngine({
-      onUpdate: (u, m) => {
-        for (const t of u.added) {
-          if (t.state === 'down' && m.restarts > 0) t.unobserved = { interruptions: 1, recoveries: 0 };
-          if (t.state === 'up' && m.restarts > 0) t.unobserved = { interruptions: 1, recoveries: 1 };
-        }
-        store.record(u, m);
-        const base = u.timeline.transitions.length - u.added.length;
-        u.added.forEach((t, i) => {
-          const cause = { kind: 'NodeNotReady' as const, at: t.at, node: 'node-7' };
-          if (t.state === 'down' && joinCause(u.timeline, base + i, cause)) store.fact({ kind: 'cause', uid: u.timeline.uid, layer: 'jobset', seq: base + i, cause });
-        });
-      },
-    });
-    for (const o of stream) stamp.observe(o);
-    await store.close();
-    const { recovery, store: reopened } = await EmbeddedStore.open(dir);
-    await reopened.close();
-    expect(plain(recovery.machines)).toEqual(plain(stamp.machines()));
-    expect(recovery.machines.some((m) => m.timeline.transitions.some((t) => t.causes?.[0]?.node === 'node-7'))).toBe(true);
-    expect(recovery.machines.some((m) => m.timeline.transitions.some((t) => t.unobserved !== undefined && t.causes !== undefined))).toBe(true);
-  });
-
-  //   0 ─suspended (SuspendedJobs: queued; spec.suspend seen first, the condition at 1)─ 10 ─prov─ 15 ─up─
-  //   40 ─suspended (Preempted)─ 55 ─prov─ 60 ─up─ 70 ─suspended (spec.suspend first; QueueFull seen at 71)─ 75
-  it('keeps why each suspension happened, with its transition or learned later, in the log and in a snapshot (format 3)', async () => {
-    const dir = fresh();
-    const { store } = await EmbeddedStore.open(dir);
-    const engine = new TimelineEngine({ onUpdate: (u, m) => store.record(u, m) });
-    const js = new Scenario({ uid: 'a' }, min(0), { suspend: true })
-      .created()
-      .at(min(1), { suspended: { status: 'True', at: min(0), reason: 'SuspendedJobs', message: 'jobset is suspended' } })
-      .at(min(10), { suspend: false, suspended: { status: 'False', at: min(10), reason: 'ResumeJobs' } })
-      .up(min(15));
-    const more = new Scenario({ uid: 'a' }, min(0))
-      .at(min(40), { suspend: true, suspended: { status: 'True', at: min(40), reason: 'Preempted', message: 'Preempted to accommodate a higher priority Workload' }, ready: 0 })
-      .at(min(55), { suspend: false, suspended: { status: 'False', at: min(55), reason: 'ResumeJobs' } })
-      .up(min(60))
-      .at(min(70), { suspend: true, ready: 0 })
-      .at(min(71), { suspended: { status: 'True', at: min(70), reason: 'QueueFull' } })
-      .at(min(75));
-    for (const o of js.observations) engine.observe(o);
-    store.observed(engine.horizon);
-    await store.snapshot(engine.machines(), engine.horizon);
-    for (const o of more.observations) engine.observe(o);
-    store.observed(engine.horizon);
-    await store.close();
-    const { recovery, store: reopened } = await EmbeddedStore.open(dir);
-    await reopened.close();
-    const suspensions = recovery.machines[0]!.timeline.transitions.map((t) => t.suspension ?? null);
-    expect(suspensions).toEqual([
-      { reason: 'SuspendedJobs', message: 'jobset is suspended' },
-      null,
-      null,
-      { reason: 'Preempted', message: 'Preempted to accommodate a higher priority Workload' },
-      null,
-      null,
-      { reason: 'QueueFull', message: null },
-    ]);
-    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
   });
 
   it('a snapshot holds everything before it, and the log before it is deleted', async () => {
@@ -315,19 +237,6 @@ describe('the embedded store', () => {
     await fourth.store.close();
     expect(fourth.recovery.machines).toEqual([]);
     expect(fourth.recovery.nodeLayers).toEqual([]);
-  });
-
-  it('reads a cause written twice (around a crash) once', async () => {
-    const dir = fresh();
-    const { store } = await EmbeddedStore.open(dir);
-    const engine = clusterEngine(store);
-    for (const o of clusterTrace()) engine.observe(o);
-    const cause = engine.timeline('js-train')!.transitions[6]!.causes![0]!;
-    store.fact({ kind: 'cause', uid: 'js-train', layer: 'jobset', seq: 6, cause: { ...cause } });
-    await store.close();
-    const { recovery, store: reopened } = await EmbeddedStore.open(dir);
-    await reopened.close();
-    expect(recovery.machines.map((m) => drawn(m.timeline))).toEqual([JOBSET]);
   });
 
   // A real full disk: a tiny tmpfs (needs root to mount; CI and the dev machines run as root).

@@ -302,8 +302,9 @@ export class EmbeddedStore implements TimelineStore {
 
   /** Resolves when everything recorded so far is on disk (at once while writes are failing: serving goes on). */
   flushed(): Promise<void> {
-    if (this.#synced >= this.#seq || this.#error !== null) return Promise.resolve();
-    const seq = this.#seq;
+    // An observed mark not written yet takes the next number, when the next commit writes it.
+    const seq = this.#seq + (this.#observed !== this.#observedWritten ? 1 : 0);
+    if (this.#synced >= seq || this.#error !== null || this.#closed) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push({ seq, resolve }));
   }
 

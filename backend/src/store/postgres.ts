@@ -471,7 +471,18 @@ export function checkClusterName(cluster: string): void {
   }
 }
 
-/** Reads one cluster's timelines, transitions and machine memory in one snapshot of the database. */
+/** Reads what is stored of one cluster without becoming its writer (nothing is migrated or fenced). */
+export async function readCluster(url: string, cluster: string): Promise<Recovery> {
+  const pool = newPool(url);
+  try {
+    const loaded = await loadCluster(pool, cluster);
+    return { ...loaded, cut: null };
+  } finally {
+    await pool.end();
+  }
+}
+
+/** Reads one cluster's timelines, transitions, facts and machine memory in one snapshot of the database. */
 async function loadCluster(pool: pg.Pool, cluster: string): Promise<{ machines: MachineState[]; nodeLayers: Timeline[]; observedUntil: number | null; records: number }> {
   return withClient(pool, async (client) => {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
