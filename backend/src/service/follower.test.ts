@@ -14,6 +14,7 @@ import type { Timeline } from '../timeline/types.ts';
 import { UPNESS_VERSION } from '../store/version.ts';
 import { figures } from '../series/figures.ts';
 import { min, Scenario } from '../../test/scenario.ts';
+import { plainTimelines } from '../store/testing/scenes.ts';
 import { FollowerSource, ReplicaSource } from './follower.ts';
 import { EngineSource } from './source.ts';
 
@@ -36,16 +37,6 @@ function follow(url: string, options: ConstructorParameters<typeof FollowerSourc
   const f = new FollowerSource(url, { pollMs: 1000, ...options });
   followers.push(f);
   return f;
-}
-
-/** Timelines as plain data, sorted, without the follower's cluster field. */
-function plain(timelines: Iterable<Timeline>): unknown[] {
-  return [...timelines]
-    .map((tl) => {
-      const { cluster: _c, ...rest } = tl as Timeline & { cluster?: string };
-      return JSON.parse(JSON.stringify(rest));
-    })
-    .sort((a, b) => (a.uid < b.uid ? -1 : 1));
 }
 
 async function until(what: string, check: () => boolean, timeoutMs = 5000): Promise<number> {
@@ -85,7 +76,7 @@ describe('a follower', () => {
     follower.start();
     await follower.loaded();
     expect(follower.readiness()).toEqual({ ready: true });
-    expect(plain(follower.timelines())).toEqual(plain(lead.engine.timelines()));
+    expect(plainTimelines(follower.timelines())).toEqual(plainTimelines(lead.engine.timelines()));
     expect(follower.horizon(Date.now())).toBe(lead.engine.horizon);
     expect(new Set(follower.timelines().map((tl) => tl.cluster))).toEqual(new Set(['default']));
 
@@ -95,7 +86,7 @@ describe('a follower', () => {
       await lead.feed(observations.slice(step * quarter, step === 3 ? observations.length : (step + 1) * quarter));
       const horizon = lead.engine.horizon;
       lags.push(await until('the follower caught up', () => follower.horizon(Date.now()) === horizon, 2500));
-      expect(plain(follower.timelines())).toEqual(plain(lead.engine.timelines()));
+      expect(plainTimelines(follower.timelines())).toEqual(plainTimelines(lead.engine.timelines()));
     }
     log(`follower lag after a commit: ${lags.join(', ')} ms (poll every 1000 ms)`);
     expect(follower.clusters()).toEqual([
@@ -132,7 +123,7 @@ describe('a follower', () => {
     const horizon = lead.engine.horizon;
     const caughtUp = await until('caught up', () => follower.readiness().ready && follower.horizon(Date.now()) === horizon, 15_000);
     log(`follower: not ready ${notReadyAfter} ms after the database stopped; ready and caught up ${caughtUp} ms after it was back (${readiness.ready ? '' : readiness.reason})`);
-    expect(plain(follower.timelines())).toEqual(plain(lead.engine.timelines()));
+    expect(plainTimelines(follower.timelines())).toEqual(plainTimelines(lead.engine.timelines()));
     expect(errors[0]).toMatch(/ECONNREFUSED|terminat|shutting down/i);
     expect(errors.at(-1)).toBeNull();
     await lead.store.close();
@@ -170,7 +161,7 @@ describe('a follower', () => {
     lead.engine.forget(closed.map((tl) => tl.uid));
     await lead.store.snapshot(lead.engine.machines(), lead.engine.horizon);
     await until('pruned', () => follower.timelines().length === lead.engine.timelines().length, 2500);
-    expect(plain(follower.timelines())).toEqual(plain(lead.engine.timelines()));
+    expect(plainTimelines(follower.timelines())).toEqual(plainTimelines(lead.engine.timelines()));
     await lead.store.close();
   });
 
@@ -186,10 +177,10 @@ describe('a follower', () => {
     const missing = follow(url, { clusters: ['north'] }).start();
     await Promise.all([all.loaded(), onlyWest.loaded(), missing.loaded()]);
     const of = (f: FollowerSource, cluster: string): Timeline[] => f.timelines().filter((tl) => tl.cluster === cluster);
-    expect(plain(of(all, 'east'))).toEqual(plain(east.engine.timelines()));
-    expect(plain(of(all, 'west'))).toEqual(plain(west.engine.timelines()));
+    expect(plainTimelines(of(all, 'east'))).toEqual(plainTimelines(east.engine.timelines()));
+    expect(plainTimelines(of(all, 'west'))).toEqual(plainTimelines(west.engine.timelines()));
     expect(all.timelines().length).toBe(east.engine.timelines().length + west.engine.timelines().length);
-    expect(plain(onlyWest.timelines())).toEqual(plain(west.engine.timelines()));
+    expect(plainTimelines(onlyWest.timelines())).toEqual(plainTimelines(west.engine.timelines()));
     expect(all.horizons()).toEqual(new Map([['east', east.engine.horizon], ['west', west.engine.horizon]]));
     expect(all.horizon(Date.now())).toBe(Math.min(east.engine.horizon!, west.engine.horizon!));
     expect(missing.readiness()).toEqual({ ready: false, reason: 'no timelines of cluster "north" in the database yet: has its leader started?' });
@@ -277,7 +268,7 @@ describe('goodput inputs and suspension reasons (migration 3)', () => {
     const followed = follower.timelines()[0]!;
     expect(why(followed)).toEqual(EXPECTED);
     expect(figures(followed, engine.horizon!, min(0), min(70))).toEqual(f);
-    expect(plain(follower.timelines())).toEqual(plain([truth]));
+    expect(plainTimelines(follower.timelines())).toEqual(plainTimelines([truth]));
     await store.close();
     const next = await PostgresStore.open(url, { cluster: 'default' });
     await next.store.close();
@@ -301,7 +292,7 @@ describe('a replica source', () => {
     own.setReadiness({ ready: false, reason: 'first sync' });
     replica.use(own);
     expect(replica.readiness()).toEqual({ ready: false, reason: 'first sync' });
-    expect(plain(replica.timelines())).toEqual(plain(lead.engine.timelines()));
+    expect(plainTimelines(replica.timelines())).toEqual(plainTimelines(lead.engine.timelines()));
     expect(replica.current).toBe(own);
     await lead.store.close();
   });

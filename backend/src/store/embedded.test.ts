@@ -9,12 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
-import type { MachineState } from '../timeline/machine.ts';
-import type { Observation } from '../observation/types.ts';
-import type { Timeline } from '../timeline/types.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
-import { parseTraceLine } from '../sources/trace/parse.ts';
 import { EmbeddedStore, StoreError } from './embedded.ts';
+import { clusterEngine, clusterTrace, drawn, JOBSET, NODES, plainMachines } from './testing/scenes.ts';
 import { FORMAT } from './records.ts';
 import { UPNESS_VERSION } from './version.ts';
 
@@ -28,14 +25,6 @@ async function fill(dir: string, seed = 1, days = 1): Promise<{ engine: Timeline
   store.observed(engine.horizon);
   await store.flushed();
   return { engine, store };
-}
-
-/** Machines as plain data. The resourceVersion is left out: the store writes it only along with
- *  other changes (a stale one after a restart makes a gap unknown rather than proven unchanged). */
-function plain(machines: Iterable<MachineState>): unknown[] {
-  return [...machines]
-    .map(({ resourceVersion: _rv, ...m }) => JSON.parse(JSON.stringify(m)))
-    .sort((a, b) => (a.timeline.uid < b.timeline.uid ? -1 : 1));
 }
 
 function segments(dir: string): string[] {
@@ -89,7 +78,7 @@ describe('the embedded store', () => {
     expect(segments(dir).length).toBeLessThanOrEqual(2);
     const { recovery, store: reopened } = await EmbeddedStore.open(dir);
     await reopened.close();
-    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
+    expect(plainMachines(recovery.machines)).toEqual(plainMachines(engine.machines()));
   });
 
   it('cuts a torn last record (a crash in the middle of a write), reports it, and keeps everything before it', async () => {
@@ -102,7 +91,7 @@ describe('the embedded store', () => {
     const { recovery, store: reopened } = await EmbeddedStore.open(dir);
     expect(recovery.cut).toEqual({ file: last, line: before.split('\n').length, bytes: 45 });
     expect(readFileSync(last, 'utf8')).toBe(before);
-    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
+    expect(plainMachines(recovery.machines)).toEqual(plainMachines(engine.machines()));
     await reopened.close();
   });
 
@@ -155,7 +144,7 @@ describe('the embedded store', () => {
     expect(readdirSync(dir)).not.toContain('snapshot.json');
     const again = await EmbeddedStore.open(dir);
     await again.store.close();
-    expect(plain(again.recovery.machines)).toEqual(plain(engine.machines()));
+    expect(plainMachines(again.recovery.machines)).toEqual(plainMachines(engine.machines()));
   });
 
   it('refuses a data dir of a newer format, naming the Upness that wrote it, and one of a format no Upness wrote', async () => {
@@ -180,24 +169,6 @@ describe('the embedded store', () => {
     rmSync(join(other, 'log-000001.jsonl'));
     await expect(EmbeddedStore.open(other)).rejects.toThrow(`is in format ${FORMAT + 1}, written by Upness 9.9.9`);
   });
-
-  // The cluster trace of ./fixtures/README.md: the JobSet ml/train on nodes n1 and n2.
-  const clusterTrace = (): Observation[] =>
-    readFileSync(join(import.meta.dirname, 'fixtures', 'cluster.jsonl'), 'utf8')
-      .trimEnd()
-      .split('\n')
-      .map((line, i) => parseTraceLine(line, i + 1));
-  /** A cluster's engine whose updates and facts go to the store. */
-  const clusterEngine = (store: EmbeddedStore): ClusterEngine => new ClusterEngine({ onUpdate: (u, m) => store.record(u, m), onFact: (f) => store.fact(f) });
-  const drawn = (tl: Timeline | undefined): string[] =>
-    (tl?.transitions ?? []).map((t) => `${(t.at - Date.parse('2026-01-01T00:00:00Z')) / 60_000}:${t.state}${t.causes ? `(${t.causes.map((c) => `${c.kind}@${(c.at - Date.parse('2026-01-01T00:00:00Z')) / 60_000}`).join(',')})` : ''}`);
-
-  //   minute     0      3        10 10.5          20 21       30   32          45 45.25
-  //   nodes      prov---up-------down-------------up-----------------------------down
-  //   jobset     prov---up-----------down------------up--------down-up----------down
-  //                              ^ n2 NotReady                 ^ restart       ^ n1 NotReady, received after the down was written
-  const JOBSET = ['0:provisioning', '3:up', '10.5:down(NodeNotReady@10)', '21:up', '30:down(JobSetRestart@30)', '32:up', '45:down(NodeNotReady@45)'];
-  const NODES = ['0:provisioning', '2:up', '10:down(NodeNotReady@10)', '20:up', '45:down(NodeNotReady@45)'];
 
   it('keeps the node layer and the causes found after a transition was written, in the log, a snapshot and through retention', async () => {
     const dir = fresh();
@@ -280,7 +251,7 @@ describe('the embedded store', () => {
       const reopened = await EmbeddedStore.open(dir);
       await reopened.store.close();
       expect(reopened.recovery.cut).toBeNull();
-      expect(plain(reopened.recovery.machines)).toEqual(plain(engine.machines()));
+      expect(plainMachines(reopened.recovery.machines)).toEqual(plainMachines(engine.machines()));
     } finally {
       execFileSync('umount', ['--lazy', mount]);
     }

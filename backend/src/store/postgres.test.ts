@@ -6,7 +6,7 @@
 import { startPostgres, type PostgresServer } from '../../../test/postgres/server.ts';
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
-import { feedFleet } from './testing/scenes.ts';
+import { feedFleet, plainMachines } from './testing/scenes.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Transition } from '../timeline/types.ts';
 import { StoreError } from './embedded.ts';
@@ -26,13 +26,6 @@ beforeAll(async () => {
   log(`postgres ${server.version}: install ${server.timings.installMs} ms, initdb ${server.timings.initdbMs} ms, start ${server.timings.startMs} ms`);
 }, 600_000);
 afterAll(() => server?.destroy());
-
-/** Machines as plain data, sorted. The resourceVersion is left out: it is written only along with other changes. */
-function plain(machines: Iterable<MachineState>): unknown[] {
-  return [...machines]
-    .map(({ resourceVersion: _rv, ...m }) => JSON.parse(JSON.stringify(m)))
-    .sort((a, b) => (a.timeline.uid < b.timeline.uid ? -1 : 1));
-}
 
 const transitionCount = (machines: Iterable<MachineState>): number => [...machines].reduce((n, m) => n + m.timeline.transitions.length, 0);
 
@@ -292,7 +285,7 @@ describe('the PostgreSQL store', () => {
     expect(await count(url, 'SELECT count(*) AS n FROM upness_transitions')).toBe(transitions);
     await store.close();
     const { store: again, recovery } = await PostgresStore.open(url, { cluster: 'default' });
-    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
+    expect(plainMachines(recovery.machines)).toEqual(plainMachines(engine.machines()));
     expect(recovery.observedUntil).toBe(engine.horizon);
     await again.close();
   }, 120_000);
@@ -326,7 +319,7 @@ describe('the PostgreSQL store', () => {
     expect(errors).toEqual(['cannot write to PostgreSQL: no answer for 1 s', null]);
     await store.close();
     const { store: again, recovery } = await PostgresStore.open(url, { cluster: 'default' });
-    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
+    expect(plainMachines(recovery.machines)).toEqual(plainMachines(engine.machines()));
     await again.close();
   }, 30_000);
 
@@ -342,12 +335,12 @@ describe('the PostgreSQL store', () => {
     await Promise.all([a.store.close(), b.store.close()]);
     const uidsA = new Set([...ea.machines()].map((m) => m.timeline.uid));
     expect([...eb.machines()].filter((m) => uidsA.has(m.timeline.uid)).length).toBeGreaterThan(0);
-    expect(plain(ea.machines())).not.toEqual(plain(eb.machines()));
+    expect(plainMachines(ea.machines())).not.toEqual(plainMachines(eb.machines()));
 
     const east = await PostgresStore.open(url, { cluster: 'east' });
     const west = await PostgresStore.open(url, { cluster: 'west' });
-    expect(plain(east.recovery.machines)).toEqual(plain(ea.machines()));
-    expect(plain(west.recovery.machines)).toEqual(plain(eb.machines()));
+    expect(plainMachines(east.recovery.machines)).toEqual(plainMachines(ea.machines()));
+    expect(plainMachines(west.recovery.machines)).toEqual(plainMachines(eb.machines()));
     expect(east.recovery.observedUntil).toBe(ea.horizon);
     expect(west.recovery.observedUntil).toBe(eb.horizon);
     await Promise.all([east.store.close(), west.store.close()]);
@@ -373,7 +366,7 @@ describe('the PostgreSQL store', () => {
     expect(old.store.fenced).toBe(true);
     expect(old.store.status().error).toBe(fenced[0]);
     const { recovery } = await PostgresStore.open(url, { cluster: 'default' });
-    expect(plain(recovery.machines)).toEqual(plain(replacement.recovery.machines));
+    expect(plainMachines(recovery.machines)).toEqual(plainMachines(replacement.recovery.machines));
     await old.store.close();
     await replacement.store.close();
   });
@@ -393,7 +386,7 @@ describe('the PostgreSQL store', () => {
     expect(await store.prune(keep)).toBe(closed.length - 1);
     await store.close();
     const { store: again, recovery } = await PostgresStore.open(url, { cluster: 'default' });
-    expect(plain(recovery.machines)).toEqual(plain([closed[0]!, ...open]));
+    expect(plainMachines(recovery.machines)).toEqual(plainMachines([closed[0]!, ...open]));
     expect(await count(url, 'SELECT count(*) AS n FROM upness_transitions')).toBe(transitionCount([closed[0]!, ...open]));
     expect(await count(url, 'SELECT pruned AS n FROM upness_clusters')).toBe(1);
     await again.close();
