@@ -12,7 +12,7 @@ export const STAGE_IMPORTS = {
   'sources/simulator': ['observation', 'timeline'], // the simulated fleet; its truth: timeline/types.ts, types only
   timeline: ['observation'], // object → view, per-UID state machine → transitions
   nodes: ['observation', 'timeline'], // node layer and causes, from views
-  store: ['observation', 'timeline', 'nodes'], // memory, embedded log, PostgreSQL
+  store: ['observation', 'timeline'], // the embedded log, PostgreSQL, the followers' tail
   series: ['observation', 'timeline'], // interval algebra
   query: ['observation', 'timeline', 'series'], // a request's model: selection, windows, limits
   frames: ['observation', 'timeline', 'nodes', 'series', 'query'], // Grafana data frames and JSON views

@@ -12,7 +12,7 @@
 // JobSet is. When a JobSet fails while its nodes are up, the node layer ends as completed, not
 // failed: the nodes did not fail it, and an up → failed would count as a node interruption.
 //
-// What it finds out is written as facts (nodes/facts.ts), through `onFact`: each node-layer
+// What it finds out is written as facts (timeline/facts.ts), through `onFact`: each node-layer
 // transition, and each cause attached to a transition of either layer, after the transition it
 // refers to. Nothing it attaches edits what a store wrote: a cause is a fact of its own, joined to the
 // transition in memory by joinCause, as a store's recovery and a follower join it.
@@ -23,7 +23,7 @@ import { z } from 'zod';
 import type { Observation } from '../observation/types.ts';
 import { TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
 import type { JobSetUpdate } from '../timeline/engine.ts';
-import { joinCause, nodeTransitionFact, type Layer, type LayerFact } from './facts.ts';
+import { joinCause, nodeTransitionFact, type Layer, type LayerFact } from '../timeline/facts.ts';
 import { isNode, isPod, jobsetCauses, nodeNotReady, podFailures, viewNode, viewPod, type CauseFact, type NodeView } from './objects.ts';
 
 export interface NodeLayerOptions {
@@ -35,7 +35,7 @@ export interface NodeLayerOptions {
   onFact?: (fact: LayerFact) => void;
 }
 
-export type { Layer } from './facts.ts';
+export type { Layer } from '../timeline/facts.ts';
 
 /** The cause windows with their defaults, checked once at construction. */
 const causeWindows = z.object({

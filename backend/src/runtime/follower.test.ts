@@ -11,13 +11,10 @@ import { PostgresStore } from '../store/postgres.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import type { Observation } from '../observation/types.ts';
 import type { Timeline } from '../timeline/types.ts';
-import { ClusterEngine } from '../nodes/engine.ts';
-import { parseTraceLine } from '../sources/trace/parse.ts';
 import { UPNESS_VERSION } from '../store/version.ts';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { figures } from '../series/figures.ts';
 import { min, Scenario } from '../../test/scenario.ts';
+import { plainTimelines } from '../store/testing/scenes.ts';
 import { FollowerView, ReplicaView } from './follower.ts';
 import { EngineView } from './served-view.ts';
 
@@ -40,16 +37,6 @@ function follow(url: string, options: ConstructorParameters<typeof FollowerView>
   const f = new FollowerView(url, { pollMs: 1000, ...options });
   followers.push(f);
   return f;
-}
-
-/** Timelines as plain data, sorted, without the follower's cluster field. */
-function plain(timelines: Iterable<Timeline>): unknown[] {
-  return [...timelines]
-    .map((tl) => {
-      const { cluster: _c, ...rest } = tl as Timeline & { cluster?: string };
-      return JSON.parse(JSON.stringify(rest));
-    })
-    .sort((a, b) => (a.uid < b.uid ? -1 : 1));
 }
 
 async function until(what: string, check: () => boolean, timeoutMs = 5000): Promise<number> {
@@ -89,7 +76,7 @@ describe('a follower', () => {
     follower.start();
     await follower.loaded();
     expect(follower.readiness()).toEqual({ ready: true });
-    expect(plain(follower.timelines())).toEqual(plain(lead.engine.timelines()));
+    expect(plainTimelines(follower.timelines())).toEqual(plainTimelines(lead.engine.timelines()));
     expect(follower.horizon(Date.now())).toBe(lead.engine.horizon);
     expect(new Set(follower.timelines().map((tl) => tl.cluster))).toEqual(new Set(['default']));
 
@@ -99,7 +86,7 @@ describe('a follower', () => {
       await lead.feed(observations.slice(step * quarter, step === 3 ? observations.length : (step + 1) * quarter));
       const horizon = lead.engine.horizon;
       lags.push(await until('the follower caught up', () => follower.horizon(Date.now()) === horizon, 2500));
-      expect(plain(follower.timelines())).toEqual(plain(lead.engine.timelines()));
+      expect(plainTimelines(follower.timelines())).toEqual(plainTimelines(lead.engine.timelines()));
     }
     log(`follower lag after a commit: ${lags.join(', ')} ms (poll every 1000 ms)`);
     expect(follower.clusters()).toEqual([
@@ -136,7 +123,7 @@ describe('a follower', () => {
     const horizon = lead.engine.horizon;
     const caughtUp = await until('caught up', () => follower.readiness().ready && follower.horizon(Date.now()) === horizon, 15_000);
     log(`follower: not ready ${notReadyAfter} ms after the database stopped; ready and caught up ${caughtUp} ms after it was back (${readiness.ready ? '' : readiness.reason})`);
-    expect(plain(follower.timelines())).toEqual(plain(lead.engine.timelines()));
+    expect(plainTimelines(follower.timelines())).toEqual(plainTimelines(lead.engine.timelines()));
     expect(errors[0]).toMatch(/ECONNREFUSED|terminat|shutting down/i);
     expect(errors.at(-1)).toBeNull();
     await lead.store.close();
@@ -174,7 +161,7 @@ describe('a follower', () => {
     lead.engine.forget(closed.map((tl) => tl.uid));
     await lead.store.snapshot(lead.engine.machines(), lead.engine.horizon);
     await until('pruned', () => follower.timelines().length === lead.engine.timelines().length, 2500);
-    expect(plain(follower.timelines())).toEqual(plain(lead.engine.timelines()));
+    expect(plainTimelines(follower.timelines())).toEqual(plainTimelines(lead.engine.timelines()));
     await lead.store.close();
   });
 
@@ -190,10 +177,10 @@ describe('a follower', () => {
     const missing = follow(url, { clusters: ['north'] }).start();
     await Promise.all([all.loaded(), onlyWest.loaded(), missing.loaded()]);
     const of = (f: FollowerView, cluster: string): Timeline[] => f.timelines().filter((tl) => tl.cluster === cluster);
-    expect(plain(of(all, 'east'))).toEqual(plain(east.engine.timelines()));
-    expect(plain(of(all, 'west'))).toEqual(plain(west.engine.timelines()));
+    expect(plainTimelines(of(all, 'east'))).toEqual(plainTimelines(east.engine.timelines()));
+    expect(plainTimelines(of(all, 'west'))).toEqual(plainTimelines(west.engine.timelines()));
     expect(all.timelines().length).toBe(east.engine.timelines().length + west.engine.timelines().length);
-    expect(plain(onlyWest.timelines())).toEqual(plain(west.engine.timelines()));
+    expect(plainTimelines(onlyWest.timelines())).toEqual(plainTimelines(west.engine.timelines()));
     expect(all.horizons()).toEqual(new Map([['east', east.engine.horizon], ['west', west.engine.horizon]]));
     expect(all.horizon(Date.now())).toBe(Math.min(east.engine.horizon!, west.engine.horizon!));
     expect(missing.readiness()).toEqual({ ready: false, reason: 'no timelines of cluster "north" in the database yet: has its leader started?' });
@@ -237,61 +224,7 @@ describe('a follower', () => {
   });
 });
 
-describe('the node layer and the causes', () => {
-  // ../store/fixtures/cluster.jsonl, drawn in ../store/fixtures/README.md and ../../test/crash-facts.test.ts:
-  //   minute     0      3        10 10.5          20 21       30   32          45 45.25
-  //   nodes      prov---up-------down-------------up-----------------------------down
-  //   jobset     prov---up-----------down------------up--------down-up----------down
-  //                              ^ n2 NotReady                 ^ restart       ^ n1 NotReady, received after the down was written
-  const trace = (): Observation[] =>
-    readFileSync(join(import.meta.dirname, '..', 'store', 'fixtures', 'cluster.jsonl'), 'utf8')
-      .trimEnd()
-      .split('\n')
-      .map((line, i) => parseTraceLine(line, i + 1));
-  const t0 = Date.parse('2026-01-01T00:00:00Z');
-  const drawn = (tl: Timeline | undefined): string[] =>
-    (tl?.transitions ?? []).map((t) => `${(t.at - t0) / 60_000}:${t.state}${t.causes ? `(${t.causes.map((c) => `${c.kind}@${(c.at - t0) / 60_000}`).join(',')})` : ''}`);
-  const JOBSET = ['0:provisioning', '3:up', '10.5:down(NodeNotReady@10)', '21:up', '30:down(JobSetRestart@30)', '32:up', '45:down(NodeNotReady@45)'];
-  const NODES = ['0:provisioning', '2:up', '10:down(NodeNotReady@10)', '20:up', '45:down(NodeNotReady@45)'];
-
-  it('a follower answers the same causes and node layer as its leader, and a new leader restores them', async () => {
-    const url = await database();
-    const { store } = await PostgresStore.open(url, { cluster: 'east' });
-    const engine = new ClusterEngine({ onUpdate: (u, m) => store.record(u, m), onFact: (f) => store.fact(f), cluster: 'east' });
-    const follower = follow(url).start();
-    const observations = trace();
-    // Up to the down at 45, written before its cause (n1 NotReady, received at 45.25) is known.
-    const late = observations.findIndex((o) => o.object.kind === 'Node' && o.receivedAt === t0 + 45.25 * 60_000);
-    for (const o of observations.slice(0, late)) engine.observe(o);
-    store.observed(engine.horizon);
-    await store.flushed();
-    await until('the down at 45', () => follower.timelines()[0]?.transitions.length === 7, 5000);
-    expect(drawn(follower.timelines()[0])).toEqual([...JOBSET.slice(0, 6), '45:down']);
-    // The cause arrives; the transition written before is not written again, the cause is a row of its own.
-    for (const o of observations.slice(late)) engine.observe(o);
-    store.observed(engine.horizon);
-    await store.flushed();
-    expect(drawn(engine.timeline('js-train'))).toEqual(JOBSET);
-    expect(drawn(engine.nodeLayer.timeline('js-train'))).toEqual(NODES);
-    await until('the late cause', () => follower.timelines()[0]?.transitions[6]?.causes !== undefined, 5000);
-    expect(drawn(follower.timelines()[0])).toEqual(JOBSET);
-    expect(follower.nodeLayer(0)?.timelines.map(drawn)).toEqual([NODES]);
-    expect(follower.nodeLayer(0)?.horizon).toBe(engine.horizon);
-    const rows = await server.query('SELECT count(*)::int AS n FROM upness_transitions WHERE causes IS NOT NULL', [], url.split('/').pop());
-    expect(rows.rows[0]).toEqual({ n: 0 });
-
-    // A follower started afterwards reads it all at once; a new leader restores it.
-    const late2 = follow(url).start();
-    await late2.loaded();
-    expect(late2.timelines().map(drawn)).toEqual([JOBSET]);
-    expect(late2.nodeLayer(0)?.timelines.map(drawn)).toEqual([NODES]);
-    await store.close();
-    const next = await PostgresStore.open(url, { cluster: 'east' });
-    await next.store.close();
-    expect(next.recovery.machines.map((m) => drawn(m.timeline))).toEqual([JOBSET]);
-    expect(next.recovery.nodeLayers.map(drawn)).toEqual([NODES]);
-  });
-});
+// The node layer and the causes, as a follower reads them: the store contract (../store/testing/contract.ts).
 
 describe('goodput inputs and suspension reasons (migration 3)', () => {
   // 2 replicated jobs × 2 pods × 4 TPU chips = 16 accelerators; checkpoint every 30 min.
@@ -335,7 +268,7 @@ describe('goodput inputs and suspension reasons (migration 3)', () => {
     const followed = follower.timelines()[0]!;
     expect(why(followed)).toEqual(EXPECTED);
     expect(figures(followed, engine.horizon!, min(0), min(70))).toEqual(f);
-    expect(plain(follower.timelines())).toEqual(plain([truth]));
+    expect(plainTimelines(follower.timelines())).toEqual(plainTimelines([truth]));
     await store.close();
     const next = await PostgresStore.open(url, { cluster: 'default' });
     await next.store.close();
@@ -359,7 +292,7 @@ describe('a replica source', () => {
     own.setReadiness({ ready: false, reason: 'first sync' });
     replica.use(own);
     expect(replica.readiness()).toEqual({ ready: false, reason: 'first sync' });
-    expect(plain(replica.timelines())).toEqual(plain(lead.engine.timelines()));
+    expect(plainTimelines(replica.timelines())).toEqual(plainTimelines(lead.engine.timelines()));
     expect(replica.current).toBe(own);
     await lead.store.close();
   });

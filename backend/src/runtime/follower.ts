@@ -2,8 +2,8 @@
 // every timeline of the clusters it serves, then tails what their writers (the leaders) add: every
 // second, what store/postgres-tail.ts reads above its cursor (each cluster's last row number read),
 // along with each cluster's observed mark (its horizon). A cluster whose timelines retention deleted
-// is read again from scratch. The node layer's facts are joined to the timelines they refer to
-// (FactReader, as a leader's recovery joins them).
+// is read again from scratch. The facts (node-layer transitions, causes, suspension reasons learned
+// later) are joined to the timelines they refer to (FactJoin, as a leader's recovery joins them).
 //
 // ReplicaView, below, is what a replica serves: the follower, until it becomes the leader and
 // serves its own engine.
@@ -14,7 +14,8 @@ import type { EngineCounts } from '../timeline/engine.ts';
 import { setIdentity } from '../timeline/identity.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { StoreStatus } from '../store/store.ts';
-import { decodeIdentity, decodeTimeline, FactReader, describePgError, newPool, place, withClient, type ClusterTimeline } from '../store/postgres-rows.ts';
+import { causeFactOf, decodeIdentity, decodeTimeline, describePgError, newPool, nodeTransitionFactOf, place, suspensionFactOf, withClient, type ClusterTimeline } from '../store/postgres-rows.ts';
+import { FactJoin } from '../timeline/facts.ts';
 import { tail, type ClusterMark, type ClusterTail } from '../store/postgres-tail.ts';
 import type { Readiness } from '../observation/readiness.ts';
 import type { LayerView, SourceKind, ServedView, WatchHealth } from './served-view.ts';
@@ -51,8 +52,8 @@ interface ClusterState {
   /** The highest row number read. */
   rev: number;
   timelines: Map<string, ClusterTimeline>;
-  /** The node layers and the causes, joined to the timelines above. */
-  facts: FactReader;
+  /** The node layers, the causes and the suspension reasons, joined to the timelines above. */
+  facts: FactJoin;
 }
 
 export class FollowerView implements ServedView {
@@ -144,6 +145,7 @@ export class FollowerView implements ServedView {
     const tails = await tail(client, (cluster) => this.#clusters.get(cluster), this.#options.clusters);
     let timelines = 0;
     let transitions = 0;
+    let reasons = 0;
     const reloaded: string[] = [];
     // Applied only once everything was read: a read that failed half-way changes nothing.
     for (const read of tails) {
@@ -156,13 +158,15 @@ export class FollowerView implements ServedView {
       }
       timelines += read.timelines.length;
       transitions += read.transitions.length;
+      // A reason learned later changes a transition served already.
+      reasons += read.suspensions.length;
     }
-    if (timelines + transitions + reloaded.length > 0) this.#list = null;
+    if (timelines + transitions + reasons + reloaded.length > 0) this.#list = null;
     return { timelines, transitions, reloaded };
   }
 
   /** Applies one cluster's new rows; false when a transition has a gap before it. */
-  #apply(state: ClusterState, { mark, timelines, transitions, nodeTransitions, causes }: ClusterTail): boolean {
+  #apply(state: ClusterState, { mark, timelines, transitions, nodeTransitions, causes, suspensions }: ClusterTail): boolean {
     this.#clusters.set(mark.cluster, state);
     state.pruned = mark.pruned;
     let ok = true;
@@ -182,11 +186,15 @@ export class FollowerView implements ServedView {
     }
     // Facts after the transitions they refer to (a fact commits with or after its transition).
     for (const r of nodeTransitions) {
-      if (!state.facts.node(r)) ok = false;
+      if (!state.facts.join(nodeTransitionFactOf(r))) ok = false;
       state.rev = Math.max(state.rev, r.id);
     }
     for (const r of causes) {
-      if (!state.facts.cause(r)) ok = false;
+      if (!state.facts.join(causeFactOf(r))) ok = false;
+      state.rev = Math.max(state.rev, r.id);
+    }
+    for (const r of suspensions) {
+      if (!state.facts.join(suspensionFactOf(r))) ok = false;
       state.rev = Math.max(state.rev, r.id);
     }
     const { pruned: _pruned, ...writer } = mark;
@@ -278,7 +286,7 @@ function newState(cluster: string): ClusterState {
     pruned: 0,
     rev: 0,
     timelines,
-    facts: new FactReader((uid) => timelines.get(uid)),
+    facts: new FactJoin((uid) => timelines.get(uid)),
   };
 }
 

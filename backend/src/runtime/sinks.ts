@@ -10,7 +10,7 @@ import type { Recovery, StoreStatus } from '../store/store.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Timeline } from '../timeline/types.ts';
-import type { LayerFact } from '../nodes/facts.ts';
+import type { LayerFact } from '../timeline/facts.ts';
 
 /** Where an engine's output is kept. Knows nothing of record kinds: it takes what the engine emits. */
 export interface Sink {

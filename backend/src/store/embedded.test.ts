@@ -1,5 +1,7 @@
-// The embedded store on real files: what it writes comes back, a torn tail is cut and reported,
-// anything worse is refused with a message that says what to do, and a full disk loses nothing.
+// The embedded store on real files, beyond the store contract (./testing/contract.ts: record, facts,
+// observed mark, snapshot, close, recover, crash): it writes only what changed, a torn tail is cut and
+// reported, anything worse is refused with a message that says what to do, a late cause is a record of
+// its own, the node layer goes with retention, and a full disk loses nothing.
 
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,14 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
-import type { MachineState } from '../timeline/machine.ts';
-import type { Observation } from '../observation/types.ts';
-import type { Timeline } from '../timeline/types.ts';
-import { joinCause } from '../nodes/facts.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
-import { parseTraceLine } from '../sources/trace/parse.ts';
-import { min, Scenario } from '../../test/scenario.ts';
 import { EmbeddedStore, StoreError } from './embedded.ts';
+import { clusterEngine, clusterTrace, drawn, JOBSET, NODES, plainMachines } from './testing/scenes.ts';
 import { FORMAT } from './records.ts';
 import { UPNESS_VERSION } from './version.ts';
 
@@ -30,30 +27,11 @@ async function fill(dir: string, seed = 1, days = 1): Promise<{ engine: Timeline
   return { engine, store };
 }
 
-/** Machines as plain data. The resourceVersion is left out: the store writes it only along with
- *  other changes (a stale one after a restart makes a gap unknown rather than proven unchanged). */
-function plain(machines: Iterable<MachineState>): unknown[] {
-  return [...machines]
-    .map(({ resourceVersion: _rv, ...m }) => JSON.parse(JSON.stringify(m)))
-    .sort((a, b) => (a.timeline.uid < b.timeline.uid ? -1 : 1));
-}
-
 function segments(dir: string): string[] {
   return readdirSync(dir).filter((f) => f.startsWith('log-')).sort();
 }
 
 describe('the embedded store', () => {
-  it('gives back every timeline, transition and memory it was given, and where observing stopped', async () => {
-    const dir = fresh();
-    const { engine, store } = await fill(dir);
-    await store.close();
-    const { recovery, store: reopened } = await EmbeddedStore.open(dir);
-    await reopened.close();
-    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
-    expect(recovery.observedUntil).toBe(engine.horizon);
-    expect(recovery.cut).toBeNull();
-  });
-
   it('writes a timeline again only when its identity or memory changed, and keeps the latest labels', async () => {
     const dir = fresh();
     const { store } = await EmbeddedStore.open(dir);
@@ -84,73 +62,6 @@ describe('the embedded store', () => {
     expect(recovery.machines[0]!.timeline.labels).toEqual({ team: 'b' });
   });
 
-  it('keeps the causes of an interruption (facts of their own) and the events proven after a gap', async () => {
-    const dir = fresh();
-    const { store } = await EmbeddedStore.open(dir);
-    const stream = [...simulateFleet({ jobsets: 2, days: 1, seed: 4 }).observations()];
-    // Stamp unobserved events on the transitions as the engine would, and give causes as the node layer does: after the transition is written.
-    const stamp = new TimelineEngine({
-      onUpdate: (u, m) => {
-        for (const t of u.added) {
-          if (t.state === 'down' && m.restarts > 0) t.unobserved = { interruptions: 1, recoveries: 0 };
-          if (t.state === 'up' && m.restarts > 0) t.unobserved = { interruptions: 1, recoveries: 1 };
-        }
-        store.record(u, m);
-        const base = u.timeline.transitions.length - u.added.length;
-        u.added.forEach((t, i) => {
-          const cause = { kind: 'NodeNotReady' as const, at: t.at, node: 'node-7' };
-          if (t.state === 'down' && joinCause(u.timeline, base + i, cause)) store.fact({ kind: 'cause', uid: u.timeline.uid, layer: 'jobset', seq: base + i, cause });
-        });
-      },
-    });
-    for (const o of stream) stamp.observe(o);
-    await store.close();
-    const { recovery, store: reopened } = await EmbeddedStore.open(dir);
-    await reopened.close();
-    expect(plain(recovery.machines)).toEqual(plain(stamp.machines()));
-    expect(recovery.machines.some((m) => m.timeline.transitions.some((t) => t.causes?.[0]?.node === 'node-7'))).toBe(true);
-    expect(recovery.machines.some((m) => m.timeline.transitions.some((t) => t.unobserved !== undefined && t.causes !== undefined))).toBe(true);
-  });
-
-  //   0 ─suspended (SuspendedJobs: queued; spec.suspend seen first, the condition at 1)─ 10 ─prov─ 15 ─up─
-  //   40 ─suspended (Preempted)─ 55 ─prov─ 60 ─up─ 70 ─suspended (spec.suspend first; QueueFull seen at 71)─ 75
-  it('keeps why each suspension happened, with its transition or learned later, in the log and in a snapshot (format 3)', async () => {
-    const dir = fresh();
-    const { store } = await EmbeddedStore.open(dir);
-    const engine = new TimelineEngine({ onUpdate: (u, m) => store.record(u, m) });
-    const js = new Scenario({ uid: 'a' }, min(0), { suspend: true })
-      .created()
-      .at(min(1), { suspended: { status: 'True', at: min(0), reason: 'SuspendedJobs', message: 'jobset is suspended' } })
-      .at(min(10), { suspend: false, suspended: { status: 'False', at: min(10), reason: 'ResumeJobs' } })
-      .up(min(15));
-    const more = new Scenario({ uid: 'a' }, min(0))
-      .at(min(40), { suspend: true, suspended: { status: 'True', at: min(40), reason: 'Preempted', message: 'Preempted to accommodate a higher priority Workload' }, ready: 0 })
-      .at(min(55), { suspend: false, suspended: { status: 'False', at: min(55), reason: 'ResumeJobs' } })
-      .up(min(60))
-      .at(min(70), { suspend: true, ready: 0 })
-      .at(min(71), { suspended: { status: 'True', at: min(70), reason: 'QueueFull' } })
-      .at(min(75));
-    for (const o of js.observations) engine.observe(o);
-    store.observed(engine.horizon);
-    await store.snapshot(engine.machines(), engine.horizon);
-    for (const o of more.observations) engine.observe(o);
-    store.observed(engine.horizon);
-    await store.close();
-    const { recovery, store: reopened } = await EmbeddedStore.open(dir);
-    await reopened.close();
-    const suspensions = recovery.machines[0]!.timeline.transitions.map((t) => t.suspension ?? null);
-    expect(suspensions).toEqual([
-      { reason: 'SuspendedJobs', message: 'jobset is suspended' },
-      null,
-      null,
-      { reason: 'Preempted', message: 'Preempted to accommodate a higher priority Workload' },
-      null,
-      null,
-      { reason: 'QueueFull', message: null },
-    ]);
-    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
-  });
-
   it('a snapshot holds everything before it, and the log before it is deleted', async () => {
     const dir = fresh();
     const { engine, store } = await fill(dir);
@@ -167,7 +78,7 @@ describe('the embedded store', () => {
     expect(segments(dir).length).toBeLessThanOrEqual(2);
     const { recovery, store: reopened } = await EmbeddedStore.open(dir);
     await reopened.close();
-    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
+    expect(plainMachines(recovery.machines)).toEqual(plainMachines(engine.machines()));
   });
 
   it('cuts a torn last record (a crash in the middle of a write), reports it, and keeps everything before it', async () => {
@@ -180,7 +91,7 @@ describe('the embedded store', () => {
     const { recovery, store: reopened } = await EmbeddedStore.open(dir);
     expect(recovery.cut).toEqual({ file: last, line: before.split('\n').length, bytes: 45 });
     expect(readFileSync(last, 'utf8')).toBe(before);
-    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
+    expect(plainMachines(recovery.machines)).toEqual(plainMachines(engine.machines()));
     await reopened.close();
   });
 
@@ -233,7 +144,7 @@ describe('the embedded store', () => {
     expect(readdirSync(dir)).not.toContain('snapshot.json');
     const again = await EmbeddedStore.open(dir);
     await again.store.close();
-    expect(plain(again.recovery.machines)).toEqual(plain(engine.machines()));
+    expect(plainMachines(again.recovery.machines)).toEqual(plainMachines(engine.machines()));
   });
 
   it('refuses a data dir of a newer format, naming the Upness that wrote it, and one of a format no Upness wrote', async () => {
@@ -258,24 +169,6 @@ describe('the embedded store', () => {
     rmSync(join(other, 'log-000001.jsonl'));
     await expect(EmbeddedStore.open(other)).rejects.toThrow(`is in format ${FORMAT + 1}, written by Upness 9.9.9`);
   });
-
-  // The cluster trace of ./fixtures/README.md: the JobSet ml/train on nodes n1 and n2.
-  const clusterTrace = (): Observation[] =>
-    readFileSync(join(import.meta.dirname, 'fixtures', 'cluster.jsonl'), 'utf8')
-      .trimEnd()
-      .split('\n')
-      .map((line, i) => parseTraceLine(line, i + 1));
-  /** A cluster's engine whose updates and facts go to the store. */
-  const clusterEngine = (store: EmbeddedStore): ClusterEngine => new ClusterEngine({ onUpdate: (u, m) => store.record(u, m), onFact: (f) => store.fact(f) });
-  const drawn = (tl: Timeline | undefined): string[] =>
-    (tl?.transitions ?? []).map((t) => `${(t.at - Date.parse('2026-01-01T00:00:00Z')) / 60_000}:${t.state}${t.causes ? `(${t.causes.map((c) => `${c.kind}@${(c.at - Date.parse('2026-01-01T00:00:00Z')) / 60_000}`).join(',')})` : ''}`);
-
-  //   minute     0      3        10 10.5          20 21       30   32          45 45.25
-  //   nodes      prov---up-------down-------------up-----------------------------down
-  //   jobset     prov---up-----------down------------up--------down-up----------down
-  //                              ^ n2 NotReady                 ^ restart       ^ n1 NotReady, received after the down was written
-  const JOBSET = ['0:provisioning', '3:up', '10.5:down(NodeNotReady@10)', '21:up', '30:down(JobSetRestart@30)', '32:up', '45:down(NodeNotReady@45)'];
-  const NODES = ['0:provisioning', '2:up', '10:down(NodeNotReady@10)', '20:up', '45:down(NodeNotReady@45)'];
 
   it('keeps the node layer and the causes found after a transition was written, in the log, a snapshot and through retention', async () => {
     const dir = fresh();
@@ -315,19 +208,6 @@ describe('the embedded store', () => {
     await fourth.store.close();
     expect(fourth.recovery.machines).toEqual([]);
     expect(fourth.recovery.nodeLayers).toEqual([]);
-  });
-
-  it('reads a cause written twice (around a crash) once', async () => {
-    const dir = fresh();
-    const { store } = await EmbeddedStore.open(dir);
-    const engine = clusterEngine(store);
-    for (const o of clusterTrace()) engine.observe(o);
-    const cause = engine.timeline('js-train')!.transitions[6]!.causes![0]!;
-    store.fact({ kind: 'cause', uid: 'js-train', layer: 'jobset', seq: 6, cause: { ...cause } });
-    await store.close();
-    const { recovery, store: reopened } = await EmbeddedStore.open(dir);
-    await reopened.close();
-    expect(recovery.machines.map((m) => drawn(m.timeline))).toEqual([JOBSET]);
   });
 
   // A real full disk: a tiny tmpfs (needs root to mount; CI and the dev machines run as root).
@@ -371,7 +251,7 @@ describe('the embedded store', () => {
       const reopened = await EmbeddedStore.open(dir);
       await reopened.store.close();
       expect(reopened.recovery.cut).toBeNull();
-      expect(plain(reopened.recovery.machines)).toEqual(plain(engine.machines()));
+      expect(plainMachines(reopened.recovery.machines)).toEqual(plainMachines(engine.machines()));
     } finally {
       execFileSync('umount', ['--lazy', mount]);
     }

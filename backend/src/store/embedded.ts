@@ -6,14 +6,15 @@
 //   <data dir>/snapshot.json        every timeline as of the start of segment `nextSegment`
 //   <data dir>/log-000007.jsonl     records after that, in order
 //
-// The node layer's facts (causes, node-layer transitions: backend/src/nodes/facts.ts) are records
-// of the same log, written with the same group commit. A data dir of an older format is migrated in
+// The facts (causes, node-layer transitions, suspension reasons learned later:
+// backend/src/timeline/facts.ts) are records of the same log, written with the same group commit,
+// and joined to their timelines by FactJoin when read back. A data dir of an older format is migrated in
 // place when opened (./formats.ts); one of a newer format is refused.
 
 import { z } from 'zod';
 import { mkdir, open, readdir, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { joinCause, placeTransition, type LayerFact } from '../nodes/facts.ts';
+import { FactJoin, suspensionFact, type Fact } from '../timeline/facts.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { Timeline } from '../timeline/types.ts';
@@ -28,8 +29,9 @@ import {
   decodeLine,
   decodeTransition,
   encodeLine,
-  encodePlain,
   encodeTransition,
+  factOf,
+  factRecord,
   FORMAT,
   metaRecord,
   snapshotOf,
@@ -102,6 +104,7 @@ async function recover(dir: string, format: number = FORMAT): Promise<Recovery &
     const m = machines.get(l.uid);
     if (m !== undefined) layers.set(l.uid, { ...m.timeline, transitions: l.add.map(decodeTransition) });
   }
+  const facts = new FactJoin((uid) => machines.get(uid)?.timeline, layers);
   let observedUntil = snapshot?.observedUntil ?? null;
   let cut: Recovery['cut'] = null;
   let records = 0;
@@ -135,11 +138,11 @@ async function recover(dir: string, format: number = FORMAT): Promise<Recovery &
         continue;
       }
       records++;
-      apply(machines, layers, record);
+      apply(machines, facts, record);
       if (record.k === 'observed') observedUntil = Math.max(observedUntil ?? record.at, record.at);
     }
   }
-  const nodeLayers = [...layers.values()].filter((l) => machines.has(l.uid));
+  const nodeLayers = [...facts.layers.values()].filter((l) => machines.has(l.uid));
   return { machines: [...machines.values()], nodeLayers, observedUntil, cut, records, lastSegment: Math.max(first - 1, ...segments) };
 }
 
@@ -154,7 +157,7 @@ function machineFrom(meta: MetaRecord, transitions: MachineState['timeline']['tr
   };
 }
 
-function apply(machines: Map<string, MachineState>, layers: Map<string, Timeline>, record: LogRecord): void {
+function apply(machines: Map<string, MachineState>, facts: FactJoin, record: LogRecord): void {
   if (record.k === 'meta') {
     const existing = machines.get(record.uid);
     if (existing === undefined) machines.set(record.uid, machineFrom(record, [], { everUp: false, restarts: 0, rv: null, deletedAt: null }));
@@ -164,26 +167,17 @@ function apply(machines: Map<string, MachineState>, layers: Map<string, Timeline
     if (m === undefined) throw new StoreError(`an update of ${record.uid} comes before its identity: the log is out of order`);
     for (const t of record.add) m.timeline.transitions.push(decodeTransition(t));
     Object.assign(m, { everUp: record.everUp, restarts: record.restarts, resourceVersion: record.rv, deletedAt: record.deletedAt });
-  } else if (record.k === 'nodes') {
-    const m = machines.get(record.uid);
-    if (m === undefined) throw new StoreError(`a node-layer transition of ${record.uid} comes before its identity: the log is out of order`);
-    let layer = layers.get(record.uid);
-    if (layer === undefined) layers.set(record.uid, (layer = { ...m.timeline, transitions: [] }));
-    if (!placeTransition(layer, record.seq, decodeTransition(record.t))) {
-      throw new StoreError(`node-layer transition ${record.seq} of ${record.uid} comes before the ones it follows: the log is out of order`);
-    }
-  } else if (record.k === 'cause') {
-    // Joined to its transition; one already there (written twice around a crash) is not doubled.
-    const tl = record.layer === 'jobset' ? machines.get(record.uid)?.timeline : layers.get(record.uid);
-    if (tl === undefined || tl.transitions[record.seq] === undefined) {
-      throw new StoreError(`a cause of transition ${record.seq} of ${record.uid} (${record.layer}) comes before the transition: the log is out of order`);
-    }
-    joinCause(tl, record.seq, record.cause);
-  } else if (record.k === 'suspension') {
-    const t = machines.get(record.uid)?.timeline.transitions[record.seq];
-    if (t === undefined) throw new StoreError(`why suspension ${record.seq} of ${record.uid} happened comes before the suspension: the log is out of order`);
-    t.suspension = { reason: record.suspension.reason ?? null, message: record.suspension.message ?? null };
+  } else {
+    // A fact, joined to what it refers to; one already there (written twice around a crash) is not doubled.
+    const fact = factOf(record);
+    if (fact !== null && !facts.join(fact)) throw new StoreError(`${describeFact(fact)} comes before what it refers to: the log is out of order`);
   }
+}
+
+function describeFact(fact: Fact): string {
+  if (fact.kind === 'node-transition') return `node-layer transition ${fact.seq} of ${fact.uid}`;
+  if (fact.kind === 'cause') return `a cause of transition ${fact.seq} of ${fact.uid} (${fact.layer})`;
+  return `why suspension ${fact.seq} of ${fact.uid} happened`;
 }
 
 export interface EmbeddedStoreOptions {
@@ -290,14 +284,13 @@ export class EmbeddedStore implements TimelineStore {
     if (update.added.length > 0 || memory) {
       this.#push({ k: 'update', uid, add: update.added.map(encodeTransition), everUp: machine.everUp, restarts: machine.restarts, rv: machine.resourceVersion, deletedAt: machine.deletedAt });
     }
-    if (update.suspension !== undefined) this.#push({ k: 'suspension', uid, seq: update.suspension.seq, suspension: update.suspension.suspension });
+    if (update.suspension !== undefined) this.fact(suspensionFact(uid, update.suspension));
   }
 
-  /** Appends a fact of the node layer (a cause, a node-layer transition) with the next group commit. */
-  fact(fact: LayerFact): void {
+  /** Appends a fact (a cause, a node-layer transition, a suspension's reason) with the next group commit. */
+  fact(fact: Fact): void {
     if (this.#closed) return;
-    if (fact.kind === 'cause') this.#push({ k: 'cause', uid: fact.uid, layer: fact.layer, seq: fact.seq, cause: fact.cause });
-    else this.#push({ k: 'nodes', uid: fact.uid, seq: fact.seq, t: encodePlain(fact.transition) });
+    this.#push(factRecord(fact));
   }
 
   /** Everything up to `at` has been observed; written with the next group commit. */
@@ -309,8 +302,9 @@ export class EmbeddedStore implements TimelineStore {
 
   /** Resolves when everything recorded so far is on disk (at once while writes are failing: serving goes on). */
   flushed(): Promise<void> {
-    if (this.#synced >= this.#seq || this.#error !== null) return Promise.resolve();
-    const seq = this.#seq;
+    // An observed mark not written yet takes the next number, when the next commit writes it.
+    const seq = this.#seq + (this.#observed !== this.#observedWritten ? 1 : 0);
+    if (this.#synced >= seq || this.#error !== null || this.#closed) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push({ seq, resolve }));
   }
 

@@ -1,9 +1,10 @@
 // Rows of the PostgreSQL store (schema: backend/src/store/migrations), shared by the writer
-// (postgres.ts) and the followers (postgres-tail.ts, for runtime/follower.ts): how a machine becomes rows, the
-// SELECTs that read them back, and how rows become timelines again.
+// (postgres.ts) and the followers (postgres-tail.ts, for runtime/follower.ts): how a machine and its
+// facts become rows, the SELECTs that read them back, and how rows become timelines and facts again
+// (joined by FactJoin, ../timeline/facts.ts). Nothing written is updated: a fact learned later is a new row.
 
 import pg from 'pg';
-import { joinCause, placeTransition, type CauseFact, type Layer, type NodeTransitionFact } from '../nodes/facts.ts';
+import type { Fact, Layer } from '../timeline/facts.ts';
 import { identityOf, type TimelineIdentity } from '../timeline/identity.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import { TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
@@ -25,6 +26,9 @@ export const NODE_TRANSITION_COLUMNS = `uid, seq, ${ms('at')} AS at, state, unob
 export const TRANSITION_COLUMNS = `${NODE_TRANSITION_COLUMNS}, suspended_reason, suspended_message`;
 
 export const CAUSE_COLUMNS = `uid, layer, seq, cause, id::float8 AS id`;
+
+/** Reasons of suspensions learned after they were written (migration 4). */
+export const SUSPENSION_COLUMNS = `uid, seq, reason, message, id::float8 AS id`;
 
 export interface TimelineRowIn {
   uid: string;
@@ -61,6 +65,14 @@ export interface CauseRowIn {
   layer: Layer;
   seq: number;
   cause: Cause;
+  id: number;
+}
+
+export interface SuspensionRowIn {
+  uid: string;
+  seq: number;
+  reason: string | null;
+  message: string | null;
   id: number;
 }
 
@@ -136,9 +148,36 @@ export function transitionRow(uid: string, seq: number, t: Transition): Transiti
   };
 }
 
-export const nodeTransitionRow = (fact: NodeTransitionFact): TransitionRowOut => transitionRow(fact.uid, fact.seq, fact.transition);
+/** Why a suspension happened, learned after its row was written: a row of its own (upness_suspensions). */
+export interface SuspensionRowOut {
+  uid: string;
+  seq: number;
+  reason: string | null;
+  message: string | null;
+}
 
-export const causeRow = (fact: CauseFact): CauseRowOut => ({ uid: fact.uid, layer: fact.layer, seq: fact.seq, cause: JSON.stringify(fact.cause) });
+/** The rows of facts waiting for one commit, by table. */
+export interface FactRows {
+  nodes: TransitionRowOut[];
+  causes: CauseRowOut[];
+  suspensions: SuspensionRowOut[];
+}
+
+export const noFactRows = (): FactRows => ({ nodes: [], causes: [], suspensions: [] });
+
+/** The one encoder of facts (Fact, ../timeline/facts.ts) for PostgreSQL: each kind to the rows of its table. */
+export function addFactRow(rows: FactRows, fact: Fact): void {
+  if (fact.kind === 'node-transition') rows.nodes.push(transitionRow(fact.uid, fact.seq, fact.transition));
+  else if (fact.kind === 'cause') rows.causes.push({ uid: fact.uid, layer: fact.layer, seq: fact.seq, cause: JSON.stringify(fact.cause) });
+  else rows.suspensions.push({ uid: fact.uid, seq: fact.seq, reason: fact.suspension.reason, message: fact.suspension.message });
+}
+
+export const factRowCount = (rows: FactRows): number => rows.nodes.length + rows.causes.length + rows.suspensions.length;
+
+/** The facts of rows read back, as FactJoin takes them. */
+export const nodeTransitionFactOf = (row: TransitionRowIn): Fact => ({ kind: 'node-transition', uid: row.uid, seq: row.seq, transition: decodeTransition(row) });
+export const causeFactOf = (row: CauseRowIn): Fact => ({ kind: 'cause', uid: row.uid, layer: row.layer, seq: row.seq, cause: row.cause });
+export const suspensionFactOf = (row: SuspensionRowIn): Fact => ({ kind: 'suspension', uid: row.uid, seq: row.seq, suspension: { reason: row.reason, message: row.message } });
 
 /** One statement for any number of timelines (arrays, not one parameter per value). */
 export const UPSERT_TIMELINES = `
@@ -202,26 +241,15 @@ export function insertCausesParams(cluster: string, rows: CauseRowOut[]): unknow
   return [cluster, rows.map((r) => r.uid), rows.map((r) => r.layer), rows.map((r) => r.seq), rows.map((r) => r.cause)];
 }
 
-/** Why a suspension happened, learned after its row was written. */
-export interface SuspensionRowOut {
-  uid: string;
-  seq: number;
-  reason: string | null;
-  message: string | null;
-}
+/** Idempotent: the reason of a suspension already given one is skipped (the first one known is kept). */
+export const INSERT_SUSPENSIONS = `
+INSERT INTO upness_suspensions (cluster, uid, seq, reason, message)
+SELECT $1, s.uid, s.seq, s.reason, s.message
+FROM unnest($2::text[], $3::integer[], $4::text[], $5::text[]) WITH ORDINALITY AS s (uid, seq, reason, message, n)
+ORDER BY s.n
+ON CONFLICT (cluster, uid, seq) DO NOTHING`;
 
-/**
- * Gives a suspension written without a reason the one learned later. The row takes a new number, so
- * followers read it again (`id > N`) and put it in its place; a retry finds it set and changes nothing.
- */
-export const UPDATE_SUSPENSIONS = `
-UPDATE upness_transitions AS t
-SET suspended_reason = s.reason, suspended_message = s.message, id = nextval('upness_rev')
-FROM unnest($2::text[], $3::integer[], $4::text[], $5::text[]) AS s (uid, seq, reason, message)
-WHERE t.cluster = $1 AND t.uid = s.uid AND t.seq = s.seq AND t.state = 'suspended'
-  AND t.suspended_reason IS NULL AND t.suspended_message IS NULL`;
-
-export function updateSuspensionsParams(cluster: string, rows: SuspensionRowOut[]): unknown[] {
+export function insertSuspensionsParams(cluster: string, rows: SuspensionRowOut[]): unknown[] {
   return [cluster, rows.map((r) => r.uid), rows.map((r) => r.seq), rows.map((r) => r.reason), rows.map((r) => r.message)];
 }
 
@@ -278,42 +306,12 @@ export function decodeTimeline(row: TimelineRowIn, cluster?: string): Timeline {
 export function place(tl: Timeline, row: TransitionRowIn): boolean {
   if (row.seq > tl.transitions.length) return false;
   const t = decodeTransition(row);
-  // Read again (a suspension given its reason later): the causes joined to it stay.
-  const causes = tl.transitions[row.seq]?.causes;
-  if (causes !== undefined) t.causes = causes;
+  // Read again: what facts joined to it stays (its causes, a reason learned later).
+  const before = tl.transitions[row.seq];
+  if (before?.causes !== undefined) t.causes = before.causes;
+  if (before?.suspension !== undefined && t.suspension === undefined) t.suspension = before.suspension;
   tl.transitions[row.seq] = t;
   return true;
-}
-
-/**
- * The node layers and the cause facts of one cluster, as read back (a leader's recovery, a follower):
- * node-layer transitions placed in order, causes joined to their transitions. `jobsets` finds a
- * JobSet's timeline; false when a row refers to what is not there (yet).
- */
-export class FactReader {
-  readonly layers = new Map<string, Timeline>();
-  readonly #jobsets: (uid: string) => Timeline | undefined;
-
-  constructor(jobsets: (uid: string) => Timeline | undefined) {
-    this.#jobsets = jobsets;
-  }
-
-  node(row: TransitionRowIn): boolean {
-    let layer = this.layers.get(row.uid);
-    if (layer === undefined) {
-      const jobset = this.#jobsets(row.uid);
-      if (jobset === undefined) return false;
-      this.layers.set(row.uid, (layer = { ...jobset, transitions: [] }));
-    }
-    return placeTransition(layer, row.seq, decodeTransition(row));
-  }
-
-  cause(row: CauseRowIn): boolean {
-    const tl = row.layer === 'jobset' ? this.#jobsets(row.uid) : this.layers.get(row.uid);
-    if (tl === undefined || tl.transitions[row.seq] === undefined) return false;
-    joinCause(tl, row.seq, row.cause);
-    return true;
-  }
 }
 
 /** Pool errors of idle clients (the server restarted, the network broke) surface on the next query instead. */

@@ -5,12 +5,24 @@
 // The numbers (transitions.id, timelines.rev) of one cluster grow in commit order, because its
 // writer's transactions are serialised by the cluster's row (postgres.ts), so "above the last read"
 // misses nothing. When retention deleted timelines (the cluster's `pruned` counter moved), or the
-// cursor does not know the cluster yet, that cluster is read from scratch. The node layer's facts
-// (node-layer transitions, causes of either layer) are numbered and read the same way.
+// cursor does not know the cluster yet, that cluster is read from scratch. The facts (node-layer
+// transitions, causes of either layer, suspension reasons learned later) are numbered and read the
+// same way; FactJoin (../timeline/facts.ts) joins them to the timelines they refer to.
 
 import type pg from 'pg';
 import { checkSchema } from './postgres-migrate.ts';
-import { CAUSE_COLUMNS, ms, NODE_TRANSITION_COLUMNS, TIMELINE_COLUMNS, TRANSITION_COLUMNS, type CauseRowIn, type TimelineRowIn, type TransitionRowIn } from './postgres-rows.ts';
+import {
+  CAUSE_COLUMNS,
+  ms,
+  NODE_TRANSITION_COLUMNS,
+  SUSPENSION_COLUMNS,
+  TIMELINE_COLUMNS,
+  TRANSITION_COLUMNS,
+  type CauseRowIn,
+  type SuspensionRowIn,
+  type TimelineRowIn,
+  type TransitionRowIn,
+} from './postgres-rows.ts';
 
 /** Where a follower is in one cluster: its `pruned` counter when last read, and the highest row number read. */
 export interface ClusterCursor {
@@ -42,6 +54,8 @@ export interface ClusterTail {
   transitions: TransitionRowIn[];
   nodeTransitions: TransitionRowIn[];
   causes: CauseRowIn[];
+  /** Suspension reasons learned after the transition they explain. */
+  suspensions: SuspensionRowIn[];
 }
 
 interface ClusterRow {
@@ -77,7 +91,8 @@ export async function tail(client: pg.ClientBase, cursor: (cluster: string) => C
       const tr = await client.query<TransitionRowIn>(`SELECT ${TRANSITION_COLUMNS} FROM upness_transitions WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
       const nodes = await client.query<TransitionRowIn>(`SELECT ${NODE_TRANSITION_COLUMNS} FROM upness_node_transitions WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
       const causes = await client.query<CauseRowIn>(`SELECT ${CAUSE_COLUMNS} FROM upness_causes WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
-      tails.push({ mark, full, timelines: tl.rows, transitions: tr.rows, nodeTransitions: nodes.rows, causes: causes.rows });
+      const suspensions = await client.query<SuspensionRowIn>(`SELECT ${SUSPENSION_COLUMNS} FROM upness_suspensions WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
+      tails.push({ mark, full, timelines: tl.rows, transitions: tr.rows, nodeTransitions: nodes.rows, causes: causes.rows, suspensions: suspensions.rows });
     }
     await client.query('COMMIT');
     return tails;

@@ -6,7 +6,9 @@
 import { startPostgres, type PostgresServer } from '../../../test/postgres/server.ts';
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
+import { feedFleet, plainMachines } from './testing/scenes.ts';
 import type { MachineState } from '../timeline/machine.ts';
+import type { Transition } from '../timeline/types.ts';
 import { StoreError } from './embedded.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { migrate } from './postgres-migrate.ts';
@@ -25,34 +27,7 @@ beforeAll(async () => {
 }, 600_000);
 afterAll(() => server?.destroy());
 
-/** Machines as plain data, sorted. The resourceVersion is left out: it is written only along with other changes. */
-function plain(machines: Iterable<MachineState>): unknown[] {
-  return [...machines]
-    .map(({ resourceVersion: _rv, ...m }) => JSON.parse(JSON.stringify(m)))
-    .sort((a, b) => (a.timeline.uid < b.timeline.uid ? -1 : 1));
-}
-
 const transitionCount = (machines: Iterable<MachineState>): number => [...machines].reduce((n, m) => n + m.timeline.transitions.length, 0);
-
-/**
- * A simulated fleet through an engine whose every update goes to `store`. With `gap`, the watch breaks
- * for that long in the middle (the observations in it are missed), so that the first observations after
- * it prove events nobody saw (unobserved interruptions and recoveries).
- */
-function feed(engine: TimelineEngine, store: PostgresStore | null, options: { jobsets?: number; days?: number; seed?: number; gap?: number; start?: number } = {}): void {
-  const fleet = simulateFleet({ jobsets: options.jobsets ?? 12, days: options.days ?? 2, seed: options.seed ?? 1, ...(options.start === undefined ? {} : { start: options.start }) });
-  const gapFrom = options.gap === undefined ? Infinity : fleet.start + (fleet.end - fleet.start) / 3;
-  const gapTo = gapFrom + (options.gap ?? 0);
-  let n = 0;
-  for (const o of fleet.observations()) {
-    if (o.receivedAt >= gapFrom && engine.gapStart === null && o.receivedAt < gapTo) engine.beginGap(gapFrom);
-    if (engine.gapStart !== null && o.receivedAt < gapTo) continue;
-    engine.observe(o);
-    if (engine.gapStart !== null && o.receivedAt > gapTo + 3_600_000) engine.endGap(o.receivedAt);
-    if (++n % 100 === 0) store?.observed(engine.horizon);
-  }
-  store?.observed(engine.horizon);
-}
 
 async function count(url: string, sql: string): Promise<number> {
   const pool = newPool(url);
@@ -118,6 +93,47 @@ describe('schema migrations', () => {
     expect(applied.rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version, upness_version: UPNESS_VERSION })));
   });
 
+  //   0 ─prov─ 10 ─up─ 20 ─suspended (spec.suspend first; QueueFull learned at 21)─ 30 ─prov─ 35 ─up─ 40 ─suspended (the same, Preempted at 41)─
+  it('keep history: a suspension reason that version 3 wrote into its transition row is still read after migration 4, and one learned now is a row of its own; the written transition is not changed', async () => {
+    const url = await database();
+    const db = url.split('/').pop();
+    const pool = newPool(url);
+    const client = await pool.connect();
+    await migrate(client, MIGRATIONS.slice(0, 3));
+    client.release();
+    await pool.end();
+    const at = (m: number): string => new Date(Date.parse('2026-01-01T00:00:00Z') + m * 60_000).toISOString();
+    await server.query("INSERT INTO upness_clusters (cluster, epoch, observed_until) VALUES ('default', 1, $1)", [at(39)], db);
+    await server.query("INSERT INTO upness_timelines (cluster, uid, namespace, name, created_at, ever_up, restarts) VALUES ('default', 'u1', 'ml', 'train', $1, true, 0)", [at(0)], db);
+    // As version 3 wrote them: the reason learned at 21 set on the suspension's row by UPDATE_SUSPENSIONS.
+    await server.query(
+      `INSERT INTO upness_transitions (cluster, uid, seq, at, state, suspended_reason, suspended_message) VALUES
+        ('default', 'u1', 0, $1, 'provisioning', NULL, NULL), ('default', 'u1', 1, $2, 'up', NULL, NULL),
+        ('default', 'u1', 2, $3, 'suspended', 'QueueFull', NULL), ('default', 'u1', 3, $4, 'provisioning', NULL, NULL), ('default', 'u1', 4, $5, 'up', NULL, NULL)`,
+      [at(0), at(10), at(20), at(30), at(35)],
+      db,
+    );
+    const { store, recovery } = await PostgresStore.open(url, { cluster: 'default' });
+    expect(recovery.migration.applied).toEqual([4]);
+    expect(recovery.machines[0]!.timeline.transitions.map((t) => t.suspension ?? null)).toEqual([null, null, { reason: 'QueueFull', message: null }, null, null]);
+    // A suspension at 40 written without its reason, the reason learned at 41: a new row, and the transition's row as it was.
+    const machine = recovery.machines[0]!;
+    const suspended: Transition = { at: Date.parse(at(40)), state: 'suspended' };
+    machine.timeline.transitions.push(suspended);
+    store.record({ timeline: machine.timeline, added: [suspended] }, machine);
+    await store.flushed();
+    const before = await server.query('SELECT id, suspended_reason FROM upness_transitions WHERE seq = 5', [], db);
+    suspended.suspension = { reason: 'Preempted', message: 'Preempted to accommodate a higher priority Workload' };
+    store.record({ timeline: machine.timeline, added: [], suspension: { seq: 5, suspension: suspended.suspension } }, machine);
+    await store.close();
+    expect((await server.query('SELECT id, suspended_reason FROM upness_transitions WHERE seq = 5', [], db)).rows).toEqual(before.rows);
+    expect(before.rows[0]!.suspended_reason).toBeNull();
+    expect((await server.query('SELECT uid, seq, reason, message FROM upness_suspensions', [], db)).rows).toEqual([{ uid: 'u1', seq: 5, reason: 'Preempted', message: 'Preempted to accommodate a higher priority Workload' }]);
+    const { store: again, recovery: read } = await PostgresStore.open(url, { cluster: 'default' });
+    await again.close();
+    expect(read.machines[0]!.timeline.transitions.map((t) => t.suspension?.reason ?? null)).toEqual([null, null, 'QueueFull', null, null, 'Preempted']);
+  });
+
   it('refuse a database whose schema is newer than the code', async () => {
     const url = await database();
     await (await PostgresStore.open(url, { cluster: 'default' })).store.close();
@@ -129,33 +145,20 @@ describe('schema migrations', () => {
 });
 
 describe('the PostgreSQL store', () => {
-  it('gives back every timeline, transition (unobserved events included) and memory it was given, and where observing stopped', async () => {
+  // What comes back and how a store carries on after a restart: the store contract (./testing/contract.ts).
+  it('a store opened again is the next writer: its epoch, and the writer before it', async () => {
     const url = await database();
     const { store } = await PostgresStore.open(url, { cluster: 'default' });
     const engine = new TimelineEngine({ onUpdate: (u, m) => store.record(u, m) });
-    feed(engine, store, { gap: 6 * 3_600_000 });
-    await store.flushed();
-    expect(store.status()).toMatchObject({ error: null, pendingRecords: 0, errors: 0 });
+    feedFleet(engine, store, { jobsets: 4, days: 1 });
     await store.close();
-
-    const unobserved = [...engine.machines()].flatMap((m) => m.timeline.transitions.filter((t) => t.unobserved));
-    expect(unobserved.length).toBeGreaterThan(0);
     const { store: again, recovery } = await PostgresStore.open(url, { cluster: 'default', replica: 'second' });
-    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
-    expect(recovery.observedUntil).toBe(engine.horizon);
     expect(recovery.epoch).toBe(2);
+    expect(recovery.previousWriter).toBeNull();
     expect(await count(url, 'SELECT count(*) AS n FROM upness_transitions')).toBe(transitionCount(engine.machines()));
-
-    // The restored engine carries on where the first left off, and writes only what is new.
-    const restored = new TimelineEngine({ onUpdate: (u, m) => again.record(u, m) });
-    restored.restore(recovery.machines, recovery.observedUntil);
-    restored.endGap(recovery.observedUntil!);
-    const more = simulateFleet({ jobsets: 3, days: 1, seed: 7, start: recovery.observedUntil! + 1 });
-    for (const o of more.observations()) restored.observe(o);
-    again.observed(restored.horizon);
     await again.close();
     const { store: third, recovery: last } = await PostgresStore.open(url, { cluster: 'default' });
-    expect(plain(last.machines)).toEqual(plain(restored.machines()));
+    expect(last.epoch).toBe(3);
     expect(last.previousWriter).toBe('second');
     await third.close();
   });
@@ -282,7 +285,7 @@ describe('the PostgreSQL store', () => {
     expect(await count(url, 'SELECT count(*) AS n FROM upness_transitions')).toBe(transitions);
     await store.close();
     const { store: again, recovery } = await PostgresStore.open(url, { cluster: 'default' });
-    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
+    expect(plainMachines(recovery.machines)).toEqual(plainMachines(engine.machines()));
     expect(recovery.observedUntil).toBe(engine.horizon);
     await again.close();
   }, 120_000);
@@ -316,7 +319,7 @@ describe('the PostgreSQL store', () => {
     expect(errors).toEqual(['cannot write to PostgreSQL: no answer for 1 s', null]);
     await store.close();
     const { store: again, recovery } = await PostgresStore.open(url, { cluster: 'default' });
-    expect(plain(recovery.machines)).toEqual(plain(engine.machines()));
+    expect(plainMachines(recovery.machines)).toEqual(plainMachines(engine.machines()));
     await again.close();
   }, 30_000);
 
@@ -327,17 +330,17 @@ describe('the PostgreSQL store', () => {
     const ea = new TimelineEngine({ onUpdate: (u, m) => a.store.record(u, m) });
     const eb = new TimelineEngine({ onUpdate: (u, m) => b.store.record(u, m) });
     // The same seed: the same UIDs in both clusters, but west runs for longer.
-    feed(ea, a.store, { days: 1, seed: 11 });
-    feed(eb, b.store, { days: 2, seed: 11 });
+    feedFleet(ea, a.store, { days: 1, seed: 11 });
+    feedFleet(eb, b.store, { days: 2, seed: 11 });
     await Promise.all([a.store.close(), b.store.close()]);
     const uidsA = new Set([...ea.machines()].map((m) => m.timeline.uid));
     expect([...eb.machines()].filter((m) => uidsA.has(m.timeline.uid)).length).toBeGreaterThan(0);
-    expect(plain(ea.machines())).not.toEqual(plain(eb.machines()));
+    expect(plainMachines(ea.machines())).not.toEqual(plainMachines(eb.machines()));
 
     const east = await PostgresStore.open(url, { cluster: 'east' });
     const west = await PostgresStore.open(url, { cluster: 'west' });
-    expect(plain(east.recovery.machines)).toEqual(plain(ea.machines()));
-    expect(plain(west.recovery.machines)).toEqual(plain(eb.machines()));
+    expect(plainMachines(east.recovery.machines)).toEqual(plainMachines(ea.machines()));
+    expect(plainMachines(west.recovery.machines)).toEqual(plainMachines(eb.machines()));
     expect(east.recovery.observedUntil).toBe(ea.horizon);
     expect(west.recovery.observedUntil).toBe(eb.horizon);
     await Promise.all([east.store.close(), west.store.close()]);
@@ -363,7 +366,7 @@ describe('the PostgreSQL store', () => {
     expect(old.store.fenced).toBe(true);
     expect(old.store.status().error).toBe(fenced[0]);
     const { recovery } = await PostgresStore.open(url, { cluster: 'default' });
-    expect(plain(recovery.machines)).toEqual(plain(replacement.recovery.machines));
+    expect(plainMachines(recovery.machines)).toEqual(plainMachines(replacement.recovery.machines));
     await old.store.close();
     await replacement.store.close();
   });
@@ -372,7 +375,7 @@ describe('the PostgreSQL store', () => {
     const url = await database();
     const { store } = await PostgresStore.open(url, { cluster: 'default' });
     const engine = new TimelineEngine({ onUpdate: (u, m) => store.record(u, m) });
-    feed(engine, store, { days: 3, seed: 4 });
+    feedFleet(engine, store, { days: 3, seed: 4 });
     await store.flushed();
     const machines = [...engine.machines()];
     const closed = machines.filter((m) => m.timeline.transitions.at(-1)!.state.match(/completed|failed|deleted/));
@@ -383,7 +386,7 @@ describe('the PostgreSQL store', () => {
     expect(await store.prune(keep)).toBe(closed.length - 1);
     await store.close();
     const { store: again, recovery } = await PostgresStore.open(url, { cluster: 'default' });
-    expect(plain(recovery.machines)).toEqual(plain([closed[0]!, ...open]));
+    expect(plainMachines(recovery.machines)).toEqual(plainMachines([closed[0]!, ...open]));
     expect(await count(url, 'SELECT count(*) AS n FROM upness_transitions')).toBe(transitionCount([closed[0]!, ...open]));
     expect(await count(url, 'SELECT pruned AS n FROM upness_clusters')).toBe(1);
     await again.close();

@@ -6,8 +6,9 @@
 // committed. A failed transaction loses nothing: its records go back to the front of the queue and are
 // retried with backoff, reported by status().error and onError until a commit succeeds again. Writing
 // twice is harmless: transitions are keyed by (cluster, uid, seq) and skipped when already there,
-// timelines are upserted. The node layer's facts (fact(): node-layer transitions, causes) go with the
-// same group commit, keyed the same way, after what they refer to.
+// timelines are upserted. The facts (fact(): node-layer transitions, causes, suspension reasons learned
+// later; backend/src/timeline/facts.ts) go with the same group commit, keyed the same way, after what
+// they refer to, each kind in a table of its own: no written row is ever updated.
 //
 // Fencing: opening the store makes it its cluster's writer by incrementing the cluster's epoch; every
 // write transaction first updates the cluster row where the epoch is still its own. A writer that
@@ -17,41 +18,45 @@
 
 import { z } from 'zod';
 import type pg from 'pg';
-import type { LayerFact } from '../nodes/facts.ts';
+import { FactJoin, suspensionFact, type Fact } from '../timeline/facts.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import { TERMINAL_STATES, type Timeline } from '../timeline/types.ts';
 import { StoreError } from './embedded.ts';
 import { migrate, type MigrationResult } from './postgres-migrate.ts';
 import {
+  addFactRow,
   CAUSE_COLUMNS,
-  causeRow,
+  causeFactOf,
   decodeTimeline,
   describePgError,
-  FactReader,
+  factRowCount,
   INSERT_CAUSES,
   INSERT_NODE_TRANSITIONS,
+  INSERT_SUSPENSIONS,
   INSERT_TRANSITIONS,
   insertCausesParams,
-  NODE_TRANSITION_COLUMNS,
-  nodeTransitionRow,
   insertNodeTransitionsParams,
+  insertSuspensionsParams,
   insertTransitionsParams,
+  NODE_TRANSITION_COLUMNS,
   newPool,
+  nodeTransitionFactOf,
+  noFactRows,
   place,
+  SUSPENSION_COLUMNS,
+  suspensionFactOf,
   TIMELINE_COLUMNS,
   timelineRow,
   TRANSITION_COLUMNS,
   transitionRow,
   UPSERT_TIMELINES,
-  updateSuspensionsParams,
-  UPDATE_SUSPENSIONS,
   upsertTimelinesParams,
   withClient,
   type CauseRowIn,
-  type CauseRowOut,
+  type FactRows,
+  type SuspensionRowIn,
   type TimelineRowIn,
-  type SuspensionRowOut,
   type TimelineRowOut,
   type TransitionRowIn,
   type TransitionRowOut,
@@ -115,11 +120,8 @@ interface Pending {
   transitions: TransitionRowOut[];
   /** An observed mark (epoch ms), for observed() calls. */
   observed: number | null;
-  /** Facts of the node layer (fact() calls). */
-  nodes?: TransitionRowOut[];
-  causes?: CauseRowOut[];
-  /** Reasons of suspensions learned after they were written. */
-  suspensions?: SuspensionRowOut[];
+  /** Facts (fact() calls, and a suspension's reason that record() learned), as rows. */
+  facts?: FactRows;
 }
 
 
@@ -204,9 +206,7 @@ export class PostgresStore implements TimelineStore {
     // As in the embedded store, a new resourceVersion alone is not written: it changes with every
     // observation, and a stale one after a restart only makes a gap unknown instead of proven unchanged.
     const changed = identityChanged(written, tl) || memoryChanged(written, machine);
-    const learned: SuspensionRowOut[] =
-      update.suspension === undefined ? [] : [{ uid, seq: update.suspension.seq, reason: update.suspension.suspension.reason, message: update.suspension.suspension.message }];
-    if (update.added.length === 0 && !changed && learned.length === 0) return;
+    if (update.added.length === 0 && !changed && update.suspension === undefined) return;
     if (changed) this.#written.set(uid, writtenOf(tl, machine));
     const transitions = tl.transitions;
     // The timeline's row when it changed, or when it closes (closed_at); new transitions alone do not touch it.
@@ -217,17 +217,18 @@ export class PostgresStore implements TimelineStore {
       if (seq < 0) throw new Error(`a transition of ${uid} is not in its timeline`);
       return transitionRow(uid, seq, t);
     });
-    this.#pending.push({ seq: ++this.#seq, timeline: changed || closing ? timelineRow(machine) : null, transitions: rows, observed: null, ...(learned.length > 0 ? { suspensions: learned } : {}) });
+    if (rows.length > 0 || changed) this.#pending.push({ seq: ++this.#seq, timeline: changed || closing ? timelineRow(machine) : null, transitions: rows, observed: null });
+    // A reason learned after its suspension was written: a fact of its own, never an update of the row.
+    if (update.suspension !== undefined) this.fact(suspensionFact(uid, update.suspension));
     this.#schedule();
   }
 
-  /** Queues a fact of the node layer; committed with the records before it, in the same transaction or a later one. */
-  fact(fact: LayerFact): void {
+  /** Queues a fact; committed with the records before it, in the same transaction or a later one. */
+  fact(fact: Fact): void {
     if (this.#closed || this.#fenced !== null) return;
-    const p: Pending = { seq: ++this.#seq, timeline: null, transitions: [], observed: null };
-    if (fact.kind === 'cause') p.causes = [causeRow(fact)];
-    else p.nodes = [nodeTransitionRow(fact)];
-    this.#pending.push(p);
+    const facts = noFactRows();
+    addFactRow(facts, fact);
+    this.#pending.push({ seq: ++this.#seq, timeline: null, transitions: [], observed: null, facts });
     this.#schedule();
   }
 
@@ -238,7 +239,7 @@ export class PostgresStore implements TimelineStore {
     this.#observed = at;
     const last = this.#pending[this.#pending.length - 1];
     // Consecutive marks with no record between them: the newest one says it all.
-    if (last !== undefined && last.timeline === null && last.transitions.length === 0 && last.nodes === undefined && last.causes === undefined) {
+    if (last !== undefined && last.timeline === null && last.transitions.length === 0 && last.facts === undefined) {
       last.observed = at;
       last.seq = ++this.#seq;
     } else {
@@ -266,7 +267,7 @@ export class PostgresStore implements TimelineStore {
     let n = 0;
     while (n < this.#pending.length && (n === 0 || rows < max)) {
       const p = this.#pending[n]!;
-      rows += p.transitions.length + (p.nodes?.length ?? 0) + (p.causes?.length ?? 0) + 1;
+      rows += p.transitions.length + (p.facts === undefined ? 0 : factRowCount(p.facts)) + 1;
       n++;
     }
     const batch = this.#pending.splice(0, n);
@@ -324,32 +325,34 @@ export class PostgresStore implements TimelineStore {
     // The newest row of each timeline: later records of it in the batch hold everything earlier ones did.
     const timelines = new Map<string, TimelineRowOut>();
     const transitions: TransitionRowOut[] = [];
-    const nodes: TransitionRowOut[] = [];
-    const causes: CauseRowOut[] = [];
-    const suspensions: SuspensionRowOut[] = [];
+    const facts = noFactRows();
     let observed: number | null = null;
     for (const p of batch) {
       if (p.timeline !== null) timelines.set(p.timeline.uid, p.timeline);
       for (const t of p.transitions) transitions.push(t);
-      for (const t of p.nodes ?? []) nodes.push(t);
-      for (const c of p.causes ?? []) causes.push(c);
-      for (const s of p.suspensions ?? []) suspensions.push(s);
+      if (p.facts !== undefined) {
+        facts.nodes.push(...p.facts.nodes);
+        facts.causes.push(...p.facts.causes);
+        facts.suspensions.push(...p.facts.suspensions);
+      }
       if (p.observed !== null) observed = p.observed;
     }
+    const { nodes, causes, suspensions } = facts;
     const timelineParams = upsertTimelinesParams(this.cluster, [...timelines.values()]);
     const transitionParams = insertTransitionsParams(this.cluster, transitions);
     const nodeParams = insertNodeTransitionsParams(this.cluster, nodes);
     const causeParams = insertCausesParams(this.cluster, causes);
+    const suspensionParams = insertSuspensionsParams(this.cluster, suspensions);
     await withClient(this.#pool, async (client) => {
       await client.query('BEGIN');
       try {
         await this.#fence(client, observed);
         if (timelines.size > 0) await client.query(UPSERT_TIMELINES, timelineParams);
         if (transitions.length > 0) await client.query(INSERT_TRANSITIONS, transitionParams);
-        if (suspensions.length > 0) await client.query(UPDATE_SUSPENSIONS, updateSuspensionsParams(this.cluster, suspensions));
-        // Facts after what they refer to: node-layer transitions, then causes (of either layer).
+        // Facts after what they refer to: node-layer transitions, then causes (of either layer), then reasons.
         if (nodes.length > 0) await client.query(INSERT_NODE_TRANSITIONS, nodeParams);
         if (causes.length > 0) await client.query(INSERT_CAUSES, causeParams);
+        if (suspensions.length > 0) await client.query(INSERT_SUSPENSIONS, suspensionParams);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -357,7 +360,7 @@ export class PostgresStore implements TimelineStore {
       }
     });
     this.#bytes += JSON.stringify(timelineParams).length + JSON.stringify(transitionParams).length;
-    if (nodes.length + causes.length > 0) this.#bytes += JSON.stringify(nodeParams).length + JSON.stringify(causeParams).length;
+    if (factRowCount(facts) > 0) this.#bytes += JSON.stringify(nodeParams).length + JSON.stringify(causeParams).length + JSON.stringify(suspensionParams).length;
   }
 
   /** Locks the cluster's row if this store still holds its epoch, and moves its observed mark; FencedError if not. */
@@ -469,7 +472,18 @@ export function checkClusterName(cluster: string): void {
   }
 }
 
-/** Reads one cluster's timelines, transitions and machine memory in one snapshot of the database. */
+/** Reads what is stored of one cluster without becoming its writer (nothing is migrated or fenced). */
+export async function readCluster(url: string, cluster: string): Promise<Recovery> {
+  const pool = newPool(url);
+  try {
+    const loaded = await loadCluster(pool, cluster);
+    return { ...loaded, cut: null };
+  } finally {
+    await pool.end();
+  }
+}
+
+/** Reads one cluster's timelines, transitions, facts and machine memory in one snapshot of the database. */
 async function loadCluster(pool: pg.Pool, cluster: string): Promise<{ machines: MachineState[]; nodeLayers: Timeline[]; observedUntil: number | null; records: number }> {
   return withClient(pool, async (client) => {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -482,6 +496,7 @@ async function loadCluster(pool: pg.Pool, cluster: string): Promise<{ machines: 
       const transitions = await client.query<TransitionRowIn>(`SELECT ${TRANSITION_COLUMNS} FROM upness_transitions WHERE cluster = $1 ORDER BY uid, seq`, [cluster]);
       const nodes = await client.query<TransitionRowIn>(`SELECT ${NODE_TRANSITION_COLUMNS} FROM upness_node_transitions WHERE cluster = $1 ORDER BY uid, seq`, [cluster]);
       const causes = await client.query<CauseRowIn>(`SELECT ${CAUSE_COLUMNS} FROM upness_causes WHERE cluster = $1 ORDER BY id`, [cluster]);
+      const suspensions = await client.query<SuspensionRowIn>(`SELECT ${SUSPENSION_COLUMNS} FROM upness_suspensions WHERE cluster = $1 ORDER BY id`, [cluster]);
       await client.query('COMMIT');
       const machines = new Map<string, MachineState>();
       for (const row of timelines.rows) {
@@ -504,18 +519,21 @@ async function loadCluster(pool: pg.Pool, cluster: string): Promise<{ machines: 
           throw new StoreError(`cluster "${cluster}": timeline ${m.timeline.uid} (${m.timeline.namespace}/${m.timeline.name}) has no transitions; the tables were changed by hand?`);
         }
       }
-      const facts = new FactReader((uid) => machines.get(uid)?.timeline);
+      const facts = new FactJoin((uid) => machines.get(uid)?.timeline);
       for (const row of nodes.rows) {
-        if (!facts.node(row)) throw new StoreError(`cluster "${cluster}": node-layer transition ${row.seq} of ${row.uid} has no timeline or no transitions before it; the tables were changed by hand?`);
+        if (!facts.join(nodeTransitionFactOf(row))) throw new StoreError(`cluster "${cluster}": node-layer transition ${row.seq} of ${row.uid} has no timeline or no transitions before it; the tables were changed by hand?`);
       }
       for (const row of causes.rows) {
-        if (!facts.cause(row)) throw new StoreError(`cluster "${cluster}": a cause of ${row.layer} transition ${row.seq} of ${row.uid} has no transition; the tables were changed by hand?`);
+        if (!facts.join(causeFactOf(row))) throw new StoreError(`cluster "${cluster}": a cause of ${row.layer} transition ${row.seq} of ${row.uid} has no transition; the tables were changed by hand?`);
+      }
+      for (const row of suspensions.rows) {
+        if (!facts.join(suspensionFactOf(row))) throw new StoreError(`cluster "${cluster}": the reason of suspension ${row.seq} of ${row.uid} has no transition; the tables were changed by hand?`);
       }
       return {
         machines: [...machines.values()],
         nodeLayers: [...facts.layers.values()],
         observedUntil: mark.rows[0]?.observed_until ?? null,
-        records: timelines.rows.length + transitions.rows.length + nodes.rows.length + causes.rows.length,
+        records: timelines.rows.length + transitions.rows.length + nodes.rows.length + causes.rows.length + suspensions.rows.length,
       };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -21,7 +21,7 @@
 import { crc32 } from 'node:zlib';
 import { identityOf, type TimelineIdentity } from '../timeline/identity.ts';
 import type { MachineState } from '../timeline/machine.ts';
-import type { Layer } from '../nodes/facts.ts';
+import type { Fact, Layer } from '../timeline/facts.ts';
 import type { Cause, State, Suspension, Timeline, Transition } from '../timeline/types.ts';
 
 /** Bumped when the on-disk format changes: an older data dir is migrated (./formats.ts), a newer one refused. */
@@ -131,6 +131,21 @@ export function encodeJoined(t: Transition): EncodedTransition {
   if (t.suspension !== undefined) return [t.at, t.state, i, r, causes ?? [], t.suspension];
   if (causes !== null) return [t.at, t.state, i, r, causes];
   return encodePlain(t);
+}
+
+/** A fact as the log writes it: the one encoder of facts (Fact, ../timeline/facts.ts) for the embedded store. */
+export function factRecord(fact: Fact): CauseRecord | NodesRecord | SuspensionRecord {
+  if (fact.kind === 'cause') return { k: 'cause', uid: fact.uid, layer: fact.layer, seq: fact.seq, cause: fact.cause };
+  if (fact.kind === 'suspension') return { k: 'suspension', uid: fact.uid, seq: fact.seq, suspension: fact.suspension };
+  return { k: 'nodes', uid: fact.uid, seq: fact.seq, t: encodePlain(fact.transition) };
+}
+
+/** The fact a record holds; null for a record that is not a fact. */
+export function factOf(record: LogRecord): Fact | null {
+  if (record.k === 'cause') return { kind: 'cause', uid: record.uid, layer: record.layer, seq: record.seq, cause: record.cause };
+  if (record.k === 'suspension') return { kind: 'suspension', uid: record.uid, seq: record.seq, suspension: record.suspension };
+  if (record.k === 'nodes') return { kind: 'node-transition', uid: record.uid, seq: record.seq, transition: decodeTransition(record.t) };
+  return null;
 }
 
 export function decodeTransition(t: EncodedTransition): Transition {

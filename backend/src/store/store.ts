@@ -1,7 +1,7 @@
 // What the service needs of a store, whichever it is: the embedded log (default) or PostgreSQL.
 
 import type { TimelineUpdate } from '../timeline/engine.ts';
-import type { LayerFact } from '../nodes/facts.ts';
+import type { Fact } from '../timeline/facts.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Timeline } from '../timeline/types.ts';
 
@@ -29,8 +29,11 @@ export interface Recovery {
 export interface TimelineStore {
   /** Records what an observation changed; made durable by the next group commit. */
   record(update: TimelineUpdate, machine: MachineState): void;
-  /** Records a fact of the node layer (a cause attached to a transition, a node-layer transition), after what it refers to. */
-  fact(fact: LayerFact): void;
+  /**
+   * Records a fact (../timeline/facts.ts: a cause attached to a transition, a node-layer transition,
+   * a suspension's reason learned later) after what it refers to; what was written is never changed.
+   */
+  fact(fact: Fact): void;
   /** Everything up to `at` has been observed. */
   observed(at: number | null): void;
   /** Resolves when everything recorded so far is durable (at once while writes are failing). */

@@ -2,6 +2,7 @@
 // Pure: the caller supplies the time each view was received.
 
 import { internLabels, internNamespace, sameLabels } from './intern.ts';
+import { joinSuspension } from './facts.ts';
 import { isUp, type JobSetView } from './jobset.ts';
 import { TERMINAL_STATES, type State, type Suspension, type Timeline, type Transition } from './types.ts';
 
@@ -147,10 +148,9 @@ export function advance(
  */
 export function learnSuspension(machine: MachineState, view: JobSetView): number | null {
   const transitions = machine.timeline.transitions;
-  const last = transitions[transitions.length - 1]!;
-  if (last.state !== 'suspended' || last.suspension !== undefined || !view.suspended || view.suspension === null) return null;
-  last.suspension = { ...view.suspension };
-  return transitions.length - 1;
+  if (!view.suspended || view.suspension === null) return null;
+  // The same join a store's recovery and a follower apply to the fact (./facts.ts).
+  return joinSuspension(machine.timeline, transitions.length - 1, view.suspension) ? transitions.length - 1 : null;
 }
 
 /**

@@ -1,4 +1,4 @@
-// Version 2: the node layer's facts (backend/src/nodes/facts.ts), beside the transitions they refer
+// Version 2: the node layer's facts (now backend/src/timeline/facts.ts), beside the transitions they refer
 // to: each node-layer transition, and each cause attached to a transition of either layer. Numbered
 // from `upness_rev` like every row, so followers tail them by number as they tail transitions; a
 // retried write is a no-op (the primary keys). Deleted with their timeline (retention).

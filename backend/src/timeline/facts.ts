@@ -1,0 +1,138 @@
+// What is found out about a timeline after (or beside) its transitions, as facts for the stores: a
+// cause attached to a transition (of the JobSet layer or of the node layer), a transition of the node
+// layer, and why a suspension happened when the reason is learned after its transition was written.
+// A fact is appended after what it refers to and never changes it: a store keeps the facts beside
+// the transitions (the embedded log as records, PostgreSQL as rows of their own), and a timeline is
+// read as its transitions joined with its facts. FactJoin is that one join: a store's recovery and a
+// follower read through it, and the live paths use the same pieces (joinCause in the node layer,
+// joinSuspension in the state machine), so a restart, a snapshot and a follower see the same history.
+// Every join is idempotent: a fact written twice around a crash, or read again, is read once.
+//
+// Pure: values in, values out.
+
+import type { Cause, Suspension, Timeline, Transition } from './types.ts';
+
+export type Layer = 'jobset' | 'nodes';
+
+/** A cause of the transition at index `seq` of the `layer` timeline of JobSet `uid`. */
+export interface CauseFact {
+  kind: 'cause';
+  uid: string;
+  layer: Layer;
+  seq: number;
+  cause: Cause;
+}
+
+/** The transition at index `seq` of the node layer of JobSet `uid` (without causes: those are CauseFacts). */
+export interface NodeTransitionFact {
+  kind: 'node-transition';
+  uid: string;
+  seq: number;
+  transition: Transition;
+}
+
+/** Why the suspension at index `seq` of JobSet `uid`'s timeline happened, learned after it was written. */
+export interface SuspensionFact {
+  kind: 'suspension';
+  uid: string;
+  seq: number;
+  suspension: Suspension;
+}
+
+/** What the node layer finds out. */
+export type LayerFact = CauseFact | NodeTransitionFact;
+
+/** Every fact a store keeps beside the transitions. */
+export type Fact = LayerFact | SuspensionFact;
+
+function sameCause(a: Cause, b: Cause): boolean {
+  if (a.kind !== b.kind || a.at !== b.at) return false;
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k as keyof Cause] === b[k as keyof Cause]);
+}
+
+/**
+ * Joins a cause to the transition at `seq` of `tl`, in time order; false (and nothing changed) when
+ * that transition already has it (a fact read twice, or found again after a restart) or does not
+ * exist yet.
+ */
+export function joinCause(tl: Timeline, seq: number, cause: Cause): boolean {
+  const t = tl.transitions[seq];
+  if (t === undefined) return false;
+  if (t.causes?.some((c) => sameCause(c, cause))) return false;
+  (t.causes ??= []).push(cause);
+  t.causes.sort((a, b) => a.at - b.at);
+  return true;
+}
+
+/**
+ * Gives the suspension at `seq` of `tl` its reason; false (and nothing changed) when it has one
+ * already (the first one known is kept, as the state machine keeps it) or is not there.
+ */
+export function joinSuspension(tl: Timeline, seq: number, suspension: Suspension): boolean {
+  const t = tl.transitions[seq];
+  if (t === undefined || t.state !== 'suspended' || t.suspension !== undefined) return false;
+  t.suspension = { reason: suspension.reason ?? null, message: suspension.message ?? null };
+  return true;
+}
+
+/**
+ * Puts a node-layer transition at its place: appended when it is the next one, the same one again
+ * ignored; false when transitions before it are missing.
+ */
+export function placeTransition(tl: Timeline, seq: number, transition: Transition): boolean {
+  if (seq > tl.transitions.length) return false;
+  if (seq === tl.transitions.length) {
+    const { causes: _causes, ...t } = transition;
+    tl.transitions.push(t);
+  }
+  return true;
+}
+
+/** The fact of a node-layer transition: its time, state and unobserved events, not its causes. */
+export function nodeTransitionFact(uid: string, seq: number, t: Transition): NodeTransitionFact {
+  const transition: Transition = { at: t.at, state: t.state };
+  if (t.unobserved !== undefined) transition.unobserved = { ...t.unobserved };
+  return { kind: 'node-transition', uid, seq, transition };
+}
+
+/** The fact of a suspension's reason learned later (TimelineUpdate.suspension). */
+export function suspensionFact(uid: string, learned: { seq: number; suspension: Suspension }): SuspensionFact {
+  return { kind: 'suspension', uid, seq: learned.seq, suspension: { reason: learned.suspension.reason, message: learned.suspension.message } };
+}
+
+/**
+ * The one join of facts to the timelines they refer to, as read back from a store (recovery) or
+ * tailed from one (a follower). `jobsets` finds a JobSet's timeline; the node layers are built here
+ * (a snapshot's may be given to start from).
+ */
+export class FactJoin {
+  readonly layers: Map<string, Timeline>;
+  readonly #jobsets: (uid: string) => Timeline | undefined;
+
+  constructor(jobsets: (uid: string) => Timeline | undefined, layers: Map<string, Timeline> = new Map()) {
+    this.#jobsets = jobsets;
+    this.layers = layers;
+  }
+
+  /**
+   * Applies a fact; false when what it refers to is not there (yet): a JobSet or a transition before
+   * it. A fact already joined (read twice) changes nothing and is not a failure.
+   */
+  join(fact: Fact): boolean {
+    if (fact.kind === 'node-transition') {
+      let layer = this.layers.get(fact.uid);
+      if (layer === undefined) {
+        const jobset = this.#jobsets(fact.uid);
+        if (jobset === undefined) return false;
+        this.layers.set(fact.uid, (layer = { ...jobset, transitions: [] }));
+      }
+      return placeTransition(layer, fact.seq, fact.transition);
+    }
+    const tl = fact.kind === 'cause' && fact.layer === 'nodes' ? this.layers.get(fact.uid) : this.#jobsets(fact.uid);
+    if (tl === undefined || tl.transitions[fact.seq] === undefined) return false;
+    if (fact.kind === 'cause') joinCause(tl, fact.seq, fact.cause);
+    else joinSuspension(tl, fact.seq, fact.suspension);
+    return true;
+  }
+}
