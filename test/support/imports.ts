@@ -4,10 +4,10 @@
 // only what backend/package.json declares. Imports are read by TypeScript's own pre-processor
 // (static imports, exports, import(), require()), so comments and strings are not taken for them.
 
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
-import { globSync } from 'glob';
 import ts from 'typescript';
 
 export interface Manifest {
@@ -27,9 +27,17 @@ export interface Undeclared {
   manifests: string[];
 }
 
-/** The files whose imports are checked: the repository's sources, not what npm or a build wrote. */
+const SOURCE = /\.(ts|tsx|js|cjs|mjs)$/;
+
+/**
+ * The files whose imports are checked: the repository's sources, committed or new, not what npm, a
+ * build or a benchmark wrote (git's own view, so .gitignore decides: an unpacked Prometheus under
+ * backend/bench/results is no source of ours).
+ */
 export function sourceFiles(root: string): string[] {
-  return globSync('**/*.{ts,tsx,js,cjs,mjs}', { cwd: root, dot: true, ignore: ['**/node_modules/**', '**/dist/**', '.git/**', '**/coverage/**'] }).sort();
+  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
+  // A file deleted but not yet committed is still listed by --cached.
+  return listed.split('\0').filter((f) => SOURCE.test(f) && existsSync(join(root, f))).sort();
 }
 
 /** The bare specifiers a source imports or requires (relative and absolute paths left out). */
