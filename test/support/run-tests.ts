@@ -7,9 +7,9 @@
 //   still checks them itself, which is then a cache hit);
 // - the tiers that mostly wait on servers (kube, postgres) run beside the CPU-bound steps; the
 //   CPU-bound steps run `nice`d, so the timing-sensitive tests keep the cores when they need them
-//   (README "Timing"); never more CPU-bound steps at once than UPNESS_TEST_JOBS (default 1: on 2
-//   cores a second one only competes with the first) nor server tiers than UPNESS_TEST_WAITING
-//   (default 2);
+//   (README "Timing"); never more CPU-bound steps at once than UPNESS_TEST_JOBS (default: one per
+//   core, since each of them keeps one core busy: tsc, ESLint and Jest's single worker on 2 cores)
+//   nor server tiers than UPNESS_TEST_WAITING (default 2);
 // - each step's output goes to a log file (the directory is printed first); a progress line when a
 //   step starts and ends; a failing step's whole output is printed; at the end a table of wall
 //   times and `N passed, M failed` (steps);
@@ -21,7 +21,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -84,7 +84,10 @@ if (unknown.length > 0) {
   process.stderr.write(`run-tests: unknown step(s): ${unknown.join(', ')} (--list shows them)\n`);
   process.exit(2);
 }
-const jobs = Math.max(1, Number(process.env.UPNESS_TEST_JOBS ?? 1) || 1);
+/** CPU-bound steps at once: one per core. Each is one busy process (tsc, ESLint, Jest's one worker on
+ *  2 cores), so one at a time left a core idle once the server tiers were done; `nice` keeps the
+ *  server tiers' timing first either way. */
+const jobs = Math.max(1, Number(process.env.UPNESS_TEST_JOBS ?? availableParallelism()) || 1);
 /** Waiting steps (the server tiers) at once. */
 const waiting = Math.max(1, Number(process.env.UPNESS_TEST_WAITING ?? 2) || 2);
 
