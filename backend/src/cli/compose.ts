@@ -21,7 +21,7 @@ import type { ProfileName } from '../sources/simulator/index.ts';
 import { EmbeddedStore } from '../store/embedded.ts';
 import type { PostgresStore } from '../store/postgres.ts';
 import type { Recovery, StoreStatus } from '../store/store.ts';
-import { TimelineEngine, type TimelineUpdate } from '../timeline/engine.ts';
+import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { LayerFact } from '../nodes/facts.ts';
@@ -265,11 +265,12 @@ export function simulatorSource(settings: SimulatorSettings): Source {
     kind: 'simulator',
     open: async (context) => {
       const { store, logger } = context;
-      const engine = new TimelineEngine(engineOptions(context));
+      // The simulated cluster has Pods and Nodes too: the engine keeps the node layer beside.
+      const engine = new ClusterEngine(engineOptions(context));
       const observedUntil = store.recovery?.observedUntil ?? null;
-      if (store.recovery !== null) engine.restore(store.recovery.machines, observedUntil);
+      restoreCluster(engine, store.recovery);
       const source = new EngineSource('simulator', engine, true);
-      const simulation = new LiveSimulation(engine, { ...settings, now: Date.now, anchor: simulationAnchor(store.dir, settings) });
+      const simulation = new LiveSimulation(engine, { ...settings, nodes: true, now: Date.now, anchor: simulationAnchor(store.dir, settings) });
       if (store.dir !== null) writeFileSync(join(store.dir, 'simulation.json'), JSON.stringify({ settings, anchor: simulation.anchor }, null, 2));
       return {
         source,

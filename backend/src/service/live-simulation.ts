@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { simulateFleet, type ProfileName } from '../sources/simulator/index.ts';
 import type { TimelineEngine } from '../timeline/engine.ts';
+import { ClusterEngine } from '../nodes/engine.ts';
 import type { Observation } from '../observation/types.ts';
 
 export interface SimulationAnchor {
@@ -25,6 +26,8 @@ export interface LiveSimulationOptions {
   /** Simulated seconds per wall second (1: real time). */
   speed?: number;
   anchor?: SimulationAnchor;
+  /** The cluster under the JobSets too (Pods and Nodes: the node layer); needs a ClusterEngine. */
+  nodes?: boolean;
 }
 
 const DAY = 86_400_000;
@@ -51,7 +54,7 @@ export class LiveSimulation {
     const wall = options.now();
     this.anchor = options.anchor ?? { start: wall - this.#historyMs, wallOrigin: wall };
     // Ten years ahead: the stream is lazy, so only what the clock reaches is ever generated.
-    const fleet = simulateFleet({ jobsets: options.jobsets, days: options.historyDays + 3650, seed: options.seed, start: this.anchor.start, profile: options.profile });
+    const fleet = simulateFleet({ jobsets: options.jobsets, days: options.historyDays + 3650, seed: options.seed, start: this.anchor.start, profile: options.profile, nodes: options.nodes ?? false });
     this.#stream = fleet.observations();
     this.#pending = this.#stream.next();
   }
@@ -89,6 +92,14 @@ export class LiveSimulation {
     }
     let n = 0;
     for (const [uid, o] of latest) {
+      if (o.object.kind !== 'JobSet') {
+        // A relist of Pods and Nodes lists what exists; what went away is no longer listed (for a
+        // Node, a deletion the node layer must see). A deleted pod's place keeps its node anyway.
+        if (o.type === 'DELETED' && o.object.kind === 'Pod') continue;
+        this.#engine.observe({ receivedAt: now, type: o.type === 'DELETED' ? 'DELETED' : 'MODIFIED', object: o.object });
+        n++;
+        continue;
+      }
       const known = this.#engine.timeline(uid) !== undefined;
       // Created and gone while nobody watched: a relist would not show it at all.
       if (!known && o.type === 'DELETED') continue;
@@ -96,6 +107,7 @@ export class LiveSimulation {
       n++;
     }
     this.#engine.endGap(now);
+    if (this.#engine instanceof ClusterEngine) this.#engine.nodeLayer.endGap(now);
     this.advancedTo = now;
     return n;
   }
