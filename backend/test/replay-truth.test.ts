@@ -108,4 +108,12 @@ describe('replaying a simulated fleet with its nodes rebuilds both layers and th
   it.each([11, 12])('seed %i, demo profile (busy), 10 JobSets × 2 days', (seed) => {
     check(simulateFleet({ jobsets: 10, days: 2, seed, profile: 'demo', nodes: true }), 'objects');
   });
+
+  it('`upness simulate --nodes` writes the same stream, Pods and Nodes included', () => {
+    const sim = upness(['simulate', '--jobsets', '3', '--days', '0.5', '--seed', '42', '--nodes']);
+    expect(sim.status).toBe(0);
+    expect(sim.stdout).toBe([...simulateFleet({ jobsets: 3, days: 0.5, seed: 42, nodes: true }).traceLines()].join('\n') + '\n');
+    expect(sim.stdout).toContain('"kind":"Node"');
+    expect(sim.stdout).toContain('"kind":"Pod"');
+  });
 });

@@ -109,13 +109,11 @@ export class Pools {
   readonly places: Place[] = [];
   readonly zone: string;
   readonly #rng: Rng;
-  readonly #prefix: string;
   readonly #machines: Machine[];
   readonly #poolNames: string[][];
 
   constructor(rng: Rng, manifest: Manifest, tag: string) {
     this.#rng = rng;
-    this.#prefix = tag;
     this.zone = rng.pick(ZONES);
     const parallelism = parallelismOf(manifest);
     this.#machines = manifest.replicas.map((_, rj) => machineOf(manifest, rj));

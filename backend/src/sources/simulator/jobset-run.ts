@@ -42,6 +42,11 @@
 //   failure  The Failed condition, then the controller tears the Jobs down (an observation the timeline
 //            must ignore: it has ended).
 //
+//   nodes    (option `nodes`; README.md "Nodes, pools and pods") pools made at first admission, pods
+//            per attempt bound as their Job becomes ready, 30% of the interruptions of a JobSet whose
+//            nodes are up caused by a node (NotReady, or deleted and replaced), planned changes (a
+//            surge upgrade of a spare node, the scale-down of idle pools) that cost no uptime.
+//
 // Time rules (they are what makes the truth exact): the ADDED observation arrives at creation; every
 // transition taken from an object timestamp (creation, Suspended / Completed / Failed condition,
 // deletionTimestamp) is on a whole second, at least 1 s after the JobSet's previous transition and
@@ -662,10 +667,10 @@ export class JobSetRun {
 
   /** The places or their nodes changed as of `at`: the node layer's truth follows. */
   private nodesMoved(at: number): void {
-    const added = this.nodeTruth!.update(at, this.lastObservationAt, this.nodesUp());
-    if (added !== null && isInterruption(added.state)) this.lastInterruptionAt = added.at;
+    this.nodesChanged(this.nodeTruth!.update(at, this.lastObservationAt, this.nodesUp()));
   }
 
+  /** A node-layer transition the truth just took, if any: an interruption marks the time. */
   private nodesChanged(added: { at: number; state: State } | null): void {
     if (added !== null && isInterruption(added.state)) this.lastInterruptionAt = added.at;
   }
