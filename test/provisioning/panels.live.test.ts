@@ -26,7 +26,7 @@ beforeAll(async () => {
   await loadPlugin();
   // `npm start` is `upness serve`: its defaults (--memory only keeps the data dir out of the clone).
   fleet = await startServe([]);
-}, 120_000);
+}, 180_000);
 
 afterAll(stopServices);
 

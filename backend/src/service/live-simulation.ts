@@ -85,25 +85,38 @@ export class LiveSimulation {
   resume(observedUntil: number): number {
     const now = this.now();
     const latest = new Map<string, Observation>();
+    // Pods and Nodes: a relist lists every one that exists (the node layer kept none of them across
+    // the restart), and a Node that existed at the gap and is gone is a deletion it must see.
+    const cluster = new Map<string, Observation>();
+    const nodesAtGap = new Set<string>();
+    const goneNodes: Observation[] = [];
+    let crossed = false;
+    const cross = (): void => {
+      crossed = true;
+      for (const [uid, o] of cluster) if (o.object.kind === 'Node') nodesAtGap.add(uid);
+    };
     while (!this.#pending.done && this.#pending.value.receivedAt <= now) {
       const o = this.#pending.value;
-      if (o.receivedAt > observedUntil) latest.set(o.object.metadata.uid, o);
+      if (!crossed && o.receivedAt > observedUntil) cross();
+      const uid = o.object.metadata.uid;
+      if (o.object.kind !== 'JobSet') {
+        if (o.type !== 'DELETED') cluster.set(uid, o);
+        else if (cluster.delete(uid) && nodesAtGap.has(uid)) goneNodes.push(o);
+      } else if (o.receivedAt > observedUntil) {
+        latest.set(uid, o);
+      }
       this.#pending = this.#stream.next();
     }
     let n = 0;
     for (const [uid, o] of latest) {
-      if (o.object.kind !== 'JobSet') {
-        // A relist of Pods and Nodes lists what exists; what went away is no longer listed (for a
-        // Node, a deletion the node layer must see). A deleted pod's place keeps its node anyway.
-        if (o.type === 'DELETED' && o.object.kind === 'Pod') continue;
-        this.#engine.observe({ receivedAt: now, type: o.type === 'DELETED' ? 'DELETED' : 'MODIFIED', object: o.object });
-        n++;
-        continue;
-      }
       const known = this.#engine.timeline(uid) !== undefined;
       // Created and gone while nobody watched: a relist would not show it at all.
       if (!known && o.type === 'DELETED') continue;
       this.#engine.observe({ receivedAt: now, type: o.type === 'DELETED' ? 'DELETED' : known ? 'MODIFIED' : 'ADDED', object: o.object });
+      n++;
+    }
+    for (const o of [...goneNodes, ...cluster.values()]) {
+      this.#engine.observe({ receivedAt: now, type: o.type === 'DELETED' ? 'DELETED' : 'MODIFIED', object: o.object });
       n++;
     }
     this.#engine.endGap(now);

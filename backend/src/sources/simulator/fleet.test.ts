@@ -532,7 +532,7 @@ describe('simulateFleet with nodes: the cluster under the JobSets', () => {
         if (topology !== undefined) {
           expect(labels['cloud.google.com/gke-tpu-accelerator']).toMatch(/^tpu-/);
           expect(node.status.capacity['google.com/tpu']).toBe('4');
-          const pool = labels['cloud.google.com/gke-nodepool'];
+          const pool = labels['cloud.google.com/gke-nodepool']!;
           const chips = topology.split('x').reduce((a, d) => a * Number(d), 1);
           const p = tpuPools.get(pool) ?? { now: new Set<string>(), most: 0, hosts: chips / 4 };
           if (o.type === 'DELETED') p.now.delete(node.metadata.name);
