@@ -79,14 +79,16 @@ export class LiveSimulation {
 
   /**
    * After a restart: skips what the store already holds (up to `observedUntil`), and delivers what
-   * changed while the service was down as a relist would — the latest version of each object that
-   * changed, at the moment of the relist — then ends the gap.
+   * exists as a relist would — the latest version of each object, at the moment of the relist —
+   * then ends the gap.
    */
   resume(observedUntil: number): number {
     const now = this.now();
     const latest = new Map<string, Observation>();
-    // Pods and Nodes: a relist lists every one that exists (the node layer kept none of them across
-    // the restart), and a Node that existed at the gap and is gone is a deletion it must see.
+    // A relist lists every object that exists: the node layer kept none of the Pods and Nodes, nor
+    // what a JobSet needs, across the restart. A Node that existed at the gap and is gone is a
+    // deletion it must see.
+    const existing = new Map<string, Observation>();
     const cluster = new Map<string, Observation>();
     const nodesAtGap = new Set<string>();
     const goneNodes: Observation[] = [];
@@ -102,8 +104,10 @@ export class LiveSimulation {
       if (o.object.kind !== 'JobSet') {
         if (o.type !== 'DELETED') cluster.set(uid, o);
         else if (cluster.delete(uid) && nodesAtGap.has(uid)) goneNodes.push(o);
-      } else if (o.receivedAt > observedUntil) {
-        latest.set(uid, o);
+      } else {
+        if (o.type === 'DELETED') existing.delete(uid);
+        else existing.set(uid, o);
+        if (o.receivedAt > observedUntil) latest.set(uid, o);
       }
       this.#pending = this.#stream.next();
     }
@@ -113,6 +117,12 @@ export class LiveSimulation {
       // Created and gone while nobody watched: a relist would not show it at all.
       if (!known && o.type === 'DELETED') continue;
       this.#engine.observe({ receivedAt: now, type: o.type === 'DELETED' ? 'DELETED' : known ? 'MODIFIED' : 'ADDED', object: o.object });
+      n++;
+    }
+    for (const [uid, o] of existing) {
+      // Unchanged since the gap: listed again all the same, as a relist would.
+      if (latest.has(uid) || this.#engine.timeline(uid) === undefined) continue;
+      this.#engine.observe({ receivedAt: now, type: 'MODIFIED', object: o.object });
       n++;
     }
     for (const o of [...goneNodes, ...cluster.values()]) {
