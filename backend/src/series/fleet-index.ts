@@ -298,20 +298,39 @@ class Partition {
     return lo;
   }
 
-  /** Adds the sums of the events at or before t into `out`. */
-  sums(t: number, out: Float64Array): void {
+  /**
+   * Adds the sums at each of `times` (ascending), each clipped to `clip`, into `out` (ACC numbers a
+   * time). One sweep: from one time to the next it adds the events in between, or starts again from
+   * a checkpoint when that is closer, so a series of many points costs about the events it spans.
+   * Sums are of whole numbers (and halves), so the order they are added in does not change them.
+   */
+  sumsAt(times: ArrayLike<number>, clip: number, out: Float64Array): void {
     this.#settle();
     if (this.length === 0) return;
-    const m = this.#count(t);
-    const i = Math.floor(m / K);
-    const o = this.#checkpoint(i);
     const acc = this.#scratch;
-    acc.set(this.checkpoints.subarray(o, o + ACC));
-    for (let e = i * K; e < m; e++) addEvent(this.owners[e]!, this.indices[e]!, this.origin, acc);
-    // Durations: rate·t − W, with t relative to this partition's origin.
+    // Events [0, placed) are in acc; -1: nothing is yet.
+    let placed = -1;
+    for (let k = 0; k < times.length; k++) {
+      const t = Math.min(times[k]!, clip);
+      const m = this.#count(t);
+      const i = Math.floor(m / K);
+      if (placed < i * K || placed > m) {
+        // #checkpoint works in the scratch too: take the checkpoint first, then copy it.
+        const o = this.#checkpoint(i);
+        acc.set(this.checkpoints.subarray(o, o + ACC));
+        placed = i * K;
+      }
+      for (let e = placed; e < m; e++) addEvent(this.owners[e]!, this.indices[e]!, this.origin, acc);
+      placed = m;
+      this.#emit(acc, t, out, k * ACC);
+    }
+  }
+
+  /** Writes the sums of `acc` at time t into out[at …]: durations as rate·t − W, t relative to the origin. */
+  #emit(acc: Float64Array, t: number, out: Float64Array, at: number): void {
     const rel = Number.isNaN(this.origin) ? 0 : t - this.origin;
-    for (let f = 0; f < FIELDS; f++) out[f]! += ACCRUES_WITH_TIME[f] ? acc[f]! * rel - acc[W + f]! : acc[f]!;
-    for (let f = CREATED; f < ACC; f++) out[f]! += acc[f]!;
+    for (let f = 0; f < FIELDS; f++) out[at + f]! += ACCRUES_WITH_TIME[f] ? acc[f]! * rel - acc[W + f]! : acc[f]!;
+    for (let f = CREATED; f < ACC; f++) out[at + f]! += acc[f]!;
   }
 }
 
@@ -327,7 +346,6 @@ export interface PooledWindow {
 
 export class FleetIndex {
   readonly #partitions = new Map<string, Partition>();
-  readonly #a = new Float64Array(ACC);
 
   static #key(cluster: string | undefined, namespace: string): string {
     return `${cluster ?? ''}\u0000${namespace}`;
@@ -383,14 +401,7 @@ export class FleetIndex {
    */
   windows(partitions: readonly Partition[], horizon: number, times: ArrayLike<number>, starts: ArrayLike<number>, ends: ArrayLike<number>): PooledWindow[] {
     const at = new Float64Array(times.length * ACC);
-    const one = this.#a;
-    for (const p of partitions) {
-      for (let k = 0; k < times.length; k++) {
-        one.fill(0);
-        p.sums(Math.min(times[k]!, horizon), one);
-        for (let f = 0; f < ACC; f++) at[k * ACC + f]! += one[f]!;
-      }
-    }
+    for (const p of partitions) p.sumsAt(times, horizon, at);
     const out: PooledWindow[] = [];
     for (let w = 0; w < starts.length; w++) {
       const a = starts[w]! * ACC;
