@@ -2,6 +2,7 @@
 // observed, its range and its (defaulted) fields.
 
 import type { FleetIndex } from '../series/fleet-index.ts';
+import type { SelectionIndexes } from '../series/selection-indexes.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { UpnessQuery } from '../query/types.ts';
 import type { Steps } from '../query/step.ts';
@@ -20,6 +21,10 @@ export interface QueryContext {
   steps: Steps;
   /** The JobSet layer's fleet index, when the source keeps one. */
   index: FleetIndex | null;
+  /** Fleet indexes of the selections that the JobSet layer's index does not partition by, when the source keeps them. */
+  selections?: SelectionIndexes | null;
+  /** The request's "now" (when an unused selection index is dropped). */
+  now: number;
   /** How long the service keeps history (`--retention`), ms, when known: an SLO period may not be longer. */
   retentionMs?: number | null;
 }

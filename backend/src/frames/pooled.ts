@@ -1,10 +1,13 @@
-// Pooled figures of whole namespaces or clusters straight from the fleet index, without visiting each
-// JobSet: what fleet dashboards and alert rules ask most. Used only where it gives the very answer
+// Pooled figures of whole namespaces or clusters straight from the fleet index, and of any name
+// pattern, label selector or grouping by a label from the index of that selection, without visiting
+// each JobSet: what fleet dashboards and alert rules ask most. Used only where it gives the very answer
 // the per-JobSet path would (series/fleet-index.test.ts checks the two against each other), else null.
 
+import { parseLabelSelector, parseNamePattern } from '../query/selector.ts';
 import { ADDITIVE_FIGURES, type FigureName } from '../series/figures.ts';
-import type { GroupKey } from '../series/fleet.ts';
-import type { Partition, PooledWindow } from '../series/fleet-index.ts';
+import { QUEUE_LABEL, type GroupKey } from '../series/fleet.ts';
+import type { FleetIndex, IndexScope, Partition, PooledWindow } from '../series/fleet-index.ts';
+import type { Timeline } from '../timeline/types.ts';
 import type { QueryContext } from './context.ts';
 
 export interface PooledGroup extends GroupKey {
@@ -33,21 +36,55 @@ export function pooledGroups(ctx: QueryContext, figures: readonly FigureName[]):
 
 const answered = new WeakMap<QueryContext, { key: string; groups: PooledGroup[] | null }>();
 
+/** The label a grouping reads (the queue is a label too); null when it groups by no label. */
+function labelOf(groupBy: string): string | null {
+  if (groupBy === 'queue') return QUEUE_LABEL;
+  return groupBy.startsWith('label:') ? groupBy.slice('label:'.length) : null;
+}
+
+/**
+ * The index that answers the query's selection: the service's own for whole namespaces and
+ * clusters; for a name pattern, a label selector or a grouping by a label, the index of that
+ * selection (series/selection-indexes.ts). Null when neither can.
+ */
+function indexFor(ctx: QueryContext): { index: FleetIndex; label: string | null } | null {
+  const { query } = ctx;
+  const label = labelOf(query.groupBy);
+  const whole = query.groupBy === 'all' || query.groupBy === 'namespace' || query.groupBy === 'cluster';
+  if (!whole && label === null) return null;
+  if (query.name === '' && query.labelSelector === '' && label === null) return ctx.index === null ? null : { index: ctx.index, label };
+  const selections = ctx.selections ?? null;
+  if (selections === null) return null;
+  const key = JSON.stringify([query.name, query.labelSelector, label]);
+  const scope = (): IndexScope => {
+    const nameMatches = parseNamePattern(query.name);
+    const labelsMatch = parseLabelSelector(query.labelSelector);
+    return {
+      accepts: (tl) => nameMatches(tl.name) && labelsMatch(tl.labels),
+      ...(label === null ? {} : { groupOf: (tl: Timeline) => tl.labels[label] ?? '' }),
+    };
+  };
+  return { index: selections.get(key, scope, ctx.now), label };
+}
+
 function buildPooledGroups(ctx: QueryContext, figures: readonly FigureName[]): PooledGroup[] | null {
-  const { query, index, horizon, selectFrom, to } = ctx;
-  if (index === null || query.layer !== 'jobset') return null;
+  const { query, horizon, selectFrom, to } = ctx;
+  if (query.layer !== 'jobset') return null;
   const poolable = query.aggregate === 'pooled' || (query.aggregate === 'sum' && figures.every((f) => ADDITIVE_FIGURES.includes(f)));
   if (!poolable) return null;
-  // Only what selects whole namespaces or clusters: a name, labels or states pick single JobSets.
-  if (query.name !== '' || query.labelSelector !== '' || query.states.length > 0) return null;
+  // The state at the end of the range picks single JobSets: only the per-JobSet path answers it.
+  if (query.states.length > 0) return null;
+  const chosen = indexFor(ctx);
+  if (chosen === null) return null;
+  const { index, label } = chosen;
   const by = query.groupBy;
-  if (by !== 'all' && by !== 'namespace' && by !== 'cluster') return null;
   const partitions = index.partitions(query.clusters, query.namespaces);
   if (!index.covers(partitions, horizon)) return null;
   const groups = new Map<string, { labels: Record<string, string>; partitions: Partition[] }>();
   for (const p of partitions) {
-    const key = by === 'all' ? '' : by === 'namespace' ? p.namespace : (p.cluster ?? '');
-    const labels: Record<string, string> = by === 'all' ? {} : by === 'namespace' ? { namespace: p.namespace } : { cluster: p.cluster ?? '' };
+    const key = label !== null ? p.group : by === 'all' ? '' : by === 'namespace' ? p.namespace : (p.cluster ?? '');
+    const labels: Record<string, string> =
+      label !== null ? { [by === 'queue' ? 'queue' : label]: p.group } : by === 'all' ? {} : by === 'namespace' ? { namespace: p.namespace } : { cluster: p.cluster ?? '' };
     let group = groups.get(key);
     if (group === undefined) groups.set(key, (group = { labels, partitions: [] }));
     group.partitions.push(p);

@@ -10,6 +10,7 @@ import { checkRange, LIMITS, planSteps, ValueBudget } from '../query/step.ts';
 import { parseTimeParam } from '../query/time.ts';
 import { DEFAULT_QUERY } from '../query/types.ts';
 import type { FleetIndex } from '../series/fleet-index.ts';
+import type { SelectionIndexes } from '../series/selection-indexes.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { QueryContext, ResolvedQuery } from './context.ts';
 import { frame, type FrameJSON } from './frame.ts';
@@ -29,6 +30,8 @@ export interface Observed {
   nodes?: { timelines: readonly Timeline[]; horizon: number } | null;
   /** The JobSet layer's fleet index, when the source keeps one. */
   index?: FleetIndex | null;
+  /** Fleet indexes of selections (a name, labels, a label's values), when the source keeps them. */
+  selections?: SelectionIndexes | null;
   /** How long the service keeps history (`--retention`), ms, when known. */
   retentionMs?: number | null;
 }
@@ -83,6 +86,8 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
       selectFrom,
       steps,
       index: query.layer === 'jobset' ? (observed.index ?? null) : null,
+      selections: query.layer === 'jobset' ? (observed.selections ?? null) : null,
+      now,
       retentionMs: observed.retentionMs ?? null,
     };
     type.validate(ctx);

@@ -27,6 +27,7 @@ export function queryRoutes({ view, now, retentionMs }: QueryRouteOptions): Rout
           return view.nodeLayer?.(t) ?? null;
         },
         index: view.index?.() ?? null,
+        selections: view.selections?.() ?? null,
         retentionMs,
       },
       t,

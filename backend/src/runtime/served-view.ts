@@ -5,6 +5,7 @@
 
 import { ClusterEngine } from '../nodes/engine.ts';
 import { FleetIndex } from '../series/fleet-index.ts';
+import { SelectionIndexes } from '../series/selection-indexes.ts';
 import type { EngineCounts, TimelineEngine } from '../timeline/engine.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { Readiness } from '../observation/readiness.ts';
@@ -44,6 +45,8 @@ export interface ServedView {
   watches?(): readonly WatchHealth[];
   /** Pooled sums of whole namespaces at any time (series/fleet-index.ts), when the source keeps them. */
   index?(): FleetIndex | null;
+  /** Fleet indexes of the selections queries make (a name, labels, a label's values), when the source keeps them. */
+  selections?(): SelectionIndexes | null;
 }
 
 /** The view of an engine fed by a source. `live`: observed up to now (a watch or the simulator); else up to the last observation. */
@@ -55,16 +58,23 @@ export class EngineView implements ServedView {
   #watches: (() => readonly WatchHealth[]) | null = null;
 
   readonly #index = new FleetIndex();
+  readonly #selections: SelectionIndexes;
 
   constructor(kind: SourceKind, engine: TimelineEngine, live: boolean) {
     this.kind = kind;
     this.engine = engine;
     this.#live = live;
     engine.subscribe(this.#index);
+    this.#selections = new SelectionIndexes(() => engine.timelines());
+    engine.subscribe(this.#selections);
   }
 
   index(): FleetIndex {
     return this.#index;
+  }
+
+  selections(): SelectionIndexes {
+    return this.#selections;
   }
 
   /** Sorts and sums what has been loaded (a restore, a replay), so the first queries do not pay for it. */

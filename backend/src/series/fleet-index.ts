@@ -4,7 +4,8 @@
 // it; so a duration total at time t is  rate(t)·t − W(t),  where rate counts the timelines in the
 // state and W sums ±(entry/exit times) of the events up to t. Counts (interruptions, recoveries, JobSets
 // created or ended, first ups) are sums of the events up to t. Events are kept sorted by time per
-// partition (cluster × namespace), with the accumulated sums every K events, so C(t) of a partition
+// partition (cluster × namespace, × a label's value in an index of a selection: selection-indexes.ts),
+// with the accumulated sums every K events, so C(t) of a partition
 // costs one binary search and at most K events, whatever the fleet's size; a window is C(to) − C(from)
 // as for one timeline (totals.ts), and these numbers are the same integers, summed in another order.
 //
@@ -146,6 +147,8 @@ function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): v
 class Partition {
   readonly cluster: string | undefined;
   readonly namespace: string;
+  /** The value the index groups by besides cluster and namespace ('' when none). */
+  readonly group: string;
   origin = NaN;
   times = new Float64Array(256);
   owners: Timeline[] = [];
@@ -160,9 +163,10 @@ class Partition {
   valid = 1;
   readonly #scratch = new Float64Array(ACC);
 
-  constructor(cluster: string | undefined, namespace: string) {
+  constructor(cluster: string | undefined, namespace: string, group: string) {
     this.cluster = cluster;
     this.namespace = namespace;
+    this.group = group;
   }
 
   /** Whether the pending events came in time order, after every placed one: then placing them is appending. */
@@ -344,18 +348,36 @@ export interface PooledWindow {
   timeToFirstUpSeconds: number | null;
 }
 
+/**
+ * Which timelines an index keeps, and the value it groups them by besides cluster and namespace.
+ * Both read only what a timeline cannot change but its labels: an owner tells the index when labels
+ * change (`relabeled`), and an index whose choice reads them is built again.
+ */
+export interface IndexScope {
+  accepts?(tl: Timeline): boolean;
+  groupOf?(tl: Timeline): string;
+}
+
 export class FleetIndex {
   readonly #partitions = new Map<string, Partition>();
+  readonly #scope: IndexScope;
 
-  static #key(cluster: string | undefined, namespace: string): string {
-    return `${cluster ?? ''}\u0000${namespace}`;
+  /** `scope`: absent for the whole fleet by cluster and namespace (the service's own index). */
+  constructor(scope: IndexScope = {}) {
+    this.#scope = scope;
+  }
+
+  static #key(cluster: string | undefined, namespace: string, group: string): string {
+    return `${cluster ?? ''}\u0000${namespace}\u0000${group}`;
   }
 
   /** Takes in the timeline's transitions from index `from` on (all of them, for a new timeline). */
   grew(tl: Timeline, from = 0): void {
-    const key = FleetIndex.#key(tl.cluster, tl.namespace);
+    if (this.#scope.accepts !== undefined && !this.#scope.accepts(tl)) return;
+    const group = this.#scope.groupOf?.(tl) ?? '';
+    const key = FleetIndex.#key(tl.cluster, tl.namespace, group);
     let p = this.#partitions.get(key);
-    if (p === undefined) this.#partitions.set(key, (p = new Partition(tl.cluster, tl.namespace)));
+    if (p === undefined) this.#partitions.set(key, (p = new Partition(tl.cluster, tl.namespace, group)));
     for (let j = from; j < tl.transitions.length; j++) p.add(tl, j, tl.transitions[j]!.at);
   }
 

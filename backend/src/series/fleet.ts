@@ -9,7 +9,7 @@ import { lifeOf, lived, livedIn } from './summary.ts';
 import { FIELDS, windowTotals } from './totals.ts';
 
 /** The label Kueue reads the queue a JobSet is submitted to from (query/types.ts names it for the frontend). */
-const QUEUE_LABEL = 'kueue.x-k8s.io/queue-name';
+export const QUEUE_LABEL = 'kueue.x-k8s.io/queue-name';
 
 /** `none`: each JobSet alone; `all`: the whole fleet as one group. */
 export type GroupBy = 'none' | 'all' | 'cluster' | 'namespace' | 'accelerator' | 'topology' | 'queue' | `label:${string}`;

@@ -39,6 +39,8 @@ export interface TimelineListener {
   grew(timeline: Timeline, from: number): void;
   /** The timelines were dropped (retention). */
   forgot(timelines: readonly Timeline[]): void;
+  /** The timeline's labels changed (they are the only part of its identity that may). */
+  relabeled?(timeline: Timeline): void;
 }
 
 export interface EngineCounts {
@@ -168,6 +170,7 @@ export class TimelineEngine {
 
   #observeJobSet(view: JobSetView, receivedAt: number, deleted: boolean): JobSetUpdate {
     let machine = this.#machines.get(view.uid);
+    const labelsBefore = machine?.timeline.labels;
     const added: Transition[] = [];
     const inGap = this.#gapStart !== null;
     if (machine === undefined) {
@@ -187,6 +190,8 @@ export class TimelineEngine {
     const learned = learnSuspension(machine, view);
     if (learned !== null) update.suspension = { seq: learned, suspension: machine.timeline.transitions[learned]!.suspension! };
     if (added.length > 0) for (const l of this.#listeners) l.grew(machine.timeline, machine.timeline.transitions.length - added.length);
+    // Labels are interned (intern.ts): a new object is a real change.
+    if (labelsBefore !== undefined && machine.timeline.labels !== labelsBefore) for (const l of this.#listeners) l.relabeled?.(machine.timeline);
     this.#onUpdate?.(update, machine);
     return update;
   }

@@ -16,7 +16,7 @@ const timeline: Timeline = {
 
 describe('annotations', () => {
   it('name the causes observed around an interruption', () => {
-    const ctx = { query: { refId: 'A' } as ResolvedQuery, timelines: [timeline], horizon: min(90), from: min(0), to: min(90), selectFrom: min(0), steps: { stepMs: 1, first: 0, last: 0 }, index: null } as QueryContext;
+    const ctx = { query: { refId: 'A' } as ResolvedQuery, timelines: [timeline], horizon: min(90), from: min(0), to: min(90), selectFrom: min(0), steps: { stepMs: 1, first: 0, last: 0 }, index: null, now: 0 } as QueryContext;
     const [frame] = eventsFrames(ctx);
     expect(frame!.data.values[3]).toEqual(['Down for 5m, then recovered. Causes: NodeNotReady node-7; PodFailed train-0 (OOMKilled, exit 137).']);
     expect(describeCause({ kind: 'JobSetRestart', at: 0 })).toBe('JobSetRestart');
@@ -38,7 +38,7 @@ describe('suspensions', () => {
     ],
   };
   const ctxOf = (from: number, to: number) =>
-    ({ query: { refId: 'A' } as ResolvedQuery, timelines: [suspended], horizon: min(90), from, to, selectFrom: from, steps: { stepMs: 1, first: 0, last: 0 }, index: null }) as QueryContext;
+    ({ query: { refId: 'A' } as ResolvedQuery, timelines: [suspended], horizon: min(90), from, to, selectFrom: from, steps: { stepMs: 1, first: 0, last: 0 }, index: null, now: 0 }) as QueryContext;
   const columns = (frame: { schema: { fields: { name: string }[] }; data: { values: unknown[][] } }): Record<string, unknown[]> =>
     Object.fromEntries(frame.schema.fields.map((f, i) => [f.name, frame.data.values[i]!]));
 
@@ -109,7 +109,7 @@ describe('interruptions by cause category (groupBy: cause)', () => {
     ],
   };
   const ctxOf = (timelines: Timeline[], from: number, to: number) =>
-    ({ query: { refId: 'A', groupBy: 'cause' } as ResolvedQuery, timelines, horizon: min(90), from, to, selectFrom: from, steps: { stepMs: 1, first: 0, last: 0 }, index: null }) as QueryContext;
+    ({ query: { refId: 'A', groupBy: 'cause' } as ResolvedQuery, timelines, horizon: min(90), from, to, selectFrom: from, steps: { stepMs: 1, first: 0, last: 0 }, index: null, now: 0 }) as QueryContext;
 
   it('counts each interruption once, in its most specific category, every category a row', () => {
     const [frame] = eventsFrames(ctxOf([broken, timeline], min(0), min(90)));
