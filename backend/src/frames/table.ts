@@ -15,7 +15,7 @@ export const TABLE_FIELDS = {
   sort: z
     .object(
       {
-        by: z.string({ error: 'must be the name of a number column of the table, such as burnRate' }).min(1, 'must name a column').max(100),
+        by: z.string({ error: (issue) => (issue.input === undefined ? 'missing' : 'must be the name of a number column of the table, such as burnRate') }).min(1, 'must name a column').max(100),
         direction: z.enum(SORT_DIRECTIONS, { error: 'must be desc (largest first) or asc (smallest first)' }).default('desc'),
       },
       { error: 'must be an object such as {"by": "burnRate", "direction": "desc"}' },
