@@ -170,7 +170,7 @@ async function problemsOf(dashboard: Json, vars: Variables, what: string): Promi
     }
   }
   for (const [panel, bytes] of bytesOf) {
-    if (bytes > largest.bytes) largest = { bytes, where: `${what}: panel "${panel.title}"` };
+    if (bytes > largest.bytes) largest = { bytes, where: `${dashboard.uid}, ${what}: panel "${panel.title}"` };
     if (bytes > MAX_PANEL_ANSWER_BYTES) problems.push(`${what}: panel "${panel.title}" answers ${bytes} bytes, more than ${MAX_PANEL_ANSWER_BYTES}: give its table a sort and a limit`);
   }
   for (const panel of panelsOf(dashboard)) {

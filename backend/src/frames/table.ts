@@ -4,11 +4,8 @@
 
 import { z } from 'zod';
 import { QueryError } from '../query/selector.ts';
-import { SORT_DIRECTIONS, sortColumns, type TableSort } from '../query/types.ts';
+import { MAX_TABLE_LIMIT, SORT_DIRECTIONS, sortColumns, type TableSort } from '../query/types.ts';
 import type { ResolvedQuery } from './context.ts';
-
-/** The most rows a limit may ask for: more than any table the limits let a query make. */
-export const MAX_TABLE_LIMIT = 1_000_000;
 
 /** The query fields of a table query type (summary, slo); both absent: every row, in the table's own order. */
 export const TABLE_FIELDS = {

@@ -41,6 +41,9 @@ export const TABLE_QUERY_TYPES = ['summary', 'slo'] as const satisfies readonly 
 export const SORT_DIRECTIONS = ['desc', 'asc'] as const;
 export type SortDirection = (typeof SORT_DIRECTIONS)[number];
 
+/** The most rows a table's limit may ask for: more than any table the limits let a query make. */
+export const MAX_TABLE_LIMIT = 1_000_000;
+
 /** A table's order: by a number column its rows carry (see sortColumns), ties in the table's own order. */
 export interface TableSort {
   by: string;
