@@ -82,7 +82,7 @@ describe('a table query sorted and limited in the service', () => {
     expect(screen.queryByRole('radio', { name: 'Largest first' })).not.toBeInTheDocument();
     await user.click(screen.getByLabelText('Sort by'));
     await user.click(await screen.findByRole('option', { name: 'Burn rate' }));
-    const sorted = { ...query, sort: { by: 'burnRate', direction: 'desc' } };
+    const sorted: UpnessQuery = { ...query, sort: { by: 'burnRate', direction: 'desc' } };
     expect(onChange).toHaveBeenLastCalledWith(sorted);
     rerender(sorted);
     expect(screen.getByRole('radio', { name: 'Largest first' })).toBeChecked();
