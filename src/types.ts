@@ -15,15 +15,19 @@ export {
   FIGURES,
   GROUP_DIMENSIONS,
   LAYERS,
+  MAX_TABLE_LIMIT,
   METRICS,
   parseDuration,
   QUERY_TYPES,
   SLO_ANSWERS,
+  SORT_DIRECTIONS,
+  sortColumns,
   STATES,
+  TABLE_QUERY_TYPES,
   unitOf,
   WINDOWS,
 } from '../backend/src/query/types';
-export type { AggregateName, FigureGroup, FigureName, GroupByName, Layer, Metric, QueryType, SloAnswer, WindowName } from '../backend/src/query/types';
+export type { AggregateName, FigureGroup, FigureName, GroupByName, Layer, Metric, QueryType, SloAnswer, SortDirection, TableSort, WindowName } from '../backend/src/query/types';
 
 /** A panel's query: the service's model plus what Grafana keeps on every query (hide, key, datasource). */
 export interface UpnessQuery extends Omit<DataQuery, 'queryType'>, ServiceQuery {}

@@ -138,6 +138,37 @@ func TestQuerySummary(t *testing.T) {
 		assert.Equal(t, data.FieldTypeString, field.Type(), "field %s", name)
 	}
 
+	// A table's sort and limit (issue 21 §2) pass through as the other fields do; the service
+	// sorts and limits, and the frame's meta (the whole table's row count and totals, the
+	// notice Grafana shows) reaches Grafana unchanged.
+	t.Run("sort and limit pass through, and the meta comes back", func(t *testing.T) {
+		q := upnessQuery("L", map[string]any{"queryType": "summary", "sort": map[string]any{"by": "downSeconds", "direction": "desc"}, "limit": 3})
+		dr := queryData(t, upnessDataSource(), q).Responses["L"]
+		require.NoError(t, dr.Error)
+		require.Len(t, dr.Frames, 1)
+		f := dr.Frames[0]
+		require.Equal(t, 3, mustRows(t, f), "the limit")
+		down, _ := f.FieldByName("downSeconds")
+		require.NotNil(t, down)
+		for i := 1; i < down.Len(); i++ {
+			prev, _ := down.ConcreteAt(i - 1)
+			cur, _ := down.ConcreteAt(i)
+			assert.GreaterOrEqual(t, prev, cur, "most down time first")
+		}
+		require.NotNil(t, f.Meta)
+		custom, ok := f.Meta.Custom.(map[string]any)
+		require.True(t, ok, "meta.custom is an object: %#v", f.Meta.Custom)
+		assert.Equal(t, 3.0, custom["shown"])
+		assert.GreaterOrEqual(t, custom["rows"], 6.0, "the whole table's row count")
+		require.Len(t, f.Meta.Notices, 1)
+		assert.Regexp(t, `^3 of [\d,]+ rows$`, f.Meta.Notices[0].Text)
+
+		bad := queryData(t, upnessDataSource(), upnessQuery("B", map[string]any{"queryType": "summary", "limit": 0})).Responses["B"]
+		require.Error(t, bad.Error)
+		assert.Equal(t, backend.StatusBadRequest, bad.Status)
+		assert.Contains(t, bad.Error.Error(), "queries[0].limit: must be a whole number of rows from 1")
+	})
+
 	t.Run("queryType outside the query's JSON", func(t *testing.T) {
 		q := upnessQuery("S", nil)
 		q.QueryType = "summary"

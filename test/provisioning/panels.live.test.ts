@@ -4,7 +4,8 @@
 // 24 hours, with All and with one value of each variable: every query must answer (no 400 from a
 // limit, no error), and every panel must show something (data after the transformations that
 // decide emptiness, a value mapping's text for a null stat, or a notice), unless its description
-// says when it is empty ("Empty when …").
+// says when it is empty ("Empty when …"); and no panel's answer is over 200 KB (issue 21 §2: tables
+// send what a panel shows, the sorting and the limit decided in the service).
 
 import { dashboards, isUpness, panelsOf, rel, type Json } from './files.ts';
 import {
@@ -28,7 +29,16 @@ beforeAll(async () => {
   fleet = await startServe([]);
 }, 180_000);
 
-afterAll(stopServices);
+afterAll(async () => {
+  await stopServices();
+  if (largest.bytes > 0) console.log(`the largest panel answer: ${largest.bytes} bytes (${largest.where})`);
+});
+
+/** The most a panel's answer (its queries' results, as the service sends them) may weigh. */
+const MAX_PANEL_ANSWER_BYTES = 200 * 1024;
+
+/** The largest panel answer seen, for the log: what the limit holds and how close the panels come. */
+let largest = { bytes: 0, where: '' };
 
 /** How each variable is set: All (or, without All, the first value listed, as Grafana opens it), or one value picked from the list. */
 type Choice = 'all' | 'one';
@@ -134,6 +144,7 @@ async function problemsOf(dashboard: Json, vars: Variables, what: string): Promi
   const results = await fleet.runQueries(queries.map((q) => q.query));
   const problems: string[] = [];
   const framesOf = new Map<Json, Json[]>();
+  const bytesOf = new Map<Json, number>();
   for (const { panel, query } of queries) {
     const result = results[query.refId]!;
     const where = `${what}: ${panel === null ? query.refId : `panel "${panel.title}" ${query.refId}`}`;
@@ -142,6 +153,8 @@ async function problemsOf(dashboard: Json, vars: Variables, what: string): Promi
       continue;
     }
     if (panel === null) continue;
+    // The answer as the service sends it: one query's result in the results object.
+    bytesOf.set(panel, (bytesOf.get(panel) ?? 0) + Buffer.byteLength(JSON.stringify({ [query.refId]: result })));
     framesOf.set(panel, [...(framesOf.get(panel) ?? []), ...result.frames!]);
     // The simulated cluster makes Pods and Nodes: the node layer answers with data, never with the
     // notice of a source that has none.
@@ -156,6 +169,10 @@ async function problemsOf(dashboard: Json, vars: Variables, what: string): Promi
         problems.push((error as Error).message);
       }
     }
+  }
+  for (const [panel, bytes] of bytesOf) {
+    if (bytes > largest.bytes) largest = { bytes, where: `${dashboard.uid}, ${what}: panel "${panel.title}"` };
+    if (bytes > MAX_PANEL_ANSWER_BYTES) problems.push(`${what}: panel "${panel.title}" answers ${bytes} bytes, more than ${MAX_PANEL_ANSWER_BYTES}: give its table a sort and a limit`);
   }
   for (const panel of panelsOf(dashboard)) {
     const frames = framesOf.get(panel);

@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { LIMITS } from '../../backend/src/query/step.ts';
-import { AGGREGATES, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, WINDOWS } from '../../backend/src/query/types.ts';
+import { AGGREGATES, DEFAULT_QUERY, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, SORT_DIRECTIONS, sortColumns, TABLE_QUERY_TYPES, WINDOWS } from '../../backend/src/query/types.ts';
 import {
   composeGrafana,
   dashboardFiles,
@@ -162,6 +162,28 @@ describe('provisioning files', () => {
         if (target.rolling !== undefined) expect(parseDuration(target.rolling)).not.toBeNull();
         if (target.groupBy !== undefined) expect([...GROUP_DIMENSIONS, 'label:']).toContain(target.groupBy.startsWith('label:') ? 'label:' : target.groupBy);
         for (const [, name] of JSON.stringify(target).matchAll(/\$\{?(\w+)/g)) expect(variables).toContain(name);
+      }
+    });
+
+    it('sorts and limits in the service every panel that shows a row or a bar per JobSet or JobSet name (issue 21 §2)', () => {
+      for (const panel of panelsOf(dashboard)) {
+        for (const target of panel.targets as Json[]) {
+          const q = { ...DEFAULT_QUERY, ...target };
+          if (target.sort !== undefined || target.limit !== undefined) {
+            // Only table queries take them, by a column of their rows, a direction and a whole limit.
+            expect([panel.title, (TABLE_QUERY_TYPES as readonly string[]).includes(q.queryType)]).toEqual([panel.title, true]);
+            if (target.sort !== undefined) {
+              expect([panel.title, sortColumns(q)]).toEqual([panel.title, expect.arrayContaining([target.sort.by])]);
+              expect(SORT_DIRECTIONS).toContain(target.sort.direction);
+            }
+            expect([panel.title, Number.isInteger(target.limit) && target.limit >= 1 && target.limit <= 50]).toEqual([panel.title, true]);
+          }
+          // One row per JobSet (or name) grows with the fleet: it needs a sort and a limit.
+          const perJobSet = (TABLE_QUERY_TYPES as readonly string[]).includes(q.queryType) && q.groupBy === 'none';
+          if (perJobSet && ['table', 'bargauge'].includes(panel.type)) {
+            expect([panel.title, target.sort !== undefined, target.limit !== undefined]).toEqual([panel.title, true, true]);
+          }
+        }
       }
     });
 

@@ -4,10 +4,11 @@
 import type { FleetIndex } from '../series/fleet-index.ts';
 import type { SelectionIndexes } from '../series/selection-indexes.ts';
 import type { Timeline } from '../timeline/types.ts';
-import type { UpnessQuery } from '../query/types.ts';
+import type { OptionalQueryField, UpnessQuery } from '../query/types.ts';
 import type { Steps } from '../query/step.ts';
 
-export type ResolvedQuery = Required<Omit<UpnessQuery, 'refId'>> & { refId: string };
+/** A query with its defaults: every field set but the optional ones (a table's sort and limit). */
+export type ResolvedQuery = Required<Omit<UpnessQuery, 'refId' | OptionalQueryField>> & Pick<UpnessQuery, OptionalQueryField> & { refId: string };
 
 export interface QueryContext {
   query: ResolvedQuery;

@@ -216,6 +216,8 @@ describe('generated garbage in every field of every endpoint', () => {
     window: 'rolling',
     rolling: '1h',
     figures: ['uptimeRatio'],
+    sort: { by: 'uptimeRatio', direction: 'asc' },
+    limit: 5,
     intervalMs: 60_000,
     maxDataPoints: 100,
     timeRange: { from: FROM, to: TO },
@@ -230,7 +232,12 @@ describe('generated garbage in every field of every endpoint', () => {
           k,
           k === 'timeRange'
             ? fc.oneof(fc.constant(VALID.timeRange), anyJson, fc.record({ from: fc.oneof(fc.constant(FROM), anyJson), to: fc.oneof(fc.constant(TO), anyJson) }))
-            : fc.oneof(fc.constant(VALID[k]), anyJson, fc.array(scalar, { maxLength: 3 })),
+            : k === 'queryType'
+              ? // The table types too, which read the sort and the limit.
+                fc.oneof(fc.constantFrom(VALID.queryType, 'summary', 'slo'), anyJson, fc.array(scalar, { maxLength: 3 }))
+              : k === 'sort'
+                ? fc.oneof(fc.constant(VALID.sort), anyJson, fc.record({ by: fc.oneof(fc.constantFrom('uptimeRatio', 'burnRate', 'jobsets'), anyJson), direction: fc.oneof(fc.constantFrom('asc', 'desc'), anyJson) }, { requiredKeys: [] }))
+                : fc.oneof(fc.constant(VALID[k]), anyJson, fc.array(scalar, { maxLength: 3 })),
         ]),
       ),
       { requiredKeys: [] },
@@ -248,7 +255,7 @@ describe('generated garbage in every field of every endpoint', () => {
   );
   // A 400 names what is at fault: the body, a top-level field, or a query's field.
   const BODY_ERROR = /^(body|from|to|queries(\[\d+\](\.refId)?)?): /;
-  const QUERY_ERROR = new RegExp(`^queries\\[\\d+\\](: |\\.(${fieldAlternation}|from|to)(\\.(from|to)|\\[\\d+\\])*: )`);
+  const QUERY_ERROR = new RegExp(`^queries\\[\\d+\\](: |\\.(${fieldAlternation}|from|to)(\\.(from|to|by|direction)|\\[\\d+\\])*: )`);
 
   it('POST /api/v1/query: 200 or 400, and a 400 names the field', async () => {
     await fc.assert(

@@ -84,3 +84,17 @@ it('describes numeric limits that validation applies exactly', async () => {
     }
   }
 });
+
+it("describes a table query's sort and limit (issue 21 §2), and the answer's meta they bring", async () => {
+  const { sort, limit } = doc.components.schemas.Query.properties;
+  expect(sort).toMatchObject({ type: 'object', required: ['by'], properties: { by: { type: 'string' }, direction: { enum: ['desc', 'asc'], default: 'desc' } } });
+  expect(sort.description).toMatch(/nulls last/);
+  expect(limit).toMatchObject({ type: 'integer', minimum: 1 });
+  expect(limit.description).toMatch(/meta\.custom/);
+  const res = await service.post('/api/v1/query', { from: String(min(0)), to: String(min(120)), queries: [{ refId: 'A', queryType: 'summary', sort: { by: 'upSeconds' }, limit: 1 }] });
+  const frame = res.body.results.A.frames[0];
+  // One JobSet (provisioning from 0 to 10 min, up at 10, the last thing observed): its totals are its row.
+  const row = Object.fromEntries(frame.schema.fields.map((f: any, i: number) => [f.name, frame.data.values[i][0]]).filter(([name]: [string]) => !['namespace', 'name', 'uid', 'state'].includes(name)));
+  expect(frame.schema.meta.custom).toEqual({ rows: 1, shown: 1, totals: { jobsets: 1, ...row } });
+  expect(row.downSeconds).toBe(600);
+});

@@ -34,7 +34,23 @@ export type GroupByName = (typeof GROUP_DIMENSIONS)[number] | typeof CAUSE_GROUP
 export const WINDOWS = ['step', 'rolling', 'cumulative', 'range'] as const;
 export type WindowName = (typeof WINDOWS)[number];
 
-/** What a panel asks for. Every field but refId has a default (see DEFAULT_QUERY). */
+/** The table queries (issue 21 §2): they take a `sort` and a `limit`, decided in the service. */
+export const TABLE_QUERY_TYPES = ['summary', 'slo'] as const satisfies readonly QueryType[];
+
+/** `desc`: the largest first (the default: "burning fastest"); `asc`: the smallest first. Nulls go last either way. */
+export const SORT_DIRECTIONS = ['desc', 'asc'] as const;
+export type SortDirection = (typeof SORT_DIRECTIONS)[number];
+
+/** The most rows a table's limit may ask for: more than any table the limits let a query make. */
+export const MAX_TABLE_LIMIT = 1_000_000;
+
+/** A table's order: by a number column its rows carry (see sortColumns), ties in the table's own order. */
+export interface TableSort {
+  by: string;
+  direction?: SortDirection;
+}
+
+/** What a panel asks for. Every field but refId, sort and limit has a default (see DEFAULT_QUERY). */
 export interface UpnessQuery {
   refId: string;
   queryType?: QueryType;
@@ -72,14 +88,46 @@ export interface UpnessQuery {
   burnFactor?: number;
   /** `slo` `alert`: the share of the period's budget consumed in the burn window that fires (held down so it can fire at any objective). */
   budgetThreshold?: number;
+  // --- table queries (summary, slo: issue 21 §2); absent: every row, in the table's own order ---
+  /** The rows' order: by a figure the row carries, descending by default; nulls last. */
+  sort?: TableSort;
+  /** At most this many rows (for slo: frames), after the sort; a whole number from 1. */
+  limit?: number;
 }
+
+/** The fields without a default: absent means "not asked" (every row, in the table's own order). */
+export type OptionalQueryField = 'sort' | 'limit';
 
 /** What an `slo` query answers: `sli` (with the objective), `errorBudget` (allowed, consumed, remaining, time to exhaustion),
  *  `burnRate` over the burn window, `budgetConsumed` in the burn window, `alert` (1 firing, 0 not). */
 export const SLO_ANSWERS = ['sli', 'errorBudget', 'burnRate', 'budgetConsumed', 'alert'] as const;
 export type SloAnswer = (typeof SLO_ANSWERS)[number];
 
-export const DEFAULT_QUERY: Required<Omit<UpnessQuery, 'refId'>> = {
+/** The number columns of each `slo` answer, in the frame's order (after its time field). */
+export const SLO_ANSWER_COLUMNS = {
+  sli: ['sli', 'objective'],
+  errorBudget: ['allowedSeconds', 'consumedSeconds', 'remainingSeconds', 'remainingFraction', 'burnRate', 'timeToExhaustionSeconds'],
+  burnRate: ['burnRate'],
+  budgetConsumed: ['budgetConsumed'],
+  alert: ['alert'],
+} as const satisfies Record<SloAnswer, readonly string[]>;
+export type SloColumn = (typeof SLO_ANSWER_COLUMNS)[SloAnswer][number];
+
+/**
+ * The columns a table query's `sort.by` may name: the number columns of its rows. A summary's figure
+ * columns (the asked `figures`, or every figure) and, grouped, `jobsets`; an slo answer's columns
+ * (at its last point, `to`). Empty for the other query types, which take no sort.
+ */
+export function sortColumns(query: Pick<Required<UpnessQuery>, 'queryType' | 'groupBy' | 'figures' | 'sloAnswer'>): readonly string[] {
+  if (query.queryType === 'summary') {
+    const figures = query.figures.length === 0 ? FIGURES : FIGURES.filter((f) => query.figures.includes(f));
+    return query.groupBy === 'none' ? figures : ['jobsets', ...figures];
+  }
+  if (query.queryType === 'slo') return SLO_ANSWER_COLUMNS[query.sloAnswer];
+  return [];
+}
+
+export const DEFAULT_QUERY: Required<Omit<UpnessQuery, 'refId' | OptionalQueryField>> = {
   queryType: 'series',
   metric: 'uptimeRatio',
   layer: 'jobset',

@@ -1,5 +1,6 @@
 // SLO: an objective over a period per JobSet name (across its recreations), namespace, label or the
-// whole fleet; which answer (SLI, error budget, burn rate, budget consumed, alert), its windows.
+// whole fleet; which answer (SLI, error budget, burn rate, budget consumed, alert), its windows; the
+// groups' order and how many (the 50 burning fastest).
 
 import React from 'react';
 import { EditorField, EditorRow } from '@grafana/plugin-ui';
@@ -11,6 +12,7 @@ import { GroupByField, TextField, WIDTH } from './fields';
 import { Filters } from './Filters';
 import { fractionError, objectiveError, sloDurationError } from './model';
 import type { EditorProps } from './props';
+import { TableRow } from './TableRow';
 
 const HOUR = { ms: 3_600_000, text: '1h' };
 /** The answers that use the burn window; `alert` also the short window and the threshold. */
@@ -137,6 +139,7 @@ export function SloEditor(props: EditorProps) {
           onChange={(groupBy) => update({ groupBy })}
         />
       </EditorRow>
+      <TableRow {...props} />
       <Filters {...props} />
     </>
   );

@@ -1,4 +1,4 @@
-// Summary: every figure over the range, one table row per JobSet or group.
+// Summary: every figure over the range, one table row per JobSet or group, sorted and limited in the service.
 
 import React from 'react';
 import { EditorRow } from '@grafana/plugin-ui';
@@ -7,6 +7,7 @@ import { ColumnsField, LayerField } from './fields';
 import { Filters } from './Filters';
 import { GroupingRow } from './GroupingRow';
 import type { EditorProps } from './props';
+import { TableRow } from './TableRow';
 
 export function SummaryEditor(props: EditorProps) {
   const { q, id, update } = props;
@@ -18,6 +19,7 @@ export function SummaryEditor(props: EditorProps) {
       </EditorRow>
       {/* A grouped summary aggregates every figure; the ratio's own aggregate (pooled) suits them all. */}
       <GroupingRow {...props} metric="uptimeRatio" />
+      <TableRow {...props} />
       <Filters {...props} />
     </>
   );

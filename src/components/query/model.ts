@@ -13,9 +13,11 @@ import {
   FIGURES,
   GROUP_DIMENSIONS,
   type GroupByName,
+  MAX_TABLE_LIMIT,
   type Metric,
   parseDuration,
   type QueryType,
+  sortColumns,
   type UpnessQuery,
 } from '../../types';
 
@@ -235,4 +237,20 @@ export function fractionError(text: string): string | undefined {
   return text !== '' && Number.isFinite(value) && value > 0 && value <= 1
     ? undefined
     : 'A share of the budget above 0 and at most 1, such as 0.02';
+}
+
+export const LIMIT_ERROR = 'A whole number of rows from 1, or empty for every row';
+
+/** A table's limit: empty (every row) or a whole number from 1, as the service takes it. */
+export function limitError(text: string): string | undefined {
+  if (text === '') {
+    return undefined;
+  }
+  const value = Number(text);
+  return /^\d+$/.test(text) && value >= 1 && value <= MAX_TABLE_LIMIT ? undefined : LIMIT_ERROR;
+}
+
+/** The sort column of a table query when its rows no longer carry it (other columns, another answer), else undefined. */
+export function staleSortColumn(q: Resolved): string | undefined {
+  return q.sort !== undefined && !sortColumns(q).includes(q.sort.by) ? q.sort.by : undefined;
 }

@@ -1,6 +1,7 @@
 // `slo`: an objective over a period per group (issue 13 section 1). One frame per group: a time
 // field (one point at `to` for window `range`, else one per step) and the answer's number fields,
-// each labelled with the group, for stat, gauge, time series, table panels and alert rules.
+// each labelled with the group, for stat, gauge, time series, table panels and alert rules. `sort`
+// and `limit` pick the groups a panel shows (../table.ts), by an answer's column at `to`.
 
 import { z } from 'zod';
 import { groupOf, type GroupBy, type GroupKey } from '../../series/fleet.ts';
@@ -11,10 +12,11 @@ import type { Timeline } from '../../timeline/types.ts';
 import { MAX_DAYS } from '../../query/model.ts';
 import { QueryError } from '../../query/selector.ts';
 import { LIMITS } from '../../query/step.ts';
-import { DEFAULT_QUERY, parseDuration, SLO_ANSWERS } from '../../query/types.ts';
+import { DEFAULT_QUERY, parseDuration, SLO_ANSWER_COLUMNS, SLO_ANSWERS, type SloColumn } from '../../query/types.ts';
 import type { QueryContext } from '../context.ts';
 import { frame, numberField, timeField, type Field, type FrameJSON } from '../frame.ts';
 import { pooledGroups, type PooledGroup } from '../pooled.ts';
+import { isShaped, pickRows, refuseUnknownSortColumn, TABLE_FIELDS, tableMeta } from '../table.ts';
 import { pointsOf, refuseCauseGroup, type Cost, type QueryTypeModule } from './module.ts';
 
 /** The least compliance period: shorter ones hold too little time for a budget to mean anything. */
@@ -110,21 +112,27 @@ function groups(ctx: QueryContext): SloGroup[] {
 
 const PERCENT = 'percentunit';
 
+const UNIT: Record<SloColumn, string> = {
+  sli: PERCENT,
+  objective: PERCENT,
+  allowedSeconds: 's',
+  consumedSeconds: 's',
+  remainingSeconds: 's',
+  remainingFraction: PERCENT,
+  burnRate: 'none',
+  timeToExhaustionSeconds: 's',
+  budgetConsumed: PERCENT,
+  alert: 'none',
+};
+
+/** One column's values at every point: a figure, or the alert (1 firing, 0 not). */
+function columnValues(name: SloColumn, figures: readonly SloFigures[], firing: readonly boolean[]): (number | null)[] {
+  return name === 'alert' ? firing.map((f) => (f ? 1 : 0)) : figures.map((f) => f[name]);
+}
+
 /** The number fields of one answer, from the figures at every point. */
 function answerFields(ctx: QueryContext, labels: Record<string, string>, figures: SloFigures[], firing: boolean[]): Field[] {
-  const col = (name: keyof SloFigures, unit: string): Field => numberField(name, figures.map((f) => f[name]), { labels, unit });
-  switch (ctx.query.sloAnswer) {
-    case 'sli':
-      return [col('sli', PERCENT), col('objective', PERCENT)];
-    case 'errorBudget':
-      return [col('allowedSeconds', 's'), col('consumedSeconds', 's'), col('remainingSeconds', 's'), col('remainingFraction', PERCENT), col('burnRate', 'none'), col('timeToExhaustionSeconds', 's')];
-    case 'burnRate':
-      return [col('burnRate', 'none')];
-    case 'budgetConsumed':
-      return [col('budgetConsumed', PERCENT)];
-    case 'alert':
-      return [numberField('alert', firing.map((f) => (f ? 1 : 0)), { labels, unit: 'none' })];
-  }
+  return SLO_ANSWER_COLUMNS[ctx.query.sloAnswer].map((name: SloColumn) => numberField(name, columnValues(name, figures, firing), { labels, unit: UNIT[name] }));
 }
 
 /** The notice for a burn-rate factor that can never fire at an objective. */
@@ -148,20 +156,52 @@ function sloFrames(ctx: QueryContext): FrameJSON[] {
     const notice = query.burnFactor > 0 ? factorNotice(query.burnFactor, query.objective, '') : null;
     return notice === null ? [] : [frame([], { name: 'slo', refId: query.refId, meta: { notices: [notice] } })];
   }
-  return all.map((g) => {
+  // Every group's answer is worked out (a sort needs them all); frames are made for those shown.
+  const answers = all.map((g) => {
     const totals = g.totals(points, windows);
     const objectives = g.objectives(points, windows);
     const figures = totals.map((t, k) => sloFigures(t, objectives[k]!, windows));
     const firing = figures.map((f, k) => alertFiring(f, totals[k]!, query.budgetThreshold, windows));
+    return { group: g, totals, objectives, figures, firing };
+  });
+  const rows = isShaped(query)
+    ? pickRows(answers.length, query.sort ? (i) => columnValues(query.sort!.by as SloColumn, answers[i]!.figures, answers[i]!.firing).at(-1)! : null, query.sort, query.limit)
+    : null;
+  const shown = rows === null ? answers : rows.map((i) => answers[i]!);
+  return shown.map(({ group: g, objectives, figures, firing }, i) => {
     const name = groupBy === 'none' ? `${g.labels.namespace}/${g.labels.jobset}` : groupBy === 'all' ? 'all' : Object.values(g.labels)[0] || '(none)';
     // The notice checks the objective alert rules evaluate: the one in force at the last point (`to`).
     const notice = query.burnFactor > 0 ? factorNotice(query.burnFactor, objectives.at(-1)!, groupBy === 'none' ? ` (${name})` : '') : null;
+    // A shaped answer's first frame says what the whole table had.
+    const table = rows !== null && i === 0 ? tableMeta(answers.length, rows.length, sloTotalsAtTo(ctx, answers, windows)) : null;
+    const notices = [...(notice !== null ? [notice] : []), ...(table?.notices ?? [])];
     return frame([timeField('time', points), ...answerFields(ctx, g.labels, figures, firing)], {
       name,
       refId: query.refId,
-      meta: { type: 'timeseries-wide', ...(notice !== null ? { notices: [notice] } : {}) },
+      meta: { type: 'timeseries-wide', ...(notices.length > 0 ? { notices } : {}), ...(table !== null ? { custom: table.custom } : {}) },
     });
   });
+}
+
+/**
+ * The totals of a shaped answer, over every group (not only those shown): the answer's columns at
+ * `to` for all their JobSets as one, at the query's objective, as `groupBy: all` answers them
+ * (the groups part the selection, so their pooled totals add up).
+ */
+function sloTotalsAtTo(ctx: QueryContext, answers: readonly { totals: SloTotals[] }[], windows: SloWindows): Record<string, number | null> {
+  const sum: SloTotals = { periodUp: 0, periodDown: 0, burnUp: 0, burnDown: 0, shortUp: 0, shortDown: 0 };
+  for (const { totals } of answers) {
+    const last = totals.at(-1)!;
+    for (const key of Object.keys(sum) as (keyof SloTotals)[]) sum[key] += last[key];
+  }
+  const figures = sloFigures(sum, ctx.query.objective, windows);
+  const firing = alertFiring(figures, sum, ctx.query.budgetThreshold, windows);
+  return Object.fromEntries(
+    SLO_ANSWER_COLUMNS[ctx.query.sloAnswer].map((name: SloColumn) => {
+      const v = columnValues(name, [figures], [firing])[0]!;
+      return [name, v !== null && Number.isFinite(v) ? v : null];
+    }),
+  );
 }
 
 /** A duration field of an `slo` query; `what` says what it is and its bounds (checked by sloWindows). */
@@ -206,6 +246,7 @@ export const sloType: QueryTypeModule = {
       .max(1, 'must be a fraction of the budget, at most 1')
       .default(DEFAULT_QUERY.budgetThreshold)
       .describe("slo alert: the share of the period's budget consumed in the burn window that fires"),
+    ...TABLE_FIELDS,
   },
   // A point covers the period ending at it: every JobSet that lived in it counts.
   selectFrom: (query, steps, from, to) => Math.min(from, pointsOf({ query, steps, to })[0]! - (parseDuration(query.period) ?? 0)),
@@ -214,6 +255,7 @@ export const sloType: QueryTypeModule = {
   validate(ctx) {
     refuseCauseGroup(ctx.query);
     sloWindows(ctx.query, ctx.retentionMs ?? null);
+    refuseUnknownSortColumn(ctx.query);
   },
   cost: sloCost,
   frames: sloFrames,

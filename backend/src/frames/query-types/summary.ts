@@ -1,5 +1,6 @@
 // `summary`: a table, one row per JobSet (state at the end of the range and every figure), or one
-// row per group with every figure aggregated. `figures` narrows the columns to those asked for.
+// row per group with every figure aggregated. `figures` narrows the columns to those asked for;
+// `sort` and `limit` pick the rows a panel shows (../table.ts), the totals of every row in the meta.
 
 import { z } from 'zod';
 import { FIGURE_NAMES, figuresFromTotals, figureValue, type FigureName } from '../../series/figures.ts';
@@ -11,6 +12,7 @@ import { DEFAULT_QUERY, FIGURES, unitOf } from '../../query/types.ts';
 import type { QueryContext } from '../context.ts';
 import { frame, numberField, stringField, type Field, type FrameJSON } from '../frame.ts';
 import { pooledGroups } from '../pooled.ts';
+import { isShaped, pickRows, refuseUnknownSortColumn, TABLE_FIELDS, tableMeta } from '../table.ts';
 import { perJobSet, rangeStart, refuseCauseGroup, type Cost, type QueryTypeModule } from './module.ts';
 
 /** The figure columns the query asks for, in the table's order (all of them by default). */
@@ -35,21 +37,23 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   if (groupBy === 'none') {
     const c = summaryColumns(ctx.timelines, ctx.horizon, ctx.from, ctx.to);
     const n = c.timelines.length;
-    const clustered = c.timelines.some((tl) => tl.cluster !== undefined);
-    const figureField = (f: FigureName): Field => {
-      const values = new Array<number | null>(n);
-      for (let i = 0; i < n; i++) values[i] = figureValue(c.totals, i * FIELDS, f, c.timeToFirstUp[i]!);
-      return numberField(f, values, { unit: unitOf(f) });
-    };
+    const valueOf = (f: FigureName, i: number): number | null => figureValue(c.totals, i * FIELDS, f, c.timeToFirstUp[i]!);
+    // The rows shown, by index: every row in the table's own order (namespace, name, UID) unless shaped.
+    const rows = isShaped(query) ? pickRows(n, query.sort ? (i) => valueOf(query.sort!.by as FigureName, i) : null, query.sort, query.limit) : null;
+    const shown = rows ?? Array.from({ length: n }, (_, i) => i);
+    const timelines = shown.map((i) => c.timelines[i]!);
+    const clustered = timelines.some((tl) => tl.cluster !== undefined);
+    const figureField = (f: FigureName): Field => numberField(f, shown.map((i) => valueOf(f, i)), { unit: unitOf(f) });
     const fields: Field[] = [
-      ...(clustered ? [stringField('cluster', c.timelines.map((tl) => tl.cluster ?? ''))] : []),
-      stringField('namespace', c.timelines.map((tl) => tl.namespace)),
-      stringField('name', c.timelines.map((tl) => tl.name)),
-      stringField('uid', c.timelines.map((tl) => tl.uid)),
-      stringField('state', c.states),
+      ...(clustered ? [stringField('cluster', timelines.map((tl) => tl.cluster ?? ''))] : []),
+      stringField('namespace', timelines.map((tl) => tl.namespace)),
+      stringField('name', timelines.map((tl) => tl.name)),
+      stringField('uid', timelines.map((tl) => tl.uid)),
+      stringField('state', shown.map((i) => c.states[i]!)),
       ...columns.map(figureField),
     ];
-    return [frame(fields, { name: 'summary', refId: query.refId })];
+    const meta = rows !== null ? tableMeta(n, rows.length, summaryTotals(ctx, columns)) : undefined;
+    return [frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) })];
   }
   const pooled = pooledGroups(ctx, columns);
   const groups =
@@ -59,22 +63,53 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
           return { key, labels, count, figures: figuresFromTotals(w.totals, w.timeToFirstUpSeconds) };
         })
       : fleetFigures(ctx.timelines, ctx.horizon, ctx.from, ctx.to, groupBy, query.aggregate);
+  // The rows shown: every group in key order unless shaped.
+  const rows = isShaped(query)
+    ? pickRows(groups.length, query.sort ? (i) => (query.sort!.by === 'jobsets' ? groups[i]!.count : groups[i]!.figures[query.sort!.by as FigureName]) : null, query.sort, query.limit)
+    : null;
+  const shown = rows === null ? groups : rows.map((i) => groups[i]!);
   const dimensions = groups.length > 0 ? Object.keys(groups[0]!.labels) : [];
   const fields: Field[] = [
-    ...dimensions.map((d) => stringField(d, groups.map((g) => g.labels[d] ?? ''))),
-    numberField('jobsets', groups.map((g) => g.count), { unit: 'none' }),
-    ...columns.map((f) => numberField(f, groups.map((g) => g.figures[f]), { unit: unitOf(f) })),
+    ...dimensions.map((d) => stringField(d, shown.map((g) => g.labels[d] ?? ''))),
+    numberField('jobsets', shown.map((g) => g.count), { unit: 'none' }),
+    ...columns.map((f) => numberField(f, shown.map((g) => g.figures[f]), { unit: unitOf(f) })),
   ];
-  return [frame(fields, { name: 'summary', refId: query.refId })];
+  const meta = rows !== null ? tableMeta(groups.length, rows.length, summaryTotals(ctx, columns)) : undefined;
+  return [frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) })];
+}
+
+/**
+ * The totals of a shaped summary, over every row the table had (not only those shown): its JobSets
+ * pooled as one (additive figures summed, ratios and mean times of the summed totals), as
+ * `groupBy: all, aggregate: pooled` answers them; `jobsets` their count. Null figures where none counts.
+ */
+function summaryTotals(ctx: QueryContext, columns: readonly FigureName[]): Record<string, number | null> {
+  const all: QueryContext = Object.create(ctx, { query: { value: { ...ctx.query, groupBy: 'all', aggregate: 'pooled' } } });
+  const pooled = pooledGroups(all, columns);
+  let whole: { count: number; figures: Record<FigureName, number | null> } | undefined;
+  if (pooled !== null) {
+    whole = pooled.map(({ count, window }) => {
+      const w = window(ctx.from, ctx.to);
+      return { count, figures: figuresFromTotals(w.totals, w.timeToFirstUpSeconds) };
+    })[0];
+  } else {
+    whole = fleetFigures(ctx.timelines, ctx.horizon, ctx.from, ctx.to, 'all', 'pooled')[0];
+  }
+  const finite = (v: number | null | undefined): number | null => (v !== null && v !== undefined && Number.isFinite(v) ? v : null);
+  return { jobsets: whole?.count ?? 0, ...Object.fromEntries(columns.map((f) => [f, finite(whole?.figures[f])])) };
 }
 
 export const summaryType: QueryTypeModule = {
   queryType: 'summary',
   fields: {
     figures: z.array(figureName).max(FIGURES.length).default(DEFAULT_QUERY.figures as (typeof FIGURES)[number][]).describe('summary: only these figure columns (empty: every figure)'),
+    ...TABLE_FIELDS,
   },
   selectFrom: rangeStart,
-  validate: (ctx) => refuseCauseGroup(ctx.query),
+  validate(ctx) {
+    refuseCauseGroup(ctx.query);
+    refuseUnknownSortColumn(ctx.query);
+  },
   cost: summaryCost,
   frames: summaryFrames,
 };

@@ -1,0 +1,86 @@
+// Tables that send what a panel shows (issue 21 §2): a table query's `sort` and `limit` pick the rows
+// in the service ("the 50 burning fastest"), and the frame's meta keeps what the whole table had,
+// its row count and totals, so a panel can say "50 of 7,209" and its totals stay those of every row.
+
+import { z } from 'zod';
+import { QueryError } from '../query/selector.ts';
+import { MAX_TABLE_LIMIT, SORT_DIRECTIONS, sortColumns, type TableSort } from '../query/types.ts';
+import type { ResolvedQuery } from './context.ts';
+
+/** The query fields of a table query type (summary, slo); both absent: every row, in the table's own order. */
+export const TABLE_FIELDS = {
+  sort: z
+    .object(
+      {
+        by: z.string({ error: (issue) => (issue.input === undefined ? 'missing' : 'must be the name of a number column of the table, such as burnRate') }).min(1, 'must name a column').max(100),
+        direction: z.enum(SORT_DIRECTIONS, { error: 'must be desc (largest first) or asc (smallest first)' }).default('desc'),
+      },
+      { error: 'must be an object such as {"by": "burnRate", "direction": "desc"}' },
+    )
+    .describe(
+      'summary, slo: the rows in the order of a number column they carry (a summary: its figure columns, and jobsets when grouped; an slo query: its answer\'s columns, at `to`), desc (default) or asc; nulls last either way; ties in the table\'s own order (by group or name)',
+    )
+    .optional(),
+  limit: z
+    .number({ error: 'must be a whole number of rows from 1' })
+    .int('must be a whole number of rows from 1')
+    .min(1, 'must be a whole number of rows from 1')
+    .max(MAX_TABLE_LIMIT, `must be at most ${MAX_TABLE_LIMIT}`)
+    .describe(
+      'summary, slo: at most this many rows (slo: frames), after the sort. The answer\'s first frame then says in meta.custom how many rows the whole table had ({rows, shown, totals}: totals over every row) and, when rows were left out, an info notice "50 of 7,209 rows"',
+    )
+    .optional(),
+};
+
+/** Whether the query asks for a table's order or a limit: its answer then carries the table's meta. */
+export function isShaped(query: Pick<ResolvedQuery, 'sort' | 'limit'>): boolean {
+  return query.sort !== undefined || query.limit !== undefined;
+}
+
+/** Refuses a sort by a column the query's rows do not carry: a 400 that lists those they do. */
+export function refuseUnknownSortColumn(query: ResolvedQuery): void {
+  if (query.sort === undefined) return;
+  const allowed = sortColumns(query);
+  if (!allowed.includes(query.sort.by)) {
+    throw new QueryError('sort.by', `"${query.sort.by}" is not a number column of this table: sort by one of ${allowed.join(', ')}`);
+  }
+}
+
+/**
+ * The rows to show, by their index in the table's own order: sorted by `valueOf` (nulls and
+ * non-finite values last in both directions, as a Grafana table puts empty cells), ties kept in the
+ * table's own order, then the first `limit`. Without a sort, the first `limit` rows as they are.
+ */
+export function pickRows(count: number, valueOf: ((row: number) => number | null) | null, sort: TableSort | undefined, limit: number | undefined): number[] {
+  const rows = Array.from({ length: count }, (_, i) => i);
+  if (sort !== undefined && valueOf !== null) {
+    const values = rows.map((i) => {
+      const v = valueOf(i);
+      return v !== null && Number.isFinite(v) ? v : null;
+    });
+    const sign = sort.direction === 'asc' ? 1 : -1;
+    // Array.prototype.sort is stable: equal values keep the table's own order.
+    rows.sort((a, b) => {
+      const x = values[a]!;
+      const y = values[b]!;
+      if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
+      return x === y ? 0 : sign * (x < y ? -1 : 1);
+    });
+  }
+  return limit === undefined ? rows : rows.slice(0, limit);
+}
+
+/** The numbers with commas, as the notice shows them: 7,209. */
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/**
+ * The meta a shaped table's (first) frame carries: `custom` with the whole table's row count, the
+ * rows shown and the totals over every row; an info notice, which Grafana shows on the panel, when
+ * rows were left out.
+ */
+export function tableMeta(rows: number, shown: number, totals: Record<string, number | null>): { custom: Record<string, unknown>; notices?: { severity: 'info'; text: string }[] } {
+  return {
+    custom: { rows, shown, totals },
+    ...(shown < rows ? { notices: [{ severity: 'info' as const, text: `${count(shown)} of ${count(rows)} rows` }] } : {}),
+  };
+}
