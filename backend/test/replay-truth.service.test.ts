@@ -6,7 +6,7 @@ import { summarize } from '../src/series/summary.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
 import type { Timeline } from '../src/timeline/types.ts';
 import { parseTraceLine } from '../src/sources/trace/parse.ts';
-import { upness } from './cli.ts';
+import { upness } from '../../test/support/cli.ts';
 
 function byUid(timelines: readonly Timeline[]): Map<string, Timeline> {
   return new Map(timelines.map((t) => [t.uid, t]));
