@@ -98,7 +98,7 @@ describe('kill -9 while a simulated fleet streams in at 3600× real time', () =>
           if (tl !== undefined) asRead.set(tl.uid, { ...tl, transitions: [...tl.transitions] });
         }
       };
-      for (const o of simulateFleet({ jobsets: 12, days: 1 + 3650, seed: Number(SEED), start: anchor.start, profile: 'demo' }).observations()) {
+      for (const o of simulateFleet({ jobsets: 12, days: 1 + 3650, seed: Number(SEED), start: anchor.start, profile: 'demo', nodes: true }).observations()) {
         if (o.receivedAt > horizon) break;
         snapshotReadBefore(o.receivedAt);
         peer.observe(o);
@@ -151,5 +151,6 @@ describe('kill -9 while a simulated fleet streams in at 3600× real time', () =>
     } finally {
       second.child.kill('SIGKILL');
     }
-  });
+    // The simulated cluster streams Pods and Nodes too: a loaded machine needs more than the default.
+  }, 120_000);
 });

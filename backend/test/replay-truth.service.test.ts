@@ -4,7 +4,8 @@
 import { simulateFleet } from '../src/sources/simulator/index.ts';
 import { summarize } from '../src/series/summary.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
-import type { Timeline } from '../src/timeline/types.ts';
+import { ClusterEngine } from '../src/nodes/engine.ts';
+import type { Cause, Timeline, Transition } from '../src/timeline/types.ts';
 import { parseTraceLine } from '../src/sources/trace/parse.ts';
 import { upness } from '../../test/support/cli.ts';
 
@@ -59,5 +60,60 @@ describe('replaying a simulated fleet rebuilds the simulator\'s truth exactly', 
     const truth = simulateFleet({ jobsets: 12, days: 3, seed: 42 }).truth();
     const from = Math.min(...truth.map((t) => t.createdAt));
     expect(JSON.parse(replay.stdout).jobsets).toEqual(JSON.parse(JSON.stringify(summarize(truth, horizon, from, horizon))));
+  });
+});
+
+/** A JobSet-layer transition with only the causes a node gave it (the truth names those alone). */
+function nodeCausesOnly(t: Transition): Transition {
+  const { causes, ...rest } = t;
+  const byNodes = (causes ?? []).filter((c) => c.kind === 'NodeNotReady' || c.kind === 'NodeDeleted');
+  return byNodes.length > 0 ? { ...rest, causes: byNodes } : rest;
+}
+
+describe('replaying a simulated fleet with its nodes rebuilds both layers and the node causes exactly', () => {
+  /** Replays the fleet into a ClusterEngine and checks every UID's JobSet layer and node layer against the truth. */
+  function check(fleet: ReturnType<typeof simulateFleet>, through: 'trace' | 'objects'): { truth: Timeline[]; nodes: Timeline[] } {
+    const truth: Timeline[] = [];
+    const nodes: Timeline[] = [];
+    const engine = new ClusterEngine();
+    const collect = (t: Timeline, n: Timeline | null): void => {
+      truth.push(t);
+      nodes.push(n!);
+    };
+    if (through === 'trace') for (const line of fleet.traceLines(collect)) engine.observe(parseTraceLine(line, 0));
+    else for (const o of fleet.observations(collect)) engine.observe(o);
+    const jobsets = byUid(engine.timelines());
+    const nodeLayers = byUid(engine.nodeTimelines());
+    expect(jobsets.size).toBe(truth.length);
+    expect(nodeLayers.size).toBe(nodes.length);
+    for (const expected of truth) expect(jobsets.get(expected.uid)!.transitions.map(nodeCausesOnly)).toEqual(expected.transitions);
+    for (const expected of nodes) expect(nodeLayers.get(expected.uid)!.transitions).toEqual(expected.transitions);
+    return { truth, nodes };
+  }
+
+  it.each([1, 2, 3, 4])('seed %i, realistic profile, 25 JobSets × 4 days', (seed) => {
+    const { truth, nodes } = check(simulateFleet({ jobsets: 25, days: 4, seed, nodes: true }), 'trace');
+    const causes = (timelines: Timeline[]): Cause[] => timelines.flatMap((t) => t.transitions.flatMap((tr) => tr.causes ?? []));
+    // Nodes break both ways, and each breakage is the cause of an interruption of both layers.
+    const kinds = new Set(causes(nodes).map((c) => c.kind));
+    expect(kinds).toEqual(new Set(['NodeNotReady', 'NodeDeleted']));
+    expect(causes(truth)).toEqual(expect.arrayContaining(causes(nodes)));
+    // The node layer goes down only when a node breaks: every interruption of it carries its node.
+    for (const t of nodes) for (const tr of t.transitions) if (tr.state === 'down') expect(tr.causes).toHaveLength(1);
+    // ... and most JobSet interruptions are not the nodes' doing.
+    const jobsetDowns = truth.flatMap((t) => t.transitions.filter((tr) => tr.state === 'down'));
+    expect(jobsetDowns.filter((tr) => tr.causes !== undefined).length).toBeLessThan(jobsetDowns.length / 2);
+  });
+
+  it.each([11, 12])('seed %i, demo profile (busy), 10 JobSets × 2 days', (seed) => {
+    check(simulateFleet({ jobsets: 10, days: 2, seed, profile: 'demo', nodes: true }), 'objects');
+  });
+
+  it('`upness simulate --nodes` writes the same stream, Pods and Nodes included', () => {
+    const sim = upness(['simulate', '--jobsets', '3', '--days', '0.5', '--seed', '42', '--nodes']);
+    expect(sim.status).toBe(0);
+    expect(sim.stdout).toBe([...simulateFleet({ jobsets: 3, days: 0.5, seed: 42, nodes: true }).traceLines()].join('\n') + '\n');
+    expect(sim.stdout).toContain('"kind":"Node"');
+    expect(sim.stdout).toContain('"kind":"Pod"');
   });
 });

@@ -65,13 +65,16 @@ export async function startServe(args: string[]): Promise<Service> {
     proc.once('exit', (code) => reject(new Error(`upness serve exited with ${code}: ${logs}`)));
   });
   let horizon = 0;
-  for (let i = 0; ; i++) {
+  // The full simulated cluster replays 7 days of JobSets, Pods and Nodes (about half a million
+  // observations) before it is ready: tens of seconds on a loaded machine.
+  const deadline = Date.now() + 90_000;
+  for (;;) {
     const res = await fetch(`${url}/readyz`);
     if (res.status === 200) {
       horizon = Date.parse(((await res.json()) as { horizon: string }).horizon);
       break;
     }
-    if (i > 600) throw new Error(`not ready after 30 s: ${logs}`);
+    if (Date.now() > deadline) throw new Error(`not ready after 90 s: ${logs}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   const api = async (path: string, init: RequestInit = {}): Promise<{ status: number; body: Json }> => {

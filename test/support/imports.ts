@@ -4,10 +4,10 @@
 // only what backend/package.json declares. Imports are read by TypeScript's own pre-processor
 // (static imports, exports, import(), require()), so comments and strings are not taken for them.
 
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
+import { globSync } from 'glob';
 import ts from 'typescript';
 
 export interface Manifest {
@@ -27,17 +27,18 @@ export interface Undeclared {
   manifests: string[];
 }
 
-const SOURCE = /\.(ts|tsx|js|cjs|mjs)$/;
-
 /**
- * The files whose imports are checked: the repository's sources, committed or new, not what npm, a
- * build or a benchmark wrote (git's own view, so .gitignore decides: an unpacked Prometheus under
- * backend/bench/results is no source of ours).
+ * The files whose imports are checked: the repository's sources, not what npm, a build or a
+ * benchmark wrote (the folders .gitignore names: a benchmark unpacks its Prometheus peer, with
+ * JavaScript of its own, under backend/bench/results).
  */
 export function sourceFiles(root: string): string[] {
-  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
-  // A file deleted but not yet committed is still listed by --cached.
-  return listed.split('\0').filter((f) => SOURCE.test(f) && existsSync(join(root, f))).sort();
+  return globSync('**/*.{ts,tsx,js,cjs,mjs}', {
+    cwd: root,
+    dot: true,
+    nodir: true,
+    ignore: ['**/node_modules/**', '**/dist/**', '.git/**', '**/coverage/**', '**/results/**', '**/test-results/**', 'tmp/**', '**/upness-data/**'],
+  }).sort();
 }
 
 /** The bare specifiers a source imports or requires (relative and absolute paths left out). */

@@ -42,6 +42,7 @@ program
   .addOption(parsedOption('--seed <s>', 'random seed', parseInteger, '1'))
   .option('--start <time>', 'start of the period, ISO-8601', '2026-01-01T00:00:00Z')
   .addOption(new Option('--profile <profile>', 'realistic rates, a busy demo, or weeks-long training runs').choices(['realistic', 'demo', 'long-running']).default('realistic'))
+  .option('--nodes', "the cluster under the JobSets too: Nodes in pools and the JobSets' Pods (the node layer; about 8 times the lines)")
   .option('--out <file>', 'write to a file instead of standard output')
   .action(simulateCommand);
 

@@ -121,6 +121,15 @@ describe('upness serve', () => {
     const service = await serve(['--jobsets', '3', '--history-days', '1']);
     try {
       expect(await waitReady(service.url)).toMatchObject({ ready: true, source: 'simulator' });
+      // It makes Pods and Nodes too: the node layer is there, one per JobSet, with nodes that were up.
+      const layer = async (which: string): Promise<{ uid: string; upSeconds: number }[]> => {
+        const res = await fetch(`${service.url}/api/v1/jobsets?layer=${which}`);
+        expect(res.status).toBe(200);
+        return ((await res.json()) as { jobsets: { uid: string; upSeconds: number }[] }).jobsets;
+      };
+      const [jobsets, nodes] = [await layer('jobset'), await layer('nodes')];
+      expect(nodes.map((j) => j.uid).sort()).toEqual(jobsets.map((j) => j.uid).sort());
+      expect(nodes.some((j) => j.upSeconds > 0)).toBe(true);
     } finally {
       await service.stop();
     }

@@ -12,6 +12,7 @@ export interface SimulateOptions {
   seed: number;
   start?: string;
   profile: ProfileName;
+  nodes?: boolean;
   out?: string;
 }
 
@@ -22,6 +23,7 @@ export async function simulateCommand(options: SimulateOptions): Promise<void> {
     seed: options.seed,
     ...(options.start === undefined ? {} : { start: parseTime(options.start, '--start') }),
     profile: options.profile,
+    nodes: options.nodes === true,
   });
   const out: Writable = options.out === undefined || options.out === '-' ? process.stdout : createWriteStream(options.out);
   const started = Date.now();

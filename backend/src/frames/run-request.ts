@@ -100,13 +100,13 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
 }
 
 /**
- * The node layer of a source that has none (the simulated cluster, which makes JobSets only):
+ * The node layer of a source that has none (an engine fed JobSets alone, without Pods and Nodes):
  * not an error, since the query is right and a dashboard that shows the node layer is right too,
  * but an empty answer that says why: one frame without fields, whose notice Grafana shows on the
  * panel.
  */
 const NO_NODE_LAYER =
-  'No node layer here: it is computed from the Pods and Nodes of a Kubernetes cluster (upness serve --kubeconfig, or a trace recorded from one), and this source, the simulated cluster, has JobSets only.';
+  'No node layer here: it is computed from the Pods and Nodes of a Kubernetes cluster (upness serve --kubeconfig, a trace recorded from one, or the simulated cluster), and this source has JobSets only.';
 
 function noNodeLayerFrame(refId: string): FrameJSON {
   return frame([], { name: 'node layer', refId, meta: { notices: [{ severity: 'info', text: NO_NODE_LAYER }] } });

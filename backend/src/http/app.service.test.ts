@@ -214,11 +214,11 @@ describe('POST /api/v1/query', () => {
     expect(r.C).toEqual({ status: 400, error: 'queries[2].labelSelector: unbalanced parentheses' });
     expect(r.D.error).toMatch(/^queries\[3\]\.name: not a valid regular expression/);
     expect(r.E.error).toBe('queries[4].rolling: must be a duration such as 30m, 24h or 7d');
-    // The node layer of a source without one (here a TimelineEngine, as the simulated cluster's)
+    // The node layer of a source without one (here a TimelineEngine, fed JobSets alone)
     // is no error: an empty frame whose notice says why, which Grafana shows on the panel.
     expect(r.F).toEqual({
       status: 200,
-      frames: [{ schema: { name: 'node layer', refId: 'F', meta: { notices: [{ severity: 'info', text: expect.stringMatching(/^No node layer here: .*Pods and Nodes.*the simulated cluster/) }] }, fields: [] }, data: { values: [] } }],
+      frames: [{ schema: { name: 'node layer', refId: 'F', meta: { notices: [{ severity: 'info', text: expect.stringMatching(/^No node layer here: .*Pods and Nodes.*this source has JobSets only/) }] }, fields: [] }, data: { values: [] } }],
     });
   });
 

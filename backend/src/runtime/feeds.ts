@@ -9,7 +9,6 @@ import type { Logger } from 'pino';
 import { ClusterEngine } from '../nodes/engine.ts';
 import type { ProfileName } from '../sources/simulator/index.ts';
 import { replayTrace } from '../sources/trace/replay.ts';
-import { TimelineEngine } from '../timeline/engine.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { LiveCluster, LiveClusterOptions } from './live-cluster.ts';
 import { LiveSimulation, type SimulationAnchor } from './live-simulation.ts';
@@ -151,11 +150,12 @@ export function simulatorFeed(settings: SimulatorSettings): Feed {
     kind: 'simulator',
     open: async (context) => {
       const { sink, logger } = context;
-      const engine = new TimelineEngine(engineOptions(context));
+      // The simulated cluster has Pods and Nodes too: the engine keeps the node layer beside.
+      const engine = new ClusterEngine(engineOptions(context));
       const observedUntil = sink.recovery?.observedUntil ?? null;
-      if (sink.recovery !== null) engine.restore(sink.recovery.machines, observedUntil);
+      restoreCluster(engine, sink.recovery);
       const view = new EngineView('simulator', engine, true);
-      const simulation = new LiveSimulation(engine, { ...settings, now: Date.now, anchor: simulationAnchor(sink.dir, settings) });
+      const simulation = new LiveSimulation(engine, { ...settings, nodes: true, now: Date.now, anchor: simulationAnchor(sink.dir, settings) });
       if (sink.dir !== null) writeFileSync(join(sink.dir, 'simulation.json'), JSON.stringify({ settings, anchor: simulation.anchor }, null, 2));
       return {
         view,

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { simulateFleet, type ProfileName } from '../sources/simulator/index.ts';
 import type { TimelineEngine } from '../timeline/engine.ts';
+import { ClusterEngine } from '../nodes/engine.ts';
 import type { Observation } from '../observation/types.ts';
 
 export interface SimulationAnchor {
@@ -25,6 +26,8 @@ export interface LiveSimulationOptions {
   /** Simulated seconds per wall second (1: real time). */
   speed?: number;
   anchor?: SimulationAnchor;
+  /** The cluster under the JobSets too (Pods and Nodes: the node layer); needs a ClusterEngine. */
+  nodes?: boolean;
 }
 
 const DAY = 86_400_000;
@@ -51,7 +54,7 @@ export class LiveSimulation {
     const wall = options.now();
     this.anchor = options.anchor ?? { start: wall - this.#historyMs, wallOrigin: wall };
     // Ten years ahead: the stream is lazy, so only what the clock reaches is ever generated.
-    const fleet = simulateFleet({ jobsets: options.jobsets, days: options.historyDays + 3650, seed: options.seed, start: this.anchor.start, profile: options.profile });
+    const fleet = simulateFleet({ jobsets: options.jobsets, days: options.historyDays + 3650, seed: options.seed, start: this.anchor.start, profile: options.profile, nodes: options.nodes ?? false });
     this.#stream = fleet.observations();
     this.#pending = this.#stream.next();
   }
@@ -76,15 +79,36 @@ export class LiveSimulation {
 
   /**
    * After a restart: skips what the store already holds (up to `observedUntil`), and delivers what
-   * changed while the service was down as a relist would — the latest version of each object that
-   * changed, at the moment of the relist — then ends the gap.
+   * exists as a relist would — the latest version of each object, at the moment of the relist —
+   * then ends the gap.
    */
   resume(observedUntil: number): number {
     const now = this.now();
     const latest = new Map<string, Observation>();
+    // A relist lists every object that exists: the node layer kept none of the Pods and Nodes, nor
+    // what a JobSet needs, across the restart. A Node that existed at the gap and is gone is a
+    // deletion it must see.
+    const existing = new Map<string, Observation>();
+    const cluster = new Map<string, Observation>();
+    const nodesAtGap = new Set<string>();
+    const goneNodes: Observation[] = [];
+    let crossed = false;
+    const cross = (): void => {
+      crossed = true;
+      for (const [uid, o] of cluster) if (o.object.kind === 'Node') nodesAtGap.add(uid);
+    };
     while (!this.#pending.done && this.#pending.value.receivedAt <= now) {
       const o = this.#pending.value;
-      if (o.receivedAt > observedUntil) latest.set(o.object.metadata.uid, o);
+      if (!crossed && o.receivedAt > observedUntil) cross();
+      const uid = o.object.metadata.uid;
+      if (o.object.kind !== 'JobSet') {
+        if (o.type !== 'DELETED') cluster.set(uid, o);
+        else if (cluster.delete(uid) && nodesAtGap.has(uid)) goneNodes.push(o);
+      } else {
+        if (o.type === 'DELETED') existing.delete(uid);
+        else existing.set(uid, o);
+        if (o.receivedAt > observedUntil) latest.set(uid, o);
+      }
       this.#pending = this.#stream.next();
     }
     let n = 0;
@@ -95,7 +119,18 @@ export class LiveSimulation {
       this.#engine.observe({ receivedAt: now, type: o.type === 'DELETED' ? 'DELETED' : known ? 'MODIFIED' : 'ADDED', object: o.object });
       n++;
     }
+    for (const [uid, o] of existing) {
+      // Unchanged since the gap: listed again all the same, as a relist would.
+      if (latest.has(uid) || this.#engine.timeline(uid) === undefined) continue;
+      this.#engine.observe({ receivedAt: now, type: 'MODIFIED', object: o.object });
+      n++;
+    }
+    for (const o of [...goneNodes, ...cluster.values()]) {
+      this.#engine.observe({ receivedAt: now, type: o.type === 'DELETED' ? 'DELETED' : 'MODIFIED', object: o.object });
+      n++;
+    }
     this.#engine.endGap(now);
+    if (this.#engine instanceof ClusterEngine) this.#engine.nodeLayer.endGap(now);
     this.advancedTo = now;
     return n;
   }

@@ -108,6 +108,13 @@ describe('simulateFleet: the observation stream', () => {
     expect(digest(Array.from(a.observations(), traceLine))).toBe(hashA);
   });
 
+  it('without `nodes`, is the JobSet-only stream it was before that option, byte for byte', () => {
+    // Pinned (the digest of the stream before the option existed): the benchmarks stay comparable.
+    const pinned = 'dd51ae9cc7f8ccda90abb2c88246ee1b158e2dace804ce35670d6e96f290d799';
+    expect(digest(simulateFleet({ jobsets: 30, days: 2, seed: 11 }).traceLines())).toBe(pinned);
+    expect(digest(simulateFleet({ jobsets: 30, days: 2, seed: 11, nodes: false }).traceLines())).toBe(pinned);
+  });
+
   it('gives trace lines equal to serializing the observations, and objects equal to JSON.stringify', () => {
     const fleet = simulateFleet({ jobsets: 10, days: 2, seed: 5 });
     const lines = [...fleet.traceLines()];
@@ -444,5 +451,173 @@ describe('simulateFleet: the truth', () => {
       const suspended = js.status.conditions.find((c) => c.type === 'Suspended');
       expect(js.spec.suspend).toBe(suspended?.status === 'True');
     }
+  });
+});
+
+// What a consumer may rely on in the Pods and Nodes of a fleet with `nodes`.
+const Pod = z.object({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('Pod'),
+  metadata: z.object({
+    name: z.string().regex(/^[a-z]([-a-z0-9]{0,251}[a-z0-9])?$/),
+    namespace: z.string(),
+    uid: z.uuid(),
+    resourceVersion: z.string().regex(/^\d+$/),
+    creationTimestamp: kubeTimestamp,
+    labels: z.object({
+      'jobset.sigs.k8s.io/jobset-name': z.string(),
+      'jobset.sigs.k8s.io/jobset-uid': z.uuid(),
+      'jobset.sigs.k8s.io/replicatedjob-name': z.string(),
+      'jobset.sigs.k8s.io/job-index': z.string().regex(/^\d+$/),
+      'batch.kubernetes.io/job-completion-index': z.string().regex(/^\d+$/),
+      'batch.kubernetes.io/job-name': z.string(),
+    }),
+    ownerReferences: z.array(z.object({ apiVersion: z.literal('batch/v1'), kind: z.literal('Job'), name: z.string(), uid: z.uuid(), controller: z.literal(true) })).length(1),
+    deletionTimestamp: kubeTimestamp.optional(),
+  }),
+  spec: z.object({ nodeName: z.string().optional() }),
+  status: z.object({ phase: z.enum(['Pending', 'Running', 'Succeeded']), conditions: z.array(z.object({ type: z.literal('PodScheduled'), status: z.enum(['True', 'False']), lastTransitionTime: kubeTimestamp })) }),
+});
+const Node = z.object({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('Node'),
+  metadata: z.object({
+    name: z.string().regex(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/),
+    uid: z.uuid(),
+    resourceVersion: z.string().regex(/^\d+$/),
+    creationTimestamp: kubeTimestamp,
+    labels: z.object({ 'cloud.google.com/gke-nodepool': z.string(), 'node.kubernetes.io/instance-type': z.string(), 'topology.kubernetes.io/zone': z.string() }).loose(),
+  }),
+  spec: z.object({ unschedulable: z.literal(true).optional() }).loose(),
+  status: z.object({
+    capacity: z.record(z.string(), z.string()),
+    conditions: z.array(z.object({ type: z.literal('Ready'), status: z.enum(['True', 'False', 'Unknown']), lastTransitionTime: kubeTimestamp, reason: z.string() })).length(1),
+  }).loose(),
+});
+type PodShape = z.infer<typeof Pod>;
+type NodeShape = z.infer<typeof Node>;
+
+describe('simulateFleet with nodes: the cluster under the JobSets', () => {
+  const fleet = simulateFleet({ jobsets: 12, days: 2, seed: 4, nodes: true });
+  const observations = [...fleet.observations()];
+
+  it('gives trace lines equal to serializing the observations', () => {
+    const lines = [...fleet.traceLines()];
+    expect(lines).toHaveLength(observations.length);
+    expect(digest(lines)).toBe(digest(observations.map(traceLine)));
+    expect(lines.some((l) => l.includes('"kind":"Pod"'))).toBe(true);
+  });
+
+  it('has Pods and Nodes as the API returns them, in pools, each pod on a node that exists', () => {
+    const jobsets = new Map<string, string>(); // uid → namespace/name
+    const nodes = new Map<string, NodeShape>();
+    /** TPU slice pool → its nodes now, and the most it held at once. */
+    const tpuPools = new Map<string, { now: Set<string>; most: number; hosts: number }>();
+    let bound = 0;
+    let last = -Infinity;
+    for (const o of observations) {
+      expect(o.receivedAt).toBeGreaterThanOrEqual(last);
+      last = o.receivedAt;
+      const { object } = o;
+      if (object.kind === 'JobSet') {
+        jobsets.set(object.metadata.uid, `${object.metadata.namespace}/${object.metadata.name}`);
+        continue;
+      }
+      if (object.kind === 'Node') {
+        const parsed = Node.safeParse(object);
+        if (!parsed.success) throw new Error(`${JSON.stringify(o)}\n${parsed.error.message}`);
+        const node = parsed.data;
+        const labels = node.metadata.labels as Record<string, string>;
+        const topology = labels['cloud.google.com/gke-tpu-topology'];
+        if (topology !== undefined) {
+          expect(labels['cloud.google.com/gke-tpu-accelerator']).toMatch(/^tpu-/);
+          expect(node.status.capacity['google.com/tpu']).toBe('4');
+          const pool = labels['cloud.google.com/gke-nodepool']!;
+          const chips = topology.split('x').reduce((a, d) => a * Number(d), 1);
+          const p = tpuPools.get(pool) ?? { now: new Set<string>(), most: 0, hosts: chips / 4 };
+          if (o.type === 'DELETED') p.now.delete(node.metadata.name);
+          else p.now.add(node.metadata.name);
+          p.most = Math.max(p.most, p.now.size);
+          tpuPools.set(pool, p);
+        } else if (labels['cloud.google.com/gke-accelerator'] !== undefined) {
+          expect(node.status.capacity['nvidia.com/gpu']).toBe('8');
+        }
+        if (o.type === 'DELETED') nodes.delete(node.metadata.name);
+        else nodes.set(node.metadata.name, node);
+        continue;
+      }
+      const parsed = Pod.safeParse(object);
+      if (!parsed.success) throw new Error(`${JSON.stringify(o)}\n${parsed.error.message}`);
+      const pod: PodShape = parsed.data;
+      const labels = pod.metadata.labels;
+      // It belongs to a JobSet already seen, by its labels; its owner is the JobSet's Job.
+      expect(jobsets.get(labels['jobset.sigs.k8s.io/jobset-uid'])).toBe(`${pod.metadata.namespace}/${labels['jobset.sigs.k8s.io/jobset-name']}`);
+      expect(pod.metadata.ownerReferences[0]!.name).toBe(labels['batch.kubernetes.io/job-name']);
+      expect(labels['batch.kubernetes.io/job-name']).toBe(`${labels['jobset.sigs.k8s.io/jobset-name']}-${labels['jobset.sigs.k8s.io/replicatedjob-name']}-${labels['jobset.sigs.k8s.io/job-index']}`);
+      if (o.type === 'DELETED') expect(pod.metadata.deletionTimestamp).toBeDefined();
+      if (pod.spec.nodeName !== undefined && o.type !== 'DELETED' && pod.status.phase === 'Running') {
+        // Bound to a node that is there and Ready, scheduled no later than seen.
+        bound++;
+        expect(nodes.get(pod.spec.nodeName)?.status.conditions[0]!.status).toBe('True');
+        expect(Date.parse(pod.status.conditions[0]!.lastTransitionTime)).toBeLessThanOrEqual(o.receivedAt);
+      }
+    }
+    expect(bound).toBeGreaterThan(100);
+    // One pool per TPU slice: never more nodes at once than the slice has hosts (chips ÷ 4).
+    expect(tpuPools.size).toBeGreaterThan(5);
+    for (const p of tpuPools.values()) expect(p.most).toBe(p.hosts);
+  });
+
+  it('breaks nodes (NotReady, or deleted and replaced), and changes pools as planned (cordoned, then deleted)', () => {
+    const ready = new Map<string, string>();
+    const cordoned = new Set<string>();
+    let notReady = 0;
+    let plannedDeletions = 0;
+    let unplannedDeletions = 0;
+    for (const o of observations) {
+      if (o.object.kind !== 'Node') continue;
+      const node = o.object as unknown as NodeShape;
+      const name = node.metadata.name;
+      if (node.spec.unschedulable === true) cordoned.add(name);
+      if (o.type === 'DELETED') {
+        if (cordoned.has(name)) plannedDeletions++;
+        else unplannedDeletions++;
+        continue;
+      }
+      const status = node.status.conditions[0]!.status;
+      if (ready.get(name) === 'True' && status === 'Unknown') notReady++;
+      ready.set(name, status);
+    }
+    expect(notReady).toBeGreaterThan(3);
+    expect(unplannedDeletions).toBeGreaterThan(3);
+    expect(plannedDeletions).toBeGreaterThan(unplannedDeletions);
+  });
+
+  it('keeps the node layer\'s truth beside the JobSet layer\'s: the same UIDs, down only when a node broke', () => {
+    const truth: Timeline[] = [];
+    const nodeLayer: Timeline[] = [];
+    for (const _ of fleet.observations((t, n) => {
+      truth.push(t);
+      nodeLayer.push(n!);
+    })) {
+      // Drain.
+    }
+    expect(nodeLayer.map((t) => t.uid)).toEqual(truth.map((t) => t.uid));
+    expect(fleet.nodeTruth().map((t) => t.uid).sort()).toEqual(truth.map((t) => t.uid).sort());
+    expect(simulateFleet({ jobsets: 3, days: 1, seed: 1 }).nodeTruth()).toEqual([]);
+    let downs = 0;
+    for (const [i, n] of nodeLayer.entries()) {
+      expect(n.transitions[0]).toEqual({ at: truth[i]!.createdAt, state: truth[i]!.transitions[0]!.state });
+      for (const tr of n.transitions) {
+        if (tr.state !== 'down') continue;
+        downs++;
+        // Its cause is the node's, and the JobSet layer's interruption that followed carries it too.
+        expect(tr.causes).toHaveLength(1);
+        const cause = tr.causes![0]!;
+        expect(['NodeNotReady', 'NodeDeleted']).toContain(cause.kind);
+        expect(truth[i]!.transitions.some((j) => (j.state === 'down' || j.state === 'failed') && j.causes?.[0] === cause && j.at >= cause.at && j.at <= cause.at + 30_000)).toBe(true);
+      }
+    }
+    expect(downs).toBeGreaterThan(3);
   });
 });

@@ -22,7 +22,16 @@ export interface FleetOptions {
   start?: number;
   /** A named profile ("realistic", the default, or "demo"), or overrides of the realistic one. */
   profile?: ProfileName | Partial<Profile>;
+  /**
+   * The cluster under the JobSets too: Nodes in pools and the JobSets' Pods, nodes that break as
+   * the cause of some interruptions, and the node layer's truth. Default false: the JobSets alone
+   * (the benchmarks' stream, unchanged by this option).
+   */
+  nodes?: boolean;
 }
+
+/** Receives a JobSet UID's truth: its timeline, and its node layer's when the fleet has nodes. */
+export type TruthCallback = (timeline: Timeline, nodeLayer: Timeline | null) => void;
 
 export interface Fleet {
   readonly jobsets: number;
@@ -31,20 +40,23 @@ export interface Fleet {
   /** Exclusive: no observation is received at or after it. */
   readonly end: number;
   readonly profile: Readonly<Profile>;
+  readonly nodes: boolean;
   /**
    * The fleet's observations in non-decreasing `receivedAt` order (ties: by slot, then by creation).
    * Each call starts over and yields the same stream. `onTimeline`, if given, receives the truth of
    * each JobSet UID once its last observation has been yielded (after its DELETED observation or at
    * the end of the period): every transition its observations imply, in order.
    */
-  observations(onTimeline?: (timeline: Timeline) => void): Generator<Observation, void, undefined>;
+  observations(onTimeline?: TruthCallback): Generator<Observation, void, undefined>;
   /**
    * The same stream as trace lines (DESIGN.md's format, no newline), built without making objects:
    * each line equals traceLine() of the corresponding observation. The fast way to write a trace.
    */
-  traceLines(onTimeline?: (timeline: Timeline) => void): Generator<string, void, undefined>;
+  traceLines(onTimeline?: TruthCallback): Generator<string, void, undefined>;
   /** The truth for every UID, sorted by createdAt then uid. Runs the whole simulation (holds all timelines). */
   truth(): Timeline[];
+  /** The node layer's truth for every UID (empty without `nodes`), in the order of truth(). */
+  nodeTruth(): Timeline[];
 }
 
 /**
@@ -148,11 +160,12 @@ export function simulateFleet(options: FleetOptions): Fleet {
   const start = options.start ?? DEFAULT_START;
   const end = start + Math.round(options.days * TIME.DAY);
   const profile = Object.freeze(resolveProfile(options.profile));
+  const nodes = options.nodes ?? false;
 
   /** Merges the lives of all JobSets; `take` turns the earliest pending observation into an output. */
   function* merge<T>(
     take: (run: JobSetRun, resourceVersion: string) => T,
-    onTimeline: ((timeline: Timeline) => void) | undefined,
+    onTimeline: TruthCallback | undefined,
   ): Generator<T, void, undefined> {
     const heap = new RunHeap();
     const spawned: JobSetRun[] = [];
@@ -160,7 +173,7 @@ export function simulateFleet(options: FleetOptions): Fleet {
       spawned.push(run);
     };
     const finish = (run: JobSetRun): void => {
-      if (onTimeline !== undefined && run.timeline.transitions.length > 0) onTimeline(run.timeline);
+      if (onTimeline !== undefined && run.timeline.transitions.length > 0) onTimeline(run.timeline, run.nodeTimeline);
     };
     // Start spawned JobSets: run each to its first observation, whose time is its key in the heap.
     const admit = (): void => {
@@ -173,7 +186,7 @@ export function simulateFleet(options: FleetOptions): Fleet {
 
     const spread = Math.min(profile.initialSpread, end - start);
     for (let i = 0; i < jobsets; i++) {
-      const slot = new Slot(i, seed, profile, end, onSpawn);
+      const slot = new Slot(i, seed, profile, end, onSpawn, nodes);
       slot.spawn(start + new Rng(seed, 3, i).float() * spread, null);
     }
     admit();
@@ -206,12 +219,14 @@ export function simulateFleet(options: FleetOptions): Fleet {
   };
   const toLine = (run: JobSetRun, resourceVersion: string): string => run.traceLine(resourceVersion);
 
+  const sortTruth = (out: Timeline[]): Timeline[] => out.sort((a, b) => a.createdAt - b.createdAt || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
   return {
     jobsets,
     seed,
     start,
     end,
     profile,
+    nodes,
     observations: (onTimeline) => merge(toObservation, onTimeline),
     traceLines: (onTimeline) => merge(toLine, onTimeline),
     truth(): Timeline[] {
@@ -219,7 +234,14 @@ export function simulateFleet(options: FleetOptions): Fleet {
       for (const _ of merge(() => null, (t) => out.push(t))) {
         // Drain: the truth is complete only once every JobSet has ended or reached the end.
       }
-      return out.sort((a, b) => a.createdAt - b.createdAt || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+      return sortTruth(out);
+    },
+    nodeTruth(): Timeline[] {
+      const out: Timeline[] = [];
+      for (const _ of merge(() => null, (_t, n) => n !== null && out.push(n))) {
+        // Drain, as truth() does.
+      }
+      return sortTruth(out);
     },
   };
 }

@@ -1,6 +1,6 @@
 // The fleet simulator: synthetic JobSet watch observations with the exact timelines they imply.
 export { DEFAULT_START, simulateFleet } from './fleet.ts';
-export type { Fleet, FleetOptions } from './fleet.ts';
+export type { Fleet, FleetOptions, TruthCallback } from './fleet.ts';
 export { DEMO, PROFILES, REALISTIC, resolveProfile } from './profile.ts';
 export type { Profile, ProfileName } from './profile.ts';
 export type { JobSetObject, JobSetSpec, JobSetStatus, Condition, ReplicatedJobStatus, ShapeKind } from './manifest.ts';

@@ -42,14 +42,20 @@
 //   failure  The Failed condition, then the controller tears the Jobs down (an observation the timeline
 //            must ignore: it has ended).
 //
+//   nodes    (option `nodes`; README.md "Nodes, pools and pods") pools made at first admission, pods
+//            per attempt bound as their Job becomes ready, 30% of the interruptions of a JobSet whose
+//            nodes are up caused by a node (NotReady, or deleted and replaced), planned changes (a
+//            surge upgrade of a spare node, the scale-down of idle pools) that cost no uptime.
+//
 // Time rules (they are what makes the truth exact): the ADDED observation arrives at creation; every
 // transition taken from an object timestamp (creation, Suspended / Completed / Failed condition,
 // deletionTimestamp) is on a whole second, at least 1 s after the JobSet's previous transition and
 // after its previous observation, and its observation arrives 0–1.5 s later with nothing in between;
 // transitions that come from ready counts happen at the observation's receivedAt.
 
-import type { Observation, ObservationType } from '../../observation/types.ts';
-import type { State, Suspension, Timeline } from '../../timeline/types.ts';
+import type { KubeObject, Observation, ObservationType } from '../../observation/types.ts';
+import type { Cause, State, Suspension, Timeline } from '../../timeline/types.ts';
+import { NodeLayerTruth, Pools, nodeObject, notReadyCause, podObject, type Place, type SimNode } from './cluster.ts';
 import type {
   Condition,
   JobSetMetadata,
@@ -69,6 +75,15 @@ const { SECOND, MINUTE, HOUR, DAY } = TIME;
 
 /** Thrown from deep inside a life when its next observation would fall after the period. */
 const PERIOD_END = new Error('simulated period ended');
+
+/** Of the interruptions of a JobSet whose nodes are up (option `nodes`): share caused by a node. */
+const NODE_CAUSED_SHARE = 0.3;
+/** A node cause is given to the interruption it caused: none of the JobSet's may come just before it. */
+const NODE_CAUSE_QUIET = 3 * MINUTE;
+/** Mean up time between surge upgrades of a JobSet's spare node (option `nodes`). */
+const SURGE_UPGRADE_MEAN = 2 * DAY;
+
+const isInterruption = (s: State): boolean => s === 'down' || s === 'failed';
 
 /** What a phase of a life leads to. */
 type Outcome = 'provision' | 'up' | 'ended';
@@ -121,11 +136,14 @@ export class Slot {
   readonly namespace: NamespaceSetup;
   readonly project: string;
   readonly tag: string;
+  /** Pods and Nodes too (the node layer), or the JobSets alone. */
+  readonly nodes: boolean;
   private runs = 0;
   private readonly onSpawn: (run: JobSetRun) => void;
 
-  constructor(index: number, seed: number, profile: Readonly<Profile>, end: number, onSpawn: (run: JobSetRun) => void) {
+  constructor(index: number, seed: number, profile: Readonly<Profile>, end: number, onSpawn: (run: JobSetRun) => void, nodes = false) {
     this.index = index;
+    this.nodes = nodes;
     this.seed = seed;
     this.profile = profile;
     this.end = end;
@@ -184,6 +202,21 @@ export class JobSetRun {
   private deletionTimestamp: string | undefined;
   private checkpointStep = 0;
 
+  // The cluster under it (option `nodes`): its own random stream, so the JobSet-only stream is
+  // unchanged; its pools, made at first admission; the node layer's truth; a Pod or Node pending.
+  /** The truth of the node layer (option `nodes`), else null. */
+  readonly nodeTimeline: Timeline | null;
+  private readonly nodeTruth: NodeLayerTruth | null;
+  private readonly nrng: Rng | null;
+  private pools: Pools | null = null;
+  private aux: KubeObject | null = null;
+  /** The node cause of the interruption under way, for the JobSet layer's next interruption. */
+  private pendingCause: Cause | null = null;
+  private lastInterruptionAt = -Infinity;
+  private broken: { place: Place; node: SimNode; deleted: boolean } | null = null;
+  /** A node of a GPU or CPU pool that no place uses: what a surge upgrade replaces. */
+  private spare: SimNode | null = null;
+
   private readonly steps: Generator<void, void, undefined>;
   private nextType: ObservationType = 'ADDED';
   private lastObservationAt = -Infinity;
@@ -227,6 +260,9 @@ export class JobSetRun {
       createdAt,
       transitions: [],
     };
+    this.nodeTruth = slot.nodes ? new NodeLayerTruth(this.timeline) : null;
+    this.nodeTimeline = this.nodeTruth?.timeline ?? null;
+    this.nrng = slot.nodes ? new Rng(slot.seed, 4, slot.index, seq) : null;
     const declared = this.declared();
     if (Object.keys(declared).length > 0) {
       this.annotations = Object.freeze(declared);
@@ -264,7 +300,7 @@ export class JobSetRun {
    * so that observations queued in the merge do not hold objects.
    */
   observation(): Observation {
-    return { receivedAt: this.lastObservationAt, type: this.nextType, object: this.snapshot() };
+    return { receivedAt: this.lastObservationAt, type: this.nextType, object: this.aux ?? this.snapshot() };
   }
 
   /**
@@ -272,6 +308,10 @@ export class JobSetRun {
    * fleet has stamped `resourceVersion`, built from cached pieces without making the object.
    */
   traceLine(resourceVersion: string): string {
+    if (this.aux !== null) {
+      this.aux.metadata.resourceVersion = resourceVersion;
+      return `{"time":"${isoMillis(this.lastObservationAt)}","type":"${this.nextType}","object":${JSON.stringify(this.aux)}}`;
+    }
     const m = this.manifest;
     let metadata =
       `${this.metadataHead}"${resourceVersion}","generation":${this.generation},` +
@@ -327,6 +367,7 @@ export class JobSetRun {
   /** Jobs become ready one by one; the last one makes the JobSet up. Deletion, preemption or a crash may cut in. */
   private *provision(): Generator<void, Outcome, undefined> {
     const { p, rng } = this;
+    if (this.nodeTruth !== null) yield* this.createPods();
     const start = this.lastObservationAt;
     const duration = rng.lognormal(p.provisionMedian, p.provisionSigma, 15 * SECOND, 45 * MINUTE);
     const tDelete = rng.exp(p.deleteActiveMean);
@@ -337,6 +378,8 @@ export class JobSetRun {
     const offsets = this.spreadOver(order.length, duration);
     for (let k = 0; k < order.length; k++) {
       if (offsets[k]! >= tEvent) break;
+      // Its pods are bound to their nodes as the Job becomes ready.
+      if (this.nodeTruth !== null) yield* this.bindPods(order[k]!, this.ready[order[k]!]!, start + offsets[k]!);
       this.ready[order[k]!]!++;
       const t = this.after(start + offsets[k]!);
       this.emit('MODIFIED', t);
@@ -360,10 +403,17 @@ export class JobSetRun {
       const tPreempt = this.manifest.queued ? rng.exp(p.preemptionMean) : Infinity;
       const tDelete = rng.exp(p.deleteActiveMean);
       const tNoop = rng.exp(p.noopUpdateMean);
-      const dt = Math.min(tDone, tFail, tPreempt, tDelete, tNoop);
+      const tUpgrade = this.spare === null ? Infinity : this.nrng!.exp(SURGE_UPGRADE_MEAN);
+      const dt = Math.min(tDone, tFail, tPreempt, tDelete, tNoop, tUpgrade);
       const t = this.after(now + dt);
       this.workLeft = Math.max(0, this.workLeft - (t - now));
       if (dt === tDone) return yield* this.complete(t);
+      if (dt === tUpgrade) {
+        // Planned: the JobSet stays up, and the time it takes is up time.
+        yield* this.surgeUpgrade(t);
+        this.workLeft = Math.max(0, this.workLeft - (this.lastObservationAt - t));
+        continue;
+      }
       if (dt === tNoop) {
         // A checkpointing sidecar records its progress: resourceVersion moves, the state does not.
         this.checkpointStep += 500 * rng.int(1, 20);
@@ -381,8 +431,12 @@ export class JobSetRun {
   }
 
   /** An interruption of an up JobSet at `t`. */
-  private *interrupt(t: number): Generator<void, Outcome, undefined> {
+  private *interrupt(at: number): Generator<void, Outcome, undefined> {
     const { p, rng } = this;
+    let t = at;
+    // A node breaks first (option `nodes`); the JobSet's interruption follows within seconds.
+    const byNode = this.nrng !== null && t - this.lastInterruptionAt > NODE_CAUSE_QUIET && this.nodesUp() && this.nrng.chance(NODE_CAUSED_SHARE);
+    if (byNode) t = yield* this.breakNode(t);
     const counts = rng.chance(p.countsTowardsMaxProbability);
     const r = rng.float();
     if (r < p.fatalShare) {
@@ -402,7 +456,7 @@ export class JobSetRun {
       yield;
       return yield* this.fail(this.lastObservationAt + rng.int(SECOND, 10 * SECOND), 'ReachedMaxRestarts');
     }
-    if (r < p.fatalShare + p.fastRestartShare) {
+    if (!byNode && r < p.fatalShare + p.fastRestartShare) {
       // Restarted faster than the watch: restarts rises while every Job is still ready.
       this.restarts++;
       if (counts) this.countTowardsMax++;
@@ -410,6 +464,7 @@ export class JobSetRun {
       this.record(t, 'down');
       this.record(t, 'up');
       yield;
+      if (this.nodeTruth !== null) yield* this.recreatePodsBound();
       return 'up';
     }
     this.dropJobs(rng.chance(0.2) ? rng.int(2, 3) : 1);
@@ -426,6 +481,8 @@ export class JobSetRun {
       this.emit('MODIFIED', this.after(this.lastObservationAt + rng.int(SECOND, 30 * SECOND)));
       yield;
     }
+    if (this.nodeTruth !== null) yield* this.deletePods();
+    if (byNode) yield* this.repairNode();
     return 'provision';
   }
 
@@ -443,6 +500,7 @@ export class JobSetRun {
     this.resetForRestart(counts);
     this.emit('MODIFIED', this.after(this.lastObservationAt + rng.int(SECOND, 20 * SECOND)));
     yield;
+    if (this.nodeTruth !== null) yield* this.deletePods();
     return 'provision';
   }
 
@@ -460,6 +518,7 @@ export class JobSetRun {
     this.emit('MODIFIED', T + this.latency());
     this.record(T, 'suspended', why(condition));
     yield;
+    if (this.nodeTruth !== null) yield* this.deletePods();
     return yield* this.waitSuspended(this.rng.lognormal(this.p.preemptedMedian, this.p.preemptedSigma, 30 * SECOND, 12 * HOUR));
   }
 
@@ -495,6 +554,7 @@ export class JobSetRun {
     const offsets = this.spreadOver(order.length, spread);
     for (let k = 0; k < order.length; k++) {
       const rj = order[k]!;
+      if (this.nodeTruth !== null) yield* this.finishPods(rj, this.succeeded[rj]!, t + offsets[k]!);
       this.ready[rj]!--;
       this.active[rj]!--;
       this.succeeded[rj]!++;
@@ -543,6 +603,7 @@ export class JobSetRun {
     this.setAll(this.active, null);
     this.emit('MODIFIED', this.after(this.lastObservationAt + this.rng.int(SECOND, 15 * SECOND)));
     yield;
+    if (this.nodeTruth !== null) yield* this.deletePods();
     yield* this.afterEnd(T);
     return 'ended';
   }
@@ -553,12 +614,15 @@ export class JobSetRun {
     const reuse = this.rng.chance(this.p.sameNameAfterDeleteProbability);
     const gap = reuse ? this.rng.lognormal(30 * SECOND, 1, 5 * SECOND, 30 * MINUTE) : this.slotGap();
     this.slot.spawn(Math.max(T + gap, this.lastObservationAt + 1), reuse ? this.manifest : null);
+    if (this.nodeTruth !== null) yield* this.scaleDown();
     return 'ended';
   }
 
   /** After completion or failure at T: the next JobSet of the slot, and maybe the deletion of this one. */
   private *afterEnd(T: number): Generator<void, void, undefined> {
     const { p, rng } = this;
+    // Its pools are idle now: the autoscaler removes them.
+    if (this.nodeTruth !== null) yield* this.scaleDown();
     if (rng.chance(p.sameNameAfterEndProbability)) {
       // Resubmitted under the same name: the old object must go first.
       const deletedAt = yield* this.deleteAt(T + rng.lognormal(3 * MINUTE, 1, 10 * SECOND, 2 * HOUR));
@@ -578,7 +642,253 @@ export class JobSetRun {
     this.emit('DELETED', T + this.rng.int(0, 999));
     if (!this.ended) this.record(T, 'deleted');
     yield;
+    // The garbage collector deletes its Jobs' pods after it.
+    if (this.nodeTruth !== null) yield* this.deletePods();
     return T;
+  }
+
+  // ---- the cluster under it (option `nodes`) ----
+
+  /** A Pod or Node observation at `t`. */
+  private emitObject(type: ObservationType, t: number, object: KubeObject): void {
+    this.emit(type, t);
+    this.aux = object;
+  }
+
+  /** Every place mapped to a node that exists and is Ready: the node layer's "up", as the simulator knows it. */
+  private nodesUp(): boolean {
+    const pools = this.pools;
+    if (pools === null) return false;
+    for (const place of pools.places) {
+      if (place.mapped === null || pools.nodes.get(place.mapped)?.ready !== 'True') return false;
+    }
+    return true;
+  }
+
+  /** The places or their nodes changed as of `at`: the node layer's truth follows. */
+  private nodesMoved(at: number): void {
+    this.nodesChanged(this.nodeTruth!.update(at, this.lastObservationAt, this.nodesUp()));
+  }
+
+  /** A node-layer transition the truth just took, if any: an interruption marks the time. */
+  private nodesChanged(added: { at: number; state: State } | null): void {
+    if (added !== null && isInterruption(added.state)) this.lastInterruptionAt = added.at;
+  }
+
+  /**
+   * At first admission its pools' nodes join (Ready, and a spare node in a GPU or CPU pool); at
+   * every attempt the controller's Jobs create one pending pod per place.
+   */
+  private *createPods(): Generator<void, void, undefined> {
+    const nrng = this.nrng!;
+    let pools = this.pools;
+    if (pools === null) {
+      pools = this.pools = new Pools(nrng, this.manifest, `${this.slot.tag}${this.seq.toString(36)}`);
+      for (const place of pools.places) {
+        const node = pools.newNode(place.rj, place.job, this.after(this.lastObservationAt), 'True');
+        place.host = node.name;
+        this.emitObject('ADDED', node.createdAt, nodeObject(node));
+        yield;
+      }
+      const spareOf = pools.places.find((pl) => !pools!.isTpu(pl.rj));
+      if (spareOf !== undefined) {
+        this.spare = pools.newNode(spareOf.rj, spareOf.job, this.after(this.lastObservationAt), 'True');
+        this.emitObject('ADDED', this.spare.createdAt, nodeObject(this.spare));
+        yield;
+      }
+    }
+    const jobUids = new Map<string, string>();
+    for (const place of pools.places) {
+      if (place.pod !== null) continue;
+      const at = this.after(this.lastObservationAt);
+      const key = `${place.rj}/${place.job}`;
+      let jobUid = jobUids.get(key);
+      if (jobUid === undefined) jobUids.set(key, (jobUid = nrng.uuid()));
+      const jobName = `${this.manifest.name}-${this.manifest.replicatedJobNames[place.rj]!}-${place.job}`;
+      place.pod = {
+        name: `${jobName}-${place.index}-${nrng.u32().toString(36).slice(0, 5)}`,
+        uid: nrng.uuid(),
+        jobName,
+        jobUid,
+        attempt: this.restarts,
+        createdAt: at,
+        nodeName: null,
+        scheduledAt: null,
+        phase: 'Pending',
+      };
+      this.emitObject('ADDED', at, podObject(this.manifest, this.uid, place, place.pod));
+      yield;
+    }
+  }
+
+  /** The pods of Job `job` of replicated job `rj` are bound to their nodes and run, from `t` on. */
+  private *bindPods(rj: number, job: number, t: number): Generator<void, void, undefined> {
+    for (const place of this.pools!.places) {
+      const pod = place.pod;
+      if (place.rj !== rj || place.job !== job || pod === null) continue;
+      const at = this.after(t);
+      pod.nodeName = place.host;
+      pod.scheduledAt = Math.floor(at / SECOND) * SECOND;
+      pod.phase = 'Running';
+      this.emitObject('MODIFIED', at, podObject(this.manifest, this.uid, place, pod));
+      if (place.mapped !== place.host) {
+        place.mapped = place.host;
+        this.nodesMoved(pod.scheduledAt);
+      }
+      yield;
+    }
+  }
+
+  /** The pods of a Job that completes succeed. */
+  private *finishPods(rj: number, job: number, t: number): Generator<void, void, undefined> {
+    for (const place of this.pools?.places ?? []) {
+      const pod = place.pod;
+      if (place.rj !== rj || place.job !== job || pod === null) continue;
+      pod.phase = 'Succeeded';
+      this.emitObject('MODIFIED', this.after(t), podObject(this.manifest, this.uid, place, pod));
+      yield;
+    }
+  }
+
+  /** Every pod is deleted (a restart, a suspension, a teardown); places keep their nodes. */
+  private *deletePods(): Generator<void, void, undefined> {
+    for (const place of this.pools?.places ?? []) {
+      const pod = place.pod;
+      if (pod === null) continue;
+      const at = this.after(this.lastObservationAt);
+      this.emitObject('DELETED', at, podObject(this.manifest, this.uid, place, pod, at));
+      place.pod = null;
+      yield;
+    }
+  }
+
+  /** A restart faster than the watch: new pods, on the same nodes, already running. */
+  private *recreatePodsBound(): Generator<void, void, undefined> {
+    const pools = this.pools;
+    if (pools === null) return;
+    const old = pools.places.map((place) => place.pod);
+    yield* this.deletePods();
+    const at = this.after(this.lastObservationAt);
+    for (const [i, place] of pools.places.entries()) {
+      const before = old[i];
+      if (before === null || before === undefined) continue;
+      const t = this.after(at);
+      place.pod = { ...before, uid: this.nrng!.uuid(), attempt: this.restarts, createdAt: t, nodeName: place.host, scheduledAt: Math.floor(t / SECOND) * SECOND, phase: 'Running' };
+      place.pod.name = `${before.jobName}-${place.index}-${this.nrng!.u32().toString(36).slice(0, 5)}`;
+      this.emitObject('ADDED', t, podObject(this.manifest, this.uid, place, place.pod));
+      if (place.mapped !== place.host) {
+        place.mapped = place.host;
+        this.nodesMoved(place.pod.scheduledAt!);
+      }
+      yield;
+    }
+  }
+
+  /**
+   * A node of the JobSet breaks at `t`: it stops posting status (Ready=Unknown) or is deleted (a
+   * VM lost). Its cause is given to the next interruption of each layer. Returns when the JobSet's
+   * own interruption is seen: a few seconds later, within the node layer's cause window.
+   */
+  private *breakNode(t: number): Generator<void, number, undefined> {
+    const nrng = this.nrng!;
+    const pools = this.pools!;
+    const place = nrng.pick(pools.places);
+    const node = pools.nodes.get(place.host)!;
+    let cause: Cause;
+    if (nrng.chance(0.5)) {
+      const T = this.wholeSecondAfter(t);
+      node.ready = 'Unknown';
+      node.readySince = T;
+      this.emitObject('MODIFIED', T + nrng.int(0, 1500), nodeObject(node));
+      cause = notReadyCause(node);
+      this.broken = { place, node, deleted: false };
+    } else {
+      const at = this.after(t);
+      pools.nodes.delete(node.name);
+      this.emitObject('DELETED', at, nodeObject(node));
+      cause = { kind: 'NodeDeleted', at, node: node.name };
+      this.broken = { place, node, deleted: true };
+    }
+    this.pendingCause = cause;
+    this.nodeTruth!.pendingCause = cause;
+    this.nodesMoved(cause.at);
+    yield;
+    return this.lastObservationAt + nrng.int(2 * SECOND, 20 * SECOND);
+  }
+
+  /** The broken node comes back Ready, or a replacement (a new name) joins and becomes Ready. */
+  private *repairNode(): Generator<void, void, undefined> {
+    const nrng = this.nrng!;
+    const broken = this.broken;
+    this.broken = null;
+    this.pendingCause = null;
+    this.nodeTruth!.pendingCause = null;
+    if (broken === null) return;
+    const pools = this.pools!;
+    if (!broken.deleted) {
+      const T = this.wholeSecondAfter(this.lastObservationAt + nrng.int(20 * SECOND, 3 * MINUTE));
+      broken.node.ready = 'True';
+      broken.node.readySince = T;
+      this.emitObject('MODIFIED', T + nrng.int(0, 1500), nodeObject(broken.node));
+      this.nodesMoved(T);
+      yield;
+      return;
+    }
+    const { place } = broken;
+    const node = pools.newNode(place.rj, place.job, this.after(this.lastObservationAt + nrng.int(30 * SECOND, 2 * MINUTE)), 'False');
+    place.host = node.name;
+    this.emitObject('ADDED', node.createdAt, nodeObject(node));
+    yield;
+    const T = this.wholeSecondAfter(this.lastObservationAt + nrng.int(10 * SECOND, MINUTE));
+    node.ready = 'True';
+    node.readySince = T;
+    this.emitObject('MODIFIED', T + nrng.int(0, 1500), nodeObject(node));
+    // Nothing is mapped to it until a pod is bound there: the node layer does not move yet.
+    this.nodesMoved(T);
+    yield;
+  }
+
+  /** A surge upgrade of the spare node: its replacement is Ready before it is cordoned, drained and deleted. */
+  private *surgeUpgrade(t: number): Generator<void, void, undefined> {
+    const nrng = this.nrng!;
+    const pools = this.pools!;
+    const old = this.spare!;
+    const place = pools.places.find((pl) => pools.poolOf(pl.rj, pl.job) === old.pool)!;
+    const node = pools.newNode(place.rj, place.job, this.after(t), 'False');
+    this.emitObject('ADDED', node.createdAt, nodeObject(node));
+    yield;
+    node.ready = 'True';
+    node.readySince = this.wholeSecondAfter(this.lastObservationAt + nrng.int(10 * SECOND, MINUTE));
+    this.emitObject('MODIFIED', node.readySince + nrng.int(0, 1500), nodeObject(node));
+    yield;
+    old.unschedulable = true;
+    this.emitObject('MODIFIED', this.after(this.lastObservationAt + nrng.int(SECOND, 10 * SECOND)), nodeObject(old));
+    yield;
+    pools.nodes.delete(old.name);
+    this.emitObject('DELETED', this.after(this.lastObservationAt + nrng.int(30 * SECOND, 90 * SECOND)), nodeObject(old));
+    this.spare = node;
+    yield;
+  }
+
+  /** The JobSet has ended: its idle nodes are cordoned, then deleted (a scale-down). */
+  private *scaleDown(): Generator<void, void, undefined> {
+    const pools = this.pools;
+    if (pools === null) return;
+    const nrng = this.nrng!;
+    const nodes = [...pools.nodes.values()];
+    let at = this.lastObservationAt + nrng.int(10 * SECOND, MINUTE);
+    for (const node of nodes) {
+      node.unschedulable = true;
+      this.emitObject('MODIFIED', this.after(at), nodeObject(node));
+      yield;
+    }
+    at = this.lastObservationAt + nrng.int(5 * SECOND, 30 * SECOND);
+    for (const node of nodes) {
+      pools.nodes.delete(node.name);
+      this.emitObject('DELETED', this.after(at), nodeObject(node));
+      yield;
+    }
+    this.spare = null;
   }
 
   // ---- helpers ----
@@ -665,8 +975,17 @@ export class JobSetRun {
 
   private record(at: number, state: State, suspension?: Suspension): void {
     if (at < this.lastTransitionAt) throw new Error(`simulator bug: transition at ${at} before ${this.lastTransitionAt}`);
-    this.timeline.transitions.push(suspension === undefined ? { at, state } : { at, state, suspension });
+    const transition = suspension === undefined ? { at, state } : { at, state, suspension };
+    this.timeline.transitions.push(transition);
     this.lastTransitionAt = at;
+    if (this.nodeTruth !== null) {
+      if (isInterruption(state)) {
+        this.lastInterruptionAt = at;
+        if (this.pendingCause !== null) Object.assign(transition, { causes: [this.pendingCause] });
+        this.pendingCause = null;
+      }
+      this.nodesChanged(this.nodeTruth.jobset(state, at, this.lastObservationAt, this.nodesUp()));
+    }
     if (state === 'completed' || state === 'failed' || state === 'deleted') this.ended = true;
   }
 
@@ -679,6 +998,7 @@ export class JobSetRun {
     if (t < this.lastObservationAt) throw new Error(`simulator bug: observation at ${t} before ${this.lastObservationAt}`);
     this.lastObservationAt = t;
     this.nextType = type;
+    this.aux = null;
   }
 
   /** The object now. Spec, labels and conditions are shared, frozen values; metadata and status are fresh. */

@@ -1,0 +1,56 @@
+// The simulated cluster of `npm start` with its Pods and Nodes: the node layer after a restart. The
+// store keeps the node layer's transitions, not where the pods ran: resuming must relist every Pod
+// and Node that exists (as a watch's relist would), or every running JobSet's node layer would
+// turn unknown and then down for no reason.
+
+import { ClusterEngine } from '../nodes/engine.ts';
+import type { State, Timeline } from '../timeline/types.ts';
+import { LiveSimulation } from './live-simulation.ts';
+
+const HOUR = 3_600_000;
+const WALL = Date.UTC(2026, 2, 1);
+const settings = { jobsets: 6, historyDays: 1, seed: 3, profile: 'demo' as const, nodes: true };
+
+const stateAt = (timeline: Timeline | undefined): State | null => timeline?.transitions.at(-1)?.state ?? null;
+
+describe('LiveSimulation with nodes', () => {
+  it('serves the node layer, and after a restart resumes it where nothing changed', () => {
+    let wall = WALL;
+    const first = new ClusterEngine();
+    const before = new LiveSimulation(first, { ...settings, now: () => wall });
+    before.advance();
+    const observedUntil = before.advancedTo!;
+    const up = first.nodeTimelines().filter((t) => stateAt(t) === 'up');
+    expect(up.length).toBeGreaterThan(0);
+
+    // Restarted a minute later, from what a store keeps: the machines and the node layer's transitions.
+    wall += 60_000;
+    const second = new ClusterEngine();
+    second.restore(structuredClone([...first.machines()]), observedUntil);
+    second.restoreNodeLayer(structuredClone([...first.nodeTimelines()]), observedUntil);
+    const after = new LiveSimulation(second, { ...settings, now: () => wall, anchor: before.anchor });
+    after.resume(observedUntil);
+
+    // The same fleet watched without a break, to the same moment.
+    const watched = new ClusterEngine();
+    new LiveSimulation(watched, { ...settings, now: () => wall, anchor: before.anchor }).advance();
+    let kept = 0;
+    for (const t of up) {
+      if (stateAt(watched.nodeLayer.timeline(t.uid)) !== 'up') continue;
+      // Up before the gap and up after it: it held, with no unknown stretch in between.
+      const resumed = second.nodeLayer.timeline(t.uid)!;
+      expect(resumed.transitions).toEqual(t.transitions);
+      kept++;
+    }
+    expect(kept).toBeGreaterThan(0);
+    expect(second.nodeLayer.gapStart).toBeNull();
+  });
+
+  it('feeds Pods and Nodes only when asked to', () => {
+    const engine = new ClusterEngine();
+    new LiveSimulation(engine, { ...settings, nodes: false, now: () => WALL + HOUR }).advance();
+    expect(engine.timelines().length).toBeGreaterThan(0);
+    // Without Pods and Nodes no JobSet ever has its nodes: none is up in the node layer.
+    expect(engine.nodeTimelines().some((t) => stateAt(t) === 'up')).toBe(false);
+  });
+});
