@@ -15,7 +15,10 @@ import { checkMap, PURE, STAGE_IMPORTS, TYPES_ONLY } from './eslint.stages.mjs';
 // which rule the import breaks.
 checkMap();
 const STAGES = Object.keys(STAGE_IMPORTS);
-const BACKEND_TESTS = ['backend/src/**/*.test.ts', 'backend/src/**/testing/**'];
+const BACKEND_TESTS = ['backend/src/**/*.test.ts'];
+// The backend package ships backend/src (and its image copies it): production code there never
+// reaches a test helper, which all live under test/ (README "Development"), nor backend/test.
+const TEST_HELPERS = { regex: '^(?:\\.\\./)+test/', message: 'backend/src is shipped: production code never imports test code (test helpers live in test/support/, README "Development"); only a *.test.ts may.' };
 const IO_MODULES = ['fs', 'fs/promises', 'child_process', 'net', 'http', 'https', 'http2', 'dgram', 'worker_threads', 'cluster', 'timers', 'timers/promises', 'os', 'process'];
 const IO_PACKAGES = ['express', 'pg', '@kubernetes/client-node', 'commander', 'pino', 'prom-client'];
 
@@ -38,6 +41,7 @@ function refusal(stage, target) {
 function stageRules(stage) {
   const allowed = STAGE_IMPORTS[stage];
   const patterns = STAGES.filter((other) => other !== stage && !allowed.includes(other)).map((other) => ({ regex: reaching(stage, other), message: refusal(stage, other) }));
+  patterns.push(TEST_HELPERS);
   // A stage allowed only some files of another, as types (the simulator's truth: timeline/types.ts).
   for (const [other, file] of Object.entries(TYPES_ONLY[stage] ?? {})) {
     const only = `${other}/${file}`;

@@ -1,6 +1,6 @@
 // The house's map as a graph (README.md "Layout"; ../shared/DESIGN.md draws the flow): each stage
 // of the backend (a folder under backend/src; the sources are three sub-stages) and the stages it
-// may import. eslint.config.mjs turns it into lint rules; test/support/layout.test.ts checks that
+// may import. eslint.config.mjs turns it into lint rules; test/support/layout.service.test.ts checks that
 // README's "may import" column says the same. Derived from the tree's real imports: widen an entry
 // only for an import the stage really needs, and keep the graph one-way.
 

@@ -1,13 +1,17 @@
 // The Jest projects are the test tiers (README: "Development"); `npm run test:<tier>` runs one,
-// `npm test` runs them all. A tier is decided by a test file's place, so a new test lands in one:
-// - unit: the backend's pure stages (everything under backend/src not named below), and the static
-//   checks of files (`*.static.test.ts`: no service, no process, e.g. the provisioning files and
+// `npm test` runs them all. A test file's tier shows in its name or its folder, never in a list of
+// files here (test/support/tiers.service.test.ts checks both: each file in exactly one tier, and no
+// file named in this config):
+// - unit: a plain `*.test.ts` under backend/src (the pure stages, in-process), and the static checks
+//   of files anywhere (`*.static.test.ts`: no service, no process, e.g. the provisioning files and
 //   test/support/imports.static.test.ts, every imported package declared), in seconds;
-// - service: the HTTP API, the stores on disk, the CLI and service processes, replay, provisioning
-//   against a live service (`*.live.test.ts`);
-// - kube: a real kube-apiserver and etcd (built from pinned Go modules before the first test);
-// - postgres: a real PostgreSQL (Debian's package, installed before the first test), some with a
-//   kube-apiserver for the Lease;
+// - service (`*.service.test.ts`, and `*.live.test.ts`: the provisioning against a live service): the
+//   HTTP API, the stores on disk, the CLI and service processes, replay, the repository's own checks
+//   that run processes;
+// - kube (`*.kube.test.ts`, and everything in test/kube/): a real kube-apiserver and etcd (built
+//   from pinned Go modules before the first test);
+// - postgres (`*.postgres.test.ts`, and everything in test/postgres/): a real PostgreSQL (Debian's
+//   package, installed before the first test), some with a kube-apiserver for the Lease;
 // - frontend: the Grafana plugin (src/), with @grafana/create-plugin's configuration as generated in
 //   .config/ (jsdom, SWC, Testing Library), extended here as create-plugin documents.
 // The backend is ESM with explicit `.ts` imports for Node's type stripping; SWC turns it into
@@ -20,17 +24,14 @@
 
 const frontend = require('./.config/jest.config');
 
-const KUBE = ['<rootDir>/test/kube/', '<rootDir>/backend/src/leader/lease.test.ts'];
-const POSTGRES = [
-  '<rootDir>/test/postgres/',
-  '<rootDir>/backend/src/store/postgres.test.ts',
-  '<rootDir>/backend/src/runtime/follower.test.ts',
-  '<rootDir>/backend/src/leader/replica.test.ts',
-  '<rootDir>/backend/src/leader/failover.test.ts',
-];
-const SERVICE_DIRS = ['http', 'cli', 'store', 'runtime'].map((dir) => `<rootDir>/backend/src/${dir}/`);
-/** Static checks of files (provisioning/, the compose file, the imports): named so, they run in the unit tier wherever they are. */
-const STATIC = '.static.test.ts';
+/** The backend's test files: the backend and the repository's own tests (src/ is the frontend's). */
+const BACKEND_ROOTS = ['<rootDir>/backend/', '<rootDir>/test/'];
+/** A name that says the tier, wherever the file is. */
+const named = (...endings) => BACKEND_ROOTS.flatMap((root) => endings.map((ending) => `${root}**/*${ending}`));
+/** A folder that is a tier: everything in it. */
+const folder = (dir) => `<rootDir>/${dir}/**/*.test.ts`;
+const ENDINGS = { service: ['.service.test.ts', '.live.test.ts'], kube: ['.kube.test.ts'], postgres: ['.postgres.test.ts'] };
+const TIER_FOLDERS = { kube: 'test/kube', postgres: 'test/postgres' };
 
 /** Packages that ship only ES modules, reached from the backend (client-node and its imports) and its tests. */
 const ESM_ONLY = [
@@ -42,12 +43,13 @@ const ESM_ONLY = [
 /** Jest takes ignore patterns as regular expressions of absolute paths. */
 const literally = (paths) => paths.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
 
-const backend = (displayName, testMatch, ignored, extra = {}, ignoredEndings = []) => ({
+/** Ignore what another tier claims: its folders (prefixes) and its names (endings). */
+const backend = (displayName, testMatch, { folders = [], endings = [] }, extra = {}) => ({
   displayName,
   testEnvironment: '<rootDir>/test/support/environment.cjs',
   setupFiles: ['<rootDir>/test/support/regexp-engine.cjs'],
   testMatch,
-  testPathIgnorePatterns: ['/node_modules/', ...literally(ignored), ...literally(ignoredEndings).map((e) => `${e}$`)],
+  testPathIgnorePatterns: ['/node_modules/', ...literally(folders.map((dir) => `<rootDir>/${dir}/`)), ...literally(endings).map((e) => `${e}$`)],
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',
@@ -65,18 +67,16 @@ const backend = (displayName, testMatch, ignored, extra = {}, ignoredEndings = [
 module.exports = {
   testTimeout: 60_000,
   projects: [
-    backend('unit', ['<rootDir>/backend/src/**/*.test.ts', ...['provisioning', 'support'].map((dir) => `<rootDir>/test/${dir}/**/*${STATIC}`)], [...SERVICE_DIRS, ...KUBE, ...POSTGRES]),
     backend(
-      'service',
-      [...SERVICE_DIRS, '<rootDir>/backend/test/', '<rootDir>/test/provisioning/', '<rootDir>/test/support/'].map((dir) => `${dir}**/*.test.ts`),
-      POSTGRES,
-      { globalSetup: '<rootDir>/test/support/setup-service.ts' },
-      [STATIC]
+      'unit',
+      ['<rootDir>/backend/src/**/*.test.ts', ...named('.static.test.ts')],
+      { folders: Object.values(TIER_FOLDERS), endings: [...ENDINGS.service, ...ENDINGS.kube, ...ENDINGS.postgres] }
     ),
-    backend('kube', ['<rootDir>/test/kube/**/*.test.ts', '<rootDir>/backend/src/leader/lease.test.ts'], [], {
+    backend('service', named(...ENDINGS.service), { folders: Object.values(TIER_FOLDERS) }, { globalSetup: '<rootDir>/test/support/setup-service.ts' }),
+    backend('kube', [folder(TIER_FOLDERS.kube), ...named(...ENDINGS.kube)], { folders: [TIER_FOLDERS.postgres] }, {
       globalSetup: '<rootDir>/test/support/setup-kube.ts',
     }),
-    backend('postgres', POSTGRES.map((p) => (p.endsWith('/') ? `${p}**/*.test.ts` : p)), [], {
+    backend('postgres', [folder(TIER_FOLDERS.postgres), ...named(...ENDINGS.postgres)], { folders: [TIER_FOLDERS.kube] }, {
       globalSetup: '<rootDir>/test/support/setup-postgres.ts',
       globalTeardown: '<rootDir>/test/support/teardown-postgres.ts',
     }),

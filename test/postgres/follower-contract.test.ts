@@ -1,9 +1,9 @@
-// The store contract (backend/src/store/testing/contract.ts) as a follower serves it: a PostgreSQL
+// The store contract (test/support/store/contract.ts) as a follower serves it: a PostgreSQL
 // store writes, and a reader is a FollowerView of the same database, which must answer the same
 // timelines, node layers and horizon. Its own PostgreSQL (the crash stops the server at once, as a crash would).
 
-import { storeContract, type Subject } from '../../backend/src/store/testing/contract.ts';
-import { crashFleet } from '../../backend/src/store/testing/scenes.ts';
+import { storeContract, type Subject } from '../support/store/contract.ts';
+import { crashFleet } from '../support/store/scenes.ts';
 import { MIGRATIONS } from '../../backend/src/store/migrations/index.ts';
 import { PostgresStore } from '../../backend/src/store/postgres.ts';
 import { FollowerView } from '../../backend/src/runtime/follower.ts';

@@ -69,7 +69,7 @@ describe('upness serve on PostgreSQL', () => {
   }, 180_000);
 
   it('refuses --store without a cluster to watch, unless it only follows', async () => {
-    const { upness } = await import('../../backend/test/cli.ts');
+    const { upness } = await import('../support/cli.ts');
     const run = upness(['serve', '--store', url, '--port', '0'], undefined);
     expect(run.status).not.toBe(0);
     expect(run.stderr).toMatch(/--store needs a cluster to watch/);

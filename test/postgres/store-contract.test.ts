@@ -1,9 +1,9 @@
-// The store contract (backend/src/store/testing/contract.ts) against the PostgreSQL store on a real
+// The store contract (test/support/store/contract.ts) against the PostgreSQL store on a real
 // PostgreSQL of its own (the crash stops the server at once, as a crash would, so it is not the tier's shared one),
 // a database per scenario. A reader reads the cluster without becoming its writer (readCluster).
 
-import { storeContract, fromRecovery, type Subject } from '../../backend/src/store/testing/contract.ts';
-import { crashFleet } from '../../backend/src/store/testing/scenes.ts';
+import { storeContract, fromRecovery, type Subject } from '../support/store/contract.ts';
+import { crashFleet } from '../support/store/scenes.ts';
 import { MIGRATIONS } from '../../backend/src/store/migrations/index.ts';
 import { PostgresStore, readCluster } from '../../backend/src/store/postgres.ts';
 import { startPostgres, type PostgresServer } from './server.ts';

@@ -1,6 +1,6 @@
 // The Debian packages the test tiers install, in one place: each tier's prepare step calls
 // ensureDebianPackages() with its own list before its first test, and the guard test
-// (system-files.test.ts) checks that every system file a test reads belongs to one of these
+// (system-files.service.test.ts) checks that every system file a test reads belongs to one of these
 // packages (or to what they depend on, or to a package every Debian system has). A file that only
 // the author's machine happened to have fails that guard, not a new user's first run.
 

@@ -35,14 +35,14 @@ it('takes the manifests that govern a file: its own package, the root for tests 
     return [g.manifests.map((m) => m.path), g.productionOnly];
   };
   expect(paths('backend/src/http/app.ts')).toEqual([['backend'], true]);
-  expect(paths('backend/src/http/app.test.ts')).toEqual([['backend', 'root'], false]);
-  expect(paths('test/support/tiers.test.ts')).toEqual([['test/support', 'root'], false]);
+  expect(paths('backend/src/http/app.service.test.ts')).toEqual([['backend', 'root'], false]);
+  expect(paths('test/support/tiers.service.test.ts')).toEqual([['test/support', 'root'], false]);
   expect(paths('src/datasource.ts')).toEqual([['root'], false]);
 });
 
 it('checks every source file of the repository', () => {
   const files = sourceFiles(ROOT);
-  expect(files).toEqual(expect.arrayContaining(['backend/src/cli/main.ts', 'src/module.ts', 'test/support/tiers.test.ts', 'jest.config.js', 'eslint.config.mjs', 'test/support/environment.cjs']));
+  expect(files).toEqual(expect.arrayContaining(['backend/src/cli/main.ts', 'src/module.ts', 'test/support/tiers.service.test.ts', 'test/support/scenario.ts', 'jest.config.js', 'eslint.config.mjs', 'test/support/environment.cjs']));
   expect(files.filter((f) => f.includes('node_modules/') || f.startsWith('dist/'))).toEqual([]);
 });
 

@@ -55,7 +55,7 @@ export function packageNameOf(specifier: string): string {
 
 /** In the backend's image (backend/Dockerfile copies bin/ and src/): only the backend's production dependencies are there. */
 function shipped(file: string): boolean {
-  return /^backend\/(bin|src)\//.test(file) && !/\.test\.ts$/.test(file) && !file.split('/').includes('testing');
+  return /^backend\/(bin|src)\//.test(file) && !/\.test\.ts$/.test(file);
 }
 
 /**

@@ -6,7 +6,7 @@
 // and a fleet distribution over one range agree.
 
 import fc from 'fast-check';
-import { timelines as arbTimelines, T0 } from '../../test/arbitraries.ts';
+import { timelines as arbTimelines, T0 } from '../../../test/support/arbitraries.ts';
 import { AGGREGATES } from '../series/fleet.ts';
 import { ADDITIVE_FIGURES, FIGURE_NAMES, type FigureName } from '../series/figures.ts';
 import { FleetIndex } from '../series/fleet-index.ts';

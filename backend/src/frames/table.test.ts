@@ -5,8 +5,8 @@
 // the field; and, over random fleets, the limited answer as the first N rows of the full sorted one.
 
 import fc from 'fast-check';
-import { parseScript } from '../../test/query-script.ts';
-import { timelines as arbTimelines, T0 } from '../../test/arbitraries.ts';
+import { parseScript } from '../../../test/support/query-script.ts';
+import { timelines as arbTimelines, T0 } from '../../../test/support/arbitraries.ts';
 import { FIGURE_NAMES } from '../series/figures.ts';
 import { FleetIndex } from '../series/fleet-index.ts';
 import type { Timeline } from '../timeline/types.ts';

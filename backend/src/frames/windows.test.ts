@@ -4,8 +4,8 @@
 // JobSets at a point is over the JobSets that lived in that point's window (created at or before
 // its end, not ended by its start), whichever query type asks (series, summary, fleet, /jobsets).
 
-import { merge, min, Scenario } from '../../test/scenario.ts';
-import { startService, type TestService } from '../../test/service.ts';
+import { merge, min, Scenario } from '../../../test/support/scenario.ts';
+import { startService, type TestService } from '../../../test/support/service.ts';
 
 //   minutes:   0    60   120   180   240   300 (horizon)
 //   team-a/long    0 ─prov─ 10 ─up─ 70 ─down─ 95 ─up──────────────────────── 300 (still up)

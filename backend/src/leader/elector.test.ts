@@ -1,13 +1,13 @@
 // The leader elector's timing rules (lease.ts), on Jest's fake clock against the in-memory Lease API
-// (testing/memory-lease.ts, a stand-in for the apiserver's optimistic concurrency): one leader at a
+// (test/support/leader/memory-lease.ts, a stand-in for the apiserver's optimistic concurrency): one leader at a
 // time, a released Lease is taken over at the next retry, a crashed leader's after its lease
 // duration, a leader that cannot renew steps down within its renew deadline, and races end in a
 // conflict for the losers. The times asserted are the fake clock's, so they are exact rules rather
-// than wall-clock bounds. The same calls against the real kube-apiserver: lease.test.ts (kube tier).
+// than wall-clock bounds. The same calls against the real kube-apiserver: lease.kube.test.ts (kube tier).
 
 import { LeaderElector, type LeaderElectorOptions } from './lease.ts';
 import { microTime, type LeaseApi } from './lease-api.ts';
-import { MemoryLeases } from './testing/memory-lease.ts';
+import { MemoryLeases } from '../../../test/support/leader/memory-lease.ts';
 
 let leases: MemoryLeases;
 let lease = 0;

@@ -2,7 +2,7 @@
 // (coordination.k8s.io/v1) read, created and replaced through @kubernetes/client-node's
 // CoordinationV1Api, with the kubeconfig's credentials (file, in-cluster service account...).
 // LeaseApi is the interface between the two; an in-memory implementation of it
-// (testing/memory-lease.ts) lets the elector's timing rules be tested on a fake clock.
+// (test/support/leader/memory-lease.ts) lets the elector's timing rules be tested on a fake clock.
 //
 // Every write carries the resourceVersion it read: when two replicas race, the apiserver accepts
 // one and answers 409 Conflict to the other (LeaseConflictError), which lost.

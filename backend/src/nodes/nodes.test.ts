@@ -4,7 +4,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { figures } from '../series/figures.ts';
-import { iso, min, Scenario } from '../../test/scenario.ts';
+import { iso, min, Scenario } from '../../../test/support/scenario.ts';
 import type { KubeObject, Observation } from '../observation/types.ts';
 import type { Timeline } from '../timeline/types.ts';
 import { ClusterEngine } from './engine.ts';

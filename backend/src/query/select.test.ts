@@ -1,7 +1,7 @@
 // Selecting one JobSet by name bisects the engine's sorted list; it must pick what a scan picks.
 
 import fc from 'fast-check';
-import { T0 } from '../../test/arbitraries.ts';
+import { T0 } from '../../../test/support/arbitraries.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import { isMarkedSorted } from '../timeline/order.ts';
 import type { Timeline } from '../timeline/types.ts';

@@ -2,7 +2,7 @@
 // the figures still equal the naive oracle's.
 
 import fc from 'fast-check';
-import { arbTimeline, oracle, T0, timelines } from '../../test/arbitraries.ts';
+import { arbTimeline, oracle, T0, timelines } from '../../../test/support/arbitraries.ts';
 import type { Timeline } from '../timeline/types.ts';
 import { figures } from './figures.ts';
 

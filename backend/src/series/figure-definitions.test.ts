@@ -2,7 +2,7 @@
 // fleet index's pooled value of a fleet of one JobSet is that JobSet's own value, for every figure.
 
 import fc from 'fast-check';
-import { arbTimeline, T0 } from '../../test/arbitraries.ts';
+import { arbTimeline, T0 } from '../../../test/support/arbitraries.ts';
 import { METRICS, unitOf } from '../query/types.ts';
 import { definitionOf, FIGURE_DEFINITIONS, FIGURE_GROUPS, FIGURES, type FigureDefinition, type FigureName } from './figure-definitions.ts';
 import { figures, figureValue } from './figures.ts';

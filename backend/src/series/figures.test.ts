@@ -1,7 +1,7 @@
 // The window rules: durations clipped to [from, to]; events counted when from < t ≤ to; the periods
 // behind MTTR and MTBI counted whole. Timelines are written directly (minutes after T0).
 
-import { min } from '../../test/scenario.ts';
+import { min } from '../../../test/support/scenario.ts';
 import type { State, Timeline } from '../timeline/types.ts';
 import { figures, stateAt } from './figures.ts';
 

@@ -3,7 +3,7 @@
 // the sum of the windows of the timelines a query selects.
 
 import fc from 'fast-check';
-import { timelines as arbTimelines, T0 } from '../../test/arbitraries.ts';
+import { timelines as arbTimelines, T0 } from '../../../test/support/arbitraries.ts';
 import type { Timeline } from '../timeline/types.ts';
 import { firstUp, timeToFirstUpAt } from './figures.ts';
 import { FleetIndex } from './fleet-index.ts';

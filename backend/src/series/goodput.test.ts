@@ -1,7 +1,7 @@
 // Goodput (issue 13 §3): where every second of a run's wall time went, accelerator time and the
 // estimated effective training ratio. Timelines drawn in minutes after T0; truth computed by hand.
 
-import { min } from '../../test/scenario.ts';
+import { min } from '../../../test/support/scenario.ts';
 import type { State, Timeline } from '../timeline/types.ts';
 import { figures, figureValue } from './figures.ts';
 import { FleetIndex } from './fleet-index.ts';

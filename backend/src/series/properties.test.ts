@@ -2,7 +2,7 @@
 // durations add up to the observed part of the window, and windows add up.
 
 import fc from 'fast-check';
-import { arbTimeline, arbTimes, oracle, T0 } from '../../test/arbitraries.ts';
+import { arbTimeline, arbTimes, oracle, T0 } from '../../../test/support/arbitraries.ts';
 import { ADDITIVE_FIGURES, figures } from './figures.ts';
 import { endOf } from './totals.ts';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { arbTimeline, T0 } from '../../test/arbitraries.ts';
-import { min } from '../../test/scenario.ts';
+import { arbTimeline, T0 } from '../../../test/support/arbitraries.ts';
+import { min } from '../../../test/support/scenario.ts';
 import type { State, Timeline } from '../timeline/types.ts';
 import { ADDITIVE_FIGURES, FIGURE_NAMES, figures } from './figures.ts';
 import { aggregate, fleetFigure, fleetFigures, fleetSeries, percentile } from './fleet.ts';

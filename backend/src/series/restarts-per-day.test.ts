@@ -1,7 +1,7 @@
 // restartsPerDay: interruptions ÷ ((upSeconds + downSeconds) ÷ 86400), per JobSet and pooled from
 // summed totals. Timelines are written directly (hours after T0).
 
-import { T0 } from '../../test/arbitraries.ts';
+import { T0 } from '../../../test/support/arbitraries.ts';
 import type { State, Timeline, Transition } from '../timeline/types.ts';
 import { fleetFigures } from './fleet.ts';
 import { FleetIndex } from './fleet-index.ts';

@@ -3,8 +3,8 @@
 // directly, minutes after T0; hand-computed truth beside each case.
 
 import fc from 'fast-check';
-import { arbTimeline, oracle, T0 } from '../../test/arbitraries.ts';
-import { min } from '../../test/scenario.ts';
+import { arbTimeline, oracle, T0 } from '../../../test/support/arbitraries.ts';
+import { min } from '../../../test/support/scenario.ts';
 import type { State, Timeline } from '../timeline/types.ts';
 import { alertFiring, alertThreshold, maxBurnFactor, sloFigures, sloTotals, type SloWindows } from './slo.ts';
 

@@ -15,7 +15,7 @@
 //      watch saw spec.suspend before the Suspended condition). Written by the Upness after 0.1.0.
 // Every change of the format bumps FORMAT, adds a step to ./formats.ts that migrates a data dir of
 // the previous format, and a data dir written by the last release of the previous format (with the
-// answers it gave) under ./fixtures/, which formats.test.ts reads with the new code. A new field or
+// answers it gave) under ./fixtures/, which formats.service.test.ts reads with the new code. A new field or
 // record kind is added here, in apply() of ./embedded.ts, and in the snapshot below.
 
 import { crc32 } from 'node:zlib';

@@ -2,7 +2,7 @@
 // Figures are computed over the whole life unless a case says otherwise.
 
 import { figures } from '../series/figures.ts';
-import { merge, min, Scenario } from '../../test/scenario.ts';
+import { merge, min, Scenario } from '../../../test/support/scenario.ts';
 import { TimelineEngine } from './engine.ts';
 import type { Observation } from '../observation/types.ts';
 import type { Timeline } from './types.ts';

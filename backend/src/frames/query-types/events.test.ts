@@ -1,4 +1,4 @@
-import { min } from '../../../test/scenario.ts';
+import { min } from '../../../../test/support/scenario.ts';
 import type { Timeline } from '../../timeline/types.ts';
 import type { QueryContext, ResolvedQuery } from '../context.ts';
 import { describeCause, describeSuspension, eventsFrames } from './events.ts';

@@ -1,4 +1,4 @@
-// Each query type's script (testdata/<type>/script.txt, in backend/test/query-script.ts's form):
+// Each query type's script (testdata/<type>/script.txt, in test/support/query-script.ts's form):
 // its queries run through the request runner as the API runs them, are checked against the
 // expectations worked out by hand in the script, and their answers against the golden frames beside
 // it (testdata/<type>/<query>.json), byte for byte. After a deliberate change to the frames,
@@ -7,7 +7,7 @@
 
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseScript, type Expectation, type ScriptQuery } from '../../../test/query-script.ts';
+import { parseScript, type Expectation, type ScriptQuery } from '../../../../test/support/query-script.ts';
 import { QUERY_TYPES } from '../../query/types.ts';
 import type { FrameJSON } from '../frame.ts';
 import { runQueries } from '../run-request.ts';

@@ -1,10 +1,10 @@
 // `slo` queries through the query stage as the API runs them (issue 13 section 1): the frames'
 // shape, the 400s that name their field, the notice for a burn factor that can never fire, the
 // objective a JobSet name's label sets, and the figures on a simulated fleet against the
-// simulator's truth computed the naive way (test/arbitraries.ts's oracle).
+// simulator's truth computed the naive way (test/support/arbitraries.ts's oracle).
 
-import { oracle } from '../../../test/arbitraries.ts';
-import { min } from '../../../test/scenario.ts';
+import { oracle } from '../../../../test/support/arbitraries.ts';
+import { min } from '../../../../test/support/scenario.ts';
 import { FleetIndex } from '../../series/fleet-index.ts';
 import { simulateFleet } from '../../sources/simulator/index.ts';
 import { TimelineEngine } from '../../timeline/engine.ts';

@@ -1,15 +1,15 @@
 // The store contract: one list of scenarios that every store (the embedded log, PostgreSQL) and the
-// PostgreSQL follower must pass the same way. Each runner (../contract.test.ts, the embedded store, in the service tier,
+// PostgreSQL follower must pass the same way. Each runner (backend/src/store/contract.service.test.ts, the embedded store, in the service tier,
 // test/postgres/store-contract.test.ts and test/postgres/follower-contract.test.ts in the postgres
 // tier) gives a Subject: how to open the store as its writer, how a reader reads back what is durable
 // (a store opened again, a follower's answers), how to crash it for real after a flush, and how its
 // format or schema is made newer than this code. Store-specific behaviour (a torn tail, fencing, a
 // full disk, retries) stays in the stores' own test files.
 
-import type { MachineState } from '../../timeline/machine.ts';
-import type { Timeline } from '../../timeline/types.ts';
-import { TimelineEngine } from '../../timeline/engine.ts';
-import type { Recovery, TimelineStore } from '../store.ts';
+import type { MachineState } from '../../../backend/src/timeline/machine.ts';
+import type { Timeline } from '../../../backend/src/timeline/types.ts';
+import { TimelineEngine } from '../../../backend/src/timeline/engine.ts';
+import type { Recovery, TimelineStore } from '../../../backend/src/store/store.ts';
 import { clusterEngine, clusterTrace, crashFleet, drawn, feedFleet, JOBSET, lateCause, NODES, plainMachines, plainTimelines, suspensions, why, WHY } from './scenes.ts';
 
 /** What a reader gets back of everything durable. */

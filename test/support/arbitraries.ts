@@ -1,7 +1,7 @@
 // Generated timelines for property tests, and a deliberately naive oracle to check figures against.
 
 import fc from 'fast-check';
-import type { State, Timeline, Transition } from '../src/timeline/types.ts';
+import type { State, Timeline, Transition } from '../../backend/src/timeline/types.ts';
 
 const ACTIVE: State[] = ['provisioning', 'up', 'down', 'suspended', 'unknown'];
 const TERMINAL: State[] = ['completed', 'failed', 'deleted'];

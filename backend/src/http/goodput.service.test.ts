@@ -3,8 +3,8 @@
 // on JobSets drawn below with hand-computed answers; the counters checked against the API's own
 // answers too.
 
-import { merge, min, Scenario } from '../../test/scenario.ts';
-import { startService, type TestService } from '../../test/service.ts';
+import { merge, min, Scenario } from '../../../test/support/scenario.ts';
+import { startService, type TestService } from '../../../test/support/service.ts';
 
 //   ml/train, first run (uid a; 2 replicas × 8 GPUs = 16; checkpoint every 20m)
 //     0 ─prov─ 10 ─up─ 40 completed

@@ -4,15 +4,15 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ClusterEngine } from '../../nodes/engine.ts';
-import type { Observation } from '../../observation/types.ts';
-import { simulateFleet } from '../../sources/simulator/index.ts';
-import { parseTraceLine } from '../../sources/trace/parse.ts';
-import { TimelineEngine } from '../../timeline/engine.ts';
-import type { MachineState } from '../../timeline/machine.ts';
-import type { Timeline } from '../../timeline/types.ts';
-import { min, Scenario, T0 } from '../../../test/scenario.ts';
-import type { TimelineStore } from '../store.ts';
+import { ClusterEngine } from '../../../backend/src/nodes/engine.ts';
+import type { Observation } from '../../../backend/src/observation/types.ts';
+import { simulateFleet } from '../../../backend/src/sources/simulator/index.ts';
+import { parseTraceLine } from '../../../backend/src/sources/trace/parse.ts';
+import { TimelineEngine } from '../../../backend/src/timeline/engine.ts';
+import type { MachineState } from '../../../backend/src/timeline/machine.ts';
+import type { Timeline } from '../../../backend/src/timeline/types.ts';
+import { min, Scenario, T0 } from '../scenario.ts';
+import type { TimelineStore } from '../../../backend/src/store/store.ts';
 
 /**
  * A simulated fleet through `engine`, whose updates go to `store`. With `gap`, the watch breaks for
@@ -47,7 +47,7 @@ export function crashFleet(store: TimelineStore | null): TimelineEngine {
 //   jobset     prov---up-----------down------------up--------down-up----------down
 //                              ^ n2 NotReady                 ^ restart       ^ n1 NotReady, received after the down was written
 export const clusterTrace = (): Observation[] =>
-  readFileSync(join(import.meta.dirname, '..', 'fixtures', 'cluster.jsonl'), 'utf8')
+  readFileSync(join(import.meta.dirname, '..', '..', '..', 'backend', 'src', 'store', 'fixtures', 'cluster.jsonl'), 'utf8')
     .trimEnd()
     .split('\n')
     .map((line, i) => parseTraceLine(line, i + 1));

@@ -1,4 +1,4 @@
-// The store contract (./testing/contract.ts) against the embedded store on real files. A reader reads a copy
+// The store contract (test/support/store/contract.ts) against the embedded store on real files. A reader reads a copy
 // of the data dir (what is on disk, as a restart would find it), so the writer is not disturbed; the
 // crash kills, with SIGKILL, a process of its own that wrote and flushed.
 
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { spawnOwned } from '../../../test/support/processes.ts';
 import { EmbeddedStore } from './embedded.ts';
 import { FORMAT } from './records.ts';
-import { fromRecovery, storeContract, type Subject } from './testing/contract.ts';
+import { fromRecovery, storeContract, type Subject } from '../../../test/support/store/contract.ts';
 
 async function embedded(): Promise<Subject> {
   const root = mkdtempSync(join(tmpdir(), 'upness-contract-'));
@@ -24,7 +24,7 @@ async function embedded(): Promise<Subject> {
       return fromRecovery(recovery);
     },
     async crashAfterFlush() {
-      const child = spawnOwned(process.execPath, [join(import.meta.dirname, 'testing', 'crash-writer.ts'), dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawnOwned(process.execPath, [join(import.meta.dirname, '..', '..', '..', 'test', 'support', 'store', 'crash-writer.ts'), dir], { stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stderr!.on('data', (chunk) => (out += chunk));
       await new Promise<void>((resolve, reject) => {

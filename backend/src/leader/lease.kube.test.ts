@@ -8,7 +8,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { startCluster, type Cluster } from '../../../test/kube/cluster.ts';
 import { LeaderElector, type LeaderElectorOptions } from './lease.ts';
 import { kubeLeaseApi, LeaseApiError, LeaseConflictError, microTime, type Lease, type LeaseApi } from './lease-api.ts';
-import { MemoryLeases } from './testing/memory-lease.ts';
+import { MemoryLeases } from '../../../test/support/leader/memory-lease.ts';
 
 let cluster: Cluster;
 let leases = 0;

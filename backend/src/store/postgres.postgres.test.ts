@@ -6,7 +6,7 @@
 import { startPostgres, type PostgresServer } from '../../../test/postgres/server.ts';
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
-import { feedFleet, plainMachines } from './testing/scenes.ts';
+import { feedFleet, plainMachines } from '../../../test/support/store/scenes.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Transition } from '../timeline/types.ts';
 import { StoreError } from './embedded.ts';
@@ -145,7 +145,7 @@ describe('schema migrations', () => {
 });
 
 describe('the PostgreSQL store', () => {
-  // What comes back and how a store carries on after a restart: the store contract (./testing/contract.ts).
+  // What comes back and how a store carries on after a restart: the store contract (test/support/store/contract.ts).
   it('a store opened again is the next writer: its epoch, and the writer before it', async () => {
     const url = await database();
     const { store } = await PostgresStore.open(url, { cluster: 'default' });

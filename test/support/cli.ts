@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
-export const UPNESS = join(__dirname, '..', 'bin', 'upness.js');
+export const UPNESS = join(__dirname, '..', '..', 'backend', 'bin', 'upness.js');
 
 export interface Run {
   status: number | null;

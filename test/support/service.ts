@@ -4,10 +4,10 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { createApp } from '../src/http/app.ts';
-import { EngineView } from '../src/runtime/served-view.ts';
-import { TimelineEngine } from '../src/timeline/engine.ts';
-import type { Observation } from '../src/observation/types.ts';
+import { createApp } from '../../backend/src/http/app.ts';
+import { EngineView } from '../../backend/src/runtime/served-view.ts';
+import { TimelineEngine } from '../../backend/src/timeline/engine.ts';
+import type { Observation } from '../../backend/src/observation/types.ts';
 
 export interface TestService {
   url: string;

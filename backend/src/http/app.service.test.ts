@@ -2,8 +2,8 @@
 // The HTTP API over real HTTP on loopback, on JobSets drawn below, with hand-computed answers.
 
 import fc from 'fast-check';
-import { merge, min, Scenario } from '../../test/scenario.ts';
-import { startService, type TestService } from '../../test/service.ts';
+import { merge, min, Scenario } from '../../../test/support/scenario.ts';
+import { startService, type TestService } from '../../../test/support/service.ts';
 import { FIGURES } from '../query/types.ts';
 import { openApiDocument } from './openapi.ts';
 

@@ -1,8 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { upness } from '../../test/cli.ts';
-import { min, Scenario } from '../../test/scenario.ts';
+import { upness } from '../../../test/support/cli.ts';
+import { min, Scenario } from '../../../test/support/scenario.ts';
 import { formatTraceLine } from '../sources/trace/parse.ts';
 import { humanDuration } from './table.ts';
 

@@ -1,10 +1,10 @@
-// An in-memory LeaseApi, for testing the elector's timing rules (lease.ts) on a fake clock
-// (elector.test.ts): the tests drive the timers, and no request waits on a real server.
+// An in-memory LeaseApi, for testing the elector's timing rules (backend/src/leader/lease.ts) on a
+// fake clock (elector.test.ts): the tests drive the timers, and no request waits on a real server.
 //
 // It is a stand-in for what the elector relies on from the apiserver: the Lease object's optimistic
 // concurrency. Each accepted write gets a new resourceVersion; a replace that carries another
 // resourceVersion than the current one, and a create of a Lease that exists, fail with
-// LeaseConflictError (the apiserver's HTTP 409), and the Lease is left as it was. lease.test.ts
+// LeaseConflictError (the apiserver's HTTP 409), and the Lease is left as it was. lease.kube.test.ts
 // (kube tier) runs the same conflict against the real kube-apiserver and this stand-in and expects
 // the same outcome. What it does not model (admission, validation, field defaults, watch) the
 // elector does not use.
@@ -12,7 +12,7 @@
 // `reachable = false` is an apiserver that keeps its sockets but answers nothing (as a SIGSTOPped
 // one): requests hang until their signal aborts.
 
-import { LeaseApiError, LeaseConflictError, type Lease, type LeaseApi } from '../lease-api.ts';
+import { LeaseApiError, LeaseConflictError, type Lease, type LeaseApi } from '../../../backend/src/leader/lease-api.ts';
 
 export class MemoryLeases {
   /** false: every request hangs until its signal aborts. */

@@ -1,4 +1,4 @@
-// The embedded store on real files, beyond the store contract (./testing/contract.ts: record, facts,
+// The embedded store on real files, beyond the store contract (test/support/store/contract.ts: record, facts,
 // observed mark, snapshot, close, recover, crash): it writes only what changed, a torn tail is cut and
 // reported, anything worse is refused with a message that says what to do, a late cause is a record of
 // its own, the node layer goes with retention, and a full disk loses nothing.
@@ -11,7 +11,7 @@ import { simulateFleet } from '../sources/simulator/index.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
 import { EmbeddedStore, StoreError } from './embedded.ts';
-import { clusterEngine, clusterTrace, drawn, JOBSET, NODES, plainMachines } from './testing/scenes.ts';
+import { clusterEngine, clusterTrace, drawn, JOBSET, NODES, plainMachines } from '../../../test/support/store/scenes.ts';
 import { FORMAT } from './records.ts';
 import { UPNESS_VERSION } from './version.ts';
 

@@ -7,7 +7,7 @@ import { TimelineEngine } from '../src/timeline/engine.ts';
 import { ClusterEngine } from '../src/nodes/engine.ts';
 import type { Cause, Timeline, Transition } from '../src/timeline/types.ts';
 import { parseTraceLine } from '../src/sources/trace/parse.ts';
-import { upness } from './cli.ts';
+import { upness } from '../../test/support/cli.ts';
 
 function byUid(timelines: readonly Timeline[]): Map<string, Timeline> {
   return new Map(timelines.map((t) => [t.uid, t]));

@@ -36,7 +36,7 @@ const SKIP_DIRS = new Set(['node_modules', 'dist', 'test-results', 'testdata', '
 
 function isTestCode(rel: string): boolean {
   if (rel === '.ci/run') return true;
-  if (rel === 'test/support/system-files.test.ts') return false; // its examples are made up
+  if (rel === 'test/support/system-files.service.test.ts') return false; // its examples are made up
   if (/\.(test|spec)\.tsx?$/.test(rel) || rel.endsWith('_test.go')) return true;
   if (rel.startsWith('backend/src/') || rel.startsWith('src/') || rel.startsWith('pkg/')) return false;
   return /\.(ts|tsx|js|cjs|mjs|sh)$/.test(rel);

@@ -5,8 +5,8 @@
 // no work is counted, not timed, in frames/refusal-costs-nothing.test.ts.
 
 import fc from 'fast-check';
-import { merge, min, Scenario } from '../../test/scenario.ts';
-import { startService, type TestService } from '../../test/service.ts';
+import { merge, min, Scenario } from '../../../test/support/scenario.ts';
+import { startService, type TestService } from '../../../test/support/service.ts';
 import { querySchema } from '../frames/query-types/index.ts';
 import { LIMITS } from '../query/step.ts';
 import { openApiDocument } from './openapi.ts';

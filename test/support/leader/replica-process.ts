@@ -1,4 +1,4 @@
-// A replica as its own process, for the failover test (backend/src/leader/failover.test.ts), which
+// A replica as its own process, for the failover test (backend/src/leader/failover.postgres.test.ts), which
 // kills it (SIGKILL) or freezes it (SIGSTOP) in the middle of its work. It is a real Replica: Lease on
 // the test apiserver, PostgreSQL store, follower. While it leads it "watches" a recorded stream of
 // observations (a simulated fleet, the same in every replica) in real time, resuming where the
@@ -11,12 +11,12 @@
 
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { EngineView } from '../../runtime/served-view.ts';
-import { simulateFleet } from '../../sources/simulator/index.ts';
-import { TimelineEngine } from '../../timeline/engine.ts';
-import type { Observation } from '../../observation/types.ts';
-import { kubeLeaseApi } from '../lease-api.ts';
-import { Replica } from '../replica.ts';
+import { EngineView } from '../../../backend/src/runtime/served-view.ts';
+import { simulateFleet } from '../../../backend/src/sources/simulator/index.ts';
+import { TimelineEngine } from '../../../backend/src/timeline/engine.ts';
+import type { Observation } from '../../../backend/src/observation/types.ts';
+import { kubeLeaseApi } from '../../../backend/src/leader/lease-api.ts';
+import { Replica } from '../../../backend/src/leader/replica.ts';
 
 const env = (name: string): string => {
   const value = process.env[name];

@@ -1,4 +1,4 @@
-// Failover, end to end, with real processes: two replicas (backend/src/leader/testing/replica-process.ts)
+// Failover, end to end, with real processes: two replicas (test/support/leader/replica-process.ts)
 // campaign for one Lease on a real kube-apiserver and write one cluster's timelines to a real
 // PostgreSQL, while the leader feeds a recorded stream of observations in real time. The leader is
 // killed (SIGKILL), or frozen (SIGSTOP) for longer than its lease and thawed, in the middle of the
@@ -20,7 +20,7 @@ import type { MachineState } from '../timeline/machine.ts';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const NODE = join(ROOT, 'node_modules', '.bin', 'node');
-const SCRIPT = join(__dirname, 'testing', 'replica-process.ts');
+const SCRIPT = join(ROOT, 'test', 'support', 'leader', 'replica-process.ts');
 
 let cluster: SharedCluster;
 let pg: SharedPostgres;

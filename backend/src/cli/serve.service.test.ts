@@ -4,8 +4,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnOwned } from '../../../test/support/processes.ts';
-import { upness, UPNESS } from '../../test/cli.ts';
-import { Scenario } from '../../test/scenario.ts';
+import { upness, UPNESS } from '../../../test/support/cli.ts';
+import { Scenario } from '../../../test/support/scenario.ts';
 import { formatTraceLine } from '../sources/trace/parse.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'upness-serve-'));

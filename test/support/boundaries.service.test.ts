@@ -67,6 +67,10 @@ const violations: (Case & { rule: string; says: RegExp })[] = [
   { path: 'backend/src/query/x.ts', code: 'export const env = process.env.HOME;\n', rule: 'no-restricted-globals', says: /process/ },
   { path: 'backend/src/frames/x.ts', code: "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n", rule: '@typescript-eslint/no-restricted-imports', says: /frames is pure/ },
   { path: 'backend/src/timeline/x.ts', code: "import express from 'express';\nexport const e = express;\n", rule: '@typescript-eslint/no-restricted-imports', says: /timeline is pure/ },
+  // backend/src ships: its production code never imports a test helper (test/support/, or backend/test/), pure stage or not.
+  { path: 'backend/src/store/x.ts', code: "import { crashFleet } from '../../../test/support/store/scenes.ts';\nexport const c = crashFleet;\n", rule: '@typescript-eslint/no-restricted-imports', says: /backend\/src is shipped: production code never imports test code/ },
+  { path: 'backend/src/series/x.ts', code: "import { T0 } from '../../../test/support/arbitraries.ts';\nexport const t = T0;\n", rule: '@typescript-eslint/no-restricted-imports', says: /backend\/src is shipped: production code never imports test code/ },
+  { path: 'backend/src/sources/cluster/x.ts', code: "import { upness } from '../../../test/crash.service.test.ts';\nexport const u = upness;\n", rule: '@typescript-eslint/no-restricted-imports', says: /backend\/src is shipped: production code never imports test code/ },
 ];
 
 const lawful: Case[] = [
@@ -79,6 +83,8 @@ const lawful: Case[] = [
   { path: 'backend/src/frames/x.ts', code: "import { interruptionCategory } from '../nodes/causes.ts';\nexport const c = interruptionCategory;\n" },
   { path: 'backend/src/runtime/x.ts', code: "import { ClusterWatcher } from '../sources/cluster/watcher.ts';\nexport const w = ClusterWatcher;\n" },
   { path: 'backend/src/store/migrations/x.ts', code: "import type { Transition } from '../../timeline/types.ts';\nexport type T = Transition;\n" },
+  // A test beside the code takes its helpers from test/support/.
+  { path: 'backend/src/store/x.test.ts', code: "import { crashFleet } from '../../../test/support/store/scenes.ts';\nexport const c = crashFleet;\n" },
 ];
 
 let results: Result[] = [];

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parser } from '@prometheus-io/lezer-promql';
 import { parse } from 'yaml';
-import { merge, min, Scenario } from '../../backend/test/scenario.ts';
-import { startService, type TestService } from '../../backend/test/service.ts';
+import { merge, min, Scenario } from '../support/scenario.ts';
+import { startService, type TestService } from '../support/service.ts';
 
 const page = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'slo-tools.md'), 'utf8');
 

@@ -1,7 +1,7 @@
 // A tiny language for drawing a JobSet's life in tests: each step says what the object looks like
 // from a given minute on, and the scenario turns that into the observations a watch would deliver.
 
-import type { KubeObject, Observation, ObservationType } from '../src/observation/types.ts';
+import type { KubeObject, Observation, ObservationType } from '../../backend/src/observation/types.ts';
 
 export const T0 = Date.parse('2026-01-01T00:00:00Z');
 /** Minutes after T0, as epoch ms. */

@@ -20,7 +20,7 @@
 // 12 significant digits), `null`, a duration in seconds (`9h`, `30m`, `1d`), a time as epoch ms (`@5h`: hour 5
 // of the script), or else a string.
 
-import type { State, Timeline } from '../src/timeline/types.ts';
+import type { State, Timeline } from '../../backend/src/timeline/types.ts';
 
 /** Hour 0 of every script. */
 export const SCRIPT_T0 = Date.parse('2026-01-01T00:00:00Z');

@@ -13,8 +13,8 @@ import type { Observation } from '../observation/types.ts';
 import type { Timeline } from '../timeline/types.ts';
 import { UPNESS_VERSION } from '../store/version.ts';
 import { figures } from '../series/figures.ts';
-import { min, Scenario } from '../../test/scenario.ts';
-import { plainTimelines } from '../store/testing/scenes.ts';
+import { min, Scenario } from '../../../test/support/scenario.ts';
+import { plainTimelines } from '../../../test/support/store/scenes.ts';
 import { FollowerView, ReplicaView } from './follower.ts';
 import { EngineView } from './served-view.ts';
 
@@ -224,7 +224,7 @@ describe('a follower', () => {
   });
 });
 
-// The node layer and the causes, as a follower reads them: the store contract (../store/testing/contract.ts).
+// The node layer and the causes, as a follower reads them: the store contract (test/support/store/contract.ts).
 
 describe('goodput inputs and suspension reasons (migration 3)', () => {
   // 2 replicated jobs × 2 pods × 4 TPU chips = 16 accelerators; checkpoint every 30 min.

@@ -5,8 +5,8 @@
 
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { z } from 'zod';
-import { min, Scenario } from '../../test/scenario.ts';
-import { startService, type TestService } from '../../test/service.ts';
+import { min, Scenario } from '../../../test/support/scenario.ts';
+import { startService, type TestService } from '../../../test/support/service.ts';
 import { querySchema } from '../frames/query-types/index.ts';
 import { queryRequestSchema } from '../query/model.ts';
 import { DEFAULT_QUERY, parseDuration } from '../query/types.ts';

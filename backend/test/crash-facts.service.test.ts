@@ -1,7 +1,7 @@
 // kill -9 right after the node layer attached a cause to a transition already written: after a
 // restart the service answers the same JobSet layer (causes included) and the same node layer as it
 // did before it died. The trace is ../src/store/fixtures/cluster.jsonl (its README draws it); the
-// simulator of crash.test.ts has no Pods or Nodes, so it has no node layer to compare.
+// simulator of crash.service.test.ts has no Pods or Nodes, so it has no node layer to compare.
 //
 //   minute     0      3        10 10.5          20 21       30   32          45 45.25
 //   nodes      prov---up-------down-------------up-----------------------------down
