@@ -3,7 +3,7 @@
 // each JobSet: what fleet dashboards and alert rules ask most. Used only where it gives the very answer
 // the per-JobSet path would (series/fleet-index.test.ts checks the two against each other), else null.
 
-import { parseLabelSelector, parseNamePattern } from '../query/selector.ts';
+import { literalName, parseLabelSelector, parseNamePattern } from '../query/selector.ts';
 import { ADDITIVE_FIGURES, type FigureName } from '../series/figures.ts';
 import { QUEUE_LABEL, type GroupKey } from '../series/fleet.ts';
 import type { FleetIndex, IndexScope, Partition, PooledWindow } from '../series/fleet-index.ts';
@@ -53,6 +53,9 @@ function indexFor(ctx: QueryContext): { index: FleetIndex; label: string | null 
   const whole = query.groupBy === 'all' || query.groupBy === 'namespace' || query.groupBy === 'cluster';
   if (!whole && label === null) return null;
   if (query.name === '' && query.labelSelector === '' && label === null) return ctx.index === null ? null : { index: ctx.index, label };
+  // One JobSet name (a detail dashboard) selects a few JobSets by bisection: cheaper JobSet by
+  // JobSet than an index of its own, which would push out the ones dashboards share.
+  if (literalName(query.name) !== null) return null;
   const selections = ctx.selections ?? null;
   if (selections === null) return null;
   const key = JSON.stringify([query.name, query.labelSelector, label]);
