@@ -22,6 +22,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { panelTime, relativeTime } from '../../test/provisioning/panel-time.ts';
 import { cpuSeconds, deadline, fmt, int, memory, MiB, ms, sleep, stats, timedFetch, type Timed } from './prometheus/proc.ts';
 
 const { values: args } = parseArgs({
@@ -48,14 +49,6 @@ const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- dashboards are JSON documents */
 type Json = any;
-
-/** `now-7d` and the like: the dashboards' ranges. */
-function relative(text: string, now: number): number {
-  if (text === 'now') return now;
-  const m = /^now-(\d+)([mhd])$/.exec(text);
-  if (m === null) throw new Error(`cannot read the time ${text}`);
-  return now - Number(m[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'm' | 'h' | 'd'];
-}
 
 /** The upness service of `npm start`, in memory, on a free port of the loopback interface. */
 async function startService(): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
@@ -111,8 +104,8 @@ async function panelRequests(url: string, now: number): Promise<PanelRequest[]> 
   const out: PanelRequest[] = [];
   for (const file of readdirSync(DASHBOARDS).filter((f) => f.endsWith('.json')).sort()) {
     const dashboard = JSON.parse(readFileSync(join(DASHBOARDS, file), 'utf8')) as Json;
-    const from = relative(dashboard.time.from, now);
-    const to = relative(dashboard.time.to, now);
+    const from = relativeTime(dashboard.time.from, now);
+    const to = relativeTime(dashboard.time.to, now);
     const range = `from=${from}&to=${to}`;
     const values = async (path: string): Promise<string[]> => (JSON.parse((await timedFetch(`${url}${path}`)).body) as { values: string[] }).values;
     const variable = (name: string): Json => (dashboard.templating?.list ?? []).find((v: Json) => v.name === name) ?? {};
@@ -134,10 +127,11 @@ async function panelRequests(url: string, now: number): Promise<PanelRequest[]> 
     for (const panel of panels) {
       const targets: Json[] = (panel.targets ?? []).filter((t: Json) => t.datasource?.type === 'upness-jobset-datasource' || t.datasource === undefined);
       if (targets.length === 0) continue;
-      const maxDataPoints = panel.maxDataPoints ?? Math.round(((panel.gridPos?.w ?? 24) / 24) * 1900);
-      const intervalMs = Math.max(60_000, Math.ceil((to - from) / maxDataPoints / 60_000) * 60_000);
+      // As Grafana works them out: the panel's width is its point budget, its interval rounded as Grafana rounds.
+      const time = panelTime(dashboard, panel, now);
+      const { intervalMs, maxDataPoints } = time;
       const request = (s: Selection | null): Json => ({
-        spanMs: to - from,
+        spanMs: time.to - time.from,
         queries: targets.map((t, i) => {
           const { datasource: _datasource, ...query } = t;
           const q: Json = { ...query, refId: t.refId ?? String.fromCharCode(65 + i), intervalMs, maxDataPoints };
