@@ -256,6 +256,13 @@ describe('POST /api/v1/query', () => {
     expect(res.body.error).toMatch(message);
   });
 
+  it('sends no ETag: no client revalidates, and hashing every answer cost the service its time', async () => {
+    const res = await fetch(`${service.url}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: FROM, to: TO, queries: [{ refId: 'A' }] }) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('etag')).toBeNull();
+    expect((await fetch(`${service.url}/api/v1/jobsets?from=${FROM}&to=${TO}`)).headers.get('etag')).toBeNull();
+  });
+
   it('refuses a body over 1 MB with 413', async () => {
     const res = await service.post('/api/v1/query', { from: FROM, to: TO, queries: [{ refId: 'A', name: 'x'.repeat(1_100_000) }] });
     expect(res.status).toBe(413);

@@ -67,6 +67,9 @@ export function createApp(appOptions: AppOptions): express.Express {
 
   const app = express();
   app.disable('x-powered-by');
+  // No ETag: Express hashes every answer for it, and no client of this API revalidates (a query is a
+  // POST; Grafana and the plugin never send If-None-Match). Megabytes of frames were hashed for nothing.
+  app.disable('etag');
   app.set('query parser', 'simple');
   app.use(timing);
   app.use(healthRoutes(view, now));
