@@ -26,6 +26,8 @@ export interface QueryContext {
   selections?: SelectionIndexes | null;
   /** The request's "now" (when an unused selection index is dropped). */
   now: number;
+  /** What the queries of one request share once worked out (a panel's series over the same windows). */
+  memo?: Map<string, unknown>;
   /** How long the service keeps history (`--retention`), ms, when known: an SLO period may not be longer. */
   retentionMs?: number | null;
 }

@@ -77,6 +77,22 @@ describe('pooled queries from the fleet index', () => {
     window.mockRestore();
   });
 
+  it('works out the windows of one selection once per request, whatever figures its queries read', () => {
+    const windows = jest.spyOn(index, 'windows');
+    const figures = ['upSeconds', 'queuedSeconds', 'provisioningSeconds', 'interruptionDowntimeSeconds', 'unknownSeconds', 'uptimeRatio'];
+    const query = (metric: string, i: number) => ({ refId: `q${i}`, queryType: 'series', metric, window: 'step', groupBy: 'namespace', aggregate: 'pooled', intervalMs: HOUR, maxDataPoints: 300 });
+    const together = runQueries({ from: String(fleet.start), to: String(horizon), queries: figures.map(query) }, { timelines: engine.timelines(), horizon, index }, horizon);
+    // Each group's windows once (a group is read by each of the six figures), besides the counts of JobSets.
+    const groups = together.results.q0!.frames!.length;
+    expect(windows.mock.calls.filter(([, , times]) => times.length > 2)).toHaveLength(groups);
+    // And each answer is the one it gets asked alone.
+    figures.forEach((metric, i) => {
+      const alone = runQueries({ from: String(fleet.start), to: String(horizon), queries: [query(metric, i)] }, { timelines: engine.timelines(), horizon, index }, horizon);
+      expect(JSON.stringify(together.results[`q${i}`])).toBe(JSON.stringify(alone.results[`q${i}`]));
+    });
+    windows.mockRestore();
+  });
+
   it('leaves to the per-JobSet path what selects single JobSets or needs each one', () => {
     const window = jest.spyOn(index, 'window');
     const body = {

@@ -43,6 +43,7 @@ export class RequestError extends Error {}
 interface Shared {
   budget: ValueBudget;
   selections: Map<string, readonly Timeline[]>;
+  memo: Map<string, unknown>;
 }
 
 function runOne(raw: unknown, index: number, request: { from?: string | number; to?: string | number }, observed: Observed, now: number, shared: Shared): QueryResult {
@@ -88,6 +89,7 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
       index: query.layer === 'jobset' ? (observed.index ?? null) : null,
       selections: query.layer === 'jobset' ? (observed.selections ?? null) : null,
       now,
+      memo: shared.memo,
       retentionMs: observed.retentionMs ?? null,
     };
     type.validate(ctx);
@@ -134,7 +136,7 @@ export function runQueries(body: unknown, observed: Observed, now: number): { st
   refIds.forEach((refId, i) => {
     if (refIds.indexOf(refId) !== i) throw new RequestError(`queries[${i}].refId: "${refId}" is used by an earlier query`);
   });
-  const shared: Shared = { budget: new ValueBudget(), selections: new Map() };
+  const shared: Shared = { budget: new ValueBudget(), selections: new Map(), memo: new Map() };
   request.data.queries.forEach((raw, i) => {
     results[refIds[i]!] = runOne(raw, i, request.data, observed, now, shared);
   });

@@ -3,6 +3,7 @@
 
 import { Aggregator, fleetSeries, groupOf, type Aggregate, type GroupBy } from '../../series/fleet.ts';
 import { figureValue, stateAt } from '../../series/figures.ts';
+import type { PooledWindow } from '../../series/fleet-index.ts';
 import { planSeries, type RangeSpec } from '../../series/range.ts';
 import type { Timeline } from '../../timeline/types.ts';
 import { stepCount } from '../../query/step.ts';
@@ -80,11 +81,19 @@ function figureSeries(ctx: QueryContext, groupBy: GroupBy, how: Aggregate): Grou
   const pooled = pooledGroups(ctx, [figure]);
   if (pooled !== null) {
     const plan = planSeries(spec);
-    return pooled.map((g) => ({
+    // A panel often asks several figures of one selection over the same windows ("where the time
+    // went"): the windows' sums are worked out once per request, each figure read from them.
+    const key = JSON.stringify(['pooled windows', query.name, query.labelSelector, query.groupBy, query.clusters, query.namespaces, spec, ctx.selectFrom, ctx.to, ctx.horizon]);
+    let windows = ctx.memo?.get(key) as PooledWindow[][] | undefined;
+    if (windows === undefined) {
+      windows = pooled.map((g) => g.windows(plan.times, plan.starts, plan.ends));
+      ctx.memo?.set(key, windows);
+    }
+    return pooled.map((g, i) => ({
       key: g.key,
       labels: g.labels,
       points: plan.points,
-      values: g.windows(plan.times, plan.starts, plan.ends).map((w) => figureValue(w.totals, 0, figure, w.timeToFirstUpSeconds)),
+      values: windows[i]!.map((w) => figureValue(w.totals, 0, figure, w.timeToFirstUpSeconds)),
     }));
   }
   return fleetSeries(ctx.timelines, ctx.horizon, spec, figure, groupBy, how);
