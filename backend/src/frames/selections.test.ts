@@ -180,6 +180,23 @@ describe('the selection indexes', () => {
     expect(indexes.counts()).toEqual({ kept: 2, built: 4 });
   });
 
+  it('hold together at most about one fleet of events, however many selections are asked', () => {
+    const { engine } = served(7);
+    const fleetEvents = engine.timelines().reduce((n, tl) => n + tl.transitions.length, 0);
+    const indexes = new SelectionIndexes(() => engine.timelines(), { max: 32, idleMs: 60_000, minEvents: 0 });
+    const everyJobSet = () => ({ accepts: () => true });
+    // Each selects every JobSet: the second pushes the first out.
+    const first = indexes.get('all-1', everyJobSet, 0);
+    expect(first.events()).toBe(fleetEvents);
+    indexes.get('all-2', everyJobSet, 1);
+    expect(indexes.counts()).toEqual({ kept: 1, built: 2 });
+    // Halves of the fleet fit two at a time.
+    const half = (parity: number) => () => ({ accepts: (tl: Timeline) => engine.timelines().indexOf(tl) % 2 === parity });
+    indexes.get('even', half(0), 2);
+    indexes.get('odd', half(1), 3);
+    expect(indexes.counts().kept).toBe(2);
+  });
+
   it('drop one not asked for `idleMs`', () => {
     const indexes = new SelectionIndexes(() => timelines, { max: 8, idleMs: 1_000 });
     const a = indexes.get('a', scope, 0);

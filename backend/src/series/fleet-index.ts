@@ -201,6 +201,11 @@ class Partition {
     this.valid = 1;
   }
 
+  /** How many events it holds (placed and pending). */
+  get size(): number {
+    return this.length + this.pendingAt.length;
+  }
+
   get maxTime(): number {
     this.#settle();
     return this.length > 0 ? this.times[this.length - 1]! : -Infinity;
@@ -387,6 +392,13 @@ export class FleetIndex {
    */
   prepare(): void {
     for (const p of this.#partitions.values()) p.prepare();
+  }
+
+  /** How many events (transitions) it holds: what it costs in memory. */
+  events(): number {
+    let n = 0;
+    for (const p of this.#partitions.values()) n += p.size;
+    return n;
   }
 
   /** Forgets timelines (retention). */

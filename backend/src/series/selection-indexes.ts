@@ -5,8 +5,10 @@
 // is, while it is in use. Its answers are those of the per-JobSet path, summed in another order.
 //
 // What an index selects reads labels, and labels may change: an index is dropped when any timeline
-// is relabeled, and built again when asked. The least recently used beyond `max`, and any unused for
-// `idleMs`, are dropped too.
+// is relabeled, and built again when asked. The least recently used beyond `max`, any unused for
+// `idleMs`, and the least recently used while all of them together hold more events than the fleet
+// has (or `minEvents`), are dropped too: however many selections are asked, they cost at most about
+// one more fleet index of memory.
 
 import type { Timeline } from '../timeline/types.ts';
 import { FleetIndex, type IndexScope } from './fleet-index.ts';
@@ -16,9 +18,11 @@ export interface SelectionIndexOptions {
   max: number;
   /** An index not asked for this long is dropped. */
   idleMs: number;
+  /** The events all of them may hold together when the fleet has fewer. */
+  minEvents: number;
 }
 
-export const SELECTION_INDEX_DEFAULTS: SelectionIndexOptions = { max: 32, idleMs: 15 * 60_000 };
+export const SELECTION_INDEX_DEFAULTS: SelectionIndexOptions = { max: 32, idleMs: 15 * 60_000, minEvents: 1_000_000 };
 
 interface Entry {
   index: FleetIndex;
@@ -31,6 +35,8 @@ export class SelectionIndexes {
   /** In the order of use, least recent first (a Map keeps insertion order). */
   readonly #entries = new Map<string, Entry>();
   #built = 0;
+  /** The fleet's transitions when an index was last built. */
+  #fleetEvents = 0;
 
   /** `timelines`: every timeline kept, to build a new index from. */
   constructor(timelines: () => Iterable<Timeline>, options: Partial<SelectionIndexOptions> = {}) {
@@ -46,7 +52,12 @@ export class SelectionIndexes {
     let entry = this.#entries.get(key);
     if (entry === undefined) {
       const index = new FleetIndex(scope());
-      for (const tl of this.#timelines()) index.grew(tl, 0);
+      let fleet = 0;
+      for (const tl of this.#timelines()) {
+        index.grew(tl, 0);
+        fleet += tl.transitions.length;
+      }
+      this.#fleetEvents = fleet;
       index.prepare();
       entry = { index, usedAt: now };
       this.#built++;
@@ -56,6 +67,15 @@ export class SelectionIndexes {
     entry.usedAt = now;
     this.#entries.set(key, entry);
     while (this.#entries.size > this.#options.max) this.#entries.delete(this.#entries.keys().next().value!);
+    // The one asked for is the most recent: it is kept even when it alone is over the bound.
+    const bound = Math.max(this.#fleetEvents, this.#options.minEvents);
+    let held = 0;
+    for (const e of this.#entries.values()) held += e.index.events();
+    for (const [k, e] of this.#entries) {
+      if (held <= bound || e === entry) break;
+      held -= e.index.events();
+      this.#entries.delete(k);
+    }
     return entry.index;
   }
 
