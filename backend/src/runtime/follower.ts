@@ -325,6 +325,10 @@ export class ReplicaView implements ServedView {
     return this.#current.index?.() ?? null;
   }
 
+  selections(): ReturnType<NonNullable<ServedView['selections']>> {
+    return this.#current.selections?.() ?? null;
+  }
+
   readiness(): Readiness {
     return this.#current.readiness();
   }
