@@ -72,7 +72,10 @@ export const SLO_INDICATOR_LABELS: Record<SloIndicator, Described> = {
 
 /** What an `slo` query answers, in the order the Answer list offers them. */
 export const SLO_ANSWER_LABELS: Record<SloAnswer, Described> = {
-  sli: { label: 'SLI', description: 'Up ÷ counted time (by the indicator) over the period ending at each point, beside the objective' },
+  sli: {
+    label: 'SLI',
+    description: 'Up ÷ counted time (by the indicator) over the period ending at each point, beside the objective',
+  },
   errorBudget: {
     label: 'Error budget',
     description: 'Allowed, consumed and remaining bad seconds over the period, remaining share, time to exhaustion',
