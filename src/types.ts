@@ -20,6 +20,7 @@ export {
   parseDuration,
   QUERY_TYPES,
   SLO_ANSWERS,
+  SLO_INDICATORS,
   SORT_DIRECTIONS,
   sortColumns,
   STATES,
@@ -27,7 +28,20 @@ export {
   unitOf,
   WINDOWS,
 } from '../backend/src/query/types';
-export type { AggregateName, FigureGroup, FigureName, GroupByName, Layer, Metric, QueryType, SloAnswer, SortDirection, TableSort, WindowName } from '../backend/src/query/types';
+export type {
+  AggregateName,
+  FigureGroup,
+  FigureName,
+  GroupByName,
+  Layer,
+  Metric,
+  QueryType,
+  SloAnswer,
+  SloIndicator,
+  SortDirection,
+  TableSort,
+  WindowName,
+} from '../backend/src/query/types';
 
 /** A panel's query: the service's model plus what Grafana keeps on every query (hide, key, datasource). */
 export interface UpnessQuery extends Omit<DataQuery, 'queryType'>, ServiceQuery {}
@@ -47,7 +61,15 @@ export interface UpnessSecureJsonData {
 }
 
 /** What `GET /api/v1/values/{what}` lists: the sources of template variables and editor options. */
-export const VALUE_KINDS = ['clusters', 'namespaces', 'jobsets', 'labelKeys', 'labelValues', 'accelerators', 'topologies'] as const;
+export const VALUE_KINDS = [
+  'clusters',
+  'namespaces',
+  'jobsets',
+  'labelKeys',
+  'labelValues',
+  'accelerators',
+  'topologies',
+] as const;
 export type ValueKind = (typeof VALUE_KINDS)[number];
 
 /**

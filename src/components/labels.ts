@@ -11,6 +11,7 @@ import {
   type Metric,
   type QueryType,
   type SloAnswer,
+  type SloIndicator,
   type STATES,
   type WindowName,
 } from '../types';
@@ -56,20 +57,36 @@ export const QUERY_TYPE_LABELS: Record<QueryType, Described & { panel: string }>
   },
 };
 
+/** What an `slo` query's SLI measures (README "SLOs and error budgets"). */
+export const SLO_INDICATOR_LABELS: Record<SloIndicator, Described> = {
+  uptime: {
+    label: 'Uptime',
+    description:
+      'up ÷ (up + down): provisioning and interruption downtime are bad; queued, suspended and unknown time count for neither',
+  },
+  schedulingGoodput: {
+    label: 'Scheduling goodput',
+    description: 'up ÷ wall time: queued, provisioning, interruption downtime, suspended and unknown time are all bad',
+  },
+};
+
 /** What an `slo` query answers, in the order the Answer list offers them. */
 export const SLO_ANSWER_LABELS: Record<SloAnswer, Described> = {
-  sli: { label: 'SLI', description: 'up ÷ (up + down) over the period ending at each point, beside the objective' },
+  sli: {
+    label: 'SLI',
+    description: 'Up ÷ counted time (by the indicator) over the period ending at each point, beside the objective',
+  },
   errorBudget: {
     label: 'Error budget',
-    description: 'Allowed, consumed and remaining down seconds over the period, remaining share, time to exhaustion',
+    description: 'Allowed, consumed and remaining bad seconds over the period, remaining share, time to exhaustion',
   },
   burnRate: {
     label: 'Burn rate',
-    description: 'down ÷ counted ÷ (1 − objective) over the burn window: 1 spends exactly the budget',
+    description: 'bad ÷ counted ÷ (1 − objective) over the burn window: 1 spends exactly the budget',
   },
   budgetConsumed: {
     label: 'Budget consumed',
-    description: "Down time in the burn window as a share of the period's budget",
+    description: "Bad time in the burn window as a share of the period's budget",
   },
   alert: {
     label: 'Alert',

@@ -115,6 +115,6 @@ export function panelsOf(dashboard: Json): Json[] {
 export const GRAFANA_FIELDS = ['datasource', 'hide'];
 export const QUERY_MODEL_FIELDS = ['refId', 'queryType', 'metric', 'layer', 'namespaces', 'name', 'labelSelector', 'states', 'groupBy', 'aggregate', 'window', 'rolling', 'figures'];
 /** The fields of an `slo` query (issue 13). */
-QUERY_MODEL_FIELDS.push('objective', 'period', 'sloAnswer', 'burnWindow', 'shortWindow', 'burnFactor', 'budgetThreshold');
+QUERY_MODEL_FIELDS.push('objective', 'period', 'sloAnswer', 'indicator', 'burnWindow', 'shortWindow', 'burnFactor', 'budgetThreshold');
 /** The fields of a table query (summary, slo: issue 21 §2). */
 QUERY_MODEL_FIELDS.push('sort', 'limit');

@@ -403,10 +403,15 @@ describe('alert rules, evaluated against a live service', () => {
   // window w and a short window s, the rule fires when
   //   down(t − w, t] ÷ ((1 − o) × (up + down)(t − P, t]) ≥ min(threshold, w ÷ 2 ÷ ((1 − o) × P))
   // and down(t − s, t] > 0, where down is provisioning and down time (suspended, unknown and
-  // terminal time count for neither).
+  // terminal time count for neither). The goodput pair counts up against wall time: down is every
+  // state but up and the terminal ones (queued and suspended time are the intervals' `suspended`).
+  const UPTIME_DOWN = ['provisioning', 'down'];
+  const GOODPUT_DOWN = ['provisioning', 'down', 'suspended', 'unknown'];
   it.each([
-    ['upness-jobset-slo-fast-burn', { objective: 0.95, period: 28 * DAY, window: HOUR, short: 5 * MINUTE, threshold: 0.02 }],
-    ['upness-jobset-slo-slow-burn', { objective: 0.95, period: 28 * DAY, window: 3 * DAY, short: 6 * HOUR, threshold: 0.1 }],
+    ['upness-jobset-slo-fast-burn', { objective: 0.95, period: 28 * DAY, window: HOUR, short: 5 * MINUTE, threshold: 0.02, down: UPTIME_DOWN }],
+    ['upness-jobset-slo-slow-burn', { objective: 0.95, period: 28 * DAY, window: 3 * DAY, short: 6 * HOUR, threshold: 0.1, down: UPTIME_DOWN }],
+    ['upness-jobset-goodput-slo-fast-burn', { objective: 0.9, period: 28 * DAY, window: HOUR, short: 5 * MINUTE, threshold: 0.02, down: GOODPUT_DOWN }],
+    ['upness-jobset-goodput-slo-slow-burn', { objective: 0.9, period: 28 * DAY, window: 3 * DAY, short: 6 * HOUR, threshold: 0.1, down: GOODPUT_DOWN }],
   ] as const)('%s fires for the JobSet names the truth says, every 3 hours of the trace', async (uid, intended) => {
     const r = rule(uid);
     const { jobsets } = await get('/api/v1/jobsets', [
@@ -424,7 +429,7 @@ describe('alert rules, evaluated against a live service', () => {
     }
     const within = (ivs: { state: string; from: number; to: number }[], states: string[], a: number, b: number): number =>
       ivs.filter((iv) => states.includes(iv.state)).reduce((sum, iv) => sum + Math.max(0, Math.min(iv.to, b) - Math.max(iv.from, a)), 0);
-    const DOWN = ['provisioning', 'down'];
+    const DOWN = intended.down;
     const held = Math.min(intended.threshold, intended.window / 2 / ((1 - intended.objective) * intended.period));
     const expected = (t: number): string[] =>
       names.filter((name) => {

@@ -80,6 +80,8 @@ export interface UpnessQuery {
   period?: string;
   /** `slo`: which answer (see SLO_ANSWERS). */
   sloAnswer?: SloAnswer;
+  /** `slo`: what the SLI measures (see SLO_INDICATORS): `uptime` (the default) or `schedulingGoodput`. */
+  indicator?: SloIndicator;
   /** `slo`: the burn window (burn rate, budget consumed lately, current burn): at most the period. */
   burnWindow?: string;
   /** `slo`: the short window of an alert ("still burning"): at most the burn window. */
@@ -102,6 +104,15 @@ export type OptionalQueryField = 'sort' | 'limit';
  *  `burnRate` over the burn window, `budgetConsumed` in the burn window, `alert` (1 firing, 0 not). */
 export const SLO_ANSWERS = ['sli', 'errorBudget', 'burnRate', 'budgetConsumed', 'alert'] as const;
 export type SloAnswer = (typeof SLO_ANSWERS)[number];
+
+/**
+ * What an `slo` query's SLI measures (issue 20 §6); good time is up time for both. `uptime`: up ÷
+ * (up + down), suspended, queued and unknown time counting for neither. `schedulingGoodput`: up ÷
+ * wall, queued, provisioning, interruption downtime, suspended and unknown time all bad (the figure
+ * `schedulingGoodput` over the same window). Named `indicator`, not `sli`: `sli` is an answer.
+ */
+export const SLO_INDICATORS = ['uptime', 'schedulingGoodput'] as const;
+export type SloIndicator = (typeof SLO_INDICATORS)[number];
 
 /** The number columns of each `slo` answer, in the frame's order (after its time field). */
 export const SLO_ANSWER_COLUMNS = {
@@ -145,6 +156,7 @@ export const DEFAULT_QUERY: Required<Omit<UpnessQuery, 'refId' | OptionalQueryFi
   objective: 0.95,
   period: '28d',
   sloAnswer: 'sli',
+  indicator: 'uptime',
   burnWindow: '1h',
   shortWindow: '5m',
   burnFactor: 0,

@@ -88,6 +88,28 @@ describe('SLO figures, by hand', () => {
     expect(sloFigures(sloTotals([], horizon, [min(100)], windows)[0]!, 0.5, windows)).toMatchObject({ sli: null, remainingFraction: null, budgetConsumed: null });
   });
 
+  // The same name measured by scheduling goodput: every part of wall time but up is bad.
+  // At 200, period (0, 200]: u1's wall 0–120 (prov 10, up 60, down 10, up 40), u2's 130–200 (queued 20,
+  //   prov 10, up 30, down 10): up 130, bad 10 + 10 + 20 + 10 + 10 = 60, counted = wall = 190.
+  //   (120–130: neither lived; nothing counts.)
+  // Burn window (140, 200]: u2 queued 10, prov 10, up 30, down 10 → up 30, bad 30. Short (195, 200]: bad 5.
+  it('by scheduling goodput: queued and suspended time are bad, counted is wall time', () => {
+    const [t] = sloTotals([u1, u2], horizon, [min(200)], windows, 'schedulingGoodput');
+    expect(t).toEqual({ periodUp: 130 * MIN, periodDown: 60 * MIN, burnUp: 30 * MIN, burnDown: 30 * MIN, shortUp: 0, shortDown: 5 * MIN });
+    const f = sloFigures(t!, 0.5, windows);
+    expect(f.sli).toBeCloseTo(130 / 190, 12);
+    // allowed = 0.5 × 190 = 95 min; consumed 60; remaining 35; burn = 30 / 60 / 0.5 = 1;
+    // consumed lately 30 / 95; at 30 bad minutes per 60, 35 minutes last 70.
+    expect(f.allowedSeconds).toBe(95 * 60);
+    expect(f.consumedSeconds).toBe(60 * 60);
+    expect(f.remainingSeconds).toBe(35 * 60);
+    expect(f.burnRate).toBeCloseTo(1, 12);
+    expect(f.budgetConsumed).toBeCloseTo(30 / 95, 12);
+    expect(f.timeToExhaustionSeconds).toBeCloseTo(70 * 60, 9);
+    // The uptime indicator of the same name (above) leaves the 20 queued minutes out: 130 / 170.
+    expect(sloFigures(sloTotals([u1, u2], horizon, [min(200)], windows, 'uptime')[0]!, 0.5, windows).sli).toBeCloseTo(130 / 170, 12);
+  });
+
   it('fire the budget-consumption alert when enough was consumed in the burn window and the short window burns', () => {
     const [t] = sloTotals([u1, u2], horizon, [min(200)], windows);
     const f = sloFigures(t!, 0.5, windows);
@@ -165,6 +187,36 @@ describe('SLO figures over generated timelines (properties)', () => {
         if (f.burnRate !== null) expect(f.burnRate <= 1 + 1e-12).toBe(totals!.burnDown <= (1 - objective) * (totals!.burnUp + totals!.burnDown) * (1 + 1e-12));
       }),
       { numRuns: 1500 },
+    );
+  });
+
+  // Scheduling goodput counts every part of wall time: up is good, queued, provisioning, interruption
+  // downtime, suspended and unknown are bad (the oracle's suspended holds its queued time).
+  it('by scheduling goodput: up and bad time equal the oracle, and the SLI is up ÷ wall', () => {
+    fc.assert(
+      fc.property(fc.array(arbTimeline, { minLength: 1, maxLength: 4 }), arbWindows, fc.integer({ min: 0, max: 150_000_000 }), fc.integer({ min: 0, max: 150_000_000 }), (tls, w, at, h) => {
+        const t = T0 + at;
+        const horizon = T0 + h;
+        const [totals] = sloTotals(tls, horizon, [t], w, 'schedulingGoodput');
+        const sum = (from: number) =>
+          tls.reduce(
+            (acc, tl) => {
+              const o = oracle(tl, horizon, from, t);
+              const d = o.durations;
+              expect(o.queued).toBeLessThanOrEqual(d.suspended);
+              return { up: acc.up + d.up, wall: acc.wall + d.up + d.provisioning + d.down + d.suspended + d.unknown };
+            },
+            { up: 0, wall: 0 },
+          );
+        const period = sum(t - w.periodMs);
+        const burn = sum(t - w.burnWindowMs);
+        const short = sum(t - w.shortWindowMs);
+        expect([totals!.periodUp, totals!.periodUp + totals!.periodDown]).toEqual([period.up, period.wall]);
+        expect([totals!.burnUp, totals!.burnUp + totals!.burnDown]).toEqual([burn.up, burn.wall]);
+        expect(totals!.shortDown).toBe(short.wall - short.up);
+        expect(sloFigures(totals!, 0.9, w).sli).toBe(period.wall === 0 ? null : period.up / period.wall);
+      }),
+      { numRuns: 1000 },
     );
   });
 

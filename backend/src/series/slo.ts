@@ -1,8 +1,13 @@
 // Service-level objectives over pooled timelines (issue 13, section 1). An SLO is an objective o
 // over a period P for a group of timelines (a JobSet name across its recreations, a namespace, a
-// label value, the fleet). Over any window:
-//   counted = Σ up + Σ down            (down = provisioning + interruption downtime; suspended,
-//                                       queued, unknown and post-terminal time count for neither)
+// label value, the fleet), measured by an indicator (issue 20 §6) that says which time is good and
+// which bad. Good time is up time for both; "down" below is the indicator's bad time:
+//   uptime:            down = provisioning + interruption downtime; suspended, queued, unknown and
+//                      post-terminal time count for neither
+//   schedulingGoodput: down = every other part of wall time (queued, provisioning, interruption
+//                      downtime, suspended, unknown): counted = wall, SLI = schedulingGoodput
+// Over any window:
+//   counted = Σ up + Σ down
 //   SLI     = Σ up / counted           (null when nothing was counted)
 //   budget  = (1 − o) × counted        (allowed down seconds)
 //   burn    = down / counted / (1 − o) (1: spending exactly the budget)
@@ -10,7 +15,24 @@
 // (t − w, t], the short window (t − s, t]. Pure: values in, values out.
 
 import type { Timeline } from '../timeline/types.ts';
-import { cumulativeAt, FIELDS, INTERRUPTION_DOWN, PROVISIONING, UP } from './totals.ts';
+import { cumulativeAt, FIELDS, INTERRUPTION_DOWN, PROVISIONING, SUSPENDED, UNKNOWN, UP } from './totals.ts';
+
+/**
+ * The totals fields each indicator counts as bad time; up is the good time of both. Suspended
+ * holds queued time, so goodput's bad fields and up add up to wall time exactly (figure-definitions.ts).
+ */
+export const BAD_TIME = {
+  uptime: [PROVISIONING, INTERRUPTION_DOWN],
+  schedulingGoodput: [PROVISIONING, INTERRUPTION_DOWN, SUSPENDED, UNKNOWN],
+} as const satisfies Record<string, readonly number[]>;
+export type SloIndicator = keyof typeof BAD_TIME;
+
+/** The bad time in one set of totals (FIELDS numbers from `o`). */
+function badOf(totals: ArrayLike<number>, o: number, bad: readonly number[]): number {
+  let sum = 0;
+  for (const field of bad) sum += totals[o + field]!;
+  return sum;
+}
 
 export interface SloWindows {
   /** The compliance period P, ms. */
@@ -21,7 +43,7 @@ export interface SloWindows {
   shortWindowMs: number;
 }
 
-/** Up and down milliseconds of a group over the three windows ending at one point. */
+/** Up and down (the indicator's bad) milliseconds of a group over the three windows ending at one point. */
 export interface SloTotals {
   periodUp: number;
   periodDown: number;
@@ -35,8 +57,9 @@ export interface SloTotals {
  * The pooled up and down time of `members` over the windows ending at each point: C(t) − C(t − x)
  * with C summed over the members (C is additive, so one sweep per member serves every window).
  */
-export function sloTotals(members: readonly Timeline[], horizon: number, points: readonly number[], windows: SloWindows): SloTotals[] {
+export function sloTotals(members: readonly Timeline[], horizon: number, points: readonly number[], windows: SloWindows, indicator: SloIndicator = 'uptime'): SloTotals[] {
   const { times, starts, ends } = sloPlan(points, windows);
+  const bad = BAD_TIME[indicator];
   const up = new Float64Array(times.length);
   const down = new Float64Array(times.length);
   const scratch = new Float64Array(times.length * FIELDS);
@@ -44,7 +67,7 @@ export function sloTotals(members: readonly Timeline[], horizon: number, points:
     cumulativeAt(tl, horizon, times, scratch);
     for (let i = 0; i < times.length; i++) {
       up[i]! += scratch[i * FIELDS + UP]!;
-      down[i]! += scratch[i * FIELDS + PROVISIONING]! + scratch[i * FIELDS + INTERRUPTION_DOWN]!;
+      down[i]! += badOf(scratch, i * FIELDS, bad);
     }
   }
   // Window k of sloPlan's order (period, burn, short per point): C at its end minus C at its start.
@@ -76,9 +99,10 @@ export function sloPlan(points: readonly number[], windows: SloWindows): { times
 }
 
 /** SloTotals from window totals (FIELDS numbers each) in sloPlan's order: period, burn, short per point. */
-export function sloTotalsOf(windowTotals: readonly ArrayLike<number>[]): SloTotals[] {
+export function sloTotalsOf(windowTotals: readonly ArrayLike<number>[], indicator: SloIndicator = 'uptime'): SloTotals[] {
   const out: SloTotals[] = [];
-  const down = (w: ArrayLike<number>): number => w[PROVISIONING]! + w[INTERRUPTION_DOWN]!;
+  const bad = BAD_TIME[indicator];
+  const down = (w: ArrayLike<number>): number => badOf(w, 0, bad);
   for (let k = 0; k + 2 < windowTotals.length; k += 3) {
     const [p, b, s] = [windowTotals[k]!, windowTotals[k + 1]!, windowTotals[k + 2]!];
     out.push({ periodUp: p[UP]!, periodDown: down(p), burnUp: b[UP]!, burnDown: down(b), shortUp: s[UP]!, shortDown: down(s) });

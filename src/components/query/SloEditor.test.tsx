@@ -43,6 +43,7 @@ describe('SloEditor', () => {
     expect(screen.getByLabelText('Objective')).toHaveValue('0.95');
     expect(screen.getByLabelText('Period')).toHaveValue('28d');
     expect(screen.getByRole('radio', { name: 'At the end' })).toBeChecked();
+    expect(screen.getByRole('radio', { name: 'Uptime' })).toBeChecked();
     // The SLI needs no burn window.
     expect(screen.queryByLabelText('Burn window')).not.toBeInTheDocument();
     expect(onChange).not.toHaveBeenCalled();
@@ -85,5 +86,18 @@ describe('SloEditor', () => {
 
     await user.click(screen.getByRole('radio', { name: 'Over time' }));
     expect(onChange).toHaveBeenLastCalledWith({ ...query, sloAnswer: 'burnRate', burnFactor: 14.4, window: 'step' });
+  });
+
+  it('measures the SLI by uptime or by scheduling goodput, and keeps the choice across answers', async () => {
+    const { onChange, query, rerender, user } = await setup(newQuery('slo'));
+    expect(screen.getByRole('radio', { name: 'Scheduling goodput' })).not.toBeChecked();
+    await user.click(screen.getByRole('radio', { name: 'Scheduling goodput' }));
+    expect(onChange).toHaveBeenLastCalledWith({ ...query, indicator: 'schedulingGoodput' });
+
+    rerender({ ...query, indicator: 'schedulingGoodput', sloAnswer: 'alert' });
+    expect(screen.getByRole('radio', { name: 'Scheduling goodput' })).toBeChecked();
+    expect(screen.getByRole('radio', { name: 'Uptime' })).not.toBeChecked();
+    await user.click(screen.getByRole('radio', { name: 'Uptime' }));
+    expect(onChange).toHaveBeenLastCalledWith({ ...query, indicator: 'uptime', sloAnswer: 'alert' });
   });
 });

@@ -1,13 +1,13 @@
 // SLO: an objective over a period per JobSet name (across its recreations), namespace, label or the
-// whole fleet; which answer (SLI, error budget, burn rate, budget consumed, alert), its windows; the
+// whole fleet; what the SLI measures (uptime or scheduling goodput); which answer (SLI, error budget, burn rate, budget consumed, alert), its windows; the
 // groups' order and how many (the 50 burning fastest).
 
 import React from 'react';
 import { EditorField, EditorRow } from '@grafana/plugin-ui';
 import { Combobox, RadioButtonGroup } from '@grafana/ui';
 
-import { SLO_ANSWERS, type SloAnswer } from '../../types';
-import { SLO_ANSWER_LABELS } from '../labels';
+import { SLO_ANSWERS, SLO_INDICATORS, type SloAnswer, type SloIndicator } from '../../types';
+import { SLO_ANSWER_LABELS, SLO_INDICATOR_LABELS } from '../labels';
 import { GroupByField, TextField, WIDTH } from './fields';
 import { Filters } from './Filters';
 import { fractionError, objectiveError, sloDurationError } from './model';
@@ -35,6 +35,18 @@ export function SloEditor(props: EditorProps) {
             options={SLO_ANSWERS.map((value) => ({ value, ...SLO_ANSWER_LABELS[value] }))}
             value={q.sloAnswer}
             onChange={(o) => update({ sloAnswer: o.value })}
+          />
+        </EditorField>
+        <EditorField
+          label="Indicator"
+          tooltip="What the SLI measures. Uptime: up ÷ (up + down), queued, suspended and unknown time left out. Scheduling goodput: up ÷ wall time, every second not up counting against the budget."
+          htmlFor={id('indicator')}
+        >
+          <RadioButtonGroup<SloIndicator>
+            id={id('indicator')}
+            options={SLO_INDICATORS.map((value) => ({ value, ...SLO_INDICATOR_LABELS[value] }))}
+            value={q.indicator}
+            onChange={(indicator) => update({ indicator })}
           />
         </EditorField>
         <TextField

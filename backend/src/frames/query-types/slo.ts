@@ -12,7 +12,7 @@ import type { Timeline } from '../../timeline/types.ts';
 import { MAX_DAYS } from '../../query/model.ts';
 import { QueryError } from '../../query/selector.ts';
 import { LIMITS } from '../../query/step.ts';
-import { DEFAULT_QUERY, parseDuration, SLO_ANSWER_COLUMNS, SLO_ANSWERS, type SloColumn } from '../../query/types.ts';
+import { DEFAULT_QUERY, parseDuration, SLO_ANSWER_COLUMNS, SLO_ANSWERS, SLO_INDICATORS, type SloColumn } from '../../query/types.ts';
 import type { QueryContext } from '../context.ts';
 import { frame, numberField, timeField, type Field, type FrameJSON } from '../frame.ts';
 import { pooledGroups, type PooledGroup } from '../pooled.ts';
@@ -75,7 +75,8 @@ const fromIndex = new WeakMap<QueryContext, PooledGroup[] | null>();
 function sloPooledGroups(ctx: QueryContext): PooledGroup[] | null {
   if (!fromIndex.has(ctx)) {
     const pooled: QueryContext = Object.create(ctx, { query: { value: { ...ctx.query, aggregate: 'pooled' } } });
-    fromIndex.set(ctx, pooledGroups(pooled, ['uptimeRatio']));
+    // The figure the indicator is (both are pooled ratios of additive totals).
+    fromIndex.set(ctx, pooledGroups(pooled, [ctx.query.indicator === 'schedulingGoodput' ? 'schedulingGoodput' : 'uptimeRatio']));
   }
   return fromIndex.get(ctx)!;
 }
@@ -89,7 +90,10 @@ function groups(ctx: QueryContext): SloGroup[] {
       objectives: (points) => points.map(() => ctx.query.objective),
       totals: (points, windows) => {
         const plan = sloPlan(points, windows);
-        return sloTotalsOf(g.windows(plan.times, plan.starts, plan.ends).map((w) => w.totals));
+        return sloTotalsOf(
+          g.windows(plan.times, plan.starts, plan.ends).map((w) => w.totals),
+          ctx.query.indicator,
+        );
       },
     }));
   }
@@ -106,7 +110,7 @@ function groups(ctx: QueryContext): SloGroup[] {
     .map(({ key, labels, members }) => {
       const objectives = (points: readonly number[], windows: SloWindows): number[] =>
         groupBy === 'none' ? nameObjectives(members, ctx.horizon, ctx.query.objective, points, windows) : points.map(() => ctx.query.objective);
-      return { key, labels, objectives, totals: (points, windows) => sloTotals(members, ctx.horizon, points, windows) };
+      return { key, labels, objectives, totals: (points, windows) => sloTotals(members, ctx.horizon, points, windows, ctx.query.indicator) };
     });
 }
 
@@ -232,6 +236,10 @@ export const sloType: QueryTypeModule = {
       .describe("slo: the objective, strictly between 0 and 1; grouped by name, a JobSet's upness.dev/objective label overrides it"),
     period: sloDuration(`slo: the compliance period, a duration from ${LEAST_PERIOD} up to the service's --retention (at most ${MAX_DAYS} days)`).default(DEFAULT_QUERY.period),
     sloAnswer: z.enum(SLO_ANSWERS).default(DEFAULT_QUERY.sloAnswer).describe('slo: which answer'),
+    indicator: z
+      .enum(SLO_INDICATORS)
+      .default(DEFAULT_QUERY.indicator)
+      .describe('slo: what the SLI measures: uptime, up ÷ (up + down); or schedulingGoodput, up ÷ wall (queued, provisioning, interruption downtime, suspended and unknown time all bad)'),
     burnWindow: sloDuration('slo: the burn window (burn rate, budget consumed lately), at most the period').default(DEFAULT_QUERY.burnWindow),
     shortWindow: sloDuration('slo: the short window of an alert (still burning), at most the burn window').default(DEFAULT_QUERY.shortWindow),
     burnFactor: z
