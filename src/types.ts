@@ -20,6 +20,8 @@ export {
   parseDuration,
   QUERY_TYPES,
   SLO_ANSWERS,
+  sizeBucketLabels,
+  sizeBucketsProblem,
   SORT_DIRECTIONS,
   sortColumns,
   STATES,

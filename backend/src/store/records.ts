@@ -28,10 +28,12 @@ import type { Cause, State, Suspension, Timeline, Transition } from '../timeline
 export const FORMAT = 3;
 
 /** A timeline's identity (timeline/identity.ts), written when first seen and whenever it changes. The
- *  goodput inputs are always written from format 3 on; absent in format 1 and most format-2 logs: read as none. */
-export type MetaRecord = { k: 'meta'; uid: string } & Omit<TimelineIdentity, GoodputInputs> & Partial<Pick<TimelineIdentity, GoodputInputs>>;
+ *  goodput inputs are always written from format 3 on; absent in format 1 and most format-2 logs: read as none.
+ *  The pod count is written from format 4 on; absent before: read as 0, not known (series/sizes.ts). */
+export type MetaRecord = { k: 'meta'; uid: string } & Omit<TimelineIdentity, LaterFields> & Partial<Pick<TimelineIdentity, LaterFields>>;
 
-type GoodputInputs = 'accelerators' | 'checkpointIntervalMs';
+/** Identity fields that older formats' meta records lack. */
+type LaterFields = 'accelerators' | 'checkpointIntervalMs' | 'pods';
 
 export type EncodedTransition =
   | [number, State]

@@ -8,7 +8,7 @@ import { Combobox, RadioButtonGroup } from '@grafana/ui';
 
 import { SLO_ANSWERS, type SloAnswer } from '../../types';
 import { SLO_ANSWER_LABELS } from '../labels';
-import { GroupByField, TextField, WIDTH } from './fields';
+import { GroupByField, SizeBucketsField, TextField, WIDTH } from './fields';
 import { Filters } from './Filters';
 import { fractionError, objectiveError, sloDurationError } from './model';
 import type { EditorProps } from './props';
@@ -138,6 +138,9 @@ export function SloEditor(props: EditorProps) {
           clusters={lookups.clusters}
           onChange={(groupBy) => update({ groupBy })}
         />
+        {q.groupBy === 'size' && (
+          <SizeBucketsField id={id('sizeBuckets')} value={q.sizeBuckets} onCommit={(sizeBuckets) => update({ sizeBuckets })} />
+        )}
       </EditorRow>
       <TableRow {...props} />
       <Filters {...props} />

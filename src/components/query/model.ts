@@ -17,6 +17,8 @@ import {
   type Metric,
   parseDuration,
   type QueryType,
+  sizeBucketLabels,
+  sizeBucketsProblem,
   sortColumns,
   type UpnessQuery,
 } from '../../types';
@@ -67,7 +69,9 @@ export function defaultAggregate(metric: Metric): AggregateName {
  * per JobSet; a fleet spread across the whole fleet.
  */
 export function newQuery(queryType: QueryType = 'series'): Omit<UpnessQuery, 'refId'> {
-  const base = { ...DEFAULT_QUERY, clusters: [], namespaces: [], states: [], figures: [], queryType };
+  // Size buckets are stored only once set (groupBy size): a new query keeps the service's default.
+  const { sizeBuckets: _buckets, ...defaults } = DEFAULT_QUERY;
+  const base = { ...defaults, clusters: [], namespaces: [], states: [], figures: [], queryType };
   switch (queryType) {
     case 'series':
       return { ...base, groupBy: 'namespace', aggregate: 'pooled', window: 'step' };
@@ -177,6 +181,27 @@ export function namespaceProblem(text: string): string | undefined {
     return `"${typed}" is not a namespace name (lowercase letters, digits and -)`;
   }
   return undefined;
+}
+
+/** Size buckets as typed: upper bounds separated by commas (`1, 8, 64, 512`). */
+export function formatSizeBuckets(bounds: readonly number[]): string {
+  return bounds.join(', ');
+}
+
+/** The upper bounds typed, or why the service would refuse them (its own words). */
+export function parseSizeBuckets(text: string): number[] | { error: string } {
+  const parts = text.split(/[\s,]+/).filter((p) => p !== '');
+  if (parts.some((p) => !/^\d+$/.test(p))) {
+    return { error: 'Upper bounds: whole numbers separated by commas, e.g. 1, 8, 64, 512' };
+  }
+  const bounds = parts.map(Number);
+  const problem = sizeBucketsProblem(bounds);
+  return problem === null ? bounds : { error: `Size buckets ${problem}` };
+}
+
+/** What the buckets of `bounds` are called, as the service labels its groups. */
+export function sizeBucketsShown(bounds: readonly number[]): string {
+  return sizeBucketLabels(bounds).join(', ');
 }
 
 export const ROLLING_ERROR = 'Enter a duration: 30m, 24h, 7d, 1h30m';
