@@ -69,9 +69,7 @@ export function defaultAggregate(metric: Metric): AggregateName {
  * per JobSet; a fleet spread across the whole fleet.
  */
 export function newQuery(queryType: QueryType = 'series'): Omit<UpnessQuery, 'refId'> {
-  // Size buckets are stored only once set (groupBy size): a new query keeps the service's default.
-  const { sizeBuckets: _buckets, ...defaults } = DEFAULT_QUERY;
-  const base = { ...defaults, clusters: [], namespaces: [], states: [], figures: [], queryType };
+  const base = { ...DEFAULT_QUERY, clusters: [], namespaces: [], states: [], figures: [], queryType };
   switch (queryType) {
     case 'series':
       return { ...base, groupBy: 'namespace', aggregate: 'pooled', window: 'step' };
