@@ -23,7 +23,11 @@ export function FleetEditor(props: EditorProps) {
           onChange={(groupBy) => update({ groupBy })}
         />
         {q.groupBy === 'size' && (
-          <SizeBucketsField id={id('sizeBuckets')} value={q.sizeBuckets} onCommit={(sizeBuckets) => update({ sizeBuckets })} />
+          <SizeBucketsField
+            id={id('sizeBuckets')}
+            value={q.sizeBuckets}
+            onCommit={(sizeBuckets) => update({ sizeBuckets })}
+          />
         )}
         <LayerField id={id('layer')} value={q.layer} onChange={(layer) => update({ layer })} />
       </EditorRow>

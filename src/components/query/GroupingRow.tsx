@@ -21,7 +21,11 @@ export function GroupingRow({ q, id, update, lookups, metric }: EditorProps & { 
         onChange={(groupBy) => update({ groupBy })}
       />
       {q.groupBy === 'size' && (
-        <SizeBucketsField id={id('sizeBuckets')} value={q.sizeBuckets} onCommit={(sizeBuckets) => update({ sizeBuckets })} />
+        <SizeBucketsField
+          id={id('sizeBuckets')}
+          value={q.sizeBuckets}
+          onCommit={(sizeBuckets) => update({ sizeBuckets })}
+        />
       )}
       {q.groupBy !== 'none' && (
         <AggregateField

@@ -139,7 +139,11 @@ export function SloEditor(props: EditorProps) {
           onChange={(groupBy) => update({ groupBy })}
         />
         {q.groupBy === 'size' && (
-          <SizeBucketsField id={id('sizeBuckets')} value={q.sizeBuckets} onCommit={(sizeBuckets) => update({ sizeBuckets })} />
+          <SizeBucketsField
+            id={id('sizeBuckets')}
+            value={q.sizeBuckets}
+            onCommit={(sizeBuckets) => update({ sizeBuckets })}
+          />
         )}
       </EditorRow>
       <TableRow {...props} />

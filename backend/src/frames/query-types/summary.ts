@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { FIGURE_NAMES, figuresFromTotals, figureValue, type FigureName } from '../../series/figures.ts';
-import { fleetFigures, groupingOf, type GroupBy } from '../../series/fleet.ts';
+import { fleetFigures, groupingOf } from '../../series/fleet.ts';
 import { summaryColumns } from '../../series/summary.ts';
 import { FIELDS } from '../../series/totals.ts';
 import { figureName } from '../../query/model.ts';
