@@ -21,6 +21,8 @@ export {
   QUERY_TYPES,
   SLO_ANSWERS,
   SLO_INDICATORS,
+  sizeBucketLabels,
+  sizeBucketsProblem,
   SORT_DIRECTIONS,
   sortColumns,
   STATES,

@@ -3,6 +3,7 @@
 
 import { simulateFleet } from '../src/sources/simulator/index.ts';
 import { summarize } from '../src/series/summary.ts';
+import { DEFAULT_SIZE_BUCKETS, sizeBucketOf, sizeOf } from '../src/series/sizes.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
 import { ClusterEngine } from '../src/nodes/engine.ts';
 import type { Cause, Timeline, Transition } from '../src/timeline/types.ts';
@@ -38,7 +39,12 @@ describe('replaying a simulated fleet rebuilds the simulator\'s truth exactly', 
       // Goodput inputs: the accelerators the simulator chose, read back from the pod templates; the
       // checkpoint interval it declared, read back from the annotation.
       expect([actual!.accelerators, actual!.checkpointIntervalMs]).toEqual([expected.accelerators, expected.checkpointIntervalMs]);
+      // Job size (issue 20 §3): the pods the simulator chose, read back from replicas × parallelism.
+      expect(actual!.pods).toBe(expected.pods);
     }
+    // Every JobSet has its pods; the fleet spans several size buckets.
+    expect(truth.every((t) => (t.pods ?? 0) > 0)).toBe(true);
+    expect(new Set(truth.map((t) => sizeBucketOf(sizeOf(t), DEFAULT_SIZE_BUCKETS).label)).size).toBeGreaterThanOrEqual(2);
   });
 
   it.each([11, 12])('seed %i, demo profile (busy), 10 JobSets × 2 days', (seed) => {

@@ -216,6 +216,39 @@ describe('QueryEditor', () => {
     expect(onChange).toHaveBeenLastCalledWith({ ...query, groupBy: 'label:ml.example.com/team' });
   });
 
+  it('groups by job size, and takes size buckets as the service checks them (ascending whole numbers from 1)', async () => {
+    const { onChange, query, rerender, user } = await setup();
+    expect(screen.queryByLabelText('Size buckets')).not.toBeInTheDocument();
+    await choose(user, 'Group by', /^Job size/, 'size');
+    expect(onChange).toHaveBeenLastCalledWith({ ...query, groupBy: 'size' });
+    rerender({ ...query, groupBy: 'size' });
+    const buckets = screen.getByLabelText('Size buckets');
+    // The service's default buckets until set.
+    expect(buckets).toHaveValue('1, 8, 64, 512');
+    onChange.mockClear();
+    await user.clear(buckets);
+    await user.type(buckets, '8, 4{Enter}');
+    expect(screen.getByText('Size buckets must be strictly ascending ([1] is 4, after 8)')).toBeInTheDocument();
+    await user.clear(buckets);
+    await user.type(buckets, '0, 4{Enter}');
+    expect(screen.getByText('Size buckets [0] must be a whole number from 1')).toBeInTheDocument();
+    await user.clear(buckets);
+    await user.type(buckets, '8 or so{Enter}');
+    expect(screen.getByText(/whole numbers separated by commas/)).toBeInTheDocument();
+    expect(onChange).not.toHaveBeenCalled();
+    await user.clear(buckets);
+    await user.type(buckets, '8, 512{Enter}');
+    expect(screen.queryByText(/Size buckets must|whole numbers separated/)).not.toBeInTheDocument();
+    expect(onChange).toHaveBeenCalledTimes(1);
+    expect(onChange).toHaveBeenLastCalledWith({ ...query, groupBy: 'size', sizeBuckets: [8, 512] });
+  });
+
+  it('offers size buckets in a fleet query grouped by job size', async () => {
+    await setup({ ...NEW, queryType: 'fleet', groupBy: 'size', metric: 'timeToFirstUpSeconds', sizeBuckets: [4, 256] });
+    expect(screen.getByLabelText('Group by')).toHaveValue('Job size');
+    expect(screen.getByLabelText('Size buckets')).toHaveValue('4, 256');
+  });
+
   it('refuses a Group by the service would refuse', async () => {
     const { onChange, user } = await setup();
     await typed(user, 'Group by', 'not a key!', /not a key!/);

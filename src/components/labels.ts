@@ -153,5 +153,9 @@ export const GROUP_LABELS: Record<(typeof GROUP_DIMENSIONS)[number], Described> 
   accelerator: { label: 'Accelerator', description: 'One group per accelerator type' },
   topology: { label: 'Topology', description: 'One group per topology' },
   queue: { label: 'Kueue queue', description: 'One group per Kueue queue (kueue.x-k8s.io/queue-name label)' },
+  size: {
+    label: 'Job size',
+    description: 'One group per size bucket: accelerators (GPUs, TPU chips), or pods without any',
+  },
   cluster: { label: 'Cluster', description: 'One group per cluster (several clusters writing to one store)' },
 };

@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { LIMITS } from '../../backend/src/query/step.ts';
-import { AGGREGATES, DEFAULT_QUERY, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, SORT_DIRECTIONS, sortColumns, TABLE_QUERY_TYPES, WINDOWS } from '../../backend/src/query/types.ts';
+import { AGGREGATES, DEFAULT_QUERY, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, sizeBucketsProblem, SORT_DIRECTIONS, sortColumns, TABLE_QUERY_TYPES, WINDOWS } from '../../backend/src/query/types.ts';
 import {
   composeGrafana,
   dashboardFiles,
@@ -161,6 +161,7 @@ describe('provisioning files', () => {
         if (target.window !== undefined) expect(WINDOWS).toContain(target.window);
         if (target.rolling !== undefined) expect(parseDuration(target.rolling)).not.toBeNull();
         if (target.groupBy !== undefined) expect([...GROUP_DIMENSIONS, 'label:']).toContain(target.groupBy.startsWith('label:') ? 'label:' : target.groupBy);
+        if (target.sizeBuckets !== undefined) expect(sizeBucketsProblem(target.sizeBuckets)).toBeNull();
         for (const [, name] of JSON.stringify(target).matchAll(/\$\{?(\w+)/g)) expect(variables).toContain(name);
       }
     });

@@ -15,10 +15,11 @@
 // A drawing's characters: `.` or a space before the JobSet exists (or after it ended), and from the
 // hour of its column on: P provisioning, U up, D down, S suspended, ? unknown, and the terminal
 // C completed, F failed, X deleted (nothing may follow them). Attributes: uid= (default
-// namespace/name; two UIDs of one name need their own), cluster=, accelerator=, topology=, and
-// any other key=value is a label. Values in an expectation: a number, a fraction a/b (compared to
-// 12 significant digits), `null`, a duration in seconds (`9h`, `30m`, `1d`), a time as epoch ms (`@5h`: hour 5
-// of the script), or else a string.
+// namespace/name; two UIDs of one name need their own), cluster=, accelerator=, topology=, the
+// counts accelerators= and pods= (its job size), and any other key=value is a label. Values in an
+// expectation: a number, a fraction a/b (compared to 12 significant digits), `null`, a duration in
+// seconds (`9h`, `30m`, `1d`), a time as epoch ms (`@5h`: hour 5 of the script), a string in double
+// quotes (`"1"`: a string that reads as a number), or else a string.
 
 import type { State, Timeline } from '../../backend/src/timeline/types.ts';
 
@@ -59,6 +60,8 @@ function hours(text: string, line: number): number {
 /** One value of an expectation (see the header). */
 export function value(token: string): unknown {
   if (token === 'null') return null;
+  const quoted = /^"(.*)"$/.exec(token);
+  if (quoted !== null) return quoted[1];
   if (/^-?\d+(\.\d+)?(e-?\d+)?$/.test(token)) return Number(token);
   const fraction = /^(-?\d+(?:\.\d+)?)\/(\d+(?:\.\d+)?)$/.exec(token);
   if (fraction !== null) return { fraction: Number(fraction[1]) / Number(fraction[2]) };
@@ -67,6 +70,12 @@ export function value(token: string): unknown {
   const time = /^@(\d+(?:\.\d+)?)h$/.exec(token);
   if (time !== null) return at(Number(time[1]));
   return token;
+}
+
+/** A whole number of the drawing's attributes. */
+function count(text: string, line: number): number {
+  if (!/^\d+$/.test(text)) throw new Error(`line ${line}: "${text}" is not a whole number`);
+  return Number(text);
 }
 
 function drawing(spec: string, attributes: string[], text: string, line: number): Timeline {
@@ -79,6 +88,7 @@ function drawing(spec: string, attributes: string[], text: string, line: number)
     else if (key === 'cluster') tl.cluster = v;
     else if (key === 'accelerator') tl.accelerator = v;
     else if (key === 'topology') tl.topology = v;
+    else if (key === 'accelerators' || key === 'pods') tl[key] = count(v, line);
     else tl.labels[key] = v;
   }
   let previous = '';

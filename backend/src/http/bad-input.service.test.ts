@@ -212,6 +212,7 @@ describe('generated garbage in every field of every endpoint', () => {
     labelSelector: 'team=x',
     states: ['up'],
     groupBy: 'namespace',
+    sizeBuckets: [1, 8, 64, 512],
     aggregate: 'p90',
     window: 'rolling',
     rolling: '1h',

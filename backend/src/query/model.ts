@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { LIMITS } from './step.ts';
 import { MAX_TIME_MS } from './time.ts';
-import { AGGREGATES, CAUSE_GROUP, DEFAULT_QUERY, FIGURE_DEFINITIONS, FIGURES, GROUP_DIMENSIONS, LAYERS, METRICS, parseDuration, QUERY_TYPES, STATES, WINDOWS } from './types.ts';
+import { AGGREGATES, CAUSE_GROUP, DEFAULT_QUERY, FIGURE_DEFINITIONS, FIGURES, GROUP_DIMENSIONS, LAYERS, MAX_SIZE_BUCKETS, METRICS, parseDuration, QUERY_TYPES, sizeBucketsProblem, STATES, WINDOWS } from './types.ts';
 
 export const MAX_DAYS = LIMITS.maxDurationMs / 86_400_000;
 
@@ -32,9 +32,16 @@ const time = z
   })
   .describe(TIME_DESCRIPTION);
 
-const groupBySchema = z.union([z.enum(GROUP_DIMENSIONS), z.literal(CAUSE_GROUP), z.string().regex(/^label:.+$/, 'must be none, all, cluster, namespace, accelerator, topology, queue or label:<key>')], {
-  error: 'must be none, all, cluster, namespace, accelerator, topology, queue or label:<key>',
-});
+const GROUP_BY_CHOICES = 'must be none, all, cluster, namespace, accelerator, topology, queue, size or label:<key>';
+const groupBySchema = z.union([z.enum(GROUP_DIMENSIONS), z.literal(CAUSE_GROUP), z.string().regex(/^label:.+$/, GROUP_BY_CHOICES)], { error: GROUP_BY_CHOICES });
+
+/** Upper bounds of the job size buckets: checked whole (ascending), so the message names the bound at fault. */
+const sizeBucketsSchema = z
+  .array(z.number({ error: 'must hold numbers' }), { error: (issue) => `must be an array of upper bounds, received ${kind(issue.input)}` })
+  .superRefine((bounds, ctx) => {
+    const problem = sizeBucketsProblem(bounds);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem, input: bounds });
+  });
 
 /** What each figure is (its definition's unit and description), for the OpenAPI document's enums. */
 const FIGURE_DESCRIPTIONS = Object.fromEntries(FIGURES.map((f) => [f, `${FIGURE_DEFINITIONS[f].description} (unit: ${FIGURE_DEFINITIONS[f].unit})`]));
@@ -61,7 +68,14 @@ export const SHARED_FIELDS = {
   states: z.array(z.enum(STATES)).default(DEFAULT_QUERY.states as (typeof STATES)[number][]).describe('only JobSets in one of these states at `to` (empty: any)'),
   groupBy: groupBySchema
     .default(DEFAULT_QUERY.groupBy)
-    .describe('none (per JobSet; for slo per JobSet name), all, cluster, namespace, accelerator, topology, queue, label:<key> (JobSets without the label: the group ""), or cause (events only)'),
+    .describe(
+      'none (per JobSet; for slo per JobSet name), all, cluster, namespace, accelerator, topology, queue, size (job size: accelerators, or pods without any, in the buckets of sizeBuckets), label:<key> (JobSets without the label: the group ""), or cause (events only)',
+    ),
+  sizeBuckets: sizeBucketsSchema
+    .default(DEFAULT_QUERY.sizeBuckets)
+    .describe(
+      `groupBy size: the buckets' upper bounds, strictly ascending whole numbers from 1, at most ${MAX_SIZE_BUCKETS} ([1, 8, 64, 512]: the groups 1, 2-8, 9-64, 65-512 and >512; a JobSet of no known size: unknown)`,
+    ),
   aggregate: z.enum(AGGREGATES).default(DEFAULT_QUERY.aggregate).describe("how a group's JobSets combine"),
   window: z
     .enum(WINDOWS)

@@ -1,13 +1,15 @@
 // The query model: one type shared by the Grafana plugin's frontend (src/) and the service.
-// Plain types and constants only, so the frontend bundle takes it as it is; its one import is the
-// figure definitions, which the series stage owns (pure, importing only the totals layout).
+// Plain types and constants only, so the frontend bundle takes it as it is; its imports are the
+// figure definitions and the job size buckets, which the series stage owns (pure, importing only the totals layout).
 
 import { FIGURE_DEFINITIONS, FIGURE_GROUPS, FIGURES, type FigureDefinition, type FigureGroup, type FigureName } from '../series/figure-definitions.ts';
+import { DEFAULT_SIZE_BUCKETS, MAX_SIZE_BUCKETS, sizeBucketLabels, sizeBucketsProblem, UNKNOWN_SIZE } from '../series/sizes.ts';
 
 export const QUERY_TYPES = ['series', 'summary', 'states', 'events', 'fleet', 'slo'] as const;
 export type QueryType = (typeof QUERY_TYPES)[number];
 
 export { FIGURE_DEFINITIONS, FIGURE_GROUPS, FIGURES };
+export { DEFAULT_SIZE_BUCKETS, MAX_SIZE_BUCKETS, sizeBucketLabels, sizeBucketsProblem, UNKNOWN_SIZE };
 export type { FigureDefinition, FigureGroup, FigureName };
 /** Every figure, plus `up`: the state itself (1 up, 0 provisioning or down, null otherwise). */
 export const METRICS = [...FIGURES, 'up'] as const;
@@ -23,7 +25,8 @@ export type AggregateName = (typeof AGGREGATES)[number];
 
 /** `none`: one series per JobSet; `all`: the whole fleet as one; or a dimension. */
 /** `queue`: the Kueue queue (`kueue.x-k8s.io/queue-name` label) the JobSet was submitted to (issue 13 §4). */
-export const GROUP_DIMENSIONS = ['none', 'all', 'cluster', 'namespace', 'accelerator', 'topology', 'queue'] as const;
+/** `size`: the job size (accelerators, or pods without any) in the buckets of `sizeBuckets` (issue 20 §3, series/sizes.ts). */
+export const GROUP_DIMENSIONS = ['none', 'all', 'cluster', 'namespace', 'accelerator', 'topology', 'queue', 'size'] as const;
 export const QUEUE_LABEL = 'kueue.x-k8s.io/queue-name';
 /** `cause`: an `events` query's interruptions counted by cause category (issue 13 §4); events only. */
 export const CAUSE_GROUP = 'cause';
@@ -67,6 +70,8 @@ export interface UpnessQuery {
   /** Only JobSets whose state at the end of the range is one of these (empty: any). */
   states?: string[];
   groupBy?: GroupByName;
+  /** `groupBy: size`: the buckets' upper bounds, strictly ascending whole numbers from 1 ([1, 8, 64, 512]: 1, 2-8, 9-64, 65-512, >512). */
+  sizeBuckets?: number[];
   aggregate?: AggregateName;
   window?: WindowName;
   /** Length of the rolling window: `30m`, `24h`, `7d`. */
@@ -148,6 +153,7 @@ export const DEFAULT_QUERY: Required<Omit<UpnessQuery, 'refId' | OptionalQueryFi
   labelSelector: '',
   states: [],
   groupBy: 'none',
+  sizeBuckets: [...DEFAULT_SIZE_BUCKETS],
   aggregate: 'mean',
   window: 'range',
   rolling: '24h',

@@ -261,6 +261,8 @@ describe('goodput inputs and suspension reasons (migration 3)', () => {
     expect(why(truth)).toEqual(EXPECTED);
     const f = figures(truth, engine.horizon!, min(0), min(70));
     expect(truth.accelerators).toBe(16);
+    // Its pods (2 replicated jobs × 2), kept since migration 5: its job size without accelerators.
+    expect(truth.pods).toBe(4);
     expect(f.acceleratorSecondsUp).toBe(38_400);
     expect(f.acceleratorSecondsLost).toBe(9_600);
     expect(f.estimatedEffectiveTrainingRatio).toBeCloseTo(25 / 70, 12);
@@ -274,6 +276,7 @@ describe('goodput inputs and suspension reasons (migration 3)', () => {
     await next.store.close();
     const restored = next.recovery.machines[0]!.timeline;
     expect(why(restored)).toEqual(EXPECTED);
+    expect([restored.accelerators, restored.pods]).toEqual([16, 4]);
     expect(figures(restored, engine.horizon!, min(0), min(70))).toEqual(f);
   });
 });

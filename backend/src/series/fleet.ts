@@ -7,12 +7,34 @@ import { ADDITIVE_FIGURES, FIGURE_NAMES, figureValue, firstUp, timeToFirstUpAt, 
 import { planSeries, scratchFor, seriesTotals, type RangeSpec } from './range.ts';
 import { lifeOf, lived, livedIn } from './summary.ts';
 import { FIELDS, windowTotals } from './totals.ts';
+import { DEFAULT_SIZE_BUCKETS, sizeBucketLabels, sizeBucketOf, sizeOf } from './sizes.ts';
 
 /** The label Kueue reads the queue a JobSet is submitted to from (query/types.ts names it for the frontend). */
 export const QUEUE_LABEL = 'kueue.x-k8s.io/queue-name';
 
-/** `none`: each JobSet alone; `all`: the whole fleet as one group. */
-export type GroupBy = 'none' | 'all' | 'cluster' | 'namespace' | 'accelerator' | 'topology' | 'queue' | `label:${string}`;
+/** `none`: each JobSet alone; `all`: the whole fleet as one group; `size:<bounds>`: by job size
+ *  (series/sizes.ts), the buckets' upper bounds comma-separated (sizeGrouping makes it from a query). */
+export type GroupBy = 'none' | 'all' | 'cluster' | 'namespace' | 'accelerator' | 'topology' | 'queue' | `label:${string}` | `size:${string}`;
+
+/** A query's grouping: its groupBy, and for `size` its buckets (checked by the query schema). */
+export function groupingOf(query: { groupBy: string; sizeBuckets?: readonly number[] }): GroupBy {
+  if (query.groupBy === 'size') return `size:${(query.sizeBuckets ?? DEFAULT_SIZE_BUCKETS).join(',')}`;
+  return query.groupBy as GroupBy;
+}
+
+/** The buckets of a `size:<bounds>` grouping, parsed once per grouping (groupOf runs per JobSet). */
+const sizeGroupings = new Map<string, { bounds: number[]; labels: string[] }>();
+function sizeBucketsOf(groupBy: `size:${string}`): { bounds: number[]; labels: string[] } {
+  let parsed = sizeGroupings.get(groupBy);
+  if (parsed === undefined) {
+    const bounds = groupBy.slice('size:'.length).split(',').map(Number);
+    parsed = { bounds, labels: sizeBucketLabels(bounds) };
+    // Few distinct groupings are ever asked; a bound keeps a stream of odd ones from growing it.
+    if (sizeGroupings.size >= 256) sizeGroupings.clear();
+    sizeGroupings.set(groupBy, parsed);
+  }
+  return parsed;
+}
 
 /**
  * `pooled` computes the figure from the group's summed totals (Σup / Σ(up+down) for the uptime
@@ -57,6 +79,11 @@ export function groupOf(timeline: Timeline, groupBy: GroupBy): GroupKey {
       return { key: queue, labels: { queue } };
     }
     default: {
+      if (groupBy.startsWith('size:')) {
+        const { bounds, labels } = sizeBucketsOf(groupBy as `size:${string}`);
+        const bucket = sizeBucketOf(sizeOf(timeline), bounds, labels);
+        return { key: bucket.key, labels: { size: bucket.label } };
+      }
       const label = groupBy.slice('label:'.length);
       const value = timeline.labels[label] ?? '';
       return { key: value, labels: { [label]: value } };

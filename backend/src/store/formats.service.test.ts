@@ -28,6 +28,8 @@ const CASES = [
   { fixture: 'format-1/cluster', from: 1, answers: 'format-1/cluster.answers.json', path: CLUSTER },
   { fixture: 'format-2/fleet', from: 2, answers: 'format-2/fleet.answers.json', path: FLEET },
   { fixture: 'format-2/cluster', from: 2, answers: 'format-2/cluster.answers.json', path: CLUSTER },
+  { fixture: 'format-3/fleet', from: 3, answers: 'format-3/fleet.answers.json', path: FLEET },
+  { fixture: 'format-3/cluster', from: 3, answers: 'format-3/cluster.answers.json', path: CLUSTER },
 ];
 
 describe('a data dir written by an older format', () => {
@@ -73,13 +75,34 @@ describe('a data dir written by an older format', () => {
     const { store, recovery, migration } = await EmbeddedStore.open(dir);
     await store.close();
     expect(migration).toMatchObject({ from: 2, to: FORMAT, backup: `${dir}.format-2.bak` });
-    expect(migration!.changes).toEqual([expect.stringMatching(/^2 → 3: /)]);
+    expect(migration!.changes).toEqual([expect.stringMatching(/^2 → 3: /), expect.stringMatching(/^3 → 4: /)]);
     const snapshot = JSON.parse(readFileSync(join(dir, 'snapshot.json'), 'utf8')) as { machines: { meta: Record<string, unknown> }[] };
     expect(snapshot.machines.length).toBeGreaterThan(0);
     for (const m of snapshot.machines) expect(m.meta).toMatchObject({ accelerators: 0, checkpointIntervalMs: null });
     const transitions = recovery.machines.flatMap((m) => m.timeline.transitions);
     expect(transitions.filter((t) => t.state === 'suspended').length).toBeGreaterThan(0);
     expect(transitions.filter((t) => t.suspension !== undefined)).toEqual([]);
+  });
+
+  it('a format-3 data dir: its meta records gain the pod count (0: not known), the goodput inputs it wrote are kept', async () => {
+    const { dir } = copy('format-3/fleet');
+    const before = readFileSync(join(FIXTURES, 'format-3/fleet/log-000001.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"k":"meta"'))
+      .map((l) => JSON.parse(l.slice(9)) as { uid: string; accelerators: number; checkpointIntervalMs: number | null });
+    const { store, recovery, migration } = await EmbeddedStore.open(dir);
+    await store.close();
+    expect(migration).toMatchObject({ from: 3, to: FORMAT, backup: `${dir}.format-3.bak` });
+    expect(migration!.changes).toEqual([expect.stringMatching(/^3 → 4: /)]);
+    const snapshot = JSON.parse(readFileSync(join(dir, 'snapshot.json'), 'utf8')) as { machines: { meta: { uid: string } & Record<string, unknown> }[] };
+    expect(snapshot.machines.length).toBe(new Set(before.map((m) => m.uid)).size);
+    // The simulated fleet's JobSets all hold accelerators: their size stays known (the accelerators).
+    expect(before.every((m) => m.accelerators > 0)).toBe(true);
+    for (const m of snapshot.machines) {
+      const last = before.filter((b) => b.uid === m.meta.uid).at(-1)!;
+      expect(m.meta).toMatchObject({ pods: 0, accelerators: last.accelerators, checkpointIntervalMs: last.checkpointIntervalMs });
+    }
+    expect(recovery.machines.every((m) => m.timeline.pods === 0)).toBe(true);
   });
 
   it('a migration stopped between its two renames (the data dir moved to the backup) is finished at the next start', async () => {

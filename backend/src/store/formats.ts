@@ -90,6 +90,9 @@ export const STEPS: readonly FormatStep[] = [
   // Format 2's records are all format-3 records: meta without the goodput inputs reads as none (0
   // accelerators, no checkpoint interval), written out in full; no suspension carried a reason.
   snapshotStep(2, 'meta records carry the goodput inputs (accelerators, checkpoint interval), and suspended transitions why'),
+  // Format 3's records are all format-4 records: meta without pods reads as 0 (not known: a JobSet
+  // without accelerators has no known size until it is observed again), written out in full.
+  snapshotStep(3, 'meta records carry the pod count (the job size without accelerators)'),
 ];
 
 /** The format a data dir is in, and the Upness that wrote it; null for an empty (new) one. */

@@ -17,7 +17,7 @@ export const ms = (column: string): string => `(extract(epoch from ${column}) * 
 
 export const TIMELINE_COLUMNS = `uid, namespace, name, labels, accelerator, topology, ${ms('created_at')} AS created_at,
   ever_up, restarts, resource_version, ${ms('deleted_at')} AS deleted_at, rev::float8 AS rev,
-  accelerators, checkpoint_interval_ms::float8 AS checkpoint_interval_ms`;
+  accelerators, checkpoint_interval_ms::float8 AS checkpoint_interval_ms, pods`;
 
 // (upness_transitions.causes is no longer read: migration 2 copied its causes into upness_causes.)
 export const NODE_TRANSITION_COLUMNS = `uid, seq, ${ms('at')} AS at, state, unobserved_interruptions, unobserved_recoveries, id::float8 AS id`;
@@ -45,6 +45,8 @@ export interface TimelineRowIn {
   rev: number;
   accelerators: number;
   checkpoint_interval_ms: number | null;
+  /** Migration 5; 0 on rows written before it (not known). */
+  pods: number;
 }
 
 export interface TransitionRowIn {
@@ -92,6 +94,7 @@ export interface TimelineRowOut {
   closedAt: string | null;
   accelerators: number;
   checkpointIntervalMs: number | null;
+  pods: number;
 }
 
 export interface TransitionRowOut {
@@ -132,6 +135,7 @@ export function timelineRow(machine: MachineState): TimelineRowOut {
     closedAt: last !== undefined && TERMINAL_STATES.has(last.state) ? iso(last.at) : null,
     accelerators: tl.accelerators ?? 0,
     checkpointIntervalMs: tl.checkpointIntervalMs ?? null,
+    pods: tl.pods ?? 0,
   };
 }
 
@@ -181,15 +185,15 @@ export const suspensionFactOf = (row: SuspensionRowIn): Fact => ({ kind: 'suspen
 
 /** One statement for any number of timelines (arrays, not one parameter per value). */
 export const UPSERT_TIMELINES = `
-INSERT INTO upness_timelines (cluster, uid, namespace, name, labels, accelerator, topology, created_at, ever_up, restarts, resource_version, deleted_at, closed_at, accelerators, checkpoint_interval_ms, rev)
-SELECT $1, u.uid, u.namespace, u.name, u.labels::jsonb, u.accelerator, u.topology, u.created_at, u.ever_up, u.restarts, u.rv, u.deleted_at, u.closed_at, u.accelerators, u.checkpoint_interval_ms, nextval('upness_rev')
-FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::boolean[], $10::integer[], $11::text[], $12::timestamptz[], $13::timestamptz[], $14::integer[], $15::bigint[])
-  AS u (uid, namespace, name, labels, accelerator, topology, created_at, ever_up, restarts, rv, deleted_at, closed_at, accelerators, checkpoint_interval_ms)
+INSERT INTO upness_timelines (cluster, uid, namespace, name, labels, accelerator, topology, created_at, ever_up, restarts, resource_version, deleted_at, closed_at, accelerators, checkpoint_interval_ms, pods, rev)
+SELECT $1, u.uid, u.namespace, u.name, u.labels::jsonb, u.accelerator, u.topology, u.created_at, u.ever_up, u.restarts, u.rv, u.deleted_at, u.closed_at, u.accelerators, u.checkpoint_interval_ms, u.pods, nextval('upness_rev')
+FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::boolean[], $10::integer[], $11::text[], $12::timestamptz[], $13::timestamptz[], $14::integer[], $15::bigint[], $16::integer[])
+  AS u (uid, namespace, name, labels, accelerator, topology, created_at, ever_up, restarts, rv, deleted_at, closed_at, accelerators, checkpoint_interval_ms, pods)
 ON CONFLICT (cluster, uid) DO UPDATE SET
   namespace = EXCLUDED.namespace, name = EXCLUDED.name, labels = EXCLUDED.labels, accelerator = EXCLUDED.accelerator,
   topology = EXCLUDED.topology, created_at = EXCLUDED.created_at, ever_up = EXCLUDED.ever_up, restarts = EXCLUDED.restarts,
   resource_version = EXCLUDED.resource_version, deleted_at = EXCLUDED.deleted_at, closed_at = EXCLUDED.closed_at,
-  accelerators = EXCLUDED.accelerators, checkpoint_interval_ms = EXCLUDED.checkpoint_interval_ms, rev = EXCLUDED.rev`;
+  accelerators = EXCLUDED.accelerators, checkpoint_interval_ms = EXCLUDED.checkpoint_interval_ms, pods = EXCLUDED.pods, rev = EXCLUDED.rev`;
 
 export function upsertTimelinesParams(cluster: string, rows: TimelineRowOut[]): unknown[] {
   return [
@@ -208,6 +212,7 @@ export function upsertTimelinesParams(cluster: string, rows: TimelineRowOut[]): 
     rows.map((r) => r.closedAt),
     rows.map((r) => r.accelerators),
     rows.map((r) => r.checkpointIntervalMs),
+    rows.map((r) => r.pods),
   ];
 }
 
@@ -291,6 +296,7 @@ export function decodeIdentity(row: TimelineRowIn): TimelineIdentity {
     createdAt: row.created_at,
     accelerators: row.accelerators,
     checkpointIntervalMs: row.checkpoint_interval_ms,
+    pods: row.pods,
   });
 }
 

@@ -9,6 +9,7 @@ import { TimelineEngine } from '../timeline/engine.ts';
 import { feedFleet, plainMachines } from '../../../test/support/store/scenes.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Transition } from '../timeline/types.ts';
+import { DEFAULT_SIZE_BUCKETS, sizeBucketOf, sizeOf } from '../series/sizes.ts';
 import { StoreError } from './embedded.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { migrate } from './postgres-migrate.ts';
@@ -94,6 +95,35 @@ describe('schema migrations', () => {
   });
 
   //   0 ─prov─ 10 ─up─ 20 ─suspended (spec.suspend first; QueueFull learned at 21)─ 30 ─prov─ 35 ─up─ 40 ─suspended (the same, Preempted at 41)─
+  it('keep history: timelines written at version 4 (before pod counts) read 0 pods after migration 5: their size is their accelerators, or unknown', async () => {
+    const url = await database();
+    const db = url.split('/').pop();
+    const pool = newPool(url);
+    const client = await pool.connect();
+    await migrate(client, MIGRATIONS.slice(0, 4));
+    client.release();
+    await pool.end();
+    await server.query("INSERT INTO upness_clusters (cluster, epoch, observed_until) VALUES ('default', 1, '2026-01-01T00:20:00Z')", [], db);
+    await server.query(
+      `INSERT INTO upness_timelines (cluster, uid, namespace, name, created_at, ever_up, restarts, accelerators) VALUES
+        ('default', 'gpu', 'ml', 'train', '2026-01-01T00:00:00Z', true, 0, 8), ('default', 'cpu', 'ml', 'etl', '2026-01-01T00:00:00Z', true, 0, 0)`,
+      [],
+      db,
+    );
+    await server.query(
+      "INSERT INTO upness_transitions (cluster, uid, seq, at, state) VALUES ('default', 'gpu', 0, '2026-01-01T00:00:00Z', 'provisioning'), ('default', 'cpu', 0, '2026-01-01T00:00:00Z', 'provisioning')",
+      [],
+      db,
+    );
+    const { store, recovery } = await PostgresStore.open(url, { cluster: 'default' });
+    await store.close();
+    expect(recovery.migration).toEqual({ from: 4, to: MIGRATIONS.length, applied: MIGRATIONS.slice(4).map((m) => m.version) });
+    const byUid = Object.fromEntries(recovery.machines.map((m) => [m.timeline.uid, m.timeline]));
+    expect([byUid.gpu!.pods, byUid.cpu!.pods]).toEqual([0, 0]);
+    expect([sizeOf(byUid.gpu!), sizeOf(byUid.cpu!)]).toEqual([8, 0]);
+    expect(sizeBucketOf(sizeOf(byUid.cpu!), DEFAULT_SIZE_BUCKETS).label).toBe('unknown');
+  });
+
   it('keep history: a suspension reason that version 3 wrote into its transition row is still read after migration 4, and one learned now is a row of its own; the written transition is not changed', async () => {
     const url = await database();
     const db = url.split('/').pop();
@@ -114,7 +144,7 @@ describe('schema migrations', () => {
       db,
     );
     const { store, recovery } = await PostgresStore.open(url, { cluster: 'default' });
-    expect(recovery.migration.applied).toEqual([4]);
+    expect(recovery.migration.applied).toEqual(MIGRATIONS.slice(3).map((m) => m.version));
     expect(recovery.machines[0]!.timeline.transitions.map((t) => t.suspension ?? null)).toEqual([null, null, { reason: 'QueueFull', message: null }, null, null]);
     // A suspension at 40 written without its reason, the reason learned at 41: a new row, and the transition's row as it was.
     const machine = recovery.machines[0]!;

@@ -12,7 +12,10 @@
 //   3  meta always carries accelerators and checkpointIntervalMs (the goodput inputs); a transition
 //      into `suspended` carries why (its sixth element: the Suspended condition's reason and message,
 //      with an empty fifth), or + suspension (why, learned after the transition was written: the
-//      watch saw spec.suspend before the Suspended condition). Written by the Upness after 0.1.0.
+//      watch saw spec.suspend before the Suspended condition). Written by the Upness after 0.1.0
+//      up to 7d7acaf.
+//   4  meta always carries pods (Σ replicas × parallelism: the job size without accelerators, issue
+//      20 §3); absent before: read as 0, not known.
 // Every change of the format bumps FORMAT, adds a step to ./formats.ts that migrates a data dir of
 // the previous format, and a data dir written by the last release of the previous format (with the
 // answers it gave) under ./fixtures/, which formats.service.test.ts reads with the new code. A new field or
@@ -25,13 +28,15 @@ import type { Fact, Layer } from '../timeline/facts.ts';
 import type { Cause, State, Suspension, Timeline, Transition } from '../timeline/types.ts';
 
 /** Bumped when the on-disk format changes: an older data dir is migrated (./formats.ts), a newer one refused. */
-export const FORMAT = 3;
+export const FORMAT = 4;
 
 /** A timeline's identity (timeline/identity.ts), written when first seen and whenever it changes. The
- *  goodput inputs are always written from format 3 on; absent in format 1 and most format-2 logs: read as none. */
-export type MetaRecord = { k: 'meta'; uid: string } & Omit<TimelineIdentity, GoodputInputs> & Partial<Pick<TimelineIdentity, GoodputInputs>>;
+ *  goodput inputs are always written from format 3 on; absent in format 1 and most format-2 logs: read as none.
+ *  The pod count is written from format 4 on; absent before: read as 0, not known (series/sizes.ts). */
+export type MetaRecord = { k: 'meta'; uid: string } & Omit<TimelineIdentity, LaterFields> & Partial<Pick<TimelineIdentity, LaterFields>>;
 
-type GoodputInputs = 'accelerators' | 'checkpointIntervalMs';
+/** Identity fields that older formats' meta records lack. */
+type LaterFields = 'accelerators' | 'checkpointIntervalMs' | 'pods';
 
 export type EncodedTransition =
   | [number, State]

@@ -1,4 +1,4 @@
-// A timeline's identity: read alone (goodput inputs absent before they were kept are none known),
+// A timeline's identity: read alone (goodput inputs and pods absent before they were kept are none known),
 // given anew, and compared field by field, as the stores decide whether to write it again.
 
 import { identityChanged, identityOf, setIdentity, type TimelineIdentity } from './identity.ts';
@@ -13,14 +13,15 @@ const identity: TimelineIdentity = {
   createdAt: 1_000,
   accelerators: 64,
   checkpointIntervalMs: 600_000,
+  pods: 16,
 };
 
 const timeline = (): Timeline => ({ uid: 'u', ...identity, transitions: [{ at: 1_000, state: 'provisioning' }] });
 
 test('identityOf keeps only the identity, and reads absent goodput inputs as none known', () => {
   expect(identityOf(timeline())).toEqual(identity);
-  const { accelerators: _a, checkpointIntervalMs: _c, ...before } = identity;
-  expect(identityOf(before)).toEqual({ ...before, accelerators: 0, checkpointIntervalMs: null });
+  const { accelerators: _a, checkpointIntervalMs: _c, pods: _p, ...before } = identity;
+  expect(identityOf(before)).toEqual({ ...before, accelerators: 0, checkpointIntervalMs: null, pods: 0 });
 });
 
 test('setIdentity gives a timeline a newer identity and leaves its UID and transitions', () => {
@@ -43,12 +44,15 @@ test('identityChanged: nothing written yet, or any field different', () => {
     { createdAt: 2_000 },
     { accelerators: 0 },
     { checkpointIntervalMs: null },
+    { pods: 0 },
+    { pods: 17 },
   ];
   for (const change of changes) expect([change, identityChanged(identity, { ...identity, ...change })]).toEqual([change, true]);
 });
 
 test('identityChanged: goodput inputs absent (written before they were kept) equal none known', () => {
-  const { accelerators: _a, checkpointIntervalMs: _c, ...before } = identity;
-  expect(identityChanged(before, { ...before, accelerators: 0, checkpointIntervalMs: null })).toBe(false);
-  expect(identityChanged(before, { ...before, accelerators: 8, checkpointIntervalMs: null })).toBe(true);
+  const { accelerators: _a, checkpointIntervalMs: _c, pods: _p, ...before } = identity;
+  expect(identityChanged(before, { ...before, accelerators: 0, checkpointIntervalMs: null, pods: 0 })).toBe(false);
+  expect(identityChanged(before, { ...before, accelerators: 8, checkpointIntervalMs: null, pods: 0 })).toBe(true);
+  expect(identityChanged(before, { ...before, accelerators: 0, checkpointIntervalMs: null, pods: 2 })).toBe(true);
 });

@@ -7,15 +7,15 @@ import { sameLabels } from './intern.ts';
 import type { Timeline } from './types.ts';
 
 /** The fields of a timeline that are its identity. */
-type IdentityField = 'namespace' | 'name' | 'labels' | 'accelerator' | 'topology' | 'createdAt' | 'accelerators' | 'checkpointIntervalMs';
+type IdentityField = 'namespace' | 'name' | 'labels' | 'accelerator' | 'topology' | 'createdAt' | 'accelerators' | 'checkpointIntervalMs' | 'pods';
 
 /** A timeline's identity on its own, every field set: the goodput inputs are 0 and null when none is known. */
 export type TimelineIdentity = Required<Pick<Timeline, IdentityField>>;
 
-/** Anything that carries an identity: a timeline, a meta record (the goodput inputs absent before format 3). */
+/** Anything that carries an identity: a timeline, a meta record (the goodput inputs absent before format 3, pods before format 4). */
 export type WithIdentity = Pick<Timeline, IdentityField>;
 
-/** The identity of `from`, alone; goodput inputs it lacks are none known. */
+/** The identity of `from`, alone; goodput inputs and pods it lacks are none known (0: its size falls back, series/sizes.ts). */
 export function identityOf(from: WithIdentity): TimelineIdentity {
   return {
     namespace: from.namespace,
@@ -26,6 +26,7 @@ export function identityOf(from: WithIdentity): TimelineIdentity {
     createdAt: from.createdAt,
     accelerators: from.accelerators ?? 0,
     checkpointIntervalMs: from.checkpointIntervalMs ?? null,
+    pods: from.pods ?? 0,
   };
 }
 
@@ -45,6 +46,7 @@ export function identityChanged(a: WithIdentity | undefined, b: WithIdentity): b
     a.createdAt !== b.createdAt ||
     (a.accelerators ?? 0) !== (b.accelerators ?? 0) ||
     (a.checkpointIntervalMs ?? null) !== (b.checkpointIntervalMs ?? null) ||
+    (a.pods ?? 0) !== (b.pods ?? 0) ||
     !sameLabels(a.labels, b.labels)
   );
 }

@@ -68,6 +68,7 @@ export function startMachine(view: JobSetView, receivedAt: number, watchedFrom: 
       topology: view.topology,
       accelerators: view.accelerators,
       checkpointIntervalMs: view.checkpointIntervalMs,
+      pods: view.expectedNodes,
       createdAt,
       transitions: [first === 'suspended' && view.suspension !== null ? { at: createdAt, state: first, suspension: { ...view.suspension } } : { at: createdAt, state: first }],
     },
@@ -105,6 +106,7 @@ export function advance(
   timeline.topology = view.topology;
   timeline.accelerators = view.accelerators;
   timeline.checkpointIntervalMs = view.checkpointIntervalMs;
+  timeline.pods = view.expectedNodes;
 
   const restartsRose = view.restarts > machine.restarts;
   machine.restarts = view.restarts;

@@ -71,6 +71,8 @@ export interface Timeline {
   // Goodput inputs (issue 13 §3), from the object → state function (jobset.ts); absent: none known.
   /** Σ over replicated jobs of accelerators per pod (nvidia.com/gpu, google.com/tpu limits) × replicas × parallelism. */
   accelerators?: number;
+  /** Σ over replicated jobs of replicas × parallelism: its pods (job size without accelerators, series/sizes.ts); absent or 0: not known. */
+  pods?: number;
   /** The `upness.dev/checkpoint-interval` annotation, ms; null or absent without it. */
   checkpointIntervalMs?: number | null;
   /** Non-empty, times non-decreasing, the first at `createdAt`; a terminal state, if any, is last. */

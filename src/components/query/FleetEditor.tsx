@@ -3,7 +3,7 @@
 import React from 'react';
 import { EditorRow } from '@grafana/plugin-ui';
 
-import { GroupByField, LayerField, MetricField } from './fields';
+import { GroupByField, LayerField, MetricField, SizeBucketsField } from './fields';
 import { Filters } from './Filters';
 import type { EditorProps } from './props';
 
@@ -22,6 +22,13 @@ export function FleetEditor(props: EditorProps) {
           clusters={lookups.clusters}
           onChange={(groupBy) => update({ groupBy })}
         />
+        {q.groupBy === 'size' && (
+          <SizeBucketsField
+            id={id('sizeBuckets')}
+            value={q.sizeBuckets}
+            onCommit={(sizeBuckets) => update({ sizeBuckets })}
+          />
+        )}
         <LayerField id={id('layer')} value={q.layer} onChange={(layer) => update({ layer })} />
       </EditorRow>
       <Filters {...props} />

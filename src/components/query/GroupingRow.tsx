@@ -5,7 +5,7 @@ import React from 'react';
 import { EditorRow } from '@grafana/plugin-ui';
 
 import type { Metric } from '../../types';
-import { AggregateField, GroupByField } from './fields';
+import { AggregateField, GroupByField, SizeBucketsField } from './fields';
 import type { EditorProps } from './props';
 
 /** `metric`: the figure whose default aggregate the field suggests. */
@@ -20,6 +20,13 @@ export function GroupingRow({ q, id, update, lookups, metric }: EditorProps & { 
         clusters={lookups.clusters}
         onChange={(groupBy) => update({ groupBy })}
       />
+      {q.groupBy === 'size' && (
+        <SizeBucketsField
+          id={id('sizeBuckets')}
+          value={q.sizeBuckets}
+          onCommit={(sizeBuckets) => update({ sizeBuckets })}
+        />
+      )}
       {q.groupBy !== 'none' && (
         <AggregateField
           id={id('aggregate')}

@@ -8,7 +8,7 @@ import { Combobox, RadioButtonGroup } from '@grafana/ui';
 
 import { SLO_ANSWERS, SLO_INDICATORS, type SloAnswer, type SloIndicator } from '../../types';
 import { SLO_ANSWER_LABELS, SLO_INDICATOR_LABELS } from '../labels';
-import { GroupByField, TextField, WIDTH } from './fields';
+import { GroupByField, SizeBucketsField, TextField, WIDTH } from './fields';
 import { Filters } from './Filters';
 import { fractionError, objectiveError, sloDurationError } from './model';
 import type { EditorProps } from './props';
@@ -150,6 +150,13 @@ export function SloEditor(props: EditorProps) {
           clusters={lookups.clusters}
           onChange={(groupBy) => update({ groupBy })}
         />
+        {q.groupBy === 'size' && (
+          <SizeBucketsField
+            id={id('sizeBuckets')}
+            value={q.sizeBuckets}
+            onCommit={(sizeBuckets) => update({ sizeBuckets })}
+          />
+        )}
       </EditorRow>
       <TableRow {...props} />
       <Filters {...props} />

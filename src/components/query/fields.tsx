@@ -29,7 +29,17 @@ import {
   WINDOW_LABELS,
 } from '../labels';
 import type { Values } from '../useValues';
-import { defaultAggregate, METRIC_GROUP, METRIC_GROUPS, namespaceProblem, rollingError, toGroupBy } from './model';
+import {
+  defaultAggregate,
+  formatSizeBuckets,
+  METRIC_GROUP,
+  METRIC_GROUPS,
+  namespaceProblem,
+  parseSizeBuckets,
+  rollingError,
+  sizeBucketsShown,
+  toGroupBy,
+} from './model';
 
 /** Field widths, in Grafana's spacing units (8 px). */
 export const WIDTH = { short: 12, medium: 26, long: 36 } as const;
@@ -403,7 +413,7 @@ export function GroupByField({
   return (
     <EditorField
       label="Group by"
-      tooltip="One series or row per JobSet, per group (namespace, accelerator, topology, Kueue queue, a label), or the whole fleet. Type a label key to group by it."
+      tooltip="One series or row per JobSet, per group (namespace, accelerator, topology, Kueue queue, job size, a label), or the whole fleet. Type a label key to group by it."
       width={WIDTH.medium}
       htmlFor={id}
     >
@@ -477,6 +487,33 @@ export function WindowField({
         onChange={onChange}
       />
     </EditorField>
+  );
+}
+
+/** `groupBy: size`: the buckets' upper bounds; the tooltip names the groups they make. */
+export function SizeBucketsField({
+  id,
+  value,
+  onCommit,
+}: {
+  id: string;
+  value: readonly number[];
+  onCommit: (bounds: number[]) => void;
+}) {
+  return (
+    <TextField
+      id={id}
+      label="Size buckets"
+      tooltip={`Upper bounds of the job size buckets, ascending. A JobSet's size is its accelerators (GPUs, TPU chips), or its pods without any. These make the groups ${sizeBucketsShown(value)}.`}
+      value={formatSizeBuckets(value)}
+      placeholder="1, 8, 64, 512"
+      width={WIDTH.medium}
+      validate={(text) => {
+        const parsed = parseSizeBuckets(text);
+        return Array.isArray(parsed) ? undefined : parsed.error;
+      }}
+      onCommit={(text) => onCommit(parseSizeBuckets(text) as number[])}
+    />
   );
 }
 

@@ -17,6 +17,8 @@ import {
   type Metric,
   parseDuration,
   type QueryType,
+  sizeBucketLabels,
+  sizeBucketsProblem,
   sortColumns,
   type UpnessQuery,
 } from '../../types';
@@ -177,6 +179,27 @@ export function namespaceProblem(text: string): string | undefined {
     return `"${typed}" is not a namespace name (lowercase letters, digits and -)`;
   }
   return undefined;
+}
+
+/** Size buckets as typed: upper bounds separated by commas (`1, 8, 64, 512`). */
+export function formatSizeBuckets(bounds: readonly number[]): string {
+  return bounds.join(', ');
+}
+
+/** The upper bounds typed, or why the service would refuse them (its own words). */
+export function parseSizeBuckets(text: string): number[] | { error: string } {
+  const parts = text.split(/[\s,]+/).filter((p) => p !== '');
+  if (parts.some((p) => !/^\d+$/.test(p))) {
+    return { error: 'Upper bounds: whole numbers separated by commas, e.g. 1, 8, 64, 512' };
+  }
+  const bounds = parts.map(Number);
+  const problem = sizeBucketsProblem(bounds);
+  return problem === null ? bounds : { error: `Size buckets ${problem}` };
+}
+
+/** What the buckets of `bounds` are called, as the service labels its groups. */
+export function sizeBucketsShown(bounds: readonly number[]): string {
+  return sizeBucketLabels(bounds).join(', ');
 }
 
 export const ROLLING_ERROR = 'Enter a duration: 30m, 24h, 7d, 1h30m';

@@ -1,6 +1,6 @@
 // `fleet`: how a metric is distributed across the JobSets of each group, as a table.
 
-import { fleetFigure, type GroupBy } from '../../series/fleet.ts';
+import { fleetFigure, groupingOf } from '../../series/fleet.ts';
 import { unitOf, type Metric } from '../../query/types.ts';
 import type { FigureName } from '../../series/figures.ts';
 import type { QueryContext } from '../context.ts';
@@ -12,7 +12,7 @@ const STATISTICS = ['min', 'mean', 'p50', 'p90', 'p99', 'max'] as const;
 export function fleetFrames(ctx: QueryContext): FrameJSON[] {
   const { query } = ctx;
   // `none` would make each JobSet its own distribution of one: the fleet as a whole is meant.
-  const groupBy = (query.groupBy === 'none' ? 'all' : query.groupBy) as GroupBy;
+  const groupBy = query.groupBy === 'none' ? 'all' : groupingOf(query);
   const metric: FigureName = query.metric === 'up' ? 'uptimeRatio' : (query.metric as Exclude<Metric, 'up'>);
   const stats = STATISTICS.map((how) => fleetFigure(ctx.timelines, ctx.horizon, ctx.from, ctx.to, metric, groupBy, how));
   const groups = stats[0]!;

@@ -1,7 +1,7 @@
 // `series`: a metric over time, one frame per group (per JobSet when not grouped). Each frame
 // carries its group's labels on the value field: what multi-dimensional alert rules key on.
 
-import { Aggregator, fleetSeries, groupOf, type Aggregate, type GroupBy } from '../../series/fleet.ts';
+import { Aggregator, fleetSeries, groupingOf, groupOf, type Aggregate, type GroupBy } from '../../series/fleet.ts';
 import { figureValue, stateAt } from '../../series/figures.ts';
 import type { PooledWindow } from '../../series/fleet-index.ts';
 import { planSeries, type RangeSpec } from '../../series/range.ts';
@@ -105,7 +105,7 @@ function parseRolling(rolling: string): number {
 
 export function seriesFrames(ctx: QueryContext): FrameJSON[] {
   const { query } = ctx;
-  const groupBy = query.groupBy as GroupBy;
+  const groupBy = groupingOf(query);
   const how = query.aggregate;
   const groups = query.metric === 'up' ? upSeries(ctx, groupBy, how) : figureSeries(ctx, groupBy, how);
   const unit = unitOf(query.metric);

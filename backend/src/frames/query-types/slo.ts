@@ -4,7 +4,7 @@
 // and `limit` pick the groups a panel shows (../table.ts), by an answer's column at `to`.
 
 import { z } from 'zod';
-import { groupOf, type GroupBy, type GroupKey } from '../../series/fleet.ts';
+import { groupingOf, groupOf, type GroupBy, type GroupKey } from '../../series/fleet.ts';
 import { lifeOf, lived } from '../../series/summary.ts';
 import { alertFiring, maxBurnFactor, sloFigures, sloPlan, sloTotals, sloTotalsOf, type SloFigures, type SloTotals, type SloWindows } from '../../series/slo.ts';
 import { objectiveOf } from '../../timeline/jobset.ts';
@@ -97,7 +97,7 @@ function groups(ctx: QueryContext): SloGroup[] {
       },
     }));
   }
-  const groupBy = ctx.query.groupBy as GroupBy;
+  const groupBy = groupingOf(ctx.query);
   const byKey = new Map<string, GroupKey & { members: Timeline[] }>();
   for (const tl of ctx.timelines) {
     const g = sloGroupOf(tl, groupBy);
@@ -153,7 +153,7 @@ function sloFrames(ctx: QueryContext): FrameJSON[] {
   const { query } = ctx;
   const windows = sloWindows(query, ctx.retentionMs ?? null);
   const points = pointsOf(ctx);
-  const groupBy = query.groupBy as GroupBy;
+  const groupBy = groupingOf(query);
   const all = groups(ctx);
   if (all.length === 0) {
     // Nothing selected: still say when the factor asked can never fire.

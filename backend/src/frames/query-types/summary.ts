@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { FIGURE_NAMES, figuresFromTotals, figureValue, type FigureName } from '../../series/figures.ts';
-import { fleetFigures, type GroupBy } from '../../series/fleet.ts';
+import { fleetFigures, groupingOf } from '../../series/fleet.ts';
 import { summaryColumns } from '../../series/summary.ts';
 import { FIELDS } from '../../series/totals.ts';
 import { figureName } from '../../query/model.ts';
@@ -32,7 +32,7 @@ function summaryCost(ctx: QueryContext): Cost {
 
 export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   const { query } = ctx;
-  const groupBy = query.groupBy as GroupBy;
+  const groupBy = groupingOf(query);
   const columns = figureColumns(ctx);
   if (groupBy === 'none') {
     const c = summaryColumns(ctx.timelines, ctx.horizon, ctx.from, ctx.to);

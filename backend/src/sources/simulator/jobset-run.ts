@@ -256,6 +256,7 @@ export class JobSetRun {
       accelerator: manifest.accelerator,
       topology: manifest.topology,
       accelerators: manifest.accelerators,
+      pods: manifest.pods,
       checkpointIntervalMs: manifest.checkpointInterval?.ms ?? null,
       createdAt,
       transitions: [],

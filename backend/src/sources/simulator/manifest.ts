@@ -87,6 +87,8 @@ export type Manifest = {
   readonly topology: string | null;
   /** Goodput truth (issue 13 §3): the accelerators the pod templates hold, as the simulator chose them. */
   readonly accelerators: number;
+  /** Job size truth (issue 20 §3): the pods its replicated jobs run at once, as the simulator chose them. */
+  readonly pods: number;
   /** The `upness.dev/checkpoint-interval` annotation it carries, and its length in ms; null: none. */
   readonly checkpointInterval: { readonly text: string; readonly ms: number } | null;
   readonly specRunning: JobSetSpec;
@@ -361,6 +363,7 @@ export function newManifest(rng: Rng, name: string, project: string, task: strin
   let finishesLast = -1;
   // Chips per TPU host and GPUs per node, as the pod templates below ask for them.
   let accelerators: number;
+  let pods: number;
   if (kind === 'tpu-multislice') {
     const tpu = rng.pick(TPUS);
     const topo = rng.pick(tpu.topologies);
@@ -368,6 +371,8 @@ export function newManifest(rng: Rng, name: string, project: string, task: strin
     topology = topo;
     accelerator = tpu.accelerator;
     accelerators = slices * hostsOf(topo) * 4;
+    // A pod per TPU host of each slice.
+    pods = slices * hostsOf(topo);
     specs = sharedSpecs(`${kind}/${project}/${accelerator}/${topo}/${slices}/${maxRestarts}`, () => ({
       jobs: [tpuSliceJob('slice', slices, tpu, topo, project)],
       successTargets: null,
@@ -379,6 +384,7 @@ export function newManifest(rng: Rng, name: string, project: string, task: strin
     const nodes = rng.int(1, 2);
     accelerator = gpu;
     accelerators = replicas * nodes * 8;
+    pods = replicas * nodes;
     specs = sharedSpecs(`${kind}/${project}/${gpu}/${replicas}/${nodes}/${maxRestarts}`, () => ({
       jobs: [gpuWorkersJob('workers', replicas, nodes, gpu, project)],
       successTargets: null,
@@ -394,6 +400,8 @@ export function newManifest(rng: Rng, name: string, project: string, task: strin
       topology = topo;
       accelerator = tpu.accelerator;
       accelerators = workers * hostsOf(topo) * 4;
+      // The driver's pod, and one per TPU host of each worker slice.
+      pods = 1 + workers * hostsOf(topo);
       specs = sharedSpecs(`${kind}/${project}/${accelerator}/${topo}/${workers}/${maxRestarts}`, () => ({
         jobs: [driverJob(project), tpuSliceJob('workers', workers, tpu, topo, project)],
         successTargets: ['driver'],
@@ -403,6 +411,7 @@ export function newManifest(rng: Rng, name: string, project: string, task: strin
       const gpu = rng.pick(GPUS);
       accelerator = gpu;
       accelerators = workers * 8;
+      pods = 1 + workers;
       specs = sharedSpecs(`${kind}/${project}/${gpu}/${workers}/${maxRestarts}`, () => ({
         jobs: [driverJob(project), gpuWorkersJob('workers', workers, 1, gpu, project)],
         successTargets: ['driver'],
@@ -437,6 +446,7 @@ export function newManifest(rng: Rng, name: string, project: string, task: strin
     accelerator,
     topology,
     accelerators,
+    pods,
     checkpointInterval: checkpointInterval === null ? null : Object.freeze(checkpointInterval),
     specRunning: specs.specRunning,
     specSuspended: specs.specSuspended,

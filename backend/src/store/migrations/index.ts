@@ -5,6 +5,7 @@ import { initial } from './001-initial.ts';
 import { facts } from './002-facts.ts';
 import { goodputAndSuspensions } from './003-goodput-and-suspensions.ts';
 import { suspensionFacts } from './004-suspension-facts.ts';
+import { jobSizes } from './005-job-sizes.ts';
 
 export interface Migration {
   /** 1, 2, 3, ... without gaps. */
@@ -14,4 +15,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [initial, facts, goodputAndSuspensions, suspensionFacts];
+export const MIGRATIONS: readonly Migration[] = [initial, facts, goodputAndSuspensions, suspensionFacts, jobSizes];
