@@ -30,6 +30,10 @@ func TestNoServiceOutlivesTheTests(t *testing.T) {
 			probe.Env = append(os.Environ(), leakProbeEnv+"="+how)
 			stdout, err := probe.StdoutPipe()
 			require.NoError(t, err)
+			// The probe panics only when told: checked before, the service was up (else, on a loaded
+			// machine, the panic could come before the check and the check read a stopped service).
+			stdin, err := probe.StdinPipe()
+			require.NoError(t, err)
 			stderr := &syncBuffer{}
 			probe.Stderr = stderr
 			require.NoError(t, probe.Start())
@@ -56,6 +60,9 @@ func TestNoServiceOutlivesTheTests(t *testing.T) {
 			require.True(t, alive(pid), "the service runs while the probe does")
 
 			switch how {
+			case "panic":
+				_, err = fmt.Fprintln(stdin, "panic now")
+				require.NoError(t, err)
 			case "SIGINT":
 				require.NoError(t, probe.Process.Signal(syscall.SIGINT))
 			case "SIGKILL":
@@ -110,6 +117,8 @@ func leakProbe(how string) {
 	}
 	fmt.Printf("pid %d\n", s.cmd.Process.Pid)
 	if how == "panic" {
+		// When the test has seen the service running and says so.
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
 		panic("the leak probe panics with the service running")
 	}
 	select {} // until the test signals the probe
