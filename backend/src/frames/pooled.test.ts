@@ -8,6 +8,7 @@ import { FIGURES } from '../query/types.ts';
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import { runQueries } from './run-request.ts';
+import { expectSame } from '../../../test/support/same-numbers.ts';
 
 const HOUR = 3_600_000;
 
@@ -18,20 +19,6 @@ function fleetOf(cluster: string | undefined, seed: number) {
   engine.subscribe(index);
   for (const o of fleet.observations()) engine.observe(o);
   return { fleet, engine, index, horizon: engine.horizon! };
-}
-
-/** Equal, numbers to 1e-12 relative (a mean time to first up is summed in another order). */
-function expectSame(a: unknown, b: unknown, path = ''): void {
-  if (typeof a === 'number' && typeof b === 'number') {
-    if (Math.abs(a - b) > 1e-12 * Math.max(1, Math.abs(b))) throw new Error(`${path}: ${a} ≠ ${b}`);
-    return;
-  }
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') {
-    if (a !== b) throw new Error(`${path}: ${String(a)} ≠ ${String(b)}`);
-    return;
-  }
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  for (const k of keys) expectSame((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`);
 }
 
 describe('pooled queries from the fleet index', () => {

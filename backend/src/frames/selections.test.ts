@@ -10,6 +10,7 @@ import { simulateFleet } from '../sources/simulator/index.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import type { Timeline } from '../timeline/types.ts';
 import { runQueries, type Observed } from './run-request.ts';
+import { expectSame } from '../../../test/support/same-numbers.ts';
 
 const HOUR = 3_600_000;
 
@@ -47,20 +48,6 @@ function served(seed: number): {
 }
 
 type Query = { refId: string } & Record<string, unknown>;
-
-/** Equal, numbers to 1e-12 relative. */
-function expectSame(a: unknown, b: unknown, path = ''): void {
-  if (typeof a === 'number' && typeof b === 'number') {
-    if (Math.abs(a - b) > 1e-12 * Math.max(1, Math.abs(b))) throw new Error(`${path}: ${a} ≠ ${b}`);
-    return;
-  }
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') {
-    if (a !== b) throw new Error(`${path}: ${String(a)} ≠ ${String(b)}`);
-    return;
-  }
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  for (const k of keys) expectSame((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`);
-}
 
 const SELECTIONS: Record<string, unknown>[] = [
   { name: 'gemma2-9b-*' },
