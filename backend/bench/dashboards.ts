@@ -16,14 +16,13 @@
 // All (the JobSet detail dashboard, as Grafana opens it); one value is the middle one the service
 // lists for the range (the test of every provisioned panel picks the same).
 
-import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { panelTime, relativeTime } from '../../test/provisioning/panel-time.ts';
-import { cpuSeconds, deadline, fmt, int, memory, MiB, ms, sleep, stats, timedFetch, type Timed } from './prometheus/proc.ts';
+import { cpuSeconds, fmt, int, memory, MiB, ms, sleep, stats, timedFetch, type Timed } from './prometheus/proc.ts';
+import { UpnessServer } from './prometheus/upness.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -42,7 +41,6 @@ for (const [name, value] of [['clients', CLIENTS], ['seconds', SECONDS], ['runs'
 }
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const BIN = join(ROOT, 'backend', 'bin', 'upness.js');
 const DASHBOARDS = join(ROOT, 'provisioning', 'dashboards', 'upness');
 const RESULTS = join(import.meta.dirname, 'results');
 const log = (line = ''): void => void process.stdout.write(`${line}\n`);
@@ -50,34 +48,13 @@ const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 /* eslint-disable @typescript-eslint/no-explicit-any -- dashboards are JSON documents */
 type Json = any;
 
-/** The upness service of `npm start`, in memory, on a free port of the loopback interface. */
+/** The upness service of `npm start`, in memory, on a free port of the loopback interface, once ready. */
 async function startService(): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  const env = { ...process.env };
-  delete env.UPNESS_TOKEN;
-  const flags = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${RESULTS}`] : [];
-  const child = spawn(process.execPath, [...flags, BIN, 'serve', '--memory', '--host', '127.0.0.1', '--port', '0', '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'inherit'], env });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const lines = createInterface({ input: child.stdout! });
-  const url = await new Promise<string>((resolve, reject) => {
-    lines.on('line', (line) => {
-      try {
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === 'listening' && entry.url !== undefined) resolve(entry.url);
-      } catch {
-        // not a log line
-      }
-    });
-    void exited.then((code) => reject(new Error(`upness serve exited (code ${code}) before listening`)));
-  });
-  const stop = async (): Promise<void> => {
-    if (child.exitCode !== null) return;
-    child.kill('SIGTERM');
-    await Promise.race([exited, deadline(30_000)]);
-    if (child.exitCode === null) child.kill('SIGKILL');
-  };
+  const server = await UpnessServer.start(null, args.profile ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${RESULTS}`] } : {});
+  const stop = (): Promise<void> => server.stop();
   try {
     const started = Date.now();
-    while ((await timedFetch(`${url}/readyz`)).status !== 200) {
+    while ((await timedFetch(`${server.url}/readyz`)).status !== 200) {
       if (Date.now() - started > 300_000) throw new Error('upness serve was not ready after 300 s');
       await sleep(100);
     }
@@ -85,7 +62,7 @@ async function startService(): Promise<{ url: string; pid: number; stop: () => P
     await stop();
     throw error;
   }
-  return { url, pid: child.pid!, stop };
+  return { url: server.url, pid: server.pid, stop };
 }
 
 interface PanelRequest {

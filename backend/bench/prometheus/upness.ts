@@ -54,14 +54,18 @@ export class UpnessServer {
     return this.#exited;
   }
 
-  /** Starts the server reading its trace from `stdin`, and waits until it listens. */
-  static async start(stdin: Readable, options: UpnessOptions = {}): Promise<UpnessServer> {
+  /**
+   * Starts the server reading its trace from `stdin` (null: no trace, the simulated cluster of
+   * `npm start`), and waits until it listens.
+   */
+  static async start(stdin: Readable | null, options: UpnessOptions = {}): Promise<UpnessServer> {
     const env = { ...process.env };
     delete env.UPNESS_TOKEN; // the benchmark asks without a token
+    const trace = stdin === null ? [] : ['--trace', '-'];
     const child = spawn(
       process.execPath,
-      [...(options.nodeFlags ?? []), BIN, 'serve', '--memory', '--trace', '-', '--host', '127.0.0.1', '--port', '0', '--log-level', 'info'],
-      { stdio: [stdin, 'pipe', 'inherit'], env },
+      [...(options.nodeFlags ?? []), BIN, 'serve', '--memory', ...trace, '--host', '127.0.0.1', '--port', '0', '--log-level', 'info'],
+      { stdio: [stdin ?? 'ignore', 'pipe', 'inherit'], env },
     );
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     // The service logs JSON lines (pino): the "listening" line says where. Its log is read to the end.
