@@ -367,9 +367,23 @@ export class FleetIndex {
   readonly #partitions = new Map<string, Partition>();
   readonly #scope: IndexScope;
 
+  /** A scoped index's choice per timeline (its group, or null: not kept), made once: it grows on every transition. */
+  readonly #chosen = new WeakMap<Timeline, string | null>();
+
   /** `scope`: absent for the whole fleet by cluster and namespace (the service's own index). */
   constructor(scope: IndexScope = {}) {
     this.#scope = scope;
+  }
+
+  #groupOf(tl: Timeline): string | null {
+    const { accepts, groupOf } = this.#scope;
+    if (accepts === undefined && groupOf === undefined) return '';
+    let group = this.#chosen.get(tl);
+    if (group === undefined) {
+      group = accepts === undefined || accepts(tl) ? (groupOf?.(tl) ?? '') : null;
+      this.#chosen.set(tl, group);
+    }
+    return group;
   }
 
   static #key(cluster: string | undefined, namespace: string, group: string): string {
@@ -378,8 +392,8 @@ export class FleetIndex {
 
   /** Takes in the timeline's transitions from index `from` on (all of them, for a new timeline). */
   grew(tl: Timeline, from = 0): void {
-    if (this.#scope.accepts !== undefined && !this.#scope.accepts(tl)) return;
-    const group = this.#scope.groupOf?.(tl) ?? '';
+    const group = this.#groupOf(tl);
+    if (group === null) return;
     const key = FleetIndex.#key(tl.cluster, tl.namespace, group);
     let p = this.#partitions.get(key);
     if (p === undefined) this.#partitions.set(key, (p = new Partition(tl.cluster, tl.namespace, group)));
