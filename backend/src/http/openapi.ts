@@ -30,8 +30,8 @@ const layerParam = {
   name: 'layer',
   in: 'query',
   required: false,
-  description: '`jobset` (default), or `nodes`: the node layer (its nodes present and Ready), for a Kubernetes source',
-  schema: { type: 'string', enum: ['jobset', 'nodes'] },
+  description: '`jobset` (default), `nodes`: the node layer (its nodes present and Ready), or `nodepools`: one timeline per node pool (named by its pool), for a Kubernetes source',
+  schema: { type: 'string', enum: ['jobset', 'nodes', 'nodepools'] },
 };
 const filterParams = [
   { name: 'cluster', in: 'query', required: false, description: 'only these clusters (repeatable)', schema: { type: 'array', items: { type: 'string' } }, explode: true },

@@ -11,15 +11,18 @@ import type { MachineState } from '../timeline/machine.ts';
 import type { Observation } from '../observation/types.ts';
 import type { Timeline } from '../timeline/types.ts';
 import { NodeLayer, type NodeLayerOptions } from './layer.ts';
+import { PoolLayer, type PoolLayerOptions } from './pools/layer.ts';
 
-/** TimelineEngine's options (all passed on to it), and the node layer's. */
-export type ClusterEngineOptions = NonNullable<ConstructorParameters<typeof TimelineEngine>[0]> & NodeLayerOptions;
+/** TimelineEngine's options (all passed on to it), the node layer's, and the pool layer's (`pools`). */
+export type ClusterEngineOptions = NonNullable<ConstructorParameters<typeof TimelineEngine>[0]> & NodeLayerOptions & { pools?: PoolLayerOptions };
 
 export class ClusterEngine extends TimelineEngine {
   readonly nodeLayer: NodeLayer;
+  /** The node pools' timelines, fed the same Nodes and Pods (nodes/pools). */
+  readonly poolLayer: PoolLayer;
 
   constructor(options: ClusterEngineOptions = {}) {
-    const { causeLookbackMs, causeLookaheadMs, onFact, onUpdate, ...engineOptions } = options;
+    const { causeLookbackMs, causeLookaheadMs, onFact, onUpdate, pools, ...engineOptions } = options;
     // The engine calls onUpdate from observe(), so only once this constructor has finished.
     const hook: { jobset: (update: JobSetUpdate) => void } = { jobset: () => {} };
     super({
@@ -35,12 +38,16 @@ export class ClusterEngine extends TimelineEngine {
       ...(onFact !== undefined ? { onFact } : {}),
     });
     hook.jobset = (update) => this.nodeLayer.observeJobSet(update);
+    this.poolLayer = new PoolLayer(pools);
   }
 
   override observe(observation: Observation): JobSetUpdate | null {
     const update = super.observe(observation);
     // JobSets reached the node layer through onUpdate; Pods and Nodes go to it here.
-    if (update === null) this.nodeLayer.observe(observation);
+    if (update === null) {
+      this.nodeLayer.observe(observation);
+      this.poolLayer.observe(observation);
+    }
     return update;
   }
 
@@ -57,6 +64,10 @@ export class ClusterEngine extends TimelineEngine {
 
   nodeTimelines(): readonly Timeline[] {
     return this.nodeLayer.timelines();
+  }
+
+  poolTimelines(): readonly Timeline[] {
+    return this.poolLayer.timelines();
   }
 
   /** The time up to which the node layer is vouched for: no later than the JobSet layer's horizon. */

@@ -6,8 +6,8 @@
 //                 many as its topology needs): then the nodes it has are its members.
 //   up / down     up while every member is Ready and none is missing; down otherwise: a member that
 //                 went NotReady, or one that vanished unannounced and has not been replaced yet.
-//   expected size a slice's hosts (topology chips ÷ chips per host), or an annotation or option; else
-//                 the members: a new node joins once Ready (a scale-up, a surge upgrade's new node, or
+//   expected size a slice's hosts (topology chips ÷ chips per host), or an annotation or option, less
+//                 the hosts that left as planned until new ones join; else the members: a new node joins once Ready (a scale-up, a surge upgrade's new node, or
 //                 the replacement of a lost one), a node leaves when it goes after it was cordoned or
 //                 tainted for removal (a drain, a scale-down, Karpenter disruption, an upgrade's old
 //                 node): counted out when it is deleted or stops being Ready, whichever comes first.
@@ -69,6 +69,8 @@ interface Pool {
   nodes: Map<string, PoolNode>;
   /** Members that vanished unannounced and have not been replaced. */
   lost: number;
+  /** A fixed-size pool's members that left as planned and have not been replaced: they lower its size. */
+  planned: number;
   everUp: boolean;
   /** A slice's hosts, or an annotation's or option's size; null: the members are the size. */
   fixed: number | null;
@@ -110,7 +112,7 @@ export class PoolLayer {
   expectedOf(pool: string): number | null {
     const p = this.#pools.get(pool);
     if (p === undefined) return null;
-    return p.fixed ?? this.#members(p) + p.lost;
+    return p.fixed === null ? this.#members(p) + p.lost : p.fixed - p.planned;
   }
 
   /** Feeds one observation: Nodes move pools, Pods tell which JobSets ran on them; others are ignored. */
@@ -166,10 +168,11 @@ export class PoolLayer {
     node.ready = view.ready;
     node.leaving = view.leaving;
     pool.nodes.set(view.name, node);
-    if (node.member && node.leaving && node.ready !== 'True') node.member = false; // gone as planned
+    if (node.member && node.leaving && node.ready !== 'True') this.#leftAsPlanned(pool, node); // gone as planned
     if (!node.member && pool.everUp && node.ready === 'True' && !node.leaving) {
       node.member = true;
       if (pool.lost > 0) pool.lost--;
+      else if (pool.planned > 0) pool.planned--;
       else if (pool.fixed === null) pool.lastRaise = Math.min(Math.max(at, this.#lastAt(pool)), Math.max(receivedAt, this.#lastAt(pool)));
     }
     const cause = node.member && wasReady && node.ready !== 'True' ? nodeNotReady(viewNode(object), receivedAt)?.cause : undefined;
@@ -181,12 +184,19 @@ export class PoolLayer {
     const node = pool.nodes.get(name);
     if (node === undefined) return;
     pool.nodes.delete(name);
+    if (planned && node.member) this.#leftAsPlanned(pool, node);
     if (!planned) {
       // A new node Ready within the same second already replaced it: the size it raised falls back.
       if (pool.fixed === null && pool.lastRaise !== null && receivedAt - pool.lastRaise < SAME_SECOND_MS && node.member) pool.lastRaise = null;
       else if (node.member || !pool.everUp) pool.lost++;
     }
     this.#update(pool, receivedAt, receivedAt, node.member && !planned ? cause : null);
+  }
+
+  /** A member leaves as planned: it no longer counts, and a fixed size is lowered until a new node joins. */
+  #leftAsPlanned(pool: Pool, node: PoolNode): void {
+    node.member = false;
+    if (pool.fixed !== null) pool.planned++;
   }
 
   #open(view: PoolNodeView, receivedAt: number): Pool {
@@ -205,7 +215,7 @@ export class PoolLayer {
       transitions: [],
       jobsets: [],
     };
-    const pool: Pool = { name, timeline, nodes: new Map(), lost: 0, everUp: false, fixed: this.#expected[name] ?? null, lastRaise: null, jobsets: new Set() };
+    const pool: Pool = { name, timeline, nodes: new Map(), lost: 0, planned: 0, everUp: false, fixed: this.#expected[name] ?? null, lastRaise: null, jobsets: new Set() };
     this.#pools.set(name, pool);
     this.#timelines.set(timeline.uid, timeline);
     this.#list = null;
@@ -243,11 +253,12 @@ export class PoolLayer {
       // First up: the nodes it has are what it should have.
       for (const n of candidates) n.member = true;
       pool.lost = 0;
+      pool.planned = 0;
       pool.everUp = true;
       return 'up';
     }
     const members = present.filter((n) => n.member);
-    const complete = pool.fixed === null ? pool.lost === 0 : members.length >= pool.fixed;
+    const complete = pool.fixed === null ? pool.lost === 0 : members.length >= pool.fixed - pool.planned;
     return complete && members.every((n) => n.ready === 'True') ? 'up' : 'down';
   }
 

@@ -241,6 +241,27 @@ describe('a pool timeline', () => {
     expect(layer.expectedOf('slice')).toBe(4);
   });
 
+  //   the same slice torn down as planned: all four hosts tainted at 10, deleted one by one 11–14.
+  //   A host drained and replaced: h1 cordoned at 6, deleted at 7, h5 Ready at 9.
+  it('a slice removed or drained as planned costs no uptime: a host gone after its cordon lowers what it needs until a new one joins', () => {
+    const tpu = (name: string, s: NodeShape) =>
+      node(name, { pool: 'slice', tpu: 4, labels: { 'cloud.google.com/gke-tpu-topology': '2x2x4', 'cloud.google.com/gke-tpu-accelerator': 'tpu-v5p-slice' }, ...s });
+    const hosts = ['h0', 'h1', 'h2', 'h3'];
+    const up = hosts.map((h) => added(1, tpu(h, { since: 1 })));
+    const marked = { since: 1, taint: 'ToBeDeletedByClusterAutoscaler' };
+    const torn = run([...up, ...hosts.map((h) => at(10, tpu(h, marked))), ...hosts.map((h, i) => deleted(11 + i, tpu(h, marked)))]);
+    expect(drawn(pools(torn.layer, 'slice')[0])).toEqual(['0:provisioning', '1:up', '14:completed']);
+    const drained = run([...up, at(6, tpu('h1', { since: 1, cordoned: true })), deleted(7, tpu('h1', { since: 1, cordoned: true }))]);
+    expect(drawn(pools(drained.layer, 'slice')[0])).toEqual(['0:provisioning', '1:up']);
+    expect(drained.layer.expectedOf('slice')).toBe(3);
+    drained.layer.observe(added(8, tpu('h5', { ready: 'False', created: 8 })));
+    drained.layer.observe(at(9, tpu('h5', { since: 9, created: 8 })));
+    expect(drained.layer.expectedOf('slice')).toBe(4);
+    // Lost without warning, it is down until the host is back.
+    drained.layer.observe(deleted(12, tpu('h2', { since: 1 })));
+    expect(drawn(pools(drained.layer, 'slice')[0])).toEqual(['0:provisioning', '1:up', '12:down']);
+  });
+
   it('takes the expected size from an option, or from the nodes\' annotation', () => {
     const obs = [added(0, node('b', { ready: 'False' })), added(0, node('a', { since: 0 })), at(2, node('b', { since: 2 })), added(3, node('c', { ready: 'False', created: 3 })), at(5, node('c', { since: 5, created: 3 }))];
     expect(drawn(pools(run(obs).layer)[0])).toEqual(['0:provisioning', '2:up']);
