@@ -10,11 +10,17 @@ import { TimelineEngine, type JobSetUpdate } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Observation } from '../observation/types.ts';
 import type { Timeline } from '../timeline/types.ts';
+import type { LayerFact, PoolFact } from '../timeline/facts.ts';
 import { NodeLayer, type NodeLayerOptions } from './layer.ts';
 import { PoolLayer, type PoolLayerOptions } from './pools/layer.ts';
 
 /** TimelineEngine's options (all passed on to it), the node layer's, and the pool layer's (`pools`). */
-export type ClusterEngineOptions = NonNullable<ConstructorParameters<typeof TimelineEngine>[0]> & NodeLayerOptions & { pools?: PoolLayerOptions };
+export type ClusterEngineOptions = NonNullable<ConstructorParameters<typeof TimelineEngine>[0]> &
+  Omit<NodeLayerOptions, 'onFact'> & {
+    /** Every fact the node layer and the pool layer find, in order (a store appends them to its log). */
+    onFact?: (fact: LayerFact | PoolFact) => void;
+    pools?: Omit<PoolLayerOptions, 'onFact'>;
+  };
 
 export class ClusterEngine extends TimelineEngine {
   readonly nodeLayer: NodeLayer;
@@ -38,7 +44,7 @@ export class ClusterEngine extends TimelineEngine {
       ...(onFact !== undefined ? { onFact } : {}),
     });
     hook.jobset = (update) => this.nodeLayer.observeJobSet(update);
-    this.poolLayer = new PoolLayer(pools);
+    this.poolLayer = new PoolLayer({ ...pools, ...(onFact !== undefined ? { onFact } : {}) });
   }
 
   override observe(observation: Observation): JobSetUpdate | null {
@@ -52,8 +58,21 @@ export class ClusterEngine extends TimelineEngine {
   }
 
   /** Restores the node layers a store kept, after restore() of the JobSet layer (see NodeLayer.restore). */
-  restoreNodeLayer(timelines: Iterable<Timeline>, observedUntil: number | null): void {
+  restoreNodeLayer(timelines: Iterable<Timeline>, observedUntil: number | null, pools: Iterable<Timeline> = []): void {
     this.nodeLayer.restore(timelines, observedUntil);
+    this.poolLayer.restore(pools, observedUntil);
+  }
+
+  /** A gap in the Pod or Node watch begins (both layers from Nodes wait for it to end). */
+  beginNodeGap(at: number): void {
+    this.nodeLayer.beginGap(at);
+    this.poolLayer.beginGap(at);
+  }
+
+  /** The Pods and Nodes have been listed again. */
+  endNodeGap(at: number): void {
+    this.nodeLayer.endGap(at);
+    this.poolLayer.endGap(at);
   }
 
   override forget(uids: Iterable<string>): void {

@@ -59,6 +59,7 @@ export async function openSession(feed: Feed, sink: Sink, options: SessionOption
     return failure === null ? { ready: true } : { ready: false, reason: failure };
   });
   const nodeLayers = (): readonly Timeline[] => (engine instanceof ClusterEngine ? engine.nodeTimelines() : []);
+  const pools = (): readonly Timeline[] => (engine instanceof ClusterEngine ? engine.poolTimelines() : []);
   const timers: NodeJS.Timeout[] = [];
   let compacting: Promise<void> | null = null;
 
@@ -67,7 +68,8 @@ export async function openSession(feed: Feed, sink: Sink, options: SessionOption
     compacting ??= (async () => {
       const gone = expired(engine.timelines(), running.present(), options.retentionMs);
       if (gone.length > 0) engine.forget(gone);
-      await sink.snapshot(engine.machines(), engine.horizon, nodeLayers());
+      if (engine instanceof ClusterEngine) engine.poolLayer.forget(expired(engine.poolTimelines(), running.present(), options.retentionMs));
+      await sink.snapshot(engine.machines(), engine.horizon, nodeLayers(), pools());
       logger.info({ timelines: engine.counts.jobsets, dropped: gone.length, why }, 'retention and snapshot');
     })().finally(() => (compacting = null));
     return compacting;
@@ -105,7 +107,7 @@ export async function openSession(feed: Feed, sink: Sink, options: SessionOption
       for (const t of timers) clearInterval(t);
       await running.stop();
       await compacting;
-      await sink.close(engine.machines(), engine.horizon, nodeLayers());
+      await sink.close(engine.machines(), engine.horizon, nodeLayers(), pools());
     },
   };
 }

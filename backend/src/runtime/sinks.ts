@@ -10,7 +10,7 @@ import type { Recovery, StoreStatus } from '../store/store.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Timeline } from '../timeline/types.ts';
-import type { LayerFact } from '../timeline/facts.ts';
+import type { LayerFact, PoolFact } from '../timeline/facts.ts';
 
 /** Where an engine's output is kept. Knows nothing of record kinds: it takes what the engine emits. */
 export interface Sink {
@@ -19,23 +19,23 @@ export interface Sink {
   /** The data dir, for what a feed keeps beside its timelines (the simulator's anchor); null elsewhere. */
   readonly dir: string | null;
   /** What the previous run left: restored into the engine before the feed starts. */
-  readonly recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers'> | null;
+  readonly recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers' | 'pools'> | null;
   /** The engine's output (absent: nothing is written). */
   readonly record?: (update: TimelineUpdate, machine: MachineState) => void;
-  /** The node layer's facts (causes, node-layer transitions), after what they refer to. */
-  readonly fact?: (fact: LayerFact) => void;
+  /** The node and pool layers' facts (causes, node-layer transitions, pool timelines), after what they refer to. */
+  readonly fact?: (fact: LayerFact | PoolFact) => void;
   /** Everything up to `at` has been observed. */
   observed(at: number | null): void;
   /** Resolves when everything recorded so far is durable. */
   flushed(): Promise<void>;
   /** Compaction after retention dropped timelines: what the store keeps is now `machines`. */
-  snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline>): Promise<void>;
+  snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline>, pools?: Iterable<Timeline>): Promise<void>;
   /** For /readyz and /metrics; absent: nothing to report (memory). */
   readonly status?: () => StoreStatus;
   /** Why it cannot write, or null. */
   failure(): string | null;
   /** Flushes what is left (the embedded store: a last snapshot) and closes. */
-  close(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline>): Promise<void>;
+  close(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline>, pools?: Iterable<Timeline>): Promise<void>;
 }
 
 /** `--memory`: nothing is written; retention still drops old timelines from memory. */
@@ -81,21 +81,21 @@ export async function embeddedSink(dir: string, logger: Logger): Promise<Sink> {
     fact: (fact) => store.fact(fact),
     observed: (at) => store.observed(at),
     flushed: () => store.flushed(),
-    snapshot: (machines, observedUntil, nodeLayers) => store.snapshot(machines, observedUntil, nodeLayers),
+    snapshot: (machines, observedUntil, nodeLayers, pools) => store.snapshot(machines, observedUntil, nodeLayers, pools),
     status: () => store.status(),
     failure: () => {
       const error = store.status().error;
       return error === null ? null : `cannot write to the data dir ${dir}: ${error}`;
     },
-    close: async (machines, observedUntil, nodeLayers) => {
-      await store.snapshot(machines, observedUntil, nodeLayers);
+    close: async (machines, observedUntil, nodeLayers, pools) => {
+      await store.snapshot(machines, observedUntil, nodeLayers, pools);
       await store.close();
     },
   };
 }
 
 /** A leading replica's PostgreSQL store, as the Replica opened it (the Replica closes it when leading ends). */
-export function postgresSink(store: PostgresStore, recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers'>, where: string): Sink {
+export function postgresSink(store: PostgresStore, recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers' | 'pools'>, where: string): Sink {
   return {
     where,
     dir: null,

@@ -23,23 +23,11 @@
 
 import type { Observation } from '../../observation/types.ts';
 import { TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../../timeline/types.ts';
-import { joinCause } from '../../timeline/facts.ts';
+import { joinCause, poolTimeline, type PoolFact } from '../../timeline/facts.ts';
+
+export type { PoolFact } from '../../timeline/facts.ts';
 import { isNode, isPod, nodeNotReady, viewNode, viewPod, type ReadyStatus } from '../objects.ts';
 import { sliceHosts, viewPoolNode, type PoolNodeView } from './objects.ts';
-
-/** A pool timeline's transition at index `seq` (its identity with the first), or a cause of one. */
-export type PoolFact =
-  | { kind: 'pool-transition'; uid: string; seq: number; transition: Transition; pool?: PoolIdentity }
-  | { kind: 'pool-cause'; uid: string; seq: number; cause: Cause }
-  | { kind: 'pool-jobset'; uid: string; jobset: string };
-
-/** What names a pool timeline, written with its first transition. */
-export interface PoolIdentity {
-  name: string;
-  createdAt: number;
-  accelerator: string | null;
-  topology: string | null;
-}
 
 export interface PoolLayerOptions {
   /** A label that names a node's pool where none of the known ones does (objects.ts POOL_LABELS). */
@@ -77,6 +65,8 @@ interface Pool {
   /** When the last join raised the size (a lost member within the same second is replaced by it). */
   lastRaise: number | null;
   jobsets: Set<string>;
+  /** Restored from a store: the nodes listed again are the members it had (their state was not kept). */
+  adopting: boolean;
 }
 
 const poolUid = (name: string, createdAt: number): string => `nodepool:${name}:${createdAt}`;
@@ -92,6 +82,8 @@ export class PoolLayer {
   /** Every pool timeline, the ended ones too, by uid. */
   readonly #timelines = new Map<string, Timeline>();
   #list: Timeline[] | null = null;
+  /** A gap in the Node watch (or a restart): no transition is decided until it ends. */
+  #gap: { start: number } | null = null;
 
   constructor(options: PoolLayerOptions = {}) {
     this.#poolLabel = options.poolLabel ?? null;
@@ -108,11 +100,78 @@ export class PoolLayer {
     return this.#timelines.get(uid);
   }
 
+  /** Drops these ended pool timelines (retention). */
+  forget(uids: Iterable<string>): void {
+    for (const uid of uids) {
+      const tl = this.#timelines.get(uid);
+      if (tl === undefined || this.#pools.get(tl.name)?.timeline === tl) continue;
+      this.#timelines.delete(uid);
+      this.#list = null;
+    }
+  }
+
   /** For tests: a pool's open timeline's expected size now (null: none open). */
   expectedOf(pool: string): number | null {
     const p = this.#pools.get(pool);
     if (p === undefined) return null;
     return p.fixed === null ? this.#members(p) + p.lost : p.fixed - p.planned;
+  }
+
+  /** When the current gap in the Node watch began; null while it is watched. */
+  get gapStart(): number | null {
+    return this.#gap?.start ?? null;
+  }
+
+  /**
+   * Restores the pool timelines a store kept, before any observation. Which nodes they had was not
+   * kept: the layer is in a gap from `observedUntil`, and the nodes listed again before endGap are
+   * taken as the members of the open pools they belong to.
+   */
+  restore(timelines: Iterable<Timeline>, observedUntil: number | null): void {
+    for (const timeline of timelines) {
+      if (timeline.transitions.length === 0) continue;
+      this.#timelines.set(timeline.uid, timeline);
+      this.#list = null;
+      if (TERMINAL_STATES.has(timeline.transitions.at(-1)!.state)) continue;
+      const everUp = timeline.transitions.some((t) => t.state === 'up');
+      this.#pools.set(timeline.name, {
+        name: timeline.name,
+        timeline,
+        nodes: new Map(),
+        lost: 0,
+        planned: 0,
+        everUp,
+        fixed: this.#expected[timeline.name] ?? null,
+        lastRaise: null,
+        jobsets: new Set(timeline.jobsets ?? []),
+        adopting: everUp,
+      });
+    }
+    if (observedUntil !== null && this.#pools.size > 0) this.beginGap(observedUntil);
+  }
+
+  /** The Node watch broke at `at` (or the service stopped there). */
+  beginGap(at: number): void {
+    this.#gap ??= { start: at };
+  }
+
+  /**
+   * The Nodes have been listed again at `at`. A pool whose state is the same as before the gap held
+   * it; one whose state changed is `unknown` from the start of the gap until `at`.
+   */
+  endGap(at: number): void {
+    const gap = this.#gap;
+    if (gap === null) return;
+    this.#gap = null;
+    for (const pool of [...this.#pools.values()]) {
+      pool.adopting = false;
+      const prior = pool.timeline.transitions.at(-1)?.state;
+      const state = this.#derive(pool);
+      if (prior === undefined || prior === state) continue;
+      this.#enter(pool, 'unknown', gap.start, at);
+      this.#enter(pool, state, at, at);
+      if (TERMINAL_STATES.has(state)) this.#pools.delete(pool.name);
+    }
   }
 
   /** Feeds one observation: Nodes move pools, Pods tell which JobSets ran on them; others are ignored. */
@@ -168,6 +227,8 @@ export class PoolLayer {
     node.ready = view.ready;
     node.leaving = view.leaving;
     pool.nodes.set(view.name, node);
+    // Restored: a node listed again was there before (not leaving, it is a member).
+    if (pool.adopting && !node.leaving) node.member = true;
     if (node.member && node.leaving && node.ready !== 'True') this.#leftAsPlanned(pool, node); // gone as planned
     if (!node.member && pool.everUp && node.ready === 'True' && !node.leaving) {
       node.member = true;
@@ -204,18 +265,8 @@ export class PoolLayer {
     const closed = [...this.#timelines.values()].filter((t) => t.name === name).map((t) => t.transitions.at(-1)!.at);
     const floor = closed.length > 0 ? Math.max(...closed) : -Infinity;
     const createdAt = Math.max(Math.min(view.createdAt ?? receivedAt, receivedAt), floor);
-    const timeline: Timeline = {
-      uid: poolUid(name, createdAt),
-      namespace: '',
-      name,
-      labels: { [POOL_LABEL]: name },
-      accelerator: null,
-      topology: null,
-      createdAt,
-      transitions: [],
-      jobsets: [],
-    };
-    const pool: Pool = { name, timeline, nodes: new Map(), lost: 0, planned: 0, everUp: false, fixed: this.#expected[name] ?? null, lastRaise: null, jobsets: new Set() };
+    const timeline = poolTimeline(poolUid(name, createdAt), { name, createdAt, accelerator: null, topology: null });
+    const pool: Pool = { name, timeline, nodes: new Map(), lost: 0, planned: 0, everUp: false, fixed: this.#expected[name] ?? null, lastRaise: null, jobsets: new Set(), adopting: false };
     this.#pools.set(name, pool);
     this.#timelines.set(timeline.uid, timeline);
     this.#list = null;
@@ -262,19 +313,27 @@ export class PoolLayer {
     return complete && members.every((n) => n.ready === 'True') ? 'up' : 'down';
   }
 
-  #update(pool: Pool, at: number, receivedAt: number, cause: Cause | null): void {
-    const state = this.#derive(pool);
+  /** Appends a transition into `state` (times non-decreasing, never later than `receivedAt`), written as a fact. */
+  #enter(pool: Pool, state: State, at: number, receivedAt: number): void {
     const tl = pool.timeline;
     const transitions = tl.transitions;
     const last = transitions.at(-1);
     if (last === undefined) {
       transitions.push({ at: tl.createdAt, state });
       this.#written(pool, 0);
-    } else if (last.state !== state) {
+    } else if (last.state !== state && !TERMINAL_STATES.has(last.state)) {
       const floor = last.at;
       transitions.push({ at: Math.min(Math.max(at, floor), Math.max(receivedAt, floor)), state });
       this.#written(pool, transitions.length - 1);
     }
+  }
+
+  #update(pool: Pool, at: number, receivedAt: number, cause: Cause | null): void {
+    const tl = pool.timeline;
+    const transitions = tl.transitions;
+    // In a gap, the state is decided when it ends; a pool first seen in it is unknown until then.
+    if (this.#gap !== null && (pool.adopting || transitions.length > 0)) return;
+    this.#enter(pool, this.#gap !== null ? 'unknown' : this.#derive(pool), at, receivedAt);
     const seq = transitions.length - 1;
     // The node that caused it: given to the interruption, and to the down period it is part of.
     if (cause !== null && transitions[seq]!.state === 'down' && joinCause(tl, seq, cause)) this.#onFact({ kind: 'pool-cause', uid: tl.uid, seq, cause });

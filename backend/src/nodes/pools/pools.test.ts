@@ -298,4 +298,39 @@ describe('a pool timeline', () => {
     expect([tl.name, tl.namespace, tl.uid, tl.createdAt]).toEqual(['p', '', `nodepool:p:${min(0)}`, min(0)]);
     expect(facts[0]).toEqual({ kind: 'pool-transition', uid: tl.uid, seq: 0, transition: { at: min(0), state: 'up' }, pool: { name: 'p', createdAt: min(0), accelerator: null, topology: null } });
   });
+
+  it('restored from a store: the nodes listed again are its members; a pool whose state changed meanwhile is unknown from the gap until the relist', () => {
+    const first = run([...threeUp(), at(10, node('b', { ready: 'Unknown', since: 10 })), at(12, node('b', { since: 12 }))]);
+    const kept = structuredClone([...first.layer.timelines()]);
+    expect(drawn(kept[0])).toEqual(['0:provisioning', '3:up', '10:down', '12:up']);
+    // Stopped at 20; at 30 the relist shows b NotReady since 25.
+    const facts: PoolFact[] = [];
+    const second = new PoolLayer({ onFact: (f) => facts.push(f) });
+    second.restore(structuredClone(kept), min(20));
+    expect(second.gapStart).toBe(min(20));
+    for (const o of [at(30, node('a', { since: 1 })), at(30, node('b', { ready: 'Unknown', since: 25 })), at(30, node('c', { since: 3 }))]) second.observe(o);
+    expect(drawn(pools(second)[0])).toEqual(['0:provisioning', '3:up', '10:down', '12:up']);
+    second.endGap(min(30));
+    expect(drawn(pools(second)[0])).toEqual(['0:provisioning', '3:up', '10:down', '12:up', '20:unknown', '30:down']);
+    expect(facts.map((f) => f.kind === 'pool-transition' && f.seq)).toEqual([4, 5]);
+    // b Ready again at 31: a member all along.
+    second.observe(at(31, node('b', { since: 31 })));
+    expect(drawn(pools(second)[0]).at(-1)).toBe('31:up');
+    expect(second.expectedOf('p')).toBe(3);
+    // Unchanged across the restart: nothing is added.
+    const third = new PoolLayer();
+    third.restore(structuredClone(kept), min(20));
+    for (const o of [at(30, node('a', { since: 1 })), at(30, node('b', { since: 12 })), at(30, node('c', { since: 3 }))]) third.observe(o);
+    third.endGap(min(30));
+    expect(drawn(pools(third)[0])).toEqual(drawn(kept[0]));
+  });
+
+  it('a gap in the Node watch: decided when it ends', () => {
+    const { layer } = run(threeUp());
+    layer.beginGap(min(10));
+    layer.observe(deleted(12, node('b', { since: 2 })));
+    expect(drawn(pools(layer)[0])).toEqual(['0:provisioning', '3:up']);
+    layer.endGap(min(15));
+    expect(drawn(pools(layer)[0])).toEqual(['0:provisioning', '3:up', '10:unknown', '15:down']);
+  });
 });
