@@ -22,7 +22,7 @@
 // Pure: observations in, transitions out; no clock.
 
 import type { Observation } from '../../observation/types.ts';
-import { TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../../timeline/types.ts';
+import { TERMINAL_STATES, type Cause, type State, type Timeline } from '../../timeline/types.ts';
 import { joinCause, poolTimeline, type PoolFact } from '../../timeline/facts.ts';
 
 export type { PoolFact } from '../../timeline/facts.ts';
