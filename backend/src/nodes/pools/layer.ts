@@ -13,8 +13,8 @@
 //                 node): counted out when it is deleted or stops being Ready, whichever comes first.
 //                 A node lost unannounced stays expected until a new node replaces it; a new node that
 //                 became Ready within the same second before the loss is its replacement already.
-//   ended         when its last node has left as planned (and none is missing): `completed`. A node
-//                 that joins later starts a new timeline of the pool.
+//   ended         when all its nodes have left, the last one as planned (a pool emptied by a loss is
+//                 down until a node comes): `completed`. A node that joins later starts a new timeline.
 //
 // What it finds out is given as facts (`onFact`): each transition, and the nodes that caused an
 // interruption. Which JobSets' pods ran on a pool's nodes is kept on the timeline (`jobsets`).
@@ -59,6 +59,8 @@ interface Pool {
   lost: number;
   /** A fixed-size pool's members that left as planned and have not been replaced: they lower its size. */
   planned: number;
+  /** Whether the last node to leave left as planned: a pool emptied so has ended, one emptied by a loss is down. */
+  lastLeftPlanned: boolean;
   everUp: boolean;
   /** A slice's hosts, or an annotation's or option's size; null: the members are the size. */
   fixed: number | null;
@@ -140,6 +142,7 @@ export class PoolLayer {
         nodes: new Map(),
         lost: 0,
         planned: 0,
+        lastLeftPlanned: false,
         everUp,
         fixed: this.#expected[timeline.name] ?? null,
         lastRaise: null,
@@ -246,6 +249,7 @@ export class PoolLayer {
     if (node === undefined) return;
     pool.nodes.delete(name);
     if (planned && node.member) this.#leftAsPlanned(pool, node);
+    pool.lastLeftPlanned = planned;
     if (!planned) {
       // A new node Ready within the same second already replaced it: the size it raised falls back.
       if (pool.fixed === null && pool.lastRaise !== null && receivedAt - pool.lastRaise < SAME_SECOND_MS && node.member) pool.lastRaise = null;
@@ -257,6 +261,7 @@ export class PoolLayer {
   /** A member leaves as planned: it no longer counts, and a fixed size is lowered until a new node joins. */
   #leftAsPlanned(pool: Pool, node: PoolNode): void {
     node.member = false;
+    pool.lastLeftPlanned = true;
     if (pool.fixed !== null) pool.planned++;
   }
 
@@ -266,7 +271,7 @@ export class PoolLayer {
     const floor = closed.length > 0 ? Math.max(...closed) : -Infinity;
     const createdAt = Math.max(Math.min(view.createdAt ?? receivedAt, receivedAt), floor);
     const timeline = poolTimeline(poolUid(name, createdAt), { name, createdAt, accelerator: null, topology: null });
-    const pool: Pool = { name, timeline, nodes: new Map(), lost: 0, planned: 0, everUp: false, fixed: this.#expected[name] ?? null, lastRaise: null, jobsets: new Set(), adopting: false };
+    const pool: Pool = { name, timeline, nodes: new Map(), lost: 0, planned: 0, lastLeftPlanned: false, everUp: false, fixed: this.#expected[name] ?? null, lastRaise: null, jobsets: new Set(), adopting: false };
     this.#pools.set(name, pool);
     this.#timelines.set(timeline.uid, timeline);
     this.#list = null;
@@ -295,8 +300,8 @@ export class PoolLayer {
 
   #derive(pool: Pool): State {
     const present = [...pool.nodes.values()];
-    // Every node left as planned, or is on its way out and no longer counted: the pool has ended.
-    if (pool.lost === 0 && present.every((n) => n.leaving && !n.member)) return 'completed';
+    // Every node left, or is on its way out and no longer counted, the last one as planned: the pool has ended.
+    if ((pool.lost === 0 || pool.lastLeftPlanned) && present.every((n) => n.leaving && !n.member)) return 'completed';
     if (!pool.everUp) {
       const candidates = present.filter((n) => !n.leaving);
       const enough = candidates.length > 0 && candidates.length >= (pool.fixed ?? 1);

@@ -223,6 +223,13 @@ describe('a pool timeline', () => {
     expect(pools(layer)).toHaveLength(1);
   });
 
+  it('ends when its other nodes are removed as planned after one was lost: the pool itself is gone', () => {
+    const marked = { since: 3, cordoned: true };
+    const { layer } = run([...threeUp(), deleted(10, node('a', { since: 1 })), at(20, node('b', marked)), at(20, node('c', marked)), deleted(21, node('b', marked)), deleted(22, node('c', marked))]);
+    expect(drawn(pools(layer)[0])).toEqual(['0:provisioning', '3:up', '10:down', '22:completed']);
+    expect(figures(pools(layer)[0]!, min(30), min(0), min(30)).interruptions).toBe(1);
+  });
+
   //   a multi-host TPU slice, topology 2x2x4 (16 chips), 4 chips per host: 4 hosts.
   it('a multi-host TPU slice expects the hosts its topology implies: up only with all of them Ready', () => {
     const tpu = (name: string, s: NodeShape) =>

@@ -310,6 +310,8 @@ export class PoolTruth {
   everUp = false;
   /** Nodes the simulator deleted without warning and has not replaced with a Ready node yet. */
   lost = 0;
+  /** Whether the last node to go went after a cordon (not lost). */
+  lastLeftPlanned = false;
   /** A slice's counted hosts that left after a cordon and were not replaced: they lower what it needs. */
   planned = 0;
   /** Nodes it added that have not been Ready yet (a replacement, a surge upgrade's new node). */

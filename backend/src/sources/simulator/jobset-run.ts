@@ -818,6 +818,7 @@ export class JobSetRun {
       cause = { kind: 'NodeDeleted', at, node: node.name };
       this.broken = { place, node, deleted: true };
       this.poolTruths.get(node.pool)!.lost++;
+      this.poolTruths.get(node.pool)!.lastLeftPlanned = false;
       this.poolMoved(node.pool, at, cause);
     }
     this.pendingCause = cause;
@@ -883,6 +884,7 @@ export class JobSetRun {
     yield;
     pools.nodes.delete(old.name);
     this.emitObject('DELETED', this.after(this.lastObservationAt + nrng.int(30 * SECOND, 90 * SECOND)), nodeObject(old));
+    this.poolTruths.get(old.pool)!.lastLeftPlanned = true;
     this.poolMoved(old.pool, this.lastObservationAt);
     this.spare = node;
     yield;
@@ -900,6 +902,7 @@ export class JobSetRun {
       this.emitObject('MODIFIED', this.after(at), nodeObject(node));
       // A broken node cordoned has left already.
       if (node.ready !== 'True') this.leftAsPlanned(node);
+      if (node.ready !== 'True') this.poolTruths.get(node.pool)!.lastLeftPlanned = true;
       this.poolMoved(node.pool, this.lastObservationAt);
       yield;
     }
@@ -908,6 +911,7 @@ export class JobSetRun {
       pools.nodes.delete(node.name);
       this.emitObject('DELETED', this.after(at), nodeObject(node));
       if (node.ready === 'True') this.leftAsPlanned(node);
+      this.poolTruths.get(node.pool)!.lastLeftPlanned = true;
       this.poolMoved(node.pool, this.lastObservationAt);
       yield;
     }
@@ -961,15 +965,15 @@ export class JobSetRun {
   }
 
   /**
-   * The pool's state as the simulator knows it: ended once every node it has left after a cordon
-   * (none lost); before its first up, up once its nodes (a slice: all its hosts) are Ready; then up
+   * The pool's state as the simulator knows it: ended once every node it has left, the last after a
+   * cordon; before its first up, up once its nodes (a slice: all its hosts) are Ready; then up
    * while every counted node (neither booting nor cordoned and gone) is Ready and none is lost (a
    * slice: all its hosts there).
    */
   private poolState(truth: PoolTruth): State {
     const nodes = [...this.pools!.nodes.values()].filter((n) => n.pool === truth.timeline.name);
     const gone = (n: SimNode): boolean => n.unschedulable && n.ready !== 'True';
-    if (truth.lost === 0 && nodes.every(gone)) return 'completed';
+    if ((truth.lost === 0 || truth.lastLeftPlanned) && nodes.every(gone)) return 'completed';
     if (!truth.everUp) {
       const fresh = nodes.filter((n) => !n.unschedulable);
       if (fresh.length < (truth.hosts ?? 1) || fresh.some((n) => n.ready !== 'True')) return 'provisioning';
