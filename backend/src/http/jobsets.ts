@@ -59,5 +59,15 @@ export function jobsetRoutes(view: ServedView, now: () => number): Router {
     if (view === null) throw new HttpError(404, `no JobSet ${namespace}/${name} has been seen`);
     res.json(view);
   });
+
+  // A node pool is cluster-scoped: every timeline of the pool (it ended and came back), as a JobSet's.
+  router.get('/nodepools/:name', (req, res) => {
+    const q = parseQueryString(detailQuerySchema.pick({ from: true, to: true }), req);
+    const t = now();
+    const { timelines, horizon } = layerOf('nodepools', t);
+    const view = jobsetDetailView(timelines, horizon, '', req.params.name, (tl) => window(q, t, tl.createdAt, horizon));
+    if (view === null) throw new HttpError(404, `no node pool ${req.params.name} has been seen`);
+    res.json(view);
+  });
   return router;
 }

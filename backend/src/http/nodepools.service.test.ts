@@ -140,6 +140,22 @@ describe('layer: nodepools', () => {
     expect(JSON.stringify(res.body)).toContain('"slice"');
   });
 
+  it('/api/v1/nodepools/{name}: the pool\'s timelines, intervals and events with their node', async () => {
+    const res = await service.get(`/api/v1/nodepools/gpu?from=${FROM}&to=${TO}`);
+    expect(res.status).toBe(200);
+    const [tl] = res.body.timelines;
+    expect(tl.intervals.map((i: any) => [i.state, Date.parse(i.from), i.to === null ? null : Date.parse(i.to)])).toEqual([
+      ['provisioning', min(0), min(5)],
+      ['up', min(5), min(60)],
+      ['down', min(60), min(70)],
+      ['up', min(70), min(100)],
+      ['down', min(100), min(110)],
+      ['up', min(110), null], // still up
+    ]);
+    expect(tl.events.filter((e: any) => e.type === 'interruption').map((e: any) => e.causes.map((c: any) => c.node))).toEqual([['g2'], ['g1']]);
+    expect((await service.get('/api/v1/nodepools/none')).status).toBe(404);
+  });
+
   it('a source of JobSets alone answers with a notice, not an error', async () => {
     const plain = await startService([]);
     try {

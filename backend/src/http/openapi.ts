@@ -140,6 +140,22 @@ export function openApiDocument(): object {
           },
         },
       },
+      '/api/v1/nodepools/{name}': {
+        get: {
+          summary: 'Every timeline of a node pool (it ended and came back): intervals, events with the nodes that caused them, and figures',
+          parameters: [
+            { name: 'name', in: 'path', required: true, schema: { type: 'string' } },
+            timeParam('from', 'window start (default: creation)'),
+            timeParam('to', 'window end (default: now)'),
+          ],
+          responses: {
+            200: json({ type: 'object' }, '{timelines: [...]}'),
+            400: json(error, `a parameter is malformed, a time is beyond what a date holds, or the range is longer than ${DAYS} days (the error names it)`),
+            401: json(error, 'missing or wrong bearer token'),
+            404: json(error, 'no node pool of that name was seen, or the source has no node pools'),
+          },
+        },
+      },
       '/api/v1/values/{what}': {
         get: {
           summary: 'Values for editors and template variables',
