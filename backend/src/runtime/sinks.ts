@@ -105,7 +105,7 @@ export function postgresSink(store: PostgresStore, recovery: Pick<Recovery, 'mac
     observed: (at) => store.observed(at),
     flushed: () => store.flushed(),
     // The node layer's facts are in PostgreSQL as they come: a snapshot there is retention only.
-    snapshot: (machines, observedUntil) => store.snapshot(machines, observedUntil),
+    snapshot: (machines, observedUntil, nodeLayers, pools) => store.snapshot(machines, observedUntil, nodeLayers, pools),
     status: () => store.status(),
     failure: () => {
       const error = store.status().error;

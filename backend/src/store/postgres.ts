@@ -386,11 +386,28 @@ export class PostgresStore implements TimelineStore {
    * cluster that are no longer among `machines` (retention dropped them from the engine), and tells
    * followers to reload. Open timelines are never deleted. Skipped while writes are failing.
    */
-  async snapshot(machines: Iterable<MachineState>, observedUntil: number | null): Promise<void> {
+  async snapshot(machines: Iterable<MachineState>, observedUntil: number | null, _nodeLayers?: Iterable<Timeline>, pools?: Iterable<Timeline>): Promise<void> {
     this.observed(observedUntil);
     // Nothing depends on it: while writes fail (or another replica writes), the next one will do.
     if (this.#error !== null || this.#fenced !== null || this.#closed) return;
     await this.prune(machines);
+    if (pools !== undefined) await this.#prunePools(pools);
+  }
+
+  /** Deletes the facts of the node pools not among `pools` (retention let go of them). */
+  async #prunePools(pools: Iterable<Timeline>): Promise<void> {
+    const keep = Array.from(pools, (p) => p.uid);
+    await withClient(this.#pool, async (client) => {
+      await client.query('BEGIN');
+      try {
+        await this.#fence(client, null);
+        await client.query('DELETE FROM upness_pool_facts WHERE cluster = $1 AND NOT (uid = ANY($2::text[]))', [this.cluster, keep]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
   }
 
   /** Deletes the closed timelines of this cluster that are not among `machines`; returns how many. */

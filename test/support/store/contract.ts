@@ -148,6 +148,12 @@ export function storeContract(name: string, fresh: () => Promise<Subject>, optio
       // A store opened again gives them back.
       const again = await subject.open();
       expect(byUid(again.recovery.pools)).toEqual(byUid(pools));
+      // Retention: a snapshot without an ended pool drops it.
+      const ended = pools.find((p) => p.transitions.at(-1)!.state === 'completed')!;
+      const kept = pools.filter((p) => p !== ended);
+      await again.store.snapshot(cluster.machines(), cluster.horizon, cluster.nodeTimelines(), kept);
+      await again.store.flushed();
+      expect(byUid((await subject.read()).pools)).toEqual(byUid(kept));
       await again.store.close();
     });
 
