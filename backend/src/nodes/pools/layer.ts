@@ -84,6 +84,8 @@ export class PoolLayer {
   /** Every pool timeline, the ended ones too, by uid. */
   readonly #timelines = new Map<string, Timeline>();
   #list: Timeline[] | null = null;
+  /** Pool name → when its last timeline ended: a new one begins no earlier. */
+  readonly #endedAt = new Map<string, number>();
   /** A gap in the Node watch (or a restart): no transition is decided until it ends. */
   #gap: { start: number } | null = null;
 
@@ -134,7 +136,11 @@ export class PoolLayer {
       if (timeline.transitions.length === 0) continue;
       this.#timelines.set(timeline.uid, timeline);
       this.#list = null;
-      if (TERMINAL_STATES.has(timeline.transitions.at(-1)!.state)) continue;
+      const last = timeline.transitions.at(-1)!;
+      if (TERMINAL_STATES.has(last.state)) {
+        this.#endedAt.set(timeline.name, Math.max(this.#endedAt.get(timeline.name) ?? -Infinity, last.at));
+        continue;
+      }
       const everUp = timeline.transitions.some((t) => t.state === 'up');
       this.#pools.set(timeline.name, {
         name: timeline.name,
@@ -173,7 +179,7 @@ export class PoolLayer {
       if (prior === undefined || prior === state) continue;
       this.#enter(pool, 'unknown', gap.start, at);
       this.#enter(pool, state, at, at);
-      if (TERMINAL_STATES.has(state)) this.#pools.delete(pool.name);
+      if (TERMINAL_STATES.has(state)) this.#close(pool);
     }
   }
 
@@ -258,6 +264,12 @@ export class PoolLayer {
     this.#update(pool, receivedAt, receivedAt, node.member && !planned ? cause : null);
   }
 
+  /** The pool's timeline has ended: nodes that come later start a new one. */
+  #close(pool: Pool): void {
+    this.#pools.delete(pool.name);
+    this.#endedAt.set(pool.name, Math.max(this.#endedAt.get(pool.name) ?? -Infinity, pool.timeline.transitions.at(-1)!.at));
+  }
+
   /** A member leaves as planned: it no longer counts, and a fixed size is lowered until a new node joins. */
   #leftAsPlanned(pool: Pool, node: PoolNode): void {
     node.member = false;
@@ -267,8 +279,7 @@ export class PoolLayer {
 
   #open(view: PoolNodeView, receivedAt: number): Pool {
     const name = view.pool!;
-    const closed = [...this.#timelines.values()].filter((t) => t.name === name).map((t) => t.transitions.at(-1)!.at);
-    const floor = closed.length > 0 ? Math.max(...closed) : -Infinity;
+    const floor = this.#endedAt.get(name) ?? -Infinity;
     const createdAt = Math.max(Math.min(view.createdAt ?? receivedAt, receivedAt), floor);
     const timeline = poolTimeline(poolUid(name, createdAt), { name, createdAt, accelerator: null, topology: null });
     const pool: Pool = { name, timeline, nodes: new Map(), lost: 0, planned: 0, lastLeftPlanned: false, everUp: false, fixed: this.#expected[name] ?? null, lastRaise: null, jobsets: new Set(), adopting: false };
@@ -342,7 +353,7 @@ export class PoolLayer {
     const seq = transitions.length - 1;
     // The node that caused it: given to the interruption, and to the down period it is part of.
     if (cause !== null && transitions[seq]!.state === 'down' && joinCause(tl, seq, cause)) this.#onFact({ kind: 'pool-cause', uid: tl.uid, seq, cause });
-    if (TERMINAL_STATES.has(transitions[seq]!.state)) this.#pools.delete(pool.name);
+    if (TERMINAL_STATES.has(transitions[seq]!.state)) this.#close(pool);
   }
 
   #written(pool: Pool, seq: number): void {
