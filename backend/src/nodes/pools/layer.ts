@@ -7,8 +7,9 @@
 //   up / down     up while every member is Ready and none is missing; down otherwise: a member that
 //                 went NotReady, or one that vanished unannounced and has not been replaced yet.
 //   expected size a slice's hosts (topology chips ÷ chips per host), or an annotation or option, less
-//                 the hosts that left as planned until new ones join; else the members: a new node joins once Ready (a scale-up, a surge upgrade's new node, or
-//                 the replacement of a lost one), a node leaves when it goes after it was cordoned or
+//                 the hosts that left as planned until new ones join; else the members: a new node
+//                 joins once Ready (a scale-up, a surge upgrade's new node, or the replacement of a
+//                 lost one), a node leaves when it goes after it was cordoned or
 //                 tainted for removal (a drain, a scale-down, Karpenter disruption, an upgrade's old
 //                 node): counted out when it is deleted or stops being Ready, whichever comes first.
 //                 A node lost unannounced stays expected until a new node replaces it; a new node that
@@ -24,10 +25,10 @@
 import type { Observation } from '../../observation/types.ts';
 import { TERMINAL_STATES, type Cause, type State, type Timeline } from '../../timeline/types.ts';
 import { joinCause, poolTimeline, type PoolFact } from '../../timeline/facts.ts';
-
-export type { PoolFact } from '../../timeline/facts.ts';
 import { isNode, isPod, nodeNotReady, viewNode, viewPod, type ReadyStatus } from '../objects.ts';
 import { sliceHosts, viewPoolNode, type PoolNodeView } from './objects.ts';
+
+export type { PoolFact } from '../../timeline/facts.ts';
 
 export interface PoolLayerOptions {
   /** A label that names a node's pool where none of the known ones does (objects.ts POOL_LABELS). */
@@ -36,9 +37,6 @@ export interface PoolLayerOptions {
   expectedNodes?: Readonly<Record<string, number>>;
   onFact?: (fact: PoolFact) => void;
 }
-
-/** The label of a pool timeline that names its pool (its `name` too): what `groupBy: pool` reads. */
-export const POOL_LABEL = 'pool';
 
 /** A loss and a new node's Ready closer than this are a replacement: Kubernetes times are whole seconds. */
 const SAME_SECOND_MS = 1000;
