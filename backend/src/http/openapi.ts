@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { querySchema } from '../frames/query-types/index.ts';
 import { queryRequestSchema, TIME_DESCRIPTION } from '../query/model.ts';
 import { LIMITS } from '../query/step.ts';
+import { FRAME_ENCODINGS } from './query.ts';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 const DAYS = LIMITS.maxRangeMs / 86_400_000;
@@ -85,6 +86,16 @@ export function openApiDocument(): object {
       '/api/v1/query': {
         post: {
           summary: "Run queries (the body Grafana sends to /api/ds/query); answers with data frames per refId",
+          parameters: [
+            {
+              name: 'frames',
+              in: 'query',
+              required: false,
+              description:
+                'how each result carries its frames: json (default) as `frames`, the data-frame JSON; arrow as `arrowFrames`, each frame an Apache Arrow IPC file in base64, in the layout the Grafana Go SDK reads with data.UnmarshalArrowFrames (what the plugin backend asks for)',
+              schema: { type: 'string', enum: [...FRAME_ENCODINGS], default: 'json' },
+            },
+          ],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/QueryRequest' } } } },
           responses: {
             200: json(
@@ -95,7 +106,12 @@ export function openApiDocument(): object {
                     type: 'object',
                     additionalProperties: {
                       type: 'object',
-                      properties: { status: { type: 'integer' }, frames: { type: 'array', items: frame }, error: { type: 'string' } },
+                      properties: {
+                        status: { type: 'integer' },
+                        frames: { type: 'array', items: frame },
+                        arrowFrames: { type: 'array', items: { type: 'string', format: 'byte' }, description: 'with frames=arrow: the frames as Arrow IPC files, base64' },
+                        error: { type: 'string' },
+                      },
                     },
                   },
                 },
@@ -104,7 +120,7 @@ export function openApiDocument(): object {
             ),
             400: json(
               error,
-              `the body is malformed (not JSON, not a JSON object, no queries), or every query was: a field out of its range, a time beyond what a date holds, or a limit exceeded (each result's error names the field). ${LIMITS_TEXT}`,
+              `the frames parameter is neither json nor arrow, the body is malformed (not JSON, not a JSON object, no queries), or every query was: a field out of its range, a time beyond what a date holds, or a limit exceeded (each result's error names the field). ${LIMITS_TEXT}`,
             ),
             401: json(error, 'missing or wrong bearer token'),
             413: json(error, 'the body is larger than 1 MB'),
