@@ -7,6 +7,7 @@ import { merge, min, Scenario } from '../../../test/support/scenario.ts';
 import { startService, type TestService } from '../../../test/support/service.ts';
 import { FIGURES } from '../query/types.ts';
 import { openApiDocument } from './openapi.ts';
+import { ARROW_ANSWER_TYPE, readArrowAnswer } from './query.ts';
 
 //   team-a/train  (tpu-v5p-slice, 2x2x2, team=x)
 //     0 ─prov─ 10 ─up─ 70 ─down─ 75 ─up─ 195 ─down─ 210 ─up─ 240 completed
@@ -265,18 +266,21 @@ describe('POST /api/v1/query', () => {
       { refId: 'X', metric: 'nope' },
     ];
     const body = { from: FROM, to: TO, queries };
-    const [asJson, asArrow] = [await service.post('/api/v1/query', body), await service.post('/api/v1/query?frames=arrow', body)];
-    expect(asArrow.status).toBe(200);
-    expect(Object.keys(asArrow.body.results).sort()).toEqual(['G', 'S', 'T', 'X']);
-    expect(asArrow.body.results.X).toEqual(asJson.body.results.X); // an error has no frames either way
+    const asJson = await service.post('/api/v1/query', body);
+    const res = await fetch(`${service.url}/api/v1/query?frames=arrow`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe(ARROW_ANSWER_TYPE);
+    const asArrow = readArrowAnswer(new Uint8Array(await res.arrayBuffer()));
+    expect(Object.keys(asArrow.results).sort()).toEqual(['G', 'S', 'T', 'X']);
+    expect(asArrow.results.X).toEqual(asJson.body.results.X); // an error has no frames either way
     let nullStrings = 0;
     for (const refId of ['S', 'G', 'T']) {
       const want = asJson.body.results[refId];
-      const got = asArrow.body.results[refId];
+      const got = asArrow.results[refId]!;
       expect(got.frames).toBeUndefined();
-      expect(got.arrowFrames).toHaveLength(want.frames.length);
+      expect(got.arrowFiles).toHaveLength(want.frames.length);
       want.frames.forEach((frame: any, i: number) => {
-        const table = tableFromIPC(Buffer.from(got.arrowFrames[i], 'base64'));
+        const table = tableFromIPC(got.arrowFiles![i]!);
         const meta = table.schema.metadata;
         expect(meta.get('name')).toBe(frame.schema.name ?? '');
         expect(meta.get('refId')).toBe(frame.schema.refId ?? '');

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { querySchema } from '../frames/query-types/index.ts';
 import { queryRequestSchema, TIME_DESCRIPTION } from '../query/model.ts';
 import { LIMITS } from '../query/step.ts';
-import { FRAME_ENCODINGS } from './query.ts';
+import { ARROW_ANSWER_TYPE, FRAME_ENCODINGS } from './query.ts';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 const DAYS = LIMITS.maxRangeMs / 86_400_000;
@@ -20,6 +20,11 @@ const LIMITS_TEXT =
 
 const error = { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] };
 const json = (schema: object, description: string) => ({ description, content: { 'application/json': { schema } } });
+/** A query answer: JSON, or with ?frames=arrow the binary answer the `frames` parameter describes. */
+const jsonOrArrow = (schema: object, description: string) => ({
+  description,
+  content: { 'application/json': { schema }, [ARROW_ANSWER_TYPE]: { schema: { type: 'string', format: 'binary' } } },
+});
 const timeParam = (name: 'from' | 'to', description: string) => ({
   name,
   in: 'query',
@@ -92,13 +97,13 @@ export function openApiDocument(): object {
               in: 'query',
               required: false,
               description:
-                'how each result carries its frames: json (default) as `frames`, the data-frame JSON; arrow as `arrowFrames`, each frame an Apache Arrow IPC file in base64, in the layout the Grafana Go SDK reads with data.UnmarshalArrowFrames (what the plugin backend asks for)',
+                `how the answer carries its frames: json (default) as each result's \`frames\`, the data-frame JSON; arrow as Apache Arrow IPC files in the layout the Grafana Go SDK reads with data.UnmarshalArrowFrames (what the plugin backend asks for), in a binary answer of type ${ARROW_ANSWER_TYPE}: a 4-byte big-endian length H, H bytes of JSON head {"results": {refId: {status, error?, arrowFrames: [[offset, length], ...]}}}, then the files at those offsets (from the end of the head, 8-byte aligned). A result whose times Arrow cannot carry (after 2262) has \`frames\` in the head instead`,
               schema: { type: 'string', enum: [...FRAME_ENCODINGS], default: 'json' },
             },
           ],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/QueryRequest' } } } },
           responses: {
-            200: json(
+            200: jsonOrArrow(
               {
                 type: 'object',
                 properties: {
@@ -109,7 +114,6 @@ export function openApiDocument(): object {
                       properties: {
                         status: { type: 'integer' },
                         frames: { type: 'array', items: frame },
-                        arrowFrames: { type: 'array', items: { type: 'string', format: 'byte' }, description: 'with frames=arrow: the frames as Arrow IPC files, base64' },
                         error: { type: 'string' },
                       },
                     },
