@@ -24,6 +24,8 @@ export class ClusterEngine extends TimelineEngine {
     const hook: { jobset: (update: JobSetUpdate) => void } = { jobset: () => {} };
     super({
       ...engineOptions,
+      // A Kueue Workload's reason for a suspension is the JobSet layer's fact; the node layer's are its own.
+      ...(onFact !== undefined ? { onFact } : {}),
       onUpdate: (update: JobSetUpdate, machine: MachineState) => {
         onUpdate?.(update, machine);
         hook.jobset(update);
