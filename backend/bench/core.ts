@@ -19,7 +19,7 @@ import { simulateFleet } from '../src/sources/simulator/index.ts';
 import { Rng } from '../src/sources/simulator/rng.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
 import type { State, Timeline, Transition } from '../src/timeline/types.ts';
-import { readTrace } from '../src/sources/trace/read.ts';
+import { replayTrace } from '../src/sources/trace/replay.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -101,7 +101,7 @@ const parseOnly = measure(() => {
 let timelinesReplayed = 0;
 const replay = await measureAsync(async () => {
   const engine = new TimelineEngine();
-  for await (const o of readTrace(chunks)) engine.observe(o);
+  await replayTrace(chunks, engine);
   timelinesReplayed = engine.counts.jobsets;
 });
 const rate = (ms: number): number => lines.length / (ms / 1000);

@@ -134,3 +134,39 @@ describe('replaying a simulated fleet with its nodes rebuilds both layers, the n
     expect(sim.stdout).toContain('"kind":"Pod"');
   });
 });
+
+describe('replaying a simulated fleet with its Kueue Workloads gives each preemption the Workload\'s reason, as the truth has it', () => {
+  /** The transitions without their suspension reasons. */
+  const bare = (tl: Timeline): Transition[] => tl.transitions.map(({ suspension: _s, ...t }) => t);
+
+  it.each([1, 2, 3])('seed %i, realistic profile, 25 JobSets × 4 days, through the trace', (seed) => {
+    const fleet = simulateFleet({ jobsets: 25, days: 4, seed, workloads: true });
+    const truth: Timeline[] = [];
+    const facts: unknown[] = [];
+    const engine = new TimelineEngine({ onFact: (f) => facts.push(f) });
+    for (const line of fleet.traceLines((t) => truth.push(t))) engine.observe(parseTraceLine(line, 0));
+    const rebuilt = byUid(engine.timelines());
+    expect(rebuilt.size).toBe(truth.length);
+    for (const expected of truth) expect(rebuilt.get(expected.uid)!.transitions).toEqual(expected.transitions);
+    // Every preemption's reason is the Workload's (Kueue's message), written as a fact; queued periods keep the controller's.
+    const reasons = truth.flatMap((t) => t.transitions.flatMap((tr) => (tr.suspension === undefined ? [] : [tr.suspension.reason])));
+    const preempted = reasons.filter((r) => r === 'Preempted').length;
+    expect(preempted).toBeGreaterThan(0);
+    expect(reasons).toContain('SuspendedJobs');
+    expect(facts).toHaveLength(preempted);
+    expect(truth.flatMap((t) => t.transitions).filter((tr) => tr.suspension?.reason === 'Preempted').every((tr) => /^Preempted to accommodate a workload \(UID: [-0-9a-f]+, JobUID: [-0-9a-f]+\) due to /.test(tr.suspension!.message!))).toBe(true);
+    // The JobSets live the same lives as without Workloads: only the reasons differ.
+    const plain = byUid(simulateFleet({ jobsets: 25, days: 4, seed }).truth());
+    for (const t of truth) expect(bare(t)).toEqual(bare(plain.get(t.uid)!));
+  });
+
+  it('with nodes too (the simulated cluster of `npm start`): both layers as the truth has them', () => {
+    const fleet = simulateFleet({ jobsets: 10, days: 2, seed: 11, profile: 'demo', nodes: true, workloads: true });
+    const truth: Timeline[] = [];
+    const engine = new ClusterEngine();
+    for (const o of fleet.observations((t) => truth.push(t))) engine.observe(o);
+    const rebuilt = byUid(engine.timelines());
+    for (const expected of truth) expect(rebuilt.get(expected.uid)!.transitions.map(nodeCausesOnly)).toEqual(expected.transitions);
+    expect(truth.some((t) => t.transitions.some((tr) => tr.suspension?.reason === 'Preempted'))).toBe(true);
+  });
+});

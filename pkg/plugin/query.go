@@ -2,13 +2,22 @@ package plugin
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/grafana/grafana-plugin-sdk-go/backend"
+	"github.com/grafana/grafana-plugin-sdk-go/data"
 )
+
+// frameEncoding is how the plugin asks the service for frames: arrow (Arrow IPC files, read by
+// the SDK column by column) or json (the frame JSON, parsed value by value). Tests and the
+// benchmark set it to compare the two.
+var frameEncoding = "arrow"
 
 // QueryData forwards the queries, as they are, to POST /api/v1/query and returns the
 // service's answer. The service validates and computes everything; an error in one query
@@ -42,7 +51,7 @@ func (d *Datasource) QueryData(ctx context.Context, req *backend.QueryDataReques
 		return nil, fmt.Errorf("cannot encode the queries: %w", err)
 	}
 
-	answer, failure := d.service.call(ctx, http.MethodPost, "/api/v1/query", "", body, true)
+	answer, failure := d.service.call(ctx, http.MethodPost, "/api/v1/query", "frames="+frameEncoding, body, true)
 	if failure == nil {
 		failure = decodeResults(answer, d.service, out)
 	}
@@ -87,6 +96,38 @@ func forwardedQuery(q backend.DataQuery) (map[string]json.RawMessage, error) {
 	return fields, nil
 }
 
+// arrowAnswerType is the media type of the service's answer with Arrow frames
+// (backend/src/http/query.ts): a 4-byte big-endian head length, the head (JSON), then the
+// Arrow IPC files at the [offset, length] each result's arrowFrames gives, from the head's end.
+const arrowAnswerType = "application/vnd.upness.query-results.arrow"
+
+// answerHead is the JSON of a query answer, or the head of an Arrow one.
+type answerHead struct {
+	Results map[string]struct {
+		Status      int                 `json:"status"`
+		Error       string              `json:"error"`
+		ErrorSource backend.ErrorSource `json:"errorSource"`
+		Frames      data.Frames         `json:"frames"`
+		ArrowFrames [][2]int            `json:"arrowFrames"`
+	} `json:"results"`
+}
+
+// splitArrowAnswer reads an Arrow answer's head and returns it with the payload after it.
+func splitArrowAnswer(body []byte) (answerHead, []byte, error) {
+	var head answerHead
+	if len(body) < 4 {
+		return head, nil, fmt.Errorf("%d bytes, shorter than its head's length", len(body))
+	}
+	n := uint64(binary.BigEndian.Uint32(body))
+	if n > uint64(len(body)-4) {
+		return head, nil, fmt.Errorf("a head of %d bytes in %d", n, len(body))
+	}
+	if err := json.Unmarshal(body[4:4+n], &head); err != nil {
+		return head, nil, err
+	}
+	return head, body[4+n:], nil
+}
+
 // decodeResults puts the service's per-query results into out. A 2xx answer is
 // {"results": {...}}; so is the answer when every query failed (it then carries the first
 // query's status). Any other non-2xx answer is one error for the whole request.
@@ -94,7 +135,8 @@ func decodeResults(answer reply, svc *service, out *backend.QueryDataResponse) *
 	if answer.status == http.StatusUnauthorized {
 		return svc.answerError(answer)
 	}
-	if answer.status < 200 || answer.status > 299 {
+	isArrow := strings.HasPrefix(answer.header.Get("Content-Type"), arrowAnswerType)
+	if !isArrow && (answer.status < 200 || answer.status > 299) {
 		var probe struct {
 			Results json.RawMessage `json:"results"`
 		}
@@ -103,15 +145,42 @@ func decodeResults(answer reply, svc *service, out *backend.QueryDataResponse) *
 		}
 	}
 
-	// The SDK's own decoder reads Grafana's {"results": {refId: {status, error, frames}}}
-	// and the data-frame JSON inside it.
-	var results backend.QueryDataResponse
-	if err := json.Unmarshal(answer.body, &results); err != nil {
+	// Each result's frames come as Arrow IPC files, which the SDK reads column by column (or
+	// as frame JSON, which it parses value by value, when asked for it or when Arrow cannot
+	// carry them).
+	var results answerHead
+	var payload []byte
+	var err error
+	if isArrow {
+		results, payload, err = splitArrowAnswer(answer.body)
+	} else {
+		err = json.Unmarshal(answer.body, &results)
+	}
+	if err != nil {
 		return &serviceError{status: backend.StatusBadGateway, message: fmt.Sprintf("the Upness service's answer is not a query result: %v", err)}
 	}
-	for refID, res := range results.Responses {
-		if res.Error != nil && res.ErrorSource == "" {
-			res.ErrorSource = backend.ErrorSourceFromHTTPStatus(int(res.Status))
+	for refID, r := range results.Results {
+		res := backend.DataResponse{Status: backend.Status(r.Status), Frames: r.Frames, ErrorSource: r.ErrorSource}
+		if r.ArrowFrames != nil {
+			files := make([][]byte, len(r.ArrowFrames))
+			for i, place := range r.ArrowFrames {
+				offset, length := place[0], place[1]
+				if offset < 0 || length < 0 || offset > len(payload)-length {
+					return &serviceError{status: backend.StatusBadGateway, message: fmt.Sprintf("the Upness service's frame %d for %s lies outside its answer", i, refID)}
+				}
+				files[i] = payload[offset : offset+length]
+			}
+			frames, err := data.UnmarshalArrowFrames(files)
+			if err != nil {
+				return &serviceError{status: backend.StatusBadGateway, message: fmt.Sprintf("the Upness service's frames for %s are not Arrow frames: %v", refID, err)}
+			}
+			res.Frames = frames
+		}
+		if r.Error != "" {
+			res.Error = errors.New(r.Error)
+			if res.ErrorSource == "" {
+				res.ErrorSource = backend.ErrorSourceFromHTTPStatus(r.Status)
+			}
 		}
 		out.Responses[refID] = res
 	}

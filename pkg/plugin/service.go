@@ -79,7 +79,8 @@ func (s *service) call(ctx context.Context, method, path, rawQuery string, body 
 	if err != nil {
 		return reply{}, &serviceError{status: backend.StatusInternal, message: fmt.Sprintf("cannot build the request to %s: %v", target, err)}
 	}
-	req.Header.Set("Accept", "application/json")
+	// Query answers come as Arrow when asked for with ?frames=arrow; everything else as JSON.
+	req.Header.Set("Accept", "application/json, "+arrowAnswerType)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -91,8 +92,14 @@ func (s *service) call(ctx context.Context, method, path, rawQuery string, body 
 	start := time.Now()
 	resp, err := s.client.Do(req)
 	if err == nil {
-		var data []byte
-		data, err = io.ReadAll(resp.Body) // the client's timeout covers reading the body too
+		// The client's timeout covers reading the body too. Read into a buffer of the announced
+		// size: a query answer may be megabytes, which io.ReadAll would copy as it grows.
+		var buf bytes.Buffer
+		if resp.ContentLength > 0 && resp.ContentLength < 1<<30 {
+			buf.Grow(int(resp.ContentLength) + bytes.MinRead)
+		}
+		_, err = buf.ReadFrom(resp.Body)
+		data := buf.Bytes()
 		_ = resp.Body.Close()
 		if err == nil {
 			logger.Debug("Upness service answered", "method", method, "path", path, "status", resp.StatusCode, "duration", time.Since(start))

@@ -38,6 +38,8 @@ export interface ClusterOptions {
   etcdFlags?: string[];
   /** Install the JobSet CRD and wait until it is served (default true). */
   installJobSetCrd?: boolean;
+  /** Install Kueue's Workload CRD too (kueue.x-k8s.io, from the pinned sigs.k8s.io/kueue; default false). */
+  installWorkloadCrd?: boolean;
   /** How long to wait for each component to become ready (default 60 s). */
   readyTimeoutMs?: number;
   /** Keep the temp dir (certificates, kubeconfig, etcd data, logs) after stop(). Default: the
@@ -147,10 +149,15 @@ export async function jobsetCrdPath(): Promise<string> {
   return runScript('crd.sh');
 }
 
+/** Path of Kueue's Workload CRD manifest at the pinned sigs.k8s.io/kueue version (see crd.sh). */
+export async function workloadCrdPath(): Promise<string> {
+  return runScript('crd.sh', 'workload');
+}
+
 /** Run a script next to this file; its stderr (progress) goes to ours, its last stdout line is the result. */
-function runScript(name: string): Promise<string> {
+function runScript(name: string, ...args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(join(HERE, name), { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(join(HERE, name), args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     child.on('error', reject);
@@ -259,6 +266,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     if (options.installJobSetCrd ?? true) {
       await installCrd(request, await jobsetCrdPath(), readyTimeoutMs);
       log(`cluster: JobSet CRD established (${Date.now() - started} ms)`);
+    }
+    if (options.installWorkloadCrd === true) {
+      await installCrd(request, await workloadCrdPath(), readyTimeoutMs);
+      log(`cluster: Workload CRD established (${Date.now() - started} ms)`);
     }
 
     let stopping: Promise<void> | undefined;

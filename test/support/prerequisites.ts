@@ -2,7 +2,8 @@
 // timeout), each cached outside the clone and keyed on its pinned version:
 //   kube      kube-apiserver and etcd built from their pinned Go modules (test/kube/build.sh:
 //             ~/.cache/upness/kube-<version>-etcd-<version>, minutes on a cold machine) and the
-//             JobSet CRD of the pinned sigs.k8s.io/jobset release (Go module cache)
+//             JobSet CRD of the pinned sigs.k8s.io/jobset release and Kueue's Workload CRD of the
+//             pinned sigs.k8s.io/kueue release (Go module cache)
 //   postgres  Debian's postgresql package (test/postgres/server.ts; apt-get, as root)
 //   browser   Debian's chromium (test/support/debian.ts lists every Debian package the tiers install)
 //   render    the Go program that renders alert templates as Grafana does (test/provisioning/render),
@@ -16,7 +17,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ensureBinaries, jobsetCrdPath } from '../kube/cluster.ts';
+import { ensureBinaries, jobsetCrdPath, workloadCrdPath } from '../kube/cluster.ts';
 import { ensurePostgres } from '../postgres/server.ts';
 import { ensureDebianPackages } from './debian.ts';
 
@@ -47,7 +48,8 @@ export async function prepare(what: readonly Prerequisite[]): Promise<void> {
       progress('kube-apiserver and etcd (built once from pinned Go modules and cached; minutes on a cold machine) ...');
       const dir = await ensureBinaries();
       const crd = await jobsetCrdPath();
-      progress(`kube ready in ${((Date.now() - started) / 1000).toFixed(1)} s: ${dir}, CRD ${crd}`);
+      const workloadCrd = await workloadCrdPath();
+      progress(`kube ready in ${((Date.now() - started) / 1000).toFixed(1)} s: ${dir}, CRDs ${crd}, ${workloadCrd}`);
     } else if (item === 'browser') {
       await ensureDebianPackages('browser', progress);
       progress(`browser ready in ${((Date.now() - started) / 1000).toFixed(1)} s: Debian's chromium`);

@@ -58,7 +58,8 @@ const STEPS: Step[] = [
   { name: 'plugin', command: npm('test:plugin'), needs: ['prepare plugin'], cpu: true },
   { name: 'build', command: npm('build'), needs: ['prepare plugin'], cpu: true },
   { name: 'browser', command: npm('test:browser'), needs: ['prepare browser'], cpu: true },
-  { name: 'bench smoke', command: npm('bench:smoke'), needs: [], cpu: true },
+  // The plugin benchmark's smoke run builds the plugin's tests with the Go modules the plugin's prepare fetched.
+  { name: 'bench smoke', command: npm('bench:smoke'), needs: ['prepare plugin'], cpu: true },
 ];
 
 type State = 'waiting' | 'running' | 'passed' | 'failed' | 'skipped';

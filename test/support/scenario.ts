@@ -120,3 +120,37 @@ export class Scenario {
 export function merge(...scenarios: Scenario[]): Observation[] {
   return scenarios.flatMap((s) => s.observations).sort((a, b) => a.receivedAt - b.receivedAt);
 }
+
+/** A Kueue Workload condition: type, status, when, and optionally why. */
+export interface WorkloadCondition {
+  type: 'Evicted' | 'Preempted' | 'Requeued' | 'QuotaReserved' | 'Admitted';
+  status: 'True' | 'False';
+  at: number;
+  reason?: string;
+  message?: string;
+}
+
+/** A Kueue Workload (kueue.x-k8s.io/v1beta2) owned by the JobSet `jobsetUid`, with these conditions. */
+export function workloadObject(uid: string, jobsetUid: string, conditions: WorkloadCondition[], name = `jobset-${jobsetUid}`): KubeObject {
+  return {
+    apiVersion: 'kueue.x-k8s.io/v1beta2',
+    kind: 'Workload',
+    metadata: {
+      uid,
+      name,
+      namespace: 'default',
+      resourceVersion: String(++revision),
+      ownerReferences: [{ apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', name: 'train', uid: jobsetUid, controller: true, blockOwnerDeletion: true }],
+    },
+    spec: { queueName: 'team-queue', podSets: [] },
+    status: {
+      conditions: conditions.map((c) => ({
+        type: c.type,
+        status: c.status,
+        lastTransitionTime: iso(c.at),
+        reason: c.reason ?? (c.status === 'True' ? c.type : 'Pending'),
+        message: c.message ?? '',
+      })),
+    },
+  };
+}

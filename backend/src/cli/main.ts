@@ -43,6 +43,7 @@ program
   .option('--start <time>', 'start of the period, ISO-8601', '2026-01-01T00:00:00Z')
   .addOption(new Option('--profile <profile>', 'realistic rates, a busy demo, or weeks-long training runs').choices(['realistic', 'demo', 'long-running']).default('realistic'))
   .option('--nodes', "the cluster under the JobSets too: Nodes in pools and the JobSets' Pods (the node layer; about 8 times the lines)")
+  .option('--workloads', "Kueue's Workloads of the Kueue JobSets too: admitted, and preempted with Kueue's reasons")
   .option('--out <file>', 'write to a file instead of standard output')
   .action(simulateCommand);
 

@@ -32,7 +32,7 @@ export async function recordCommand(options: RecordOptions): Promise<void> {
   const out: WriteStream | NodeJS.WriteStream = options.out === undefined || options.out === '-' ? process.stdout : createWriteStream(options.out, { flags: 'w' });
   let lines = 0;
   const watcher = new ClusterWatcher(
-    { config, namespaces: settings.namespaces, timings: settings.timings, readyBrokenMs: settings.readyBrokenMs, logger: logger.child({ component: 'watch' }) },
+    { config, namespaces: settings.namespaces, timings: settings.timings, readyBrokenMs: settings.readyBrokenMs, logger: logger.child({ component: 'watch' }), workloads: settings.workloads },
     {
       observe: (observation) => {
         out.write(formatTraceLine(observation) + '\n');

@@ -13,6 +13,7 @@ export interface SimulateOptions {
   start?: string;
   profile: ProfileName;
   nodes?: boolean;
+  workloads?: boolean;
   out?: string;
 }
 
@@ -24,6 +25,7 @@ export async function simulateCommand(options: SimulateOptions): Promise<void> {
     ...(options.start === undefined ? {} : { start: parseTime(options.start, '--start') }),
     profile: options.profile,
     nodes: options.nodes === true,
+    workloads: options.workloads === true,
   });
   const out: Writable = options.out === undefined || options.out === '-' ? process.stdout : createWriteStream(options.out);
   const started = Date.now();

@@ -19,6 +19,8 @@ export interface WatchSettings {
     stableMs: number;
   };
   readyBrokenMs: number;
+  /** Watch Kueue's Workloads for why a JobSet was evicted (--watch-workloads). */
+  workloads: boolean;
 }
 
 export interface WatchOptionValues {
@@ -31,6 +33,7 @@ export interface WatchOptionValues {
   watchBackoffMax: string;
   listTimeout: string;
   readyBrokenAfter: string;
+  watchWorkloads?: boolean;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -47,6 +50,7 @@ export function watchOptions(): Option[] {
     new CommanderOption('--watch-backoff-max <duration>', 'longest delay between restarts of a failed watch').default('30s'),
     new CommanderOption('--list-timeout <duration>', 'a list that has not answered in this long fails').default('60s'),
     new CommanderOption('--ready-broken-after <duration>', '/readyz is false while a watch has been broken longer than this').default('30s'),
+    new CommanderOption('--watch-workloads', "also watch Kueue's Workloads (kueue.x-k8s.io/v1beta2; needs RBAC to list and watch them): their eviction reasons become the reasons of their JobSets' suspensions"),
   ];
 }
 
@@ -80,5 +84,6 @@ export function parseWatchOptions(values: WatchOptionValues): WatchSettings {
       stableMs: Math.max(60_000, 2 * maxMs),
     },
     readyBrokenMs: duration(values.readyBrokenAfter, '--ready-broken-after'),
+    workloads: values.watchWorkloads === true,
   };
 }

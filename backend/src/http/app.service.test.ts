@@ -1,11 +1,13 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the bodies are the JSON answers of the API under test */
 // The HTTP API over real HTTP on loopback, on JobSets drawn below, with hand-computed answers.
 
+import { tableFromIPC } from 'apache-arrow';
 import fc from 'fast-check';
 import { merge, min, Scenario } from '../../../test/support/scenario.ts';
 import { startService, type TestService } from '../../../test/support/service.ts';
 import { FIGURES } from '../query/types.ts';
 import { openApiDocument } from './openapi.ts';
+import { ARROW_ANSWER_TYPE, readArrowAnswer } from './query.ts';
 
 //   team-a/train  (tpu-v5p-slice, 2x2x2, team=x)
 //     0 ─prov─ 10 ─up─ 70 ─down─ 75 ─up─ 195 ─down─ 210 ─up─ 240 completed
@@ -254,6 +256,59 @@ describe('POST /api/v1/query', () => {
     const res = await service.post('/api/v1/query', body, undefined, true);
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(message);
+  });
+
+  it('frames=arrow: the same frames as Arrow IPC files, field for field and value for value', async () => {
+    const queries = [
+      { refId: 'S', queryType: 'states' },
+      { refId: 'G', metric: 'upSeconds', groupBy: 'namespace', aggregate: 'sum', window: 'step', intervalMs: HOUR },
+      { refId: 'T', queryType: 'summary', sort: { by: 'downSeconds' }, limit: 1 },
+      { refId: 'X', metric: 'nope' },
+    ];
+    const body = { from: FROM, to: TO, queries };
+    const asJson = await service.post('/api/v1/query', body);
+    const res = await fetch(`${service.url}/api/v1/query?frames=arrow`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe(ARROW_ANSWER_TYPE);
+    const asArrow = readArrowAnswer(new Uint8Array(await res.arrayBuffer()));
+    expect(Object.keys(asArrow.results).sort()).toEqual(['G', 'S', 'T', 'X']);
+    expect(asArrow.results.X).toEqual(asJson.body.results.X); // an error has no frames either way
+    let nullStrings = 0;
+    for (const refId of ['S', 'G', 'T']) {
+      const want = asJson.body.results[refId];
+      const got = asArrow.results[refId]!;
+      expect(got.frames).toBeUndefined();
+      expect(got.arrowFiles).toHaveLength(want.frames.length);
+      want.frames.forEach((frame: any, i: number) => {
+        const table = tableFromIPC(got.arrowFiles![i]!);
+        const meta = table.schema.metadata;
+        expect(meta.get('name')).toBe(frame.schema.name ?? '');
+        expect(meta.get('refId')).toBe(frame.schema.refId ?? '');
+        expect(meta.has('meta') ? JSON.parse(meta.get('meta')!) : undefined).toEqual(frame.schema.meta);
+        expect(table.numRows).toBe(frame.data.values[0]?.length ?? 0);
+        frame.schema.fields.forEach((field: any, j: number) => {
+          const arrowField = table.schema.fields[j]!;
+          expect(arrowField.name).toBe(field.name);
+          expect(arrowField.nullable).toBe(field.typeInfo.nullable === true);
+          expect(String(arrowField.type)).toBe({ time: 'Timestamp<NANOSECOND>', number: 'Float64', string: 'Utf8' }[field.type as string]);
+          expect(arrowField.metadata.has('labels') ? JSON.parse(arrowField.metadata.get('labels')!) : undefined).toEqual(field.labels);
+          expect(arrowField.metadata.has('config') ? JSON.parse(arrowField.metadata.get('config')!) : undefined).toEqual(field.config);
+          const values = [...table.getChildAt(j)!].map((v) => (typeof v === 'bigint' ? Number(v / 1_000_000n) : v));
+          expect(values).toEqual(frame.data.values[j]);
+          if (field.type === 'string') nullStrings += values.filter((v) => v === null).length;
+        });
+      });
+    }
+    // The states frames have gaps (null states): the comparison above covered nulls.
+    expect(nullStrings).toBeGreaterThan(0);
+  });
+
+  it('frames: anything but json or arrow, or both, is a 400 that says what it takes', async () => {
+    const body = { from: FROM, to: TO, queries: [{ refId: 'A' }] };
+    for (const q of ['frames=xml', 'frames=', 'frames=arrow&frames=json']) {
+      const res = await service.post(`/api/v1/query?${q}`, body);
+      expect(res).toEqual({ status: 400, body: { error: expect.stringMatching(/^frames: must be json .* or arrow/) } });
+    }
   });
 
   it('sends no ETag: no client revalidates, and hashing every answer cost the service its time', async () => {

@@ -123,10 +123,14 @@ describe('/metrics counters for SLO tools', () => {
     const up = samples(text, 'upness_jobset_up_seconds_total');
     const down = samples(text, 'upness_jobset_down_seconds_total');
     const counted = samples(text, 'upness_jobset_counted_seconds_total');
+    const wall = samples(text, 'upness_jobset_wall_seconds_total');
     // Hand-computed: train = a (up 30, down 10) + b (up 80, down 20); queued = up 0, down 30 (its queued 120 counts for neither).
     expect(up).toEqual({ 'ml/train': s(110), 'ml/queued': 0 });
     expect(down).toEqual({ 'ml/train': s(30), 'ml/queued': s(30) });
     expect(counted).toEqual({ 'ml/train': s(140), 'ml/queued': s(30) });
+    // Wall: train = a 40 + b 100 (the gap between them is no one's); queued = 150, its queued 120 included.
+    expect(wall).toEqual({ 'ml/train': s(140), 'ml/queued': s(150) });
+    expect(text).toContain('# TYPE upness_jobset_wall_seconds_total counter');
     expect(text).toContain('# TYPE upness_jobset_up_seconds_total counter');
     // And the API's own answers over each timeline's whole life, summed per name.
     const list = (await service.get(`/api/v1/jobsets?from=${min(-60)}&to=${min(150)}`)).body.jobsets as any[];
@@ -136,6 +140,7 @@ describe('/metrics counters for SLO tools', () => {
       expect(up[key]).toBe(runs.reduce((x, j) => x + j.upSeconds, 0));
       expect(down[key]).toBe(runs.reduce((x, j) => x + j.downSeconds, 0));
       expect(counted[key]).toBe(runs.reduce((x, j) => x + j.upSeconds + j.downSeconds, 0));
+      expect(wall[key]).toBe(runs.reduce((x, j) => x + j.wallSeconds, 0));
     }
   });
 });

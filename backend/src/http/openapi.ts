@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { querySchema } from '../frames/query-types/index.ts';
 import { queryRequestSchema, TIME_DESCRIPTION } from '../query/model.ts';
 import { LIMITS } from '../query/step.ts';
+import { ARROW_ANSWER_TYPE, FRAME_ENCODINGS } from './query.ts';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 const DAYS = LIMITS.maxRangeMs / 86_400_000;
@@ -19,6 +20,11 @@ const LIMITS_TEXT =
 
 const error = { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] };
 const json = (schema: object, description: string) => ({ description, content: { 'application/json': { schema } } });
+/** A query answer: JSON, or with ?frames=arrow the binary answer the `frames` parameter describes. */
+const jsonOrArrow = (schema: object, description: string) => ({
+  description,
+  content: { 'application/json': { schema }, [ARROW_ANSWER_TYPE]: { schema: { type: 'string', format: 'binary' } } },
+});
 const timeParam = (name: 'from' | 'to', description: string) => ({
   name,
   in: 'query',
@@ -85,9 +91,19 @@ export function openApiDocument(): object {
       '/api/v1/query': {
         post: {
           summary: "Run queries (the body Grafana sends to /api/ds/query); answers with data frames per refId",
+          parameters: [
+            {
+              name: 'frames',
+              in: 'query',
+              required: false,
+              description:
+                `how the answer carries its frames: json (default) as each result's \`frames\`, the data-frame JSON; arrow as Apache Arrow IPC files in the layout the Grafana Go SDK reads with data.UnmarshalArrowFrames (what the plugin backend asks for), in a binary answer of type ${ARROW_ANSWER_TYPE}: a 4-byte big-endian length H, H bytes of JSON head {"results": {refId: {status, error?, arrowFrames: [[offset, length], ...]}}}, then the files at those offsets (from the end of the head, 8-byte aligned). A result whose times Arrow cannot carry (after 2262) has \`frames\` in the head instead`,
+              schema: { type: 'string', enum: [...FRAME_ENCODINGS], default: 'json' },
+            },
+          ],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/QueryRequest' } } } },
           responses: {
-            200: json(
+            200: jsonOrArrow(
               {
                 type: 'object',
                 properties: {
@@ -95,7 +111,11 @@ export function openApiDocument(): object {
                     type: 'object',
                     additionalProperties: {
                       type: 'object',
-                      properties: { status: { type: 'integer' }, frames: { type: 'array', items: frame }, error: { type: 'string' } },
+                      properties: {
+                        status: { type: 'integer' },
+                        frames: { type: 'array', items: frame },
+                        error: { type: 'string' },
+                      },
                     },
                   },
                 },
@@ -104,7 +124,7 @@ export function openApiDocument(): object {
             ),
             400: json(
               error,
-              `the body is malformed (not JSON, not a JSON object, no queries), or every query was: a field out of its range, a time beyond what a date holds, or a limit exceeded (each result's error names the field). ${LIMITS_TEXT}`,
+              `the frames parameter is neither json nor arrow, the body is malformed (not JSON, not a JSON object, no queries), or every query was: a field out of its range, a time beyond what a date holds, or a limit exceeded (each result's error names the field). ${LIMITS_TEXT}`,
             ),
             401: json(error, 'missing or wrong bearer token'),
             413: json(error, 'the body is larger than 1 MB'),

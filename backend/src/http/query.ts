@@ -1,7 +1,12 @@
 // POST /api/v1/query: Grafana's query body in, data frames out (frames/run-request.ts and its query types do the work).
+// `?frames=arrow` (what the plugin backend asks for) answers each frame as an Apache Arrow IPC file,
+// which the Go SDK takes column by column, in one binary body (ARROW_ANSWER_TYPE, laid out below);
+// without it, the frame JSON. A result whose times Arrow cannot carry (after 2262) keeps its frame
+// JSON either way.
 
 import { Router } from 'express';
-import { runQueries } from '../frames/run-request.ts';
+import { ArrowRangeError, frameToArrow } from '../frames/arrow.ts';
+import { runQueries, type QueryResult } from '../frames/run-request.ts';
 import type { ServedView } from '../runtime/served-view.ts';
 import { HttpError } from './params.ts';
 
@@ -12,9 +17,88 @@ export interface QueryRouteOptions {
   retentionMs: number | null;
 }
 
+export const FRAME_ENCODINGS = ['json', 'arrow'] as const;
+type FrameEncoding = (typeof FRAME_ENCODINGS)[number];
+
+function frameEncoding(value: unknown): FrameEncoding {
+  if (value === undefined) return 'json';
+  if (typeof value === 'string' && (FRAME_ENCODINGS as readonly string[]).includes(value)) return value as FrameEncoding;
+  throw new HttpError(400, `frames: must be json (the frame JSON, the default) or arrow (Arrow IPC files, in ${ARROW_ANSWER_TYPE}), once`);
+}
+
+/** The media type of an answer with its frames as Arrow IPC files. */
+export const ARROW_ANSWER_TYPE = 'application/vnd.upness.query-results.arrow';
+
+/** Arrow's buffers are 8-byte aligned; so is each file in the answer. */
+const ALIGN = 8;
+
+/**
+ * The answer with each result's frames as Arrow IPC files, in one binary body:
+ *   4 bytes   the length H of the head, unsigned, big-endian
+ *   H bytes   the head: {"results": {refId: {status, error?, arrowFrames: [[offset, length], ...]}}}
+ *             (JSON, UTF-8), or `frames` (the frame JSON) in place of `arrowFrames` for a result
+ *             whose times Arrow cannot carry
+ *   the rest  the Arrow IPC files, each at its offset (from the end of the head, a multiple of 8)
+ * No base64 and no JSON around megabytes of columns: each side copies the files as they are.
+ */
+export function arrowAnswer(results: Record<string, QueryResult>): Buffer {
+  const files: Uint8Array[] = [];
+  let size = 0;
+  const head: Record<string, unknown> = Object.create(null);
+  for (const [refId, result] of Object.entries(results)) {
+    const { frames, ...rest } = result;
+    if (frames === undefined) {
+      head[refId] = rest;
+      continue;
+    }
+    let encoded: Uint8Array[];
+    try {
+      encoded = frames.map(frameToArrow);
+    } catch (error) {
+      // A time beyond 2262 (a query may ask up to year 9999): that result keeps its frame JSON,
+      // which the plugin reads too.
+      if (!(error instanceof ArrowRangeError)) throw error;
+      head[refId] = result;
+      continue;
+    }
+    const places: [number, number][] = [];
+    for (const file of encoded) {
+      places.push([size, file.length]);
+      files.push(file);
+      size += Math.ceil(file.length / ALIGN) * ALIGN;
+    }
+    head[refId] = { ...rest, arrowFrames: places };
+  }
+  const headBytes = Buffer.from(JSON.stringify({ results: head }), 'utf8');
+  const body = Buffer.alloc(4 + headBytes.length + size);
+  body.writeUInt32BE(headBytes.length, 0);
+  headBytes.copy(body, 4);
+  const start = 4 + headBytes.length;
+  let at = 0;
+  for (const file of files) {
+    body.set(file, start + at);
+    at += Math.ceil(file.length / ALIGN) * ALIGN;
+  }
+  return body;
+}
+
+/** Reads an answer of arrowAnswer: the head, and each result's Arrow files (for tests and tools). */
+export function readArrowAnswer(body: Uint8Array): { results: Record<string, QueryResult & { arrowFiles?: Uint8Array[] }> } {
+  const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+  const headLength = view.getUint32(0);
+  const head = JSON.parse(new TextDecoder().decode(body.subarray(4, 4 + headLength))) as { results: Record<string, QueryResult & { arrowFrames?: [number, number][] }> };
+  const payload = body.subarray(4 + headLength);
+  const results: Record<string, QueryResult & { arrowFiles?: Uint8Array[] }> = {};
+  for (const [refId, { arrowFrames, ...rest }] of Object.entries(head.results)) {
+    results[refId] = arrowFrames === undefined ? rest : { ...rest, arrowFiles: arrowFrames.map(([offset, length]) => payload.subarray(offset, offset + length)) };
+  }
+  return { results };
+}
+
 export function queryRoutes({ view, now, retentionMs }: QueryRouteOptions): Router {
   const router = Router();
   router.post('/query', (req, res) => {
+    const encoding = frameEncoding(req.query.frames);
     if (req.body === undefined) throw new HttpError(400, 'body: missing, or not sent as JSON (Content-Type: application/json)');
     const t = now();
     const { status, results } = runQueries(
@@ -35,7 +119,11 @@ export function queryRoutes({ view, now, retentionMs }: QueryRouteOptions): Rout
       },
       t,
     );
-    res.status(status).json({ results });
+    if (encoding === 'json') {
+      res.status(status).json({ results });
+      return;
+    }
+    res.status(status).type(ARROW_ANSWER_TYPE).send(arrowAnswer(results));
   });
   return router;
 }

@@ -10,15 +10,15 @@ import { TimelineEngine, type JobSetUpdate } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Observation } from '../observation/types.ts';
 import type { Timeline } from '../timeline/types.ts';
-import type { LayerFact, PoolFact } from '../timeline/facts.ts';
+import type { Fact } from '../timeline/facts.ts';
 import { NodeLayer, type NodeLayerOptions } from './layer.ts';
 import { PoolLayer, type PoolLayerOptions } from './pools/layer.ts';
 
 /** TimelineEngine's options (all passed on to it), the node layer's, and the pool layer's (`pools`). */
-export type ClusterEngineOptions = NonNullable<ConstructorParameters<typeof TimelineEngine>[0]> &
+export type ClusterEngineOptions = Omit<NonNullable<ConstructorParameters<typeof TimelineEngine>[0]>, 'onFact'> &
   Omit<NodeLayerOptions, 'onFact'> & {
-    /** Every fact the node layer and the pool layer find, in order (a store appends them to its log). */
-    onFact?: (fact: LayerFact | PoolFact) => void;
+    /** Every fact the engine finds (Kueue's reasons, the node layer's, the pool layer's), in order (a store appends them to its log). */
+    onFact?: (fact: Fact) => void;
     pools?: Omit<PoolLayerOptions, 'onFact'>;
   };
 
@@ -33,6 +33,8 @@ export class ClusterEngine extends TimelineEngine {
     const hook: { jobset: (update: JobSetUpdate) => void } = { jobset: () => {} };
     super({
       ...engineOptions,
+      // A Kueue Workload's reason for a suspension is the JobSet layer's fact; the node layer's are its own.
+      ...(onFact !== undefined ? { onFact } : {}),
       onUpdate: (update: JobSetUpdate, machine: MachineState) => {
         onUpdate?.(update, machine);
         hook.jobset(update);

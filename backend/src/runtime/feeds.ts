@@ -154,12 +154,12 @@ export function simulatorFeed(settings: SimulatorSettings): Feed {
     kind: 'simulator',
     open: async (context) => {
       const { sink, logger } = context;
-      // The simulated cluster has Pods and Nodes too: the engine keeps the node layer beside.
+      // The simulated cluster has Pods and Nodes too (the engine keeps the node layer beside), and Kueue's Workloads.
       const engine = new ClusterEngine(engineOptions(context));
       const observedUntil = sink.recovery?.observedUntil ?? null;
       restoreCluster(engine, sink.recovery);
       const view = new EngineView('simulator', engine, true);
-      const simulation = new LiveSimulation(engine, { ...settings, nodes: true, now: Date.now, anchor: simulationAnchor(sink.dir, settings) });
+      const simulation = new LiveSimulation(engine, { ...settings, nodes: true, workloads: true, now: Date.now, anchor: simulationAnchor(sink.dir, settings) });
       if (sink.dir !== null) writeFileSync(join(sink.dir, 'simulation.json'), JSON.stringify({ settings, anchor: simulation.anchor }, null, 2));
       return {
         view,

@@ -7,7 +7,7 @@ import client from 'prom-client';
 import { timelineEvents } from '../series/events.ts';
 import { definitionOf, FIGURES } from '../series/figure-definitions.ts';
 import { figures, stateAt } from '../series/figures.ts';
-import { endOf, INTERRUPTED_UP, INTERRUPTION_DOWN, PROVISIONING, RECOVERED_DOWN, UP, windowTotals } from '../series/totals.ts';
+import { endOf, INTERRUPTED_UP, INTERRUPTION_DOWN, PROVISIONING, RECOVERED_DOWN, SUSPENDED, UNKNOWN, UP, windowTotals } from '../series/totals.ts';
 import { TERMINAL_STATES, type Timeline } from '../timeline/types.ts';
 import type { ServedView } from './served-view.ts';
 
@@ -91,8 +91,9 @@ export function registerJobSetMetrics(registry: client.Registry, { view, now, te
   // Counters for Prometheus-based SLO tools (issue 13 §5): per JobSet *name* and namespace (a name's
   // recreations add up, so cardinality stays one series per name), the seconds up, down and counted
   // (up + down) over every timeline held, each from creation to now. Excluded time (suspended, queued,
-  // unknown, after the end) adds to none. rate() over any window gives the exact up fraction. One
-  // collect fills all three, so a scrape sees one instant.
+  // unknown, after the end) adds to none of those three; the wall seconds count it (all but after
+  // the end), for the scheduling goodput SLI. rate() over any window gives the exact up fraction.
+  // One collect fills all four, so a scrape sees one instant.
   const SLO_LABELS = ['jobset_name', 'jobset_namespace', 'cluster'] as const;
   const sloCounter = (name: string, help: string, collect?: () => void): client.Counter<(typeof SLO_LABELS)[number]> =>
     new client.Counter({ name, help, labelNames: SLO_LABELS, registers: [registry], ...(collect ? { collect } : {}) });
@@ -102,29 +103,38 @@ export function registerJobSetMetrics(registry: client.Registry, { view, now, te
     ),
     down: sloCounter('upness_jobset_down_seconds_total', 'Seconds down (provisioning + interruption downtime), over every JobSet of this name and namespace since its creation.'),
     counted: sloCounter('upness_jobset_counted_seconds_total', 'Seconds counted by the uptime ratio (up + down), over every JobSet of this name and namespace since its creation.'),
+    // The scheduling goodput SLI's denominator: up ÷ wall, where queued, suspended and unknown time spend the budget too.
+    wall: sloCounter(
+      'upness_jobset_wall_seconds_total',
+      'Wall seconds (up + down + suspended, queued included + unknown: creation to the end or now), over every JobSet of this name and namespace; the scheduling goodput SLI is up ÷ wall.',
+    ),
   };
 
   function fillSlo(): void {
     const t = now();
     const horizon = view.horizon(t);
-    const sums = new Map<string, { labels: Record<(typeof SLO_LABELS)[number], string>; up: number; down: number }>();
+    const sums = new Map<string, { labels: Record<(typeof SLO_LABELS)[number], string>; up: number; down: number; other: number }>();
     for (const tl of view.timelines()) {
       if (tl.createdAt > t) continue;
       const totals = windowTotals(tl, horizon, tl.createdAt, t);
       const key = `${tl.cluster ?? ''}\u0000${tl.namespace}\u0000${tl.name}`;
       let sum = sums.get(key);
-      if (sum === undefined) sums.set(key, (sum = { labels: { jobset_name: tl.name, jobset_namespace: tl.namespace, cluster: tl.cluster ?? '' }, up: 0, down: 0 }));
+      if (sum === undefined) sums.set(key, (sum = { labels: { jobset_name: tl.name, jobset_namespace: tl.namespace, cluster: tl.cluster ?? '' }, up: 0, down: 0, other: 0 }));
       sum.up += totals[UP]!;
       sum.down += totals[PROVISIONING]! + totals[INTERRUPTION_DOWN]!;
+      // Queued time is part of the suspended total (totals-layout.ts).
+      sum.other += totals[SUSPENDED]! + totals[UNKNOWN]!;
     }
     slo.up.reset();
     slo.down.reset();
     slo.counted.reset();
-    // Whole milliseconds summed, then seconds: the three agree exactly (counted = up + down).
-    for (const { labels, up, down } of sums.values()) {
+    slo.wall.reset();
+    // Whole milliseconds summed, then seconds: they agree exactly (counted = up + down, wall = counted + the rest).
+    for (const { labels, up, down, other } of sums.values()) {
       slo.up.inc(labels, up / 1000);
       slo.down.inc(labels, down / 1000);
       slo.counted.inc(labels, (up + down) / 1000);
+      slo.wall.inc(labels, (up + down + other) / 1000);
     }
   }
 }

@@ -15,6 +15,8 @@ export interface LiveClusterOptions {
   namespaces: string[];
   timings: WatchTimings;
   readyBrokenMs: number;
+  /** Watch Kueue's Workloads too (their eviction reasons). */
+  workloads?: boolean;
 }
 
 export interface LiveCluster {
@@ -32,7 +34,7 @@ export function watchCluster(engine: ClusterEngine, view: EngineView, options: L
   const firstSync = new Promise<number>((resolve) => (synced = resolve));
   const log = logger.child({ component: 'watch' });
   const watcher = new ClusterWatcher(
-    { config, namespaces: options.namespaces, timings: options.timings, readyBrokenMs: options.readyBrokenMs, logger: log },
+    { config, namespaces: options.namespaces, timings: options.timings, readyBrokenMs: options.readyBrokenMs, logger: log, workloads: options.workloads === true },
     {
       observe: (observation) => {
         try {

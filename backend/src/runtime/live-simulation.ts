@@ -28,6 +28,8 @@ export interface LiveSimulationOptions {
   anchor?: SimulationAnchor;
   /** The cluster under the JobSets too (Pods and Nodes: the node layer); needs a ClusterEngine. */
   nodes?: boolean;
+  /** Kueue's Workloads of the Kueue JobSets too (their eviction reasons). */
+  workloads?: boolean;
 }
 
 const DAY = 86_400_000;
@@ -54,7 +56,7 @@ export class LiveSimulation {
     const wall = options.now();
     this.anchor = options.anchor ?? { start: wall - this.#historyMs, wallOrigin: wall };
     // Ten years ahead: the stream is lazy, so only what the clock reaches is ever generated.
-    const fleet = simulateFleet({ jobsets: options.jobsets, days: options.historyDays + 3650, seed: options.seed, start: this.anchor.start, profile: options.profile, nodes: options.nodes ?? false });
+    const fleet = simulateFleet({ jobsets: options.jobsets, days: options.historyDays + 3650, seed: options.seed, start: this.anchor.start, profile: options.profile, nodes: options.nodes ?? false, workloads: options.workloads ?? false });
     this.#stream = fleet.observations();
     this.#pending = this.#stream.next();
   }

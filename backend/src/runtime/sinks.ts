@@ -10,7 +10,7 @@ import type { Recovery, StoreStatus } from '../store/store.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Timeline } from '../timeline/types.ts';
-import type { LayerFact, PoolFact } from '../timeline/facts.ts';
+import type { Fact } from '../timeline/facts.ts';
 
 /** Where an engine's output is kept. Knows nothing of record kinds: it takes what the engine emits. */
 export interface Sink {
@@ -22,8 +22,8 @@ export interface Sink {
   readonly recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers' | 'pools'> | null;
   /** The engine's output (absent: nothing is written). */
   readonly record?: (update: TimelineUpdate, machine: MachineState) => void;
-  /** The node and pool layers' facts (causes, node-layer transitions, pool timelines), after what they refer to. */
-  readonly fact?: (fact: LayerFact | PoolFact) => void;
+  /** The engine's facts (the node layer's causes and transitions, the node pools' timelines, Kueue's reasons for suspensions), after what they refer to. */
+  readonly fact?: (fact: Fact) => void;
   /** Everything up to `at` has been observed. */
   observed(at: number | null): void;
   /** Resolves when everything recorded so far is durable. */

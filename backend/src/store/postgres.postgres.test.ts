@@ -7,6 +7,7 @@ import { startPostgres, type PostgresServer } from '../../../test/postgres/serve
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import { feedFleet, plainMachines } from '../../../test/support/store/scenes.ts';
+import { min, Scenario, workloadObject } from '../../../test/support/scenario.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Transition } from '../timeline/types.ts';
 import { DEFAULT_SIZE_BUCKETS, sizeBucketOf, sizeOf } from '../series/sizes.ts';
@@ -162,6 +163,26 @@ describe('schema migrations', () => {
     const { store: again, recovery: read } = await PostgresStore.open(url, { cluster: 'default' });
     await again.close();
     expect(read.machines[0]!.timeline.transitions.map((t) => t.suspension?.reason ?? null)).toEqual([null, null, 'QueueFull', null, null, 'Preempted']);
+  });
+
+  //   0 ─prov─ 10 ─up─ 40 ─suspended (the controller's SuspendedJobs, written with the transition; the Workload's Preempted seen at 41)
+  it("keep a Kueue Workload's reason learned after its suspension's generic one as a row of upness_suspensions; recovery reads the Workload's (issue 20 §5)", async () => {
+    const url = await database();
+    const { store } = await PostgresStore.open(url, { cluster: 'default' });
+    const engine = new TimelineEngine({ onUpdate: (u, m) => store.record(u, m), onFact: (f) => store.fact(f) });
+    const js = new Scenario({ uid: 'k1', labels: { 'kueue.x-k8s.io/queue-name': 'team' } }, min(0))
+      .created()
+      .up(min(10))
+      .at(min(40), { suspend: true, suspended: { status: 'True', at: min(40), reason: 'SuspendedJobs', message: 'jobset is suspended' }, ready: 0 });
+    const evicted = workloadObject('w1', 'k1', [{ type: 'Evicted', status: 'True', at: min(40), reason: 'Preempted', message: 'Preempted to accommodate a workload' }]);
+    for (const o of [...js.observations, { receivedAt: min(41), type: 'MODIFIED' as const, object: evicted }]) engine.observe(o);
+    await store.close();
+    const db = url.split('/').pop();
+    expect((await server.query('SELECT seq, suspended_reason FROM upness_transitions WHERE uid = $1 AND seq = 2', ['k1'], db)).rows).toEqual([{ seq: 2, suspended_reason: 'SuspendedJobs' }]);
+    expect((await server.query('SELECT uid, seq, reason, message FROM upness_suspensions', [], db)).rows).toEqual([{ uid: 'k1', seq: 2, reason: 'Preempted', message: 'Preempted to accommodate a workload' }]);
+    const { store: again, recovery } = await PostgresStore.open(url, { cluster: 'default' });
+    await again.close();
+    expect(recovery.machines[0]!.timeline.transitions[2]!.suspension).toEqual({ reason: 'Preempted', message: 'Preempted to accommodate a workload' });
   });
 
   it('refuse a database whose schema is newer than the code', async () => {

@@ -3,6 +3,8 @@
 
 import { isJobSet, vanishedView, viewJobSet, type JobSetView } from './jobset.ts';
 import { advance, isClosed, learnSuspension, resumeAfterGap, startMachine, type MachineState } from './machine.ts';
+import { joinSuspension, suspensionFact, type SuspensionFact } from './facts.ts';
+import { isWorkload, viewWorkload, type Eviction } from './workload.ts';
 import { byNamespaceNameUid, markSorted, mergeSorted } from './order.ts';
 import type { Observation } from '../observation/types.ts';
 import type { Suspension, Timeline, Transition } from './types.ts';
@@ -70,16 +72,21 @@ export class TimelineEngine {
   #fresh: Timeline[] = [];
 
   readonly #onUpdate: ((update: JobSetUpdate, machine: MachineState) => void) | null;
+  readonly #onFact: ((fact: SuspensionFact) => void) | null;
+  /** The eviction in effect of each JobSet's Kueue Workload, by JobSet UID: the reason of its current or next suspension. */
+  readonly #evictions = new Map<string, { workload: string; eviction: Eviction }>();
 
   /**
    * `watchedFrom`: when observing began; defaults to the first observation's time.
    * `onUpdate`: called after every JobSet observation with what it changed (a store persists it).
+   * `onFact`: called with a suspension's reason that a Kueue Workload told, after what it refers to.
    */
   readonly #cluster: string | undefined;
 
-  constructor(options: { watchedFrom?: number; onUpdate?: (update: JobSetUpdate, machine: MachineState) => void; cluster?: string } = {}) {
+  constructor(options: { watchedFrom?: number; onUpdate?: (update: JobSetUpdate, machine: MachineState) => void; onFact?: (fact: SuspensionFact) => void; cluster?: string } = {}) {
     this.#watchedFrom = options.watchedFrom ?? null;
     this.#onUpdate = options.onUpdate ?? null;
+    this.#onFact = options.onFact ?? null;
     this.#cluster = options.cluster;
   }
 
@@ -135,6 +142,10 @@ export class TimelineEngine {
     this.#observations++;
 
     if (isJobSet(object)) return this.#observeJobSetObject(observation);
+    if (isWorkload(object)) {
+      this.#observeWorkload(observation);
+      return null;
+    }
     if ((object.kind === 'Pod' || object.kind === 'Node') && object.apiVersion === 'v1') {
       const kept = this.#kept[object.kind];
       if (type === 'DELETED') kept.delete(object.metadata.uid);
@@ -193,7 +204,43 @@ export class TimelineEngine {
     // Labels are interned (intern.ts): a new object is a real change.
     if (labelsBefore !== undefined && machine.timeline.labels !== labelsBefore) for (const l of this.#listeners) l.relabeled?.(machine.timeline);
     this.#onUpdate?.(update, machine);
+    this.#joinEviction(machine);
     return update;
+  }
+
+  /**
+   * A Kueue Workload: its eviction in effect is kept for the JobSet that owns it, and given to that
+   * JobSet's suspension now or when it begins; a Workload no longer evicted (Kueue clears Evicted
+   * when it gets quota again) or deleted takes it back.
+   */
+  #observeWorkload({ type, object }: Observation): void {
+    const view = viewWorkload(object);
+    if (view.jobsetUid === null) return;
+    const kept = this.#evictions.get(view.jobsetUid);
+    if (type === 'DELETED' || view.eviction === null) {
+      if (kept?.workload === view.uid) this.#evictions.delete(view.jobsetUid);
+      return;
+    }
+    this.#evictions.set(view.jobsetUid, { workload: view.uid, eviction: view.eviction });
+    const machine = this.#machines.get(view.jobsetUid);
+    if (machine !== undefined) this.#joinEviction(machine);
+  }
+
+  /**
+   * Gives the JobSet's current suspension the reason of its Workload's eviction (a fact after the
+   * transition it refers to). Only a suspension that began after the JobSet last ran or provisioned
+   * no later than the eviction: one resumed since (admitted again) is not the one evicted. Whole-second
+   * timestamps on both sides: 1 s of slack.
+   */
+  #joinEviction(machine: MachineState): void {
+    const kept = this.#evictions.get(machine.timeline.uid);
+    if (kept === undefined) return;
+    const transitions = machine.timeline.transitions;
+    const seq = transitions.length - 1;
+    if (transitions[seq]!.state !== 'suspended') return;
+    const before = transitions[seq - 1];
+    if (before !== undefined && kept.eviction.at !== null && before.at > kept.eviction.at + 1000) return;
+    if (joinSuspension(machine.timeline, seq, kept.eviction.suspension)) this.#onFact?.(suspensionFact(machine.timeline.uid, { seq, suspension: kept.eviction.suspension }));
   }
 
   /** Everything the engine remembers, for a store to persist (the machines are live objects: copy to keep). */
@@ -228,6 +275,7 @@ export class TimelineEngine {
       const machine = this.#machines.get(uid);
       if (machine === undefined) continue;
       this.#machines.delete(uid);
+      this.#evictions.delete(uid);
       gone.push(machine.timeline);
     }
     if (gone.length === 0) return;

@@ -91,13 +91,25 @@ export function joinCause(tl: Timeline, seq: number, cause: Cause): boolean {
   return true;
 }
 
+/** The reason the JobSet controller gives every suspension (its Suspended condition): it says nothing of why. */
+export const GENERIC_SUSPENSION_REASON = 'SuspendedJobs';
+
+/** A reason that says nothing of why: the controller's generic one, or none. */
+export function isGenericSuspension(s: Suspension): boolean {
+  return s.reason === null || s.reason === GENERIC_SUSPENSION_REASON;
+}
+
 /**
- * Gives the suspension at `seq` of `tl` its reason; false (and nothing changed) when it has one
- * already (the first one known is kept, as the state machine keeps it) or is not there.
+ * Gives the suspension at `seq` of `tl` its reason; false (and nothing changed) when it is not there
+ * or has one already that is kept: the first one known is kept, except that a generic one (the JobSet
+ * controller's `SuspendedJobs`, or no reason) gives way to the first specific one (e.g. Kueue's
+ * Workload's `Preempted`). Which one wins so does not depend on the order generic and specific
+ * reasons are read in, and a fact read twice changes nothing.
  */
 export function joinSuspension(tl: Timeline, seq: number, suspension: Suspension): boolean {
   const t = tl.transitions[seq];
-  if (t === undefined || t.state !== 'suspended' || t.suspension !== undefined) return false;
+  if (t === undefined || t.state !== 'suspended') return false;
+  if (t.suspension !== undefined && !(isGenericSuspension(t.suspension) && !isGenericSuspension(suspension))) return false;
   t.suspension = { reason: suspension.reason ?? null, message: suspension.message ?? null };
   return true;
 }

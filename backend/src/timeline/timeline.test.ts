@@ -305,14 +305,14 @@ describe('why it was suspended', () => {
       .up(min(10))
       .at(min(21), { suspend: true, ready: 0 })
       .at(min(22), { suspend: true, suspended: { status: 'True', at: min(21), reason: 'SuspendedJobs', message: 'jobset is suspended' }, ready: 0 })
-      .at(min(30), { suspend: true, suspended: { status: 'True', at: min(21), reason: 'Other', message: 'changed later' }, ready: 0 });
+      .at(min(30), { suspend: true, suspended: { status: 'True', at: min(21), reason: 'SuspendedJobs', message: 'changed later' }, ready: 0 });
     const learned: unknown[] = [];
     const engine = new TimelineEngine({ onUpdate: (u) => learned.push(u.suspension ?? null) });
     for (const o of js.observations) engine.observe(o);
     const tl = only(engine);
     expect(drawn(tl)).toEqual(['0:provisioning', '10:up', '21:suspended']);
     expect(why(tl)).toEqual([null, null, 'SuspendedJobs: jobset is suspended']);
-    // Reported by the observation at 22 only: the first reason seen is kept.
+    // Reported by the observation at 22 only: the first reason seen is kept (a generic one gives way only to a specific one: workload.test.ts).
     expect(learned).toEqual([null, null, null, { seq: 2, suspension: { reason: 'SuspendedJobs', message: 'jobset is suspended' } }, null]);
   });
 

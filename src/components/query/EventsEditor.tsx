@@ -26,7 +26,7 @@ export function EventsEditor(props: EditorProps) {
   return (
     <>
       <EditorRow>
-        <EditorField label="Show" tooltip="Regions for annotations, or a table of interruptions by cause for a bar chart" htmlFor={id('show')}>
+        <EditorField label="Show" tooltip="Regions for annotations, or tables for a bar chart: interruptions by cause, and suspensions by reason (Kueue's where its Workload told it)" htmlFor={id('show')}>
           <RadioButtonGroup<Show>
             id={id('show')}
             options={SHOW_OPTIONS}

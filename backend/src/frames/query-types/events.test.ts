@@ -119,6 +119,30 @@ describe('interruptions by cause category (groupBy: cause)', () => {
     expect(frame!.data.values[1]).toEqual([2, 1, 2, 1, 1]);
   });
 
+  it('counts the suspensions that began in the window by reason, most first, beside the interruptions', () => {
+    const suspended: Timeline = {
+      ...broken,
+      uid: 's',
+      transitions: [
+        { at: min(0), state: 'suspended', suspension: { reason: 'SuspendedJobs', message: 'jobset is suspended' } },
+        at(10, 'provisioning'),
+        at(15, 'up'),
+        { at: min(20), state: 'suspended', suspension: { reason: 'Preempted', message: 'Preempted to accommodate a workload' } },
+        at(30, 'provisioning'),
+        at(35, 'up'),
+        { at: min(40), state: 'suspended', suspension: { reason: 'Preempted', message: 'Preempted to accommodate a workload' } },
+        at(50, 'provisioning'),
+        at(55, 'up'),
+        { at: min(60), state: 'suspended' },
+      ],
+    };
+    const [, byReason] = eventsFrames(ctxOf([suspended], min(0), min(90)));
+    // 0 is at `from`: not in the window. 20 and 40 Preempted, 60 without a reason.
+    expect(byReason!.schema.fields.map((f) => f.name)).toEqual(['reason', 'suspensions']);
+    expect(byReason!.data.values).toEqual([['Preempted', 'not reported'], [2, 1]]);
+    expect(eventsFrames(ctxOf([suspended], min(-1), min(30)))[1]!.data.values).toEqual([['Preempted', 'SuspendedJobs'], [1, 1]]);
+  });
+
   it('counts only the interruptions inside the window (from < t ≤ to)', () => {
     const [frame] = eventsFrames(ctxOf([broken], min(30), min(60)));
     // 30 is at `from` (not in it); 40, 50 and 60 are.

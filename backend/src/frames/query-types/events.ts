@@ -1,7 +1,8 @@
 // `events`: interruptions as annotation regions, from the interruption to the end of the down
 // period it began (a recovery, a failure, a suspension…) or the end of the range; and suspensions,
 // from the transition into `suspended` to its end (a resume, a deletion…) or the end of the range,
-// with why (the Suspended condition's reason and message, when it said).
+// with why (the Suspended condition's reason and message, or Kueue's Workload's where it told a
+// specific one: timeline/workload.ts).
 
 import type { Cause, Suspension, Timeline } from '../../timeline/types.ts';
 import type { QueryContext } from '../context.ts';
@@ -92,7 +93,27 @@ function suspensions(tl: Timeline, from: number, to: number, horizon: number): E
   return events;
 }
 
-/** `groupBy: cause`: the interruptions seen in the range, counted by cause category, every category a row. */
+/** The suspensions that began in the range (from < t ≤ to), counted by reason (Kueue's, e.g. Preempted, where its Workload told it), most first. */
+function suspensionReasonFrame(ctx: QueryContext): FrameJSON {
+  const counts = new Map<string, number>();
+  for (const tl of ctx.timelines) {
+    for (const t of tl.transitions) {
+      if (t.state !== 'suspended' || t.at <= ctx.from || t.at > ctx.to) continue;
+      const reason = t.suspension?.reason ?? 'not reported';
+      counts.set(reason, (counts.get(reason) ?? 0) + 1);
+    }
+  }
+  const rows = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  return frame([stringField('reason', rows.map((r) => r[0])), numberField('suspensions', rows.map((r) => r[1]), { unit: 'none' })], {
+    name: 'suspensions by reason',
+    refId: ctx.query.refId,
+  });
+}
+
+/**
+ * `groupBy: cause`: the interruptions seen in the range, counted by cause category, every category a
+ * row; and a second frame, the suspensions that began in the range counted by reason.
+ */
 function causeFrames(ctx: QueryContext): FrameJSON[] {
   const counts = new Map<CauseCategory, number>(CAUSE_CATEGORIES.map((c) => [c, 0]));
   for (const tl of ctx.timelines) {
@@ -107,6 +128,7 @@ function causeFrames(ctx: QueryContext): FrameJSON[] {
       name: 'interruptions by cause',
       refId: ctx.query.refId,
     }),
+    suspensionReasonFrame(ctx),
   ];
 }
 

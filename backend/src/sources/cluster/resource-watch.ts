@@ -32,7 +32,7 @@ import { backoffDelay, type BackoffOptions } from './backoff.ts';
 import { classifyError, type RestartCause } from './errors.ts';
 import { listAll } from './list.ts';
 
-export type ResourceName = 'jobsets' | 'pods' | 'nodes';
+export type ResourceName = 'jobsets' | 'pods' | 'nodes' | 'workloads';
 
 export interface ResourceDef {
   resource: ResourceName;

@@ -1,19 +1,21 @@
 // Watches a cluster: JobSets (jobset.x-k8s.io/v1alpha2), the Pods that belong to JobSets (label
-// jobset.sigs.k8s.io/jobset-name) and Nodes, and delivers what it sees as observations, in the order
+// jobset.sigs.k8s.io/jobset-name) and Nodes, and on request Kueue's Workloads (kueue.x-k8s.io/v1beta2:
+// why Kueue evicted a JobSet; off by default, it needs RBAC to read them), and delivers what it sees as observations, in the order
 // received, stamped with a clock that never goes back. It decides nothing about up or down: a
 // sink (the timeline engine, or a trace file) gets the observations and the gaps.
 //
 // Gaps: when the JobSet watch breaks, the `jobsets` gap begins (at the last moment it could vouch
 // for); when it has relisted and delivered what changed, it ends. The node layer depends on all
 // three watches: its gap (`nodes`) lasts from the first break to the moment all three are synced.
+// A broken Workload watch is no gap: it costs only reasons (a relist brings the evictions in effect).
 //
 // The first sync is held back until all three have listed, then delivered Nodes first, Pods
-// second, JobSets last, so that the node layer knows a JobSet's pods and nodes when it first sees
+// second, JobSets third (Workloads, when watched, last), so that the node layer knows a JobSet's pods and nodes when it first sees
 // the JobSet (a recorded trace has the same order, so its replay agrees).
 
 import type { Logger } from 'pino';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { JOBSET_API_GROUP, JOBSET_NAME_LABEL } from '../../observation/resources.ts';
+import { JOBSET_API_GROUP, JOBSET_NAME_LABEL, KUEUE_API_GROUP } from '../../observation/resources.ts';
 import type { Readiness } from '../../observation/readiness.ts';
 import type { KubeObject, Observation, ObservationType } from '../../observation/types.ts';
 import { describeError } from './errors.ts';
@@ -42,17 +44,21 @@ export interface ClusterWatcherOptions {
   logger: Logger;
   clock?: () => number;
   random?: () => number;
+  /** Watch Kueue's Workloads too (kueue.x-k8s.io/v1beta2, in the same namespaces). */
+  workloads?: boolean;
 }
 
-const ORDER: ResourceName[] = ['nodes', 'pods', 'jobsets'];
+/** The Workload API version watched: Kueue v0.17's stored one. */
+export const WORKLOAD_API_VERSION = `${KUEUE_API_GROUP}/v1beta2`;
 
-export function resourceDefs(namespaces: string[]): ResourceDef[] {
+export function resourceDefs(namespaces: string[], workloads = false): ResourceDef[] {
   const paths = (group: string, plural: string): string[] =>
     namespaces.length === 0 ? [`${group}/${plural}`] : namespaces.map((ns) => `${group}/namespaces/${encodeURIComponent(ns)}/${plural}`);
   return [
     { resource: 'nodes', apiVersion: 'v1', kind: 'Node', paths: ['/api/v1/nodes'] },
     { resource: 'pods', apiVersion: 'v1', kind: 'Pod', paths: paths('/api/v1', 'pods'), labelSelector: JOBSET_NAME_LABEL },
     { resource: 'jobsets', apiVersion: `${JOBSET_API_GROUP}/v1alpha2`, kind: 'JobSet', paths: paths(`/apis/${JOBSET_API_GROUP}/v1alpha2`, 'jobsets') },
+    ...(workloads ? [{ resource: 'workloads' as const, apiVersion: WORKLOAD_API_VERSION, kind: 'Workload', paths: paths(`/apis/${WORKLOAD_API_VERSION}`, 'workloads') }] : []),
   ];
 }
 
@@ -64,7 +70,9 @@ export class ClusterWatcher {
   readonly #wallClock: () => number;
   #last = -Infinity;
   /** Observations of the first sync, per resource, until all three have listed. */
-  #initial: Map<ResourceName, { type: ObservationType; object: KubeObject }[]> | null = new Map(ORDER.map((r) => [r, []]));
+  /** The resources watched, in the order of a first sync's delivery. */
+  readonly #order: ResourceName[];
+  #initial: Map<ResourceName, { type: ObservationType; object: KubeObject }[]> | null;
   readonly #broken = new Set<ResourceName>();
   #nodeGap = false;
   #startedAt = 0;
@@ -75,7 +83,10 @@ export class ClusterWatcher {
     this.#readyBrokenMs = options.readyBrokenMs;
     this.#wallClock = options.clock ?? Date.now;
     const clock = () => this.now();
-    for (const def of resourceDefs(options.namespaces)) {
+    const defs = resourceDefs(options.namespaces, options.workloads === true);
+    this.#order = defs.map((d) => d.resource);
+    this.#initial = new Map(this.#order.map((r) => [r, []]));
+    for (const def of defs) {
       const resource = def.resource;
       this.#watches.set(
         resource,
@@ -122,7 +133,7 @@ export class ClusterWatcher {
   }
 
   status(): ResourceStatus[] {
-    return ORDER.map((r) => this.#watches.get(r)!.status());
+    return this.#order.map((r) => this.#watches.get(r)!.status());
   }
 
   readiness(): Readiness {
@@ -150,6 +161,10 @@ export class ClusterWatcher {
 
   #brokenAt(resource: ResourceName, at: number): void {
     if (this.#initial !== null) return; // nothing delivered yet, nothing to vouch for
+    if (resource === 'workloads') {
+      this.#logger.warn({ resource, since: new Date(Math.min(at, this.now())).toISOString() }, 'watch broken: Kueue reasons seen after this wait for it to resync');
+      return;
+    }
     const first = this.#broken.size === 0;
     this.#broken.add(resource);
     const when = Math.min(at, this.now());
@@ -165,11 +180,11 @@ export class ClusterWatcher {
     const status = this.#watches.get(resource)!.status();
     if (this.#initial !== null) {
       if (![...this.#watches.values()].every((w) => w.status().everSynced)) return;
-      // All three listed: deliver the first sync, nodes, then pods, then JobSets.
+      // All listed: deliver the first sync, nodes, then pods, then JobSets, then Workloads.
       const at = this.now();
       const initial = this.#initial;
       this.#initial = null;
-      for (const r of ORDER) for (const { type, object } of initial.get(r)!) this.#sink.observe({ receivedAt: at, type, object });
+      for (const r of this.#order) for (const { type, object } of initial.get(r)!) this.#sink.observe({ receivedAt: at, type, object });
       this.#sink.firstSync?.(at);
       // One that broke again while the others were still listing: its gap begins now.
       for (const w of this.#watches.values()) if (w.status().brokenSince !== null) this.#brokenAt(w.def.resource, at);

@@ -113,6 +113,7 @@ describe('simulateFleet: the observation stream', () => {
     const pinned = 'dd51ae9cc7f8ccda90abb2c88246ee1b158e2dace804ce35670d6e96f290d799';
     expect(digest(simulateFleet({ jobsets: 30, days: 2, seed: 11 }).traceLines())).toBe(pinned);
     expect(digest(simulateFleet({ jobsets: 30, days: 2, seed: 11, nodes: false }).traceLines())).toBe(pinned);
+    expect(digest(simulateFleet({ jobsets: 30, days: 2, seed: 11, workloads: false }).traceLines())).toBe(pinned);
   });
 
   it('gives trace lines equal to serializing the observations, and objects equal to JSON.stringify', () => {
@@ -643,5 +644,39 @@ describe('simulateFleet with nodes: the cluster under the JobSets', () => {
     expect(pools.filter((p) => p.transitions.at(-1)!.state === 'completed').length).toBeGreaterThan(pools.length / 2);
     // Pools are made per JobSet: at most that one ran on each.
     for (const p of pools.filter((q) => q.transitions.length > 1)) expect(p.jobsets!.length).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('simulateFleet with workloads: Kueue\'s Workloads of the Kueue JobSets', () => {
+  const fleet = simulateFleet({ jobsets: 20, days: 3, seed: 2, workloads: true });
+  const observations = [...fleet.observations()];
+  const workloads = observations.filter((o) => o.object.kind === 'Workload');
+
+  it('gives trace lines equal to serializing the observations', () => {
+    expect([...fleet.traceLines()]).toEqual(observations.map(traceLine));
+  });
+
+  it('owns each Workload by a Kueue JobSet, evicts it before its JobSet is suspended and admits it before it resumes', () => {
+    const jobsets = new Map(observations.filter((o) => o.object.kind === 'JobSet').map((o) => [o.object.metadata.uid, o.object]));
+    expect(workloads.length).toBeGreaterThan(0);
+    const owners = new Set<string>();
+    for (const o of workloads) {
+      expect(o.object.apiVersion).toBe('kueue.x-k8s.io/v1beta2');
+      const owner = (o.object.metadata.ownerReferences as { kind: string; uid: string; controller: boolean }[])[0]!;
+      expect([owner.kind, owner.controller]).toEqual(['JobSet', true]);
+      const jobset = jobsets.get(owner.uid)!;
+      expect(jobset.metadata.labels!['kueue.x-k8s.io/queue-name']).toBe((o.object.spec as { queueName: string }).queueName);
+      owners.add(owner.uid);
+    }
+    // Every Kueue JobSet has one; no other JobSet has any.
+    expect([...owners].sort()).toEqual([...jobsets.values()].filter((j) => j.metadata.labels!['kueue.x-k8s.io/queue-name'] !== undefined).map((j) => j.metadata.uid).filter((u, i, a) => a.indexOf(u) === i).sort());
+    // Each preemption in the truth has its Workload's Evicted condition, at the suspension's time, seen no later than the JobSet's.
+    const evictions = workloads.flatMap((o) => {
+      const c = ((o.object.status as { conditions: { type: string; status: string; lastTransitionTime: string }[] }).conditions).find((x) => x.type === 'Evicted' && x.status === 'True');
+      return c === undefined || o.type === 'DELETED' ? [] : [`${(o.object.metadata.ownerReferences as { uid: string }[])[0]!.uid}@${ms(c.lastTransitionTime)}`];
+    });
+    const preemptions = fleet.truth().flatMap((t) => t.transitions.filter((tr) => tr.suspension?.reason === 'Preempted').map((tr) => `${t.uid}@${tr.at}`));
+    expect(preemptions.length).toBeGreaterThan(0);
+    expect(new Set(evictions)).toEqual(new Set(preemptions));
   });
 });

@@ -28,6 +28,11 @@ export interface FleetOptions {
    * (the benchmarks' stream, unchanged by this option).
    */
   nodes?: boolean;
+  /**
+   * Kueue's Workloads of the Kueue JobSets too (admitted, preempted with Kueue's reasons); the truth's
+   * preemptions then carry the Workload's reason. Default false (the benchmarks' stream, unchanged).
+   */
+  workloads?: boolean;
 }
 
 /** Receives a JobSet UID's truth: its timeline, its node layer's when the fleet has nodes, and its node pools' timelines. */
@@ -163,6 +168,7 @@ export function simulateFleet(options: FleetOptions): Fleet {
   const end = start + Math.round(options.days * TIME.DAY);
   const profile = Object.freeze(resolveProfile(options.profile));
   const nodes = options.nodes ?? false;
+  const workloads = options.workloads ?? false;
 
   /** Merges the lives of all JobSets; `take` turns the earliest pending observation into an output. */
   function* merge<T>(
@@ -188,7 +194,7 @@ export function simulateFleet(options: FleetOptions): Fleet {
 
     const spread = Math.min(profile.initialSpread, end - start);
     for (let i = 0; i < jobsets; i++) {
-      const slot = new Slot(i, seed, profile, end, onSpawn, nodes);
+      const slot = new Slot(i, seed, profile, end, onSpawn, nodes, workloads);
       slot.spawn(start + new Rng(seed, 3, i).float() * spread, null);
     }
     admit();

@@ -35,8 +35,10 @@
 //   preemption  Suspended (spec.suspend and Suspended=True) for a log-normal median 25 min, then resumed
 //            (Suspended=False, ResumeJobs) and provisioned again.
 //   Both suspensions carry what the JobSet controller writes into the Suspended condition (reason
-//   SuspendedJobs, "jobset is suspended"); the truth's suspended transitions carry the same (Kueue's
-//   own eviction reason lives on its Workload, which the simulator does not model).
+//   SuspendedJobs, "jobset is suspended"); the truth's suspended transitions carry the same, except
+//   with option `workloads`: each Kueue JobSet has its Workload (workload.ts), admitted and preempted
+//   a moment before the JobSet is resumed or suspended, and a preemption's truth is the Workload's
+//   reason (Preempted, and Kueue's message), which replaces the controller's generic one.
 //   completion  Jobs finish one after another over a log-normal median 40 s (the driver last): each moves
 //            from ready to succeeded, so the JobSet stays up until the Completed condition.
 //   failure  The Failed condition, then the controller tears the Jobs down (an observation the timeline
@@ -56,6 +58,7 @@
 import type { KubeObject, Observation, ObservationType } from '../../observation/types.ts';
 import type { Cause, State, Suspension, Timeline } from '../../timeline/types.ts';
 import { NodeLayerTruth, PoolTruth, Pools, nodeObject, notReadyCause, podObject, type Place, type SimNode } from './cluster.ts';
+import { SimWorkload } from './workload.ts';
 import type {
   Condition,
   JobSetMetadata,
@@ -138,12 +141,15 @@ export class Slot {
   readonly tag: string;
   /** Pods and Nodes too (the node layer), or the JobSets alone. */
   readonly nodes: boolean;
+  /** Kueue's Workloads of the Kueue JobSets too. */
+  readonly workloads: boolean;
   private runs = 0;
   private readonly onSpawn: (run: JobSetRun) => void;
 
-  constructor(index: number, seed: number, profile: Readonly<Profile>, end: number, onSpawn: (run: JobSetRun) => void, nodes = false) {
+  constructor(index: number, seed: number, profile: Readonly<Profile>, end: number, onSpawn: (run: JobSetRun) => void, nodes = false, workloads = false) {
     this.index = index;
     this.nodes = nodes;
+    this.workloads = workloads;
     this.seed = seed;
     this.profile = profile;
     this.end = end;
@@ -220,6 +226,10 @@ export class JobSetRun {
   readonly poolTimelines: Timeline[] = [];
   private readonly poolTruths = new Map<string, PoolTruth>();
 
+  // Kueue's Workload (option `workloads`, Kueue JobSets only), with its own random stream.
+  private readonly wrng: Rng | null;
+  private readonly workload: SimWorkload | null;
+
   private readonly steps: Generator<void, void, undefined>;
   private nextType: ObservationType = 'ADDED';
   private lastObservationAt = -Infinity;
@@ -267,6 +277,8 @@ export class JobSetRun {
     this.nodeTruth = slot.nodes ? new NodeLayerTruth(this.timeline) : null;
     this.nodeTimeline = this.nodeTruth?.timeline ?? null;
     this.nrng = slot.nodes ? new Rng(slot.seed, 4, slot.index, seq) : null;
+    this.wrng = slot.workloads && manifest.queued ? new Rng(slot.seed, 5, slot.index, seq) : null;
+    this.workload = this.wrng === null ? null : new SimWorkload(this.wrng, manifest, this.uid, createdAt);
     const declared = this.declared();
     if (Object.keys(declared).length > 0) {
       this.annotations = Object.freeze(declared);
@@ -354,6 +366,12 @@ export class JobSetRun {
       this.emit('ADDED', c);
       this.record(c, 'suspended', why(condition));
       yield;
+      if (this.workload !== null) {
+        // Kueue's JobSet integration creates its Workload, pending in the queue.
+        this.workload.pending(c);
+        this.emitObject('ADDED', c, this.workload.object());
+        yield;
+      }
       next = yield* this.waitSuspended(this.rng.lognormal(this.p.queueWaitMedian, this.p.queueWaitSigma, 5 * SECOND, 12 * HOUR));
     } else {
       this.emit('ADDED', c);
@@ -511,6 +529,13 @@ export class JobSetRun {
   /** Kueue preempts the JobSet: suspended at a whole second, Jobs stopped, then resumed later. */
   private *preempt(t: number): Generator<void, Outcome, undefined> {
     const T = this.wholeSecondAfter(t);
+    // Kueue evicts the Workload first, then suspends the JobSet: the Workload's reason is the truth.
+    let reason: Suspension | null = null;
+    if (this.workload !== null) {
+      reason = this.workload.preempted(this.wrng!, T);
+      this.emitObject('MODIFIED', T, this.workload.object());
+      yield;
+    }
     this.suspended = true;
     this.generation++;
     const condition = suspendedCondition(T);
@@ -520,7 +545,7 @@ export class JobSetRun {
     this.setAll(this.failed, null);
     this.setAll(this.suspendedJobs, this.manifest.replicas);
     this.emit('MODIFIED', T + this.latency());
-    this.record(T, 'suspended', why(condition));
+    this.record(T, 'suspended', reason ?? why(condition));
     yield;
     if (this.nodeTruth !== null) yield* this.deletePods();
     return yield* this.waitSuspended(this.rng.lognormal(this.p.preemptedMedian, this.p.preemptedSigma, 30 * SECOND, 12 * HOUR));
@@ -532,6 +557,12 @@ export class JobSetRun {
     const tDelete = this.rng.exp(this.p.deleteSuspendedMean);
     if (tDelete < wait) return yield* this.deleteWhileActive(now + tDelete);
     const T = this.wholeSecondAfter(now + wait);
+    if (this.workload !== null) {
+      // Kueue admits the Workload (clearing its eviction), then resumes the JobSet.
+      this.workload.admitted(T);
+      this.emitObject('MODIFIED', T, this.workload.object());
+      yield;
+    }
     this.suspended = false;
     this.generation++;
     this.setCondition(resumedCondition(T));
@@ -646,6 +677,11 @@ export class JobSetRun {
     this.emit('DELETED', T + this.rng.int(0, 999));
     if (!this.ended) this.record(T, 'deleted');
     yield;
+    // The garbage collector deletes its Workload.
+    if (this.workload !== null) {
+      this.emitObject('DELETED', this.after(this.lastObservationAt), this.workload.object());
+      yield;
+    }
     // The garbage collector deletes its Jobs' pods after it.
     if (this.nodeTruth !== null) yield* this.deletePods();
     return T;

@@ -1,7 +1,7 @@
 // Replay: a recorded trace through the same observation path as the live watcher.
 
 import type { ObservationSink } from '../../observation/types.ts';
-import { readTrace } from './read.ts';
+import { readTraceBatches } from './read.ts';
 
 /** Feeds every observation of `input` to `engine`; `onProgress` is called every 100,000 of them. */
 export async function replayTrace<Counts>(
@@ -12,10 +12,12 @@ export async function replayTrace<Counts>(
   after: number | null = null,
 ): Promise<Counts> {
   let n = 0;
-  for await (const observation of readTrace(input)) {
-    if (after !== null && observation.receivedAt <= after) continue;
-    engine.observe(observation);
-    if (onProgress !== undefined && ++n % 100_000 === 0) onProgress(engine.counts);
+  for await (const batch of readTraceBatches(input)) {
+    for (const observation of batch) {
+      if (after !== null && observation.receivedAt <= after) continue;
+      engine.observe(observation);
+      if (onProgress !== undefined && ++n % 100_000 === 0) onProgress(engine.counts);
+    }
   }
   return engine.counts;
 }
