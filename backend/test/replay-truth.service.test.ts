@@ -76,15 +76,17 @@ function nodeCausesOnly(t: Transition): Transition {
   return byNodes.length > 0 ? { ...rest, causes: byNodes } : rest;
 }
 
-describe('replaying a simulated fleet with its nodes rebuilds both layers and the node causes exactly', () => {
-  /** Replays the fleet into a ClusterEngine and checks every UID's JobSet layer and node layer against the truth. */
-  function check(fleet: ReturnType<typeof simulateFleet>, through: 'trace' | 'objects'): { truth: Timeline[]; nodes: Timeline[] } {
+describe('replaying a simulated fleet with its nodes rebuilds both layers, the node pools and the node causes exactly', () => {
+  /** Replays the fleet into a ClusterEngine and checks every UID's JobSet layer and node layer, and every node pool, against the truth. */
+  function check(fleet: ReturnType<typeof simulateFleet>, through: 'trace' | 'objects'): { truth: Timeline[]; nodes: Timeline[]; pools: Timeline[] } {
     const truth: Timeline[] = [];
     const nodes: Timeline[] = [];
+    const pools: Timeline[] = [];
     const engine = new ClusterEngine();
-    const collect = (t: Timeline, n: Timeline | null): void => {
+    const collect = (t: Timeline, n: Timeline | null, p: readonly Timeline[]): void => {
       truth.push(t);
       nodes.push(n!);
+      pools.push(...p);
     };
     if (through === 'trace') for (const line of fleet.traceLines(collect)) engine.observe(parseTraceLine(line, 0));
     else for (const o of fleet.observations(collect)) engine.observe(o);
@@ -94,11 +96,20 @@ describe('replaying a simulated fleet with its nodes rebuilds both layers and th
     expect(nodeLayers.size).toBe(nodes.length);
     for (const expected of truth) expect(jobsets.get(expected.uid)!.transitions.map(nodeCausesOnly)).toEqual(expected.transitions);
     for (const expected of nodes) expect(nodeLayers.get(expected.uid)!.transitions).toEqual(expected.transitions);
-    return { truth, nodes };
+    // Node pools: identity, labels, the JobSets that ran on them, transitions and their node causes.
+    const poolTimelines = byUid(engine.poolTimelines());
+    expect(poolTimelines.size).toBe(pools.length);
+    for (const expected of pools) expect(poolTimelines.get(expected.uid)).toEqual(expected);
+    return { truth, nodes, pools };
   }
 
   it.each([1, 2, 3, 4])('seed %i, realistic profile, 25 JobSets × 4 days', (seed) => {
-    const { truth, nodes } = check(simulateFleet({ jobsets: 25, days: 4, seed, nodes: true }), 'trace');
+    const { truth, nodes, pools } = check(simulateFleet({ jobsets: 25, days: 4, seed, nodes: true }), 'trace');
+    // Pools: most end as planned (a scale-down), none goes down without its node, and planned changes cost nothing.
+    const poolStates = pools.flatMap((t) => t.transitions);
+    expect(poolStates.filter((tr) => tr.state === 'completed').length).toBeGreaterThan(pools.length / 2);
+    for (const tr of poolStates) if (tr.state === 'down') expect(tr.causes).toHaveLength(1);
+    expect(new Set(poolStates.flatMap((tr) => tr.causes ?? []).map((c) => c.kind))).toEqual(new Set(['NodeNotReady', 'NodeDeleted']));
     const causes = (timelines: Timeline[]): Cause[] => timelines.flatMap((t) => t.transitions.flatMap((tr) => tr.causes ?? []));
     // Nodes break both ways, and each breakage is the cause of an interruption of both layers.
     const kinds = new Set(causes(nodes).map((c) => c.kind));

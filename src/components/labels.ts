@@ -124,6 +124,10 @@ export const LAYER_LABELS: Record<Layer, Described> = {
     label: 'Nodes',
     description: 'Whether the nodes the JobSet runs on are there and Ready (needs a service watching a cluster)',
   },
+  nodepools: {
+    label: 'Node pools',
+    description: 'One timeline per node pool: all its nodes Ready (needs a service watching a cluster)',
+  },
 };
 
 /** In the order the Aggregate list offers them (the one that suits the metric comes first). */
@@ -158,4 +162,5 @@ export const GROUP_LABELS: Record<(typeof GROUP_DIMENSIONS)[number], Described> 
     description: 'One group per size bucket: accelerators (GPUs, TPU chips), or pods without any',
   },
   cluster: { label: 'Cluster', description: 'One group per cluster (several clusters writing to one store)' },
+  pool: { label: 'Node pool', description: 'One group per node pool (layer Node pools)' },
 };

@@ -58,4 +58,4 @@ async function follower(): Promise<Subject> {
   };
 }
 
-storeContract('the PostgreSQL follower', follower);
+storeContract('the PostgreSQL follower', follower, { pools: false });

@@ -12,7 +12,7 @@
 // backend/Dockerfile cannot run here (no Docker engine): they are checked statically.
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { templateRenderer } from '../support/prerequisites.ts';
@@ -28,6 +28,49 @@ let horizon = 0;
 const get = (path: string, params: [string, string][] = []): Promise<Json> => liveTrace.get(path, params);
 const runQueries = (queries: Json[]): Promise<Results> => liveTrace.runQueries(queries);
 
+/** A node-pool rule (label layer: nodepools) asks about pools, not JobSets. */
+const isPoolRule = (rule: Json): boolean => rule.labels?.layer === 'nodepools';
+
+// The node pools' trace: Nodes alone, drawn by hand (minutes after 2026-01-01T00:00Z), and its truth.
+//   gpu-a    (a1, a2)  up 1 ─ down 60 (a2 NotReady) ─ up 90 ─ down 200 (a1 NotReady) ─ up 205 ─ 300
+//   slice-b  (b1, b2: a 2x2x2 TPU slice, 4 chips a host)  up 1 ─ down 120 (b1 deleted) ─ up 150 (b3 Ready) ─ 300
+const POOL_T0 = Date.parse('2026-01-01T00:00:00Z');
+const POOL_DOWNS: Record<string, [number, number][]> = { 'gpu-a': [[60, 90], [200, 205]], 'slice-b': [[120, 150]] };
+function poolTraceLines(): string[] {
+  const at = (m: number): number => POOL_T0 + m * MINUTE;
+  const node = (name: string, pool: string, ready: string, since: number): Json => ({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name,
+      uid: `uid-${name}`,
+      creationTimestamp: new Date(at(0)).toISOString(),
+      labels: { 'cloud.google.com/gke-nodepool': pool, ...(pool === 'slice-b' ? { 'cloud.google.com/gke-tpu-topology': '2x2x2', 'cloud.google.com/gke-tpu-accelerator': 'tpu-v5p-slice' } : {}) },
+    },
+    status: { capacity: pool === 'slice-b' ? { 'google.com/tpu': '4' } : {}, conditions: [{ type: 'Ready', status: ready, lastTransitionTime: new Date(at(since)).toISOString() }] },
+  });
+  const events: [number, string, Json][] = [
+    [0, 'ADDED', node('a1', 'gpu-a', 'False', 0)],
+    [0, 'ADDED', node('a2', 'gpu-a', 'False', 0)],
+    [0, 'ADDED', node('b1', 'slice-b', 'False', 0)],
+    [0, 'ADDED', node('b2', 'slice-b', 'False', 0)],
+    [1, 'MODIFIED', node('a1', 'gpu-a', 'True', 1)],
+    [1, 'MODIFIED', node('a2', 'gpu-a', 'True', 1)],
+    [1, 'MODIFIED', node('b1', 'slice-b', 'True', 1)],
+    [1, 'MODIFIED', node('b2', 'slice-b', 'True', 1)],
+    [60, 'MODIFIED', node('a2', 'gpu-a', 'Unknown', 60)],
+    [90, 'MODIFIED', node('a2', 'gpu-a', 'True', 90)],
+    [120, 'DELETED', node('b1', 'slice-b', 'True', 1)],
+    [140, 'ADDED', node('b3', 'slice-b', 'False', 140)],
+    [150, 'MODIFIED', node('b3', 'slice-b', 'True', 150)],
+    [200, 'MODIFIED', node('a1', 'gpu-a', 'Unknown', 200)],
+    [205, 'MODIFIED', node('a1', 'gpu-a', 'True', 205)],
+    [300, 'MODIFIED', node('a1', 'gpu-a', 'True', 205)],
+  ];
+  return events.map(([m, type, object]) => JSON.stringify({ time: new Date(at(m)).toISOString(), type, object }));
+}
+let livePools: Service;
+
 beforeAll(async () => {
   await loadPlugin();
   dir = mkdtempSync(join(tmpdir(), 'upness-provisioning-'));
@@ -36,6 +79,9 @@ beforeAll(async () => {
   if (sim.status !== 0) throw new Error(`upness simulate failed: ${sim.stderr}`);
   liveTrace = await startServe(['--trace', trace]);
   horizon = liveTrace.horizon;
+  const poolTrace = join(dir, 'pools.jsonl');
+  writeFileSync(poolTrace, poolTraceLines().join('\n') + '\n');
+  livePools = await startServe(['--trace', poolTrace]);
   traceStart = Date.parse('2026-01-01T00:00:00Z');
 });
 
@@ -178,10 +224,11 @@ describe('alert rule annotations and labels, rendered with Go text/template as G
     const expectations: { id: string; rule: Json; kind: 'firing' | 'no value' | 'service down'; instance?: Record<string, string>; value?: number }[] = [];
     for (const { rule: r } of rules) {
       // A real instance: the labels and values of a series of the rule, at the first hour of the
-      // trace when it has one with a value.
+      // trace when it has one with a value (a node-pool rule: every 5 minutes of the pools' trace).
       const times: number[] = [];
-      for (let t = traceStart + DAY; t <= horizon; t += HOUR) times.push(t);
-      const results = await runQueries(times.flatMap((t, i) => ruleQueries(r, t, `t${i}`)));
+      if (isPoolRule(r)) for (let t = POOL_T0 + 5 * MINUTE; t <= livePools.horizon; t += 5 * MINUTE) times.push(t);
+      else for (let t = traceStart + DAY; t <= horizon; t += HOUR) times.push(t);
+      const results = await (isPoolRule(r) ? livePools : liveTrace).runQueries(times.flatMap((t, i) => ruleQueries(r, t, `t${i}`)));
       const frame = times
         .flatMap((_, i) => results[`A@t${i}`]!.frames!)
         .find((f: Json) => f.data.values[1].some((v: unknown) => typeof v === 'number'));
@@ -215,10 +262,13 @@ describe('alert rule annotations and labels, rendered with Go text/template as G
       const name = e.id.split('/')[1]!;
       if (name === 'summary' || name === 'description') {
         if (e.kind === 'service down') {
-          // A service outage reads as one, and claims nothing about any JobSet.
+          // A service outage reads as one, and claims nothing about any JobSet or pool.
           expect([e.id, text]).toEqual([e.id, expect.stringMatching(/Upness (service|data source)/)]);
-          expect([e.id, text]).not.toEqual([e.id, expect.stringMatching(/JobSet \S+\/\S+|has been down|was up \d|takes \d/)]);
-          if (name === 'description') expect([e.id, text]).toEqual([e.id, expect.stringMatching(/^This is not a JobSet outage/)]);
+          expect([e.id, text]).not.toEqual([e.id, expect.stringMatching(/JobSet \S+\/\S+|Node pool \S+|has been down|was up \d|takes \d/)]);
+          if (name === 'description') expect([e.id, text]).toEqual([e.id, expect.stringMatching(isPoolRule(e.rule) ? /^This is not a node pool outage/ : /^This is not a JobSet outage/)]);
+        } else if (isPoolRule(e.rule)) {
+          expect([e.id, text]).toEqual([e.id, expect.stringContaining(`Node pool ${e.instance!.pool}`)]);
+          expect([e.id, text]).not.toEqual([e.id, expect.stringMatching(/Upness service/)]);
         } else {
           expect([e.id, text]).toEqual([e.id, expect.stringContaining(`${e.instance!.namespace}/${e.instance!.jobset}`)]);
           expect([e.id, text]).not.toEqual([e.id, expect.stringMatching(/Upness service/)]);
@@ -226,6 +276,7 @@ describe('alert rule annotations and labels, rendered with Go text/template as G
       }
       if (name === 'dashboard_url') {
         if (e.kind === 'service down') expect(text).toBe('/connections/datasources/edit/upness');
+        else if (isPoolRule(e.rule)) expect(text).toBe('/d/upness-node-pools/node-pools');
         else expect(text).toBe(`/d/upness-jobset-detail/jobset-detail?var-namespace=${e.instance!.namespace}&var-jobset=${e.instance!.jobset}`);
       }
     }
@@ -253,10 +304,12 @@ describe('every dashboard query, against a live service', () => {
   }
 
   it.each(dashboards.map((d) => [rel(d.path), d.json] as const))('%s', async (_name, dashboard) => {
+    // The node pools' dashboard asks about pools: the pools' trace has them (the fleet's has no Nodes).
+    const service = dashboard.uid === 'upness-node-pools' ? livePools : liveTrace;
     const choice = await mostInterrupted(dashboard);
-    const { vars, listed } = await resolveVariables(dashboard, { namespace: choice.namespace, jobset: choice.name }, liveTrace);
+    const { vars, listed } = await resolveVariables(dashboard, { namespace: choice.namespace, jobset: choice.name }, service);
     for (const [name, v] of Object.entries(vars)) if (!v.all) expect(listed[name]).toContain(v.value); // the chosen JobSet is listed
-    await runDashboard(dashboard, vars, listed, liveTrace, (what, query, frames) => {
+    await runDashboard(dashboard, vars, listed, service, (what, query, frames) => {
       // A simulated trace holds no Pods or Nodes, so the node layer answers with no series; what
       // it returns for a real cluster is tested against the real apiserver (test/kube).
       for (const frame of frames) checkShape(what, query, [frame]);
@@ -334,13 +387,15 @@ describe('alert rules, evaluated against a live service', () => {
 
   it('answer at the end of the trace with one labelled series per JobSet', async () => {
     for (const { rule: r } of rules) {
-      const results = await runQueries(ruleQueries(r, horizon, 'now'));
+      // A node-pool rule: in the middle of gpu-a's long down period, on the pools' trace.
+      const results = isPoolRule(r) ? await livePools.runQueries(ruleQueries(r, POOL_T0 + 80 * MINUTE, 'now')) : await runQueries(ruleQueries(r, horizon, 'now'));
       for (const [refId, result] of Object.entries(results)) {
         expect([r.uid, refId, result.status, result.error]).toEqual([r.uid, refId, 200, undefined]);
+        if (isPoolRule(r)) expect(result.frames!.length).toBe(1);
         for (const frame of result.frames!) {
           expect(frame.schema.fields.map((f: Json) => f.type)).toEqual(['time', 'number']);
-          // The SLO rules: one instance per JobSet name, across its recreations (no uid).
-          expect(Object.keys(frame.schema.fields[1].labels).sort()).toEqual(r.labels.slo === 'true' ? ['jobset', 'namespace'] : ['jobset', 'namespace', 'uid']);
+          // The SLO rules: one instance per JobSet name, across its recreations (no uid); a pool rule: per pool.
+          expect(Object.keys(frame.schema.fields[1].labels).sort()).toEqual(isPoolRule(r) ? ['pool'] : r.labels.slo === 'true' ? ['jobset', 'namespace'] : ['jobset', 'namespace', 'uid']);
         }
       }
       evaluateRule(r, results, 'now'); // every expression can be evaluated
@@ -396,6 +451,26 @@ describe('alert rules, evaluated against a live service', () => {
       fired += firing.length;
     });
     expect(fired).toBeGreaterThan(0);
+  });
+
+  it('fire "node pool down for more than 10 minutes" exactly when a pool has been down for 10 minutes', async () => {
+    const r = rule('upness-nodepool-down-10m');
+    // 9 and 10.5 minutes into every down period of the drawn truth, and 2 minutes after each ends.
+    const times = Object.values(POOL_DOWNS).flatMap((downs) => downs.flatMap(([from, to]) => [from + 9, from + 10.5, to + 2])).map((m) => POOL_T0 + m * MINUTE);
+    const expected = (t: number): string[] =>
+      Object.entries(POOL_DOWNS)
+        .filter(([, downs]) => downs.some(([from, to]) => POOL_T0 + from * MINUTE <= t - 10 * MINUTE && t < POOL_T0 + to * MINUTE))
+        .map(([pool]) => pool)
+        .sort();
+    const results = await livePools.runQueries(times.flatMap((t, i) => ruleQueries(r, t, `t${i}`)));
+    let fired = 0;
+    times.forEach((t, i) => {
+      const firing = evaluateRule(r, results, `t${i}`).map((s) => s.labels.pool!).sort();
+      expect([new Date(t).toISOString(), firing]).toEqual([new Date(t).toISOString(), expected(t)]);
+      fired += firing.length;
+    });
+    // gpu-a's 30 minutes and slice-b's 30 minutes fire; gpu-a's 5 minutes does not.
+    expect(fired).toBe(2);
   });
 
   // The SLO pair, against the truth of the intervals: per JobSet name (every UID of the name),

@@ -209,7 +209,7 @@ describe('provisioning files', () => {
 
   it('define alert rules with everything Grafana requires', () => {
     const uids = rules.map((r) => r.rule.uid);
-    expect(uids).toEqual(expect.arrayContaining(['upness-jobset-down-10m', 'upness-jobset-uptime-ratio-24h', 'upness-jobset-mttr-24h']));
+    expect(uids).toEqual(expect.arrayContaining(['upness-jobset-down-10m', 'upness-jobset-uptime-ratio-24h', 'upness-jobset-mttr-24h', 'upness-nodepool-down-10m']));
     expect(new Set(uids).size).toBe(uids.length);
     for (const { doc } of ruleDocs) expect(doc.apiVersion).toBe(1);
     for (const { group, rule } of rules) {
@@ -220,7 +220,8 @@ describe('provisioning files', () => {
       // Titles and labels go through environment-variable expansion when Grafana loads the file.
       expect(JSON.stringify([rule.title, rule.labels])).not.toContain('$');
       expect(rule.labels.severity).toMatch(/^(critical|warning|info)$/);
-      expect(rule.annotations.summary).toContain('{{ $labels.jobset }}');
+      // A JobSet rule names its JobSet; a node-pool rule (label layer: nodepools) its pool.
+      expect(rule.annotations.summary).toContain(rule.labels.layer === 'nodepools' ? '{{ $labels.pool }}' : '{{ $labels.jobset }}');
       const refIds = rule.data.map((d: Json) => d.refId);
       expect(new Set(refIds).size).toBe(refIds.length);
       expect(refIds).toContain(rule.condition);
@@ -234,7 +235,9 @@ describe('provisioning files', () => {
           expect(d.relativeTimeRange.from).toBeGreaterThan(d.relativeTimeRange.to);
           // Grafana's default of 43,200 points is over the service's limit.
           expect(d.model.maxDataPoints).toBeLessThanOrEqual(LIMITS.maxPointsPerSeries);
-          expect(d.model.groupBy).toBe('none'); // one instance per JobSet
+          // One instance per JobSet run; per pool for a node-pool rule.
+          expect(d.model.groupBy).toBe(rule.labels.layer === 'nodepools' ? 'pool' : 'none');
+          if (rule.labels.layer === 'nodepools') expect(d.model.layer).toBe('nodepools');
           expect(Object.keys(d.model).filter((k) => !QUERY_MODEL_FIELDS.includes(k) && !GRAFANA_FIELDS.includes(k) && k !== 'intervalMs' && k !== 'maxDataPoints')).toEqual([]);
         }
       }

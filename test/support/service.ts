@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { createApp } from '../../backend/src/http/app.ts';
 import { EngineView } from '../../backend/src/runtime/served-view.ts';
 import { TimelineEngine } from '../../backend/src/timeline/engine.ts';
+import { ClusterEngine } from '../../backend/src/nodes/engine.ts';
 import type { Observation } from '../../backend/src/observation/types.ts';
 
 export interface TestService {
@@ -18,8 +19,10 @@ export interface TestService {
   post(path: string, body: unknown, token?: string, raw?: boolean): Promise<{ status: number; body: any }>;
 }
 
-export async function startService(observations: Observation[], options: { token?: string; now?: number; ready?: boolean; cluster?: string } = {}): Promise<TestService> {
-  const engine = new TimelineEngine(options.cluster === undefined ? {} : { cluster: options.cluster });
+/** `nodes`: a cluster's engine (Pods and Nodes too: the node layer and the node pools), as a trace of a cluster is served. */
+export async function startService(observations: Observation[], options: { token?: string; now?: number; ready?: boolean; cluster?: string; nodes?: boolean } = {}): Promise<TestService> {
+  const engineOptions = options.cluster === undefined ? {} : { cluster: options.cluster };
+  const engine = options.nodes === true ? new ClusterEngine(engineOptions) : new TimelineEngine(engineOptions);
   for (const o of observations) engine.observe(o);
   const source = new EngineView('trace', engine, false);
   if (options.ready !== false) source.setReadiness({ ready: true });

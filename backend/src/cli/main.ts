@@ -2,7 +2,7 @@
 
 import './regexp-engine.ts';
 import { Command, Option } from 'commander';
-import { parseDataDuration, parseInteger, parsePort, parsePositiveInt, parsePositiveNumber, parsedOption, UsageError } from './options.ts';
+import { parseDataDuration, parseInteger, parsePort, parsePositiveInt, parsePositiveNumber, parsedOption, parsePoolSizes, UsageError } from './options.ts';
 import { replayCommand } from './replay.ts';
 import { simulateCommand } from './simulate.ts';
 import { demoCommand } from './demo.ts';
@@ -74,6 +74,8 @@ const serve = program
   .addOption(parsedOption('--seed <s>', 'simulated cluster: random seed', parseInteger, '1'))
   .addOption(new Option('--profile <profile>', 'simulated cluster: event rates').choices(['realistic', 'demo', 'long-running']).default('demo'))
   .addOption(parsedOption('--speed <factor>', 'simulated cluster: simulated seconds per second', parsePositiveNumber, '1'))
+  .option('--node-pool-label <key>', "a Node label that names its pool where none of GKE's, Karpenter's, EKS's or AKS's does")
+  .addOption(parsedOption('--node-pool-size <pairs>', 'expected nodes of these pools, as POOL=N pairs (comma-separated), where the cloud tells it', parsePoolSizes))
   .addOption(parsedOption('--terminal-grace <duration>', 'how long finished JobSets stay on /metrics', parseDataDuration, '10m'))
   .addOption(parsedOption('--shutdown-grace <duration>', 'how long stopping (SIGTERM) may take before the process exits anyway, with status 1 (default: 10s; 15s for a replica on a Lease)', parseDataDuration))
   .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']).env('UPNESS_LOG_LEVEL').default('info'))

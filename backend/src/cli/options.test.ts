@@ -1,6 +1,6 @@
 // Durations that set timers: Node keeps a delay of at most 2^31 − 1 ms and fires a longer one at once.
 
-import { MAX_TIMER_MS, parseTimerDuration, UsageError } from './options.ts';
+import { MAX_TIMER_MS, parsePoolSizes, parseTimerDuration, UsageError } from './options.ts';
 import { parseWatchOptions } from './watch-options.ts';
 
 const DEFAULTS = { watchTimeout: '30s', watchSilence: '75s', watchBackoffInitial: '500ms', watchBackoffMax: '30s', listTimeout: '60s', readyBrokenAfter: '30s' };
@@ -19,5 +19,16 @@ describe('durations that set timers', () => {
     const values = { ...DEFAULTS, watchSilence: '20d', watchBackoffMax: '20d', [option]: '30d' };
     expect(() => parseWatchOptions(values)).toThrow(/must be at most 24 days/);
     expect(() => parseWatchOptions({ ...values, [option]: '10d' })).not.toThrow();
+  });
+});
+
+describe('--node-pool-size', () => {
+  it('reads POOL=N pairs, and refuses anything else naming the option', () => {
+    expect(parsePoolSizes('slice-a=16,cpu=3', '--node-pool-size')).toEqual({ 'slice-a': 16, cpu: 3 });
+    expect(parsePoolSizes('a=b=2', '--node-pool-size')).toEqual({ 'a=b': 2 });
+    expect(() => parsePoolSizes('slice-a', '--node-pool-size')).toThrow('--node-pool-size must be POOL=N pairs such as slice-a=16,cpu=3, not "slice-a"');
+    expect(() => parsePoolSizes('=4', '--node-pool-size')).toThrow(UsageError);
+    expect(() => parsePoolSizes('slice-a=0', '--node-pool-size')).toThrow('--node-pool-size slice-a must be a positive whole number, not "0"');
+    expect(() => parsePoolSizes('slice-a=x', '--node-pool-size')).toThrow(UsageError);
   });
 });

@@ -37,6 +37,18 @@ export function parsePositiveInt(value: string, option: string): number {
   return n;
 }
 
+/** `--node-pool-size`: POOL=N pairs, comma-separated (`slice-a=16,cpu=3`). */
+export function parsePoolSizes(value: string, option: string): Record<string, number> {
+  const sizes: Record<string, number> = Object.create(null);
+  for (const pair of value.split(',').filter((p) => p.trim() !== '')) {
+    const eq = pair.lastIndexOf('=');
+    const pool = pair.slice(0, eq).trim();
+    if (eq <= 0 || pool === '') throw new UsageError(`${option} must be POOL=N pairs such as slice-a=16,cpu=3, not "${value}"`);
+    sizes[pool] = parsePositiveInt(pair.slice(eq + 1).trim(), `${option} ${pool}`);
+  }
+  return sizes;
+}
+
 export function parsePositiveNumber(value: string, option: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`${option} must be a positive number, not "${value}"`);

@@ -14,6 +14,7 @@ import { checkClusterName, describeUrl } from '../store/postgres.ts';
 import { serveApi, withUsageErrors } from './compose.ts';
 import { parseTimerDuration, UsageError } from './options.ts';
 import type { WatchSettings } from './watch-options.ts';
+import type { PoolLayerOptions } from '../runtime/session.ts';
 
 export interface PostgresServeOptions {
   url: string;
@@ -41,6 +42,7 @@ export interface Common {
   snapshotEvery: number;
   /** The cluster to watch when leading; null for a follower. */
   cluster: WatchSettings | null;
+  pools: PoolLayerOptions;
 }
 
 function ms(value: string, option: string): number {
@@ -102,6 +104,7 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
           retentionMs: common.retentionMs,
           snapshotEvery: common.snapshotEvery,
           cluster: options.clusterName,
+          pools: common.pools,
         }),
       );
       await session.start();

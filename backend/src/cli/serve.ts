@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { describeUrl, isPostgresUrl } from '../store/postgres.ts';
 import { clusterRequested } from '../sources/cluster/choice.ts';
 import { clusterFeed, simulatorFeed, traceFeed, type Feed } from '../runtime/feeds.ts';
-import { openSession, stopOnSignals } from '../runtime/session.ts';
+import { openSession, stopOnSignals, type PoolLayerOptions } from '../runtime/session.ts';
 import { embeddedSink, memorySink } from '../runtime/sinks.ts';
 import { serveApi, sinkOptions, withUsageErrors } from './compose.ts';
 import { parseWatchOptions, type WatchOptionValues } from './watch-options.ts';
@@ -40,6 +40,8 @@ export interface ServeOptions extends WatchOptionValues {
   /** PostgreSQL instead of --data-dir (see serve-postgres.ts). */
   store?: string;
   clusterName?: string;
+  nodePoolLabel?: string;
+  nodePoolSize?: Record<string, number>;
   follow?: boolean;
   serveClusters?: string;
   leaseName?: string;
@@ -58,6 +60,11 @@ function readToken(options: ServeOptions): string | null {
   }
   const env = process.env.UPNESS_TOKEN?.trim();
   return env ? env : null;
+}
+
+/** How node pools are read: `--node-pool-label` and `--node-pool-size`. */
+function poolOptions(options: ServeOptions): PoolLayerOptions {
+  return { poolLabel: options.nodePoolLabel ?? null, expectedNodes: options.nodePoolSize ?? {} };
 }
 
 export async function serveCommand(options: ServeOptions): Promise<void> {
@@ -85,7 +92,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
         ...(options.leaseNamespace !== undefined ? { leaseNamespace: options.leaseNamespace } : {}),
         ...(options.replicaId !== undefined ? { replicaId: options.replicaId } : {}),
       },
-      { host: options.host, port, token, logger, terminalGraceMs, shutdownGraceMs, retentionMs, snapshotEvery, cluster },
+      { host: options.host, port, token, logger, terminalGraceMs, shutdownGraceMs, retentionMs, snapshotEvery, cluster, pools: poolOptions(options) },
     );
   }
   // The feed: a trace, a cluster, or else the simulated cluster (its options are checked only then).
@@ -96,7 +103,9 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
         ? clusterFeed(cluster)
         : simulatorFeed({ jobsets: options.jobsets, historyDays: options.historyDays, seed: options.seed, profile: options.profile, speed });
   const sink = options.memory ? memorySink() : await embeddedSink(resolve(options.dataDir), logger);
-  const session = await withUsageErrors(() => openSession(feed, sink, { logger, retentionMs, snapshotEvery, ...(options.clusterName !== undefined ? { cluster: options.clusterName } : {}) }));
+  const session = await withUsageErrors(() =>
+    openSession(feed, sink, { logger, retentionMs, snapshotEvery, pools: poolOptions(options), ...(options.clusterName !== undefined ? { cluster: options.clusterName } : {}) }),
+  );
   const { server, url } = await serveApi(options.host, port, { view: session.view, token, logger, now: session.now, terminalGraceMs, retentionMs, ...sinkOptions(sink) });
   logger.info({ url, auth: token === null ? 'none' : 'bearer token', source: feed.kind, dataDir: sink.where }, 'listening');
   stopOnSignals(logger, server, () => session.stop(), shutdownGraceMs ?? undefined);

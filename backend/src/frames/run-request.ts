@@ -28,6 +28,8 @@ export interface Observed {
   horizon: number;
   /** The node layer (layer: 'nodes'), when the source has one. */
   nodes?: { timelines: readonly Timeline[]; horizon: number } | null;
+  /** The node pools' timelines (layer: 'nodepools'), when the source has Nodes. */
+  pools?: { timelines: readonly Timeline[]; horizon: number } | null;
   /** The JobSet layer's fleet index, when the source keeps one. */
   index?: FleetIndex | null;
   /** Fleet indexes of selections (a name, labels, a label's values), when the source keeps them. */
@@ -67,6 +69,9 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
     if (query.layer === 'nodes') {
       if (!observed.nodes) return { status: 200, frames: [noNodeLayerFrame(q.refId)] };
       layer = observed.nodes;
+    } else if (query.layer === 'nodepools') {
+      if (!observed.pools) return { status: 200, frames: [noNodeLayerFrame(q.refId, NO_POOL_LAYER)] };
+      layer = observed.pools;
     }
     const steps = planSteps(from, to, q.intervalMs, q.maxDataPoints);
     const selectFrom = type.selectFrom(query, steps, from, to);
@@ -115,8 +120,11 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
 const NO_NODE_LAYER =
   'No node layer here: it is computed from the Pods and Nodes of a Kubernetes cluster (upness serve --kubeconfig, a trace recorded from one, or the simulated cluster), and this source has JobSets only.';
 
-function noNodeLayerFrame(refId: string): FrameJSON {
-  return frame([], { name: 'node layer', refId, meta: { notices: [{ severity: 'info', text: NO_NODE_LAYER }] } });
+const NO_POOL_LAYER =
+  'No node pools here: they are computed from the Nodes of a Kubernetes cluster (upness serve --kubeconfig, a trace recorded from one, or the simulated cluster), and this source has JobSets only.';
+
+function noNodeLayerFrame(refId: string, text = NO_NODE_LAYER): FrameJSON {
+  return frame([], { name: text === NO_NODE_LAYER ? 'node layer' : 'node pools', refId, meta: { notices: [{ severity: 'info', text }] } });
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

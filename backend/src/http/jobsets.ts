@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { jobsetDetailView, jobsetListView } from '../frames/views.ts';
 import { select } from '../query/select.ts';
 import type { LayerView, ServedView } from '../runtime/served-view.ts';
+import { LAYERS, type Layer } from '../query/types.ts';
 import { asClientError, HttpError, parseQueryString, repeated, window } from './params.ts';
 
 const DAY_MS = 86_400_000;
@@ -18,13 +19,18 @@ const listQuerySchema = z.object({
   name: z.string().optional(),
   labelSelector: z.string().optional(),
   state: repeated.optional(),
-  layer: z.enum(['jobset', 'nodes']).optional(),
+  layer: z.enum(LAYERS).optional(),
 });
 const detailQuerySchema = listQuerySchema.pick({ from: true, to: true, layer: true });
 
 export function jobsetRoutes(view: ServedView, now: () => number): Router {
-  /** The JobSet layer, or with `layer=nodes` the node layer (404 when the source has none). */
-  const layerOf = (layer: 'jobset' | 'nodes' | undefined, t: number): LayerView => {
+  /** The JobSet layer, or with `layer=nodes` the node layer, `layer=nodepools` the pools (404 when the source has none). */
+  const layerOf = (layer: Layer | undefined, t: number): LayerView => {
+    if (layer === 'nodepools') {
+      const pools = view.poolLayer?.(t) ?? null;
+      if (pools === null) throw new HttpError(404, 'layer=nodepools: this source has no node pools (it needs a Kubernetes cluster, or a trace recorded from one)');
+      return pools;
+    }
     if (layer !== 'nodes') return { timelines: view.timelines(), horizon: view.horizon(t) };
     const nodes = view.nodeLayer?.(t) ?? null;
     if (nodes === null) throw new HttpError(404, 'layer=nodes: this source has no node layer (it needs a Kubernetes cluster, or a trace recorded from one)');
@@ -51,6 +57,16 @@ export function jobsetRoutes(view: ServedView, now: () => number): Router {
     // Without a range: each timeline's whole life.
     const view = jobsetDetailView(timelines, horizon, namespace, name, (tl) => window(q, t, tl.createdAt, horizon));
     if (view === null) throw new HttpError(404, `no JobSet ${namespace}/${name} has been seen`);
+    res.json(view);
+  });
+
+  // A node pool is cluster-scoped: every timeline of the pool (it ended and came back), as a JobSet's.
+  router.get('/nodepools/:name', (req, res) => {
+    const q = parseQueryString(detailQuerySchema.pick({ from: true, to: true }), req);
+    const t = now();
+    const { timelines, horizon } = layerOf('nodepools', t);
+    const view = jobsetDetailView(timelines, horizon, '', req.params.name, (tl) => window(q, t, tl.createdAt, horizon));
+    if (view === null) throw new HttpError(404, `no node pool ${req.params.name} has been seen`);
     res.json(view);
   });
   return router;

@@ -36,8 +36,8 @@ const layerParam = {
   name: 'layer',
   in: 'query',
   required: false,
-  description: '`jobset` (default), or `nodes`: the node layer (its nodes present and Ready), for a Kubernetes source',
-  schema: { type: 'string', enum: ['jobset', 'nodes'] },
+  description: '`jobset` (default), `nodes`: the node layer (its nodes present and Ready), or `nodepools`: one timeline per node pool (named by its pool), for a Kubernetes source',
+  schema: { type: 'string', enum: ['jobset', 'nodes', 'nodepools'] },
 };
 const filterParams = [
   { name: 'cluster', in: 'query', required: false, description: 'only these clusters (repeatable)', schema: { type: 'array', items: { type: 'string' } }, explode: true },
@@ -157,6 +157,22 @@ export function openApiDocument(): object {
             400: json(error, `a parameter or the path is malformed, a time is beyond what a date holds, or the range is longer than ${DAYS} days (the error names it)`),
             401: json(error, 'missing or wrong bearer token'),
             404: json(error, 'no JobSet bore that name'),
+          },
+        },
+      },
+      '/api/v1/nodepools/{name}': {
+        get: {
+          summary: 'Every timeline of a node pool (it ended and came back): intervals, events with the nodes that caused them, and figures',
+          parameters: [
+            { name: 'name', in: 'path', required: true, schema: { type: 'string' } },
+            timeParam('from', 'window start (default: creation)'),
+            timeParam('to', 'window end (default: now)'),
+          ],
+          responses: {
+            200: json({ type: 'object' }, '{timelines: [...]}'),
+            400: json(error, `a parameter is malformed, a time is beyond what a date holds, or the range is longer than ${DAYS} days (the error names it)`),
+            401: json(error, 'missing or wrong bearer token'),
+            404: json(error, 'no node pool of that name was seen, or the source has no node pools'),
           },
         },
       },

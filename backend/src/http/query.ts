@@ -110,6 +110,9 @@ export function queryRoutes({ view, now, retentionMs }: QueryRouteOptions): Rout
         get nodes() {
           return view.nodeLayer?.(t) ?? null;
         },
+        get pools() {
+          return view.poolLayer?.(t) ?? null;
+        },
         index: view.index?.() ?? null,
         selections: view.selections?.() ?? null,
         retentionMs,

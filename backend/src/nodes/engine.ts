@@ -10,16 +10,25 @@ import { TimelineEngine, type JobSetUpdate } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Observation } from '../observation/types.ts';
 import type { Timeline } from '../timeline/types.ts';
+import type { Fact } from '../timeline/facts.ts';
 import { NodeLayer, type NodeLayerOptions } from './layer.ts';
+import { PoolLayer, type PoolLayerOptions } from './pools/layer.ts';
 
-/** TimelineEngine's options (all passed on to it), and the node layer's. */
-export type ClusterEngineOptions = NonNullable<ConstructorParameters<typeof TimelineEngine>[0]> & NodeLayerOptions;
+/** TimelineEngine's options (all passed on to it), the node layer's, and the pool layer's (`pools`). */
+export type ClusterEngineOptions = Omit<NonNullable<ConstructorParameters<typeof TimelineEngine>[0]>, 'onFact'> &
+  Omit<NodeLayerOptions, 'onFact'> & {
+    /** Every fact the engine finds (Kueue's reasons, the node layer's, the pool layer's), in order (a store appends them to its log). */
+    onFact?: (fact: Fact) => void;
+    pools?: Omit<PoolLayerOptions, 'onFact'>;
+  };
 
 export class ClusterEngine extends TimelineEngine {
   readonly nodeLayer: NodeLayer;
+  /** The node pools' timelines, fed the same Nodes and Pods (nodes/pools). */
+  readonly poolLayer: PoolLayer;
 
   constructor(options: ClusterEngineOptions = {}) {
-    const { causeLookbackMs, causeLookaheadMs, onFact, onUpdate, ...engineOptions } = options;
+    const { causeLookbackMs, causeLookaheadMs, onFact, onUpdate, pools, ...engineOptions } = options;
     // The engine calls onUpdate from observe(), so only once this constructor has finished.
     const hook: { jobset: (update: JobSetUpdate) => void } = { jobset: () => {} };
     super({
@@ -37,18 +46,35 @@ export class ClusterEngine extends TimelineEngine {
       ...(onFact !== undefined ? { onFact } : {}),
     });
     hook.jobset = (update) => this.nodeLayer.observeJobSet(update);
+    this.poolLayer = new PoolLayer({ ...pools, ...(onFact !== undefined ? { onFact } : {}) });
   }
 
   override observe(observation: Observation): JobSetUpdate | null {
     const update = super.observe(observation);
     // JobSets reached the node layer through onUpdate; Pods and Nodes go to it here.
-    if (update === null) this.nodeLayer.observe(observation);
+    if (update === null) {
+      this.nodeLayer.observe(observation);
+      this.poolLayer.observe(observation);
+    }
     return update;
   }
 
   /** Restores the node layers a store kept, after restore() of the JobSet layer (see NodeLayer.restore). */
-  restoreNodeLayer(timelines: Iterable<Timeline>, observedUntil: number | null): void {
+  restoreNodeLayer(timelines: Iterable<Timeline>, observedUntil: number | null, pools: Iterable<Timeline> = []): void {
     this.nodeLayer.restore(timelines, observedUntil);
+    this.poolLayer.restore(pools, observedUntil);
+  }
+
+  /** A gap in the Pod or Node watch begins (both layers from Nodes wait for it to end). */
+  beginNodeGap(at: number): void {
+    this.nodeLayer.beginGap(at);
+    this.poolLayer.beginGap(at);
+  }
+
+  /** The Pods and Nodes have been listed again. */
+  endNodeGap(at: number): void {
+    this.nodeLayer.endGap(at);
+    this.poolLayer.endGap(at);
   }
 
   override forget(uids: Iterable<string>): void {
@@ -59,6 +85,10 @@ export class ClusterEngine extends TimelineEngine {
 
   nodeTimelines(): readonly Timeline[] {
     return this.nodeLayer.timelines();
+  }
+
+  poolTimelines(): readonly Timeline[] {
+    return this.poolLayer.timelines();
   }
 
   /** The time up to which the node layer is vouched for: no later than the JobSet layer's horizon. */

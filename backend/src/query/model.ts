@@ -56,7 +56,7 @@ export const SHARED_FIELDS = {
   refId: z.string().min(1, 'must not be empty').max(64).describe('names the query in the answer (unique in a request)'),
   queryType: z.enum(QUERY_TYPES).default(DEFAULT_QUERY.queryType).describe('what the query answers: series, summary, states, events, fleet or slo'),
   metric: metricName.default(DEFAULT_QUERY.metric).describe('the figure of a series or fleet query'),
-  layer: z.enum(LAYERS).default(DEFAULT_QUERY.layer).describe('jobset, or nodes: the node layer (its nodes present and Ready), for a Kubernetes source'),
+  layer: z.enum(LAYERS).default(DEFAULT_QUERY.layer).describe('jobset, nodes: the node layer (its nodes present and Ready), or nodepools: one timeline per node pool (README "Node pools"), for a Kubernetes source'),
   clusters: z.array(z.string().max(253)).max(1000).default(DEFAULT_QUERY.clusters).describe('only these clusters (empty: all)'),
   namespaces: z.array(z.string().max(253)).max(1000).default(DEFAULT_QUERY.namespaces).describe('only these namespaces (empty: all)'),
   name: z

@@ -15,7 +15,7 @@ export type { FigureDefinition, FigureGroup, FigureName };
 export const METRICS = [...FIGURES, 'up'] as const;
 export type Metric = (typeof METRICS)[number];
 
-export const LAYERS = ['jobset', 'nodes'] as const;
+export const LAYERS = ['jobset', 'nodes', 'nodepools'] as const;
 export type Layer = (typeof LAYERS)[number];
 
 export const STATES = ['provisioning', 'up', 'down', 'suspended', 'unknown', 'completed', 'failed', 'deleted'] as const;
@@ -26,7 +26,8 @@ export type AggregateName = (typeof AGGREGATES)[number];
 /** `none`: one series per JobSet; `all`: the whole fleet as one; or a dimension. */
 /** `queue`: the Kueue queue (`kueue.x-k8s.io/queue-name` label) the JobSet was submitted to (issue 13 §4). */
 /** `size`: the job size (accelerators, or pods without any) in the buckets of `sizeBuckets` (issue 20 §3, series/sizes.ts). */
-export const GROUP_DIMENSIONS = ['none', 'all', 'cluster', 'namespace', 'accelerator', 'topology', 'queue', 'size'] as const;
+/** `pool`: a node pool timeline's pool (`layer: nodepools`, its `pool` label); '' for a JobSet. */
+export const GROUP_DIMENSIONS = ['none', 'all', 'cluster', 'namespace', 'accelerator', 'topology', 'queue', 'size', 'pool'] as const;
 export const QUEUE_LABEL = 'kueue.x-k8s.io/queue-name';
 /** `cause`: an `events` query's interruptions counted by cause category (issue 13 §4); events only. */
 export const CAUSE_GROUP = 'cause';

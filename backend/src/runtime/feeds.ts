@@ -7,6 +7,7 @@ import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ClusterEngine } from '../nodes/engine.ts';
+import type { PoolLayerOptions } from '../nodes/pools/layer.ts';
 import type { ProfileName } from '../sources/simulator/index.ts';
 import { replayTrace } from '../sources/trace/replay.ts';
 import type { Timeline } from '../timeline/types.ts';
@@ -36,6 +37,8 @@ export interface FeedContext {
   logger: Logger;
   /** The cluster's name on its timelines. */
   cluster?: string;
+  /** How node pools are read (a cluster engine's pool layer). */
+  pools?: PoolLayerOptions;
 }
 
 /** One source (sources/: a trace, the simulator, a cluster) feeding an engine, not opened yet. */
@@ -52,12 +55,13 @@ export class FeedSettingsError extends Error {
   }
 }
 
-function engineOptions(context: FeedContext): { onUpdate?: Sink['record']; onFact?: Sink['fact']; cluster?: string } {
+function engineOptions(context: FeedContext): { onUpdate?: Sink['record']; onFact?: Sink['fact']; cluster?: string; pools?: PoolLayerOptions } {
   const { record, fact } = context.sink;
   return {
     ...(record === undefined ? {} : { onUpdate: record }),
     ...(fact === undefined ? {} : { onFact: fact }),
     ...(context.cluster === undefined ? {} : { cluster: context.cluster }),
+    ...(context.pools === undefined ? {} : { pools: context.pools }),
   };
 }
 
@@ -66,7 +70,7 @@ function engineOptions(context: FeedContext): { onUpdate?: Sink['record']; onFac
 function restoreCluster(engine: ClusterEngine, recovery: Sink['recovery']): void {
   if (recovery === null) return;
   engine.restore(recovery.machines, recovery.observedUntil);
-  engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil);
+  engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? []);
 }
 
 /** The time of the latest transition of any timeline; null when there is none. */

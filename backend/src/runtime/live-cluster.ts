@@ -48,8 +48,8 @@ export function watchCluster(engine: ClusterEngine, view: EngineView, options: L
         if (layer === 'jobsets') {
           if (phase === 'begin') engine.beginGap(at);
           else engine.endGap(at);
-        } else if (phase === 'begin') engine.nodeLayer.beginGap(at);
-        else engine.nodeLayer.endGap(at);
+        } else if (phase === 'begin') engine.beginNodeGap(at);
+        else engine.endNodeGap(at);
       },
       firstSync: (at) => {
         // Restored from a store: the time since it last observed is a gap that this sync ends. What
@@ -58,7 +58,7 @@ export function watchCluster(engine: ClusterEngine, view: EngineView, options: L
           engine.reconcile({ uids: watcher.uids('jobsets'), namespaces: options.namespaces }, at);
           engine.endGap(at);
           // The node layer restored from the store: Pods and Nodes have been listed again too.
-          engine.nodeLayer.endGap(at);
+          engine.endNodeGap(at);
         }
         synced(at);
       },

@@ -27,7 +27,7 @@ describe('LiveSimulation with nodes', () => {
     wall += 60_000;
     const second = new ClusterEngine();
     second.restore(structuredClone([...first.machines()]), observedUntil);
-    second.restoreNodeLayer(structuredClone([...first.nodeTimelines()]), observedUntil);
+    second.restoreNodeLayer(structuredClone([...first.nodeTimelines()]), observedUntil, structuredClone([...first.poolTimelines()]));
     const after = new LiveSimulation(second, { ...settings, now: () => wall, anchor: before.anchor });
     after.resume(observedUntil);
 
@@ -44,6 +44,19 @@ describe('LiveSimulation with nodes', () => {
     }
     expect(kept).toBeGreaterThan(0);
     expect(second.nodeLayer.gapStart).toBeNull();
+
+    // The node pools too: the nodes listed again are the open pools' members, so a pool up before
+    // the gap and up after it held, with no unknown stretch.
+    const upPools = first.poolTimelines().filter((t) => stateAt(t) === 'up');
+    expect(upPools.length).toBeGreaterThan(0);
+    let pools = 0;
+    for (const t of upPools) {
+      if (stateAt(watched.poolLayer.timeline(t.uid)) !== 'up') continue;
+      expect(second.poolLayer.timeline(t.uid)!.transitions).toEqual(t.transitions);
+      pools++;
+    }
+    expect(pools).toBeGreaterThan(0);
+    expect(second.poolLayer.gapStart).toBeNull();
   });
 
   it('feeds Pods and Nodes only when asked to', () => {

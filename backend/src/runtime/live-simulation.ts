@@ -132,7 +132,7 @@ export class LiveSimulation {
       n++;
     }
     this.#engine.endGap(now);
-    if (this.#engine instanceof ClusterEngine) this.#engine.nodeLayer.endGap(now);
+    if (this.#engine instanceof ClusterEngine) this.#engine.endNodeGap(now);
     this.advancedTo = now;
     return n;
   }

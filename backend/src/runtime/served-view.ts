@@ -41,6 +41,8 @@ export interface ServedView {
   counts(): EngineCounts;
   /** The node layer, when the source has one (a cluster, or a trace recorded from one). */
   nodeLayer?(now: number): LayerView | null;
+  /** The node pools' timelines, when the source has Nodes (as the node layer). */
+  poolLayer?(now: number): LayerView | null;
   /** The health of the Kubernetes watches; absent for other sources. */
   watches?(): readonly WatchHealth[];
   /** Pooled sums of whole namespaces at any time (series/fleet-index.ts), when the source keeps them. */
@@ -125,6 +127,12 @@ export class EngineView implements ServedView {
     const watching = engine.gapStart === null && engine.nodeLayer.gapStart === null;
     const horizon = this.#live && watching ? Math.max(now, last ?? now) : (last ?? now);
     return { timelines: engine.nodeTimelines(), horizon };
+  }
+
+  poolLayer(now: number): LayerView | null {
+    const nodes = this.nodeLayer(now);
+    // Vouched for as far as the node layer: both come from the Node watch.
+    return nodes === null ? null : { timelines: (this.engine as ClusterEngine).poolTimelines(), horizon: nodes.horizon };
   }
 
   watches(): readonly WatchHealth[] {

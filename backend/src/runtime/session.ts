@@ -9,10 +9,13 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ClusterEngine } from '../nodes/engine.ts';
+import type { PoolLayerOptions } from '../nodes/pools/layer.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { Feed } from './feeds.ts';
 import { expired } from './retention.ts';
 import type { EngineView } from './served-view.ts';
+
+export type { PoolLayerOptions };
 import type { Sink } from './sinks.ts';
 
 export interface SessionOptions {
@@ -22,6 +25,8 @@ export interface SessionOptions {
   /** The embedded store compacts after this many records. */
   snapshotEvery: number;
   cluster?: string;
+  /** How node pools are read (`--node-pool-label`, `--node-pool-size`). */
+  pools?: PoolLayerOptions;
   /** The maintenance loop's periods, ms (defaults in sessionIntervals). */
   intervals?: Partial<z.input<typeof sessionIntervals>>;
 }
@@ -47,13 +52,14 @@ export interface Session {
 export async function openSession(feed: Feed, sink: Sink, options: SessionOptions): Promise<Session> {
   const { logger } = options;
   const intervals = sessionIntervals.parse(options.intervals ?? {});
-  const running = await feed.open({ sink, logger, ...(options.cluster === undefined ? {} : { cluster: options.cluster }) });
+  const running = await feed.open({ sink, logger, ...(options.cluster === undefined ? {} : { cluster: options.cluster }), ...(options.pools === undefined ? {} : { pools: options.pools }) });
   const engine = running.view.engine;
   running.view.addCheck(() => {
     const failure = sink.failure();
     return failure === null ? { ready: true } : { ready: false, reason: failure };
   });
   const nodeLayers = (): readonly Timeline[] => (engine instanceof ClusterEngine ? engine.nodeTimelines() : []);
+  const pools = (): readonly Timeline[] => (engine instanceof ClusterEngine ? engine.poolTimelines() : []);
   const timers: NodeJS.Timeout[] = [];
   let compacting: Promise<void> | null = null;
 
@@ -62,7 +68,8 @@ export async function openSession(feed: Feed, sink: Sink, options: SessionOption
     compacting ??= (async () => {
       const gone = expired(engine.timelines(), running.present(), options.retentionMs);
       if (gone.length > 0) engine.forget(gone);
-      await sink.snapshot(engine.machines(), engine.horizon, nodeLayers());
+      if (engine instanceof ClusterEngine) engine.poolLayer.forget(expired(engine.poolTimelines(), running.present(), options.retentionMs));
+      await sink.snapshot(engine.machines(), engine.horizon, nodeLayers(), pools());
       logger.info({ timelines: engine.counts.jobsets, dropped: gone.length, why }, 'retention and snapshot');
     })().finally(() => (compacting = null));
     return compacting;
@@ -100,7 +107,7 @@ export async function openSession(feed: Feed, sink: Sink, options: SessionOption
       for (const t of timers) clearInterval(t);
       await running.stop();
       await compacting;
-      await sink.close(engine.machines(), engine.horizon, nodeLayers());
+      await sink.close(engine.machines(), engine.horizon, nodeLayers(), pools());
     },
   };
 }

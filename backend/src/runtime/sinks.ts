@@ -19,23 +19,23 @@ export interface Sink {
   /** The data dir, for what a feed keeps beside its timelines (the simulator's anchor); null elsewhere. */
   readonly dir: string | null;
   /** What the previous run left: restored into the engine before the feed starts. */
-  readonly recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers'> | null;
+  readonly recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers' | 'pools'> | null;
   /** The engine's output (absent: nothing is written). */
   readonly record?: (update: TimelineUpdate, machine: MachineState) => void;
-  /** The engine's facts (the node layer's causes and transitions, Kueue's reasons for suspensions), after what they refer to. */
+  /** The engine's facts (the node layer's causes and transitions, the node pools' timelines, Kueue's reasons for suspensions), after what they refer to. */
   readonly fact?: (fact: Fact) => void;
   /** Everything up to `at` has been observed. */
   observed(at: number | null): void;
   /** Resolves when everything recorded so far is durable. */
   flushed(): Promise<void>;
   /** Compaction after retention dropped timelines: what the store keeps is now `machines`. */
-  snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline>): Promise<void>;
+  snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline>, pools?: Iterable<Timeline>): Promise<void>;
   /** For /readyz and /metrics; absent: nothing to report (memory). */
   readonly status?: () => StoreStatus;
   /** Why it cannot write, or null. */
   failure(): string | null;
   /** Flushes what is left (the embedded store: a last snapshot) and closes. */
-  close(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline>): Promise<void>;
+  close(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline>, pools?: Iterable<Timeline>): Promise<void>;
 }
 
 /** `--memory`: nothing is written; retention still drops old timelines from memory. */
@@ -81,21 +81,21 @@ export async function embeddedSink(dir: string, logger: Logger): Promise<Sink> {
     fact: (fact) => store.fact(fact),
     observed: (at) => store.observed(at),
     flushed: () => store.flushed(),
-    snapshot: (machines, observedUntil, nodeLayers) => store.snapshot(machines, observedUntil, nodeLayers),
+    snapshot: (machines, observedUntil, nodeLayers, pools) => store.snapshot(machines, observedUntil, nodeLayers, pools),
     status: () => store.status(),
     failure: () => {
       const error = store.status().error;
       return error === null ? null : `cannot write to the data dir ${dir}: ${error}`;
     },
-    close: async (machines, observedUntil, nodeLayers) => {
-      await store.snapshot(machines, observedUntil, nodeLayers);
+    close: async (machines, observedUntil, nodeLayers, pools) => {
+      await store.snapshot(machines, observedUntil, nodeLayers, pools);
       await store.close();
     },
   };
 }
 
 /** A leading replica's PostgreSQL store, as the Replica opened it (the Replica closes it when leading ends). */
-export function postgresSink(store: PostgresStore, recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers'>, where: string): Sink {
+export function postgresSink(store: PostgresStore, recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers' | 'pools'>, where: string): Sink {
   return {
     where,
     dir: null,
@@ -105,7 +105,7 @@ export function postgresSink(store: PostgresStore, recovery: Pick<Recovery, 'mac
     observed: (at) => store.observed(at),
     flushed: () => store.flushed(),
     // The node layer's facts are in PostgreSQL as they come: a snapshot there is retention only.
-    snapshot: (machines, observedUntil) => store.snapshot(machines, observedUntil),
+    snapshot: (machines, observedUntil, nodeLayers, pools) => store.snapshot(machines, observedUntil, nodeLayers, pools),
     status: () => store.status(),
     failure: () => {
       const error = store.status().error;

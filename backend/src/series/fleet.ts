@@ -14,7 +14,7 @@ export const QUEUE_LABEL = 'kueue.x-k8s.io/queue-name';
 
 /** `none`: each JobSet alone; `all`: the whole fleet as one group; `size:<bounds>`: by job size
  *  (series/sizes.ts), the buckets' upper bounds comma-separated (sizeGrouping makes it from a query). */
-export type GroupBy = 'none' | 'all' | 'cluster' | 'namespace' | 'accelerator' | 'topology' | 'queue' | `label:${string}` | `size:${string}`;
+export type GroupBy = 'none' | 'all' | 'cluster' | 'namespace' | 'accelerator' | 'topology' | 'queue' | 'pool' | `label:${string}` | `size:${string}`;
 
 /** A query's grouping: its groupBy, and for `size` its buckets (checked by the query schema). */
 export function groupingOf(query: { groupBy: string; sizeBuckets?: readonly number[] }): GroupBy {
@@ -73,6 +73,10 @@ export function groupOf(timeline: Timeline, groupBy: GroupBy): GroupKey {
       return { key: timeline.accelerator ?? '', labels: { accelerator: timeline.accelerator ?? '' } };
     case 'topology':
       return { key: timeline.topology ?? '', labels: { topology: timeline.topology ?? '' } };
+    case 'pool': {
+      const pool = timeline.labels.pool ?? '';
+      return { key: pool, labels: { pool } };
+    }
     case 'queue': {
       // The Kueue queue it was submitted to; '' when no queue manages it.
       const queue = timeline.labels[QUEUE_LABEL] ?? '';

@@ -14,7 +14,7 @@
 import { z } from 'zod';
 import { mkdir, open, readdir, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FactJoin, suspensionFact, type Fact } from '../timeline/facts.ts';
+import { FactJoin, poolTimeline, suspensionFact, type Fact } from '../timeline/facts.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { Timeline } from '../timeline/types.ts';
@@ -104,7 +104,9 @@ async function recover(dir: string, format: number = FORMAT): Promise<Recovery &
     const m = machines.get(l.uid);
     if (m !== undefined) layers.set(l.uid, { ...m.timeline, transitions: l.add.map(decodeTransition) });
   }
-  const facts = new FactJoin((uid) => machines.get(uid)?.timeline, layers);
+  const pools = new Map<string, Timeline>();
+  for (const p of snapshot?.pools ?? []) pools.set(p.uid, { ...poolTimeline(p.uid, p.pool), jobsets: [...p.jobsets], transitions: p.add.map(decodeTransition) });
+  const facts = new FactJoin((uid) => machines.get(uid)?.timeline, layers, pools);
   let observedUntil = snapshot?.observedUntil ?? null;
   let cut: Recovery['cut'] = null;
   let records = 0;
@@ -143,7 +145,7 @@ async function recover(dir: string, format: number = FORMAT): Promise<Recovery &
     }
   }
   const nodeLayers = [...facts.layers.values()].filter((l) => machines.has(l.uid));
-  return { machines: [...machines.values()], nodeLayers, observedUntil, cut, records, lastSegment: Math.max(first - 1, ...segments) };
+  return { machines: [...machines.values()], nodeLayers, pools: [...facts.pools.values()], observedUntil, cut, records, lastSegment: Math.max(first - 1, ...segments) };
 }
 
 function machineFrom(meta: MetaRecord, transitions: MachineState['timeline']['transitions'], memo: { everUp: boolean; restarts: number; rv: string | null; deletedAt: number | null }): MachineState {
@@ -175,6 +177,7 @@ function apply(machines: Map<string, MachineState>, facts: FactJoin, record: Log
 }
 
 function describeFact(fact: Fact): string {
+  if (fact.kind === 'pool-transition' || fact.kind === 'pool-cause' || fact.kind === 'pool-jobset') return `a fact (${fact.kind}) of node pool ${fact.uid}`;
   if (fact.kind === 'node-transition') return `node-layer transition ${fact.seq} of ${fact.uid}`;
   if (fact.kind === 'cause') return `a cause of transition ${fact.seq} of ${fact.uid} (${fact.layer})`;
   return `why suspension ${fact.seq} of ${fact.uid} happened`;
@@ -366,9 +369,9 @@ export class EmbeddedStore implements TimelineStore {
    * Writes a snapshot of `machines` and deletes the log it makes unnecessary. Records made after this
    * call go to a new segment; the snapshot holds everything before it.
    */
-  async snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline> = []): Promise<void> {
+  async snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline> = [], pools: Iterable<Timeline> = []): Promise<void> {
     const next = ++this.#segment;
-    const snapshot = snapshotOf(machines, next, observedUntil, UPNESS_VERSION, nodeLayers);
+    const snapshot = snapshotOf(machines, next, observedUntil, UPNESS_VERSION, nodeLayers, FORMAT, pools);
     this.#sinceSnapshot = 0;
     // Known identities: retention may have dropped some, and they must not be resurrected.
     this.#written.clear();

@@ -4,7 +4,7 @@
 // (joined by FactJoin, ../timeline/facts.ts). Nothing written is updated: a fact learned later is a new row.
 
 import pg from 'pg';
-import type { Fact, Layer } from '../timeline/facts.ts';
+import { nodeTransitionFact, type Fact, type Layer } from '../timeline/facts.ts';
 import { identityOf, type TimelineIdentity } from '../timeline/identity.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import { TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
@@ -165,18 +165,34 @@ export interface FactRows {
   nodes: TransitionRowOut[];
   causes: CauseRowOut[];
   suspensions: SuspensionRowOut[];
+  /** Node pools' facts, each as its JSON. */
+  pools: { uid: string; fact: string }[];
 }
 
-export const noFactRows = (): FactRows => ({ nodes: [], causes: [], suspensions: [] });
+export const noFactRows = (): FactRows => ({ nodes: [], causes: [], suspensions: [], pools: [] });
 
 /** The one encoder of facts (Fact, ../timeline/facts.ts) for PostgreSQL: each kind to the rows of its table. */
 export function addFactRow(rows: FactRows, fact: Fact): void {
-  if (fact.kind === 'node-transition') rows.nodes.push(transitionRow(fact.uid, fact.seq, fact.transition));
+  if (fact.kind === 'pool-transition') rows.pools.push({ uid: fact.uid, fact: JSON.stringify({ ...fact, transition: nodeTransitionFact(fact.uid, fact.seq, fact.transition).transition }) });
+  else if (fact.kind === 'pool-cause' || fact.kind === 'pool-jobset') rows.pools.push({ uid: fact.uid, fact: JSON.stringify(fact) });
+  else if (fact.kind === 'node-transition') rows.nodes.push(transitionRow(fact.uid, fact.seq, fact.transition));
   else if (fact.kind === 'cause') rows.causes.push({ uid: fact.uid, layer: fact.layer, seq: fact.seq, cause: JSON.stringify(fact.cause) });
   else rows.suspensions.push({ uid: fact.uid, seq: fact.seq, reason: fact.suspension.reason, message: fact.suspension.message });
 }
 
-export const factRowCount = (rows: FactRows): number => rows.nodes.length + rows.causes.length + rows.suspensions.length;
+export const factRowCount = (rows: FactRows): number => rows.nodes.length + rows.causes.length + rows.suspensions.length + rows.pools.length;
+
+/** Node pools' facts, in the order they were found. */
+export const INSERT_POOL_FACTS = `
+INSERT INTO upness_pool_facts (cluster, uid, fact)
+SELECT $1, f.uid, f.fact::jsonb
+FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS f (uid, fact, n)
+ORDER BY f.n
+ON CONFLICT DO NOTHING`;
+
+export function insertPoolFactsParams(cluster: string, rows: FactRows['pools']): unknown[] {
+  return [cluster, rows.map((r) => r.uid), rows.map((r) => r.fact)];
+}
 
 /** The facts of rows read back, as FactJoin takes them. */
 export const nodeTransitionFactOf = (row: TransitionRowIn): Fact => ({ kind: 'node-transition', uid: row.uid, seq: row.seq, transition: decodeTransition(row) });

@@ -33,10 +33,12 @@ import {
   factRowCount,
   INSERT_CAUSES,
   INSERT_NODE_TRANSITIONS,
+  INSERT_POOL_FACTS,
   INSERT_SUSPENSIONS,
   INSERT_TRANSITIONS,
   insertCausesParams,
   insertNodeTransitionsParams,
+  insertPoolFactsParams,
   insertSuspensionsParams,
   insertTransitionsParams,
   NODE_TRANSITION_COLUMNS,
@@ -183,6 +185,7 @@ export class PostgresStore implements TimelineStore {
       const recovery: PostgresRecovery = {
         machines: loaded.machines,
         nodeLayers: loaded.nodeLayers,
+        pools: loaded.pools,
         observedUntil: loaded.observedUntil,
         cut: null,
         records: loaded.records,
@@ -334,15 +337,17 @@ export class PostgresStore implements TimelineStore {
         facts.nodes.push(...p.facts.nodes);
         facts.causes.push(...p.facts.causes);
         facts.suspensions.push(...p.facts.suspensions);
+        facts.pools.push(...p.facts.pools);
       }
       if (p.observed !== null) observed = p.observed;
     }
-    const { nodes, causes, suspensions } = facts;
+    const { nodes, causes, suspensions, pools } = facts;
     const timelineParams = upsertTimelinesParams(this.cluster, [...timelines.values()]);
     const transitionParams = insertTransitionsParams(this.cluster, transitions);
     const nodeParams = insertNodeTransitionsParams(this.cluster, nodes);
     const causeParams = insertCausesParams(this.cluster, causes);
     const suspensionParams = insertSuspensionsParams(this.cluster, suspensions);
+    const poolParams = insertPoolFactsParams(this.cluster, pools);
     await withClient(this.#pool, async (client) => {
       await client.query('BEGIN');
       try {
@@ -353,6 +358,7 @@ export class PostgresStore implements TimelineStore {
         if (nodes.length > 0) await client.query(INSERT_NODE_TRANSITIONS, nodeParams);
         if (causes.length > 0) await client.query(INSERT_CAUSES, causeParams);
         if (suspensions.length > 0) await client.query(INSERT_SUSPENSIONS, suspensionParams);
+        if (pools.length > 0) await client.query(INSERT_POOL_FACTS, poolParams);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -360,7 +366,7 @@ export class PostgresStore implements TimelineStore {
       }
     });
     this.#bytes += JSON.stringify(timelineParams).length + JSON.stringify(transitionParams).length;
-    if (factRowCount(facts) > 0) this.#bytes += JSON.stringify(nodeParams).length + JSON.stringify(causeParams).length + JSON.stringify(suspensionParams).length;
+    if (factRowCount(facts) > 0) this.#bytes += JSON.stringify(nodeParams).length + JSON.stringify(causeParams).length + JSON.stringify(suspensionParams).length + JSON.stringify(poolParams).length;
   }
 
   /** Locks the cluster's row if this store still holds its epoch, and moves its observed mark; FencedError if not. */
@@ -380,11 +386,28 @@ export class PostgresStore implements TimelineStore {
    * cluster that are no longer among `machines` (retention dropped them from the engine), and tells
    * followers to reload. Open timelines are never deleted. Skipped while writes are failing.
    */
-  async snapshot(machines: Iterable<MachineState>, observedUntil: number | null): Promise<void> {
+  async snapshot(machines: Iterable<MachineState>, observedUntil: number | null, _nodeLayers?: Iterable<Timeline>, pools?: Iterable<Timeline>): Promise<void> {
     this.observed(observedUntil);
     // Nothing depends on it: while writes fail (or another replica writes), the next one will do.
     if (this.#error !== null || this.#fenced !== null || this.#closed) return;
     await this.prune(machines);
+    if (pools !== undefined) await this.#prunePools(pools);
+  }
+
+  /** Deletes the facts of the node pools not among `pools` (retention let go of them). */
+  async #prunePools(pools: Iterable<Timeline>): Promise<void> {
+    const keep = Array.from(pools, (p) => p.uid);
+    await withClient(this.#pool, async (client) => {
+      await client.query('BEGIN');
+      try {
+        await this.#fence(client, null);
+        await client.query('DELETE FROM upness_pool_facts WHERE cluster = $1 AND NOT (uid = ANY($2::text[]))', [this.cluster, keep]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
   }
 
   /** Deletes the closed timelines of this cluster that are not among `machines`; returns how many. */
@@ -484,7 +507,7 @@ export async function readCluster(url: string, cluster: string): Promise<Recover
 }
 
 /** Reads one cluster's timelines, transitions, facts and machine memory in one snapshot of the database. */
-async function loadCluster(pool: pg.Pool, cluster: string): Promise<{ machines: MachineState[]; nodeLayers: Timeline[]; observedUntil: number | null; records: number }> {
+async function loadCluster(pool: pg.Pool, cluster: string): Promise<{ machines: MachineState[]; nodeLayers: Timeline[]; pools: Timeline[]; observedUntil: number | null; records: number }> {
   return withClient(pool, async (client) => {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     try {
@@ -497,6 +520,7 @@ async function loadCluster(pool: pg.Pool, cluster: string): Promise<{ machines: 
       const nodes = await client.query<TransitionRowIn>(`SELECT ${NODE_TRANSITION_COLUMNS} FROM upness_node_transitions WHERE cluster = $1 ORDER BY uid, seq`, [cluster]);
       const causes = await client.query<CauseRowIn>(`SELECT ${CAUSE_COLUMNS} FROM upness_causes WHERE cluster = $1 ORDER BY id`, [cluster]);
       const suspensions = await client.query<SuspensionRowIn>(`SELECT ${SUSPENSION_COLUMNS} FROM upness_suspensions WHERE cluster = $1 ORDER BY id`, [cluster]);
+      const poolFacts = await client.query<{ fact: Fact }>('SELECT fact FROM upness_pool_facts WHERE cluster = $1 ORDER BY id', [cluster]);
       await client.query('COMMIT');
       const machines = new Map<string, MachineState>();
       for (const row of timelines.rows) {
@@ -529,11 +553,15 @@ async function loadCluster(pool: pg.Pool, cluster: string): Promise<{ machines: 
       for (const row of suspensions.rows) {
         if (!facts.join(suspensionFactOf(row))) throw new StoreError(`cluster "${cluster}": the reason of suspension ${row.seq} of ${row.uid} has no transition; the tables were changed by hand?`);
       }
+      for (const row of poolFacts.rows) {
+        if (!facts.join(row.fact)) throw new StoreError(`cluster "${cluster}": a ${row.fact.kind} of node pool ${row.fact.uid} comes before what it refers to; the tables were changed by hand?`);
+      }
       return {
         machines: [...machines.values()],
         nodeLayers: [...facts.layers.values()],
+        pools: [...facts.pools.values()],
         observedUntil: mark.rows[0]?.observed_until ?? null,
-        records: timelines.rows.length + transitions.rows.length + nodes.rows.length + causes.rows.length + suspensions.rows.length,
+        records: timelines.rows.length + transitions.rows.length + nodes.rows.length + causes.rows.length + suspensions.rows.length + poolFacts.rows.length,
       };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -15,7 +15,10 @@
 //      watch saw spec.suspend before the Suspended condition). Written by the Upness after 0.1.0
 //      up to 7d7acaf.
 //   4  meta always carries pods (Σ replicas × parallelism: the job size without accelerators, issue
-//      20 §3); absent before: read as 0, not known.
+//      20 §3); absent before: read as 0, not known. Later + pool (a node pool's fact: a transition,
+//      the first with the pool's identity, a cause, a JobSet that ran on it) and the snapshot's
+//      pools: added without a bump, since no older record changed and a reader that does not know
+//      them skips them (it loses only the pools).
 // Every change of the format bumps FORMAT, adds a step to ./formats.ts that migrates a data dir of
 // the previous format, and a data dir written by the last release of the previous format (with the
 // answers it gave) under ./fixtures/, which formats.service.test.ts reads with the new code. A new field or
@@ -24,7 +27,7 @@
 import { crc32 } from 'node:zlib';
 import { identityOf, type TimelineIdentity } from '../timeline/identity.ts';
 import type { MachineState } from '../timeline/machine.ts';
-import type { Fact, Layer } from '../timeline/facts.ts';
+import type { Fact, Layer, PoolFact, PoolIdentity } from '../timeline/facts.ts';
 import type { Cause, State, Suspension, Timeline, Transition } from '../timeline/types.ts';
 
 /** Bumped when the on-disk format changes: an older data dir is migrated (./formats.ts), a newer one refused. */
@@ -81,6 +84,12 @@ export interface NodesRecord {
   t: [number, State] | [number, State, number, number];
 }
 
+/** A node pool's fact (../timeline/facts.ts PoolFact), as it is. */
+export interface PoolRecord {
+  k: 'pool';
+  fact: PoolFact;
+}
+
 /** Why the suspension at index `seq` of a timeline happened, learned after it was written (format 3 on). */
 export interface SuspensionRecord {
   k: 'suspension';
@@ -97,7 +106,7 @@ export interface HeaderRecord {
   upness?: string;
 }
 
-export type LogRecord = HeaderRecord | MetaRecord | UpdateRecord | ObservedRecord | CauseRecord | NodesRecord | SuspensionRecord;
+export type LogRecord = HeaderRecord | MetaRecord | UpdateRecord | ObservedRecord | CauseRecord | NodesRecord | SuspensionRecord | PoolRecord;
 
 export function encodeLine(record: LogRecord): string {
   const json = JSON.stringify(record);
@@ -139,7 +148,9 @@ export function encodeJoined(t: Transition): EncodedTransition {
 }
 
 /** A fact as the log writes it: the one encoder of facts (Fact, ../timeline/facts.ts) for the embedded store. */
-export function factRecord(fact: Fact): CauseRecord | NodesRecord | SuspensionRecord {
+export function factRecord(fact: Fact): CauseRecord | NodesRecord | SuspensionRecord | PoolRecord {
+  if (fact.kind === 'pool-transition') return { k: 'pool', fact: { ...fact, transition: decodeTransition(encodePlain(fact.transition)) } };
+  if (fact.kind === 'pool-cause' || fact.kind === 'pool-jobset') return { k: 'pool', fact };
   if (fact.kind === 'cause') return { k: 'cause', uid: fact.uid, layer: fact.layer, seq: fact.seq, cause: fact.cause };
   if (fact.kind === 'suspension') return { k: 'suspension', uid: fact.uid, seq: fact.seq, suspension: fact.suspension };
   return { k: 'nodes', uid: fact.uid, seq: fact.seq, t: encodePlain(fact.transition) };
@@ -150,6 +161,7 @@ export function factOf(record: LogRecord): Fact | null {
   if (record.k === 'cause') return { kind: 'cause', uid: record.uid, layer: record.layer, seq: record.seq, cause: record.cause };
   if (record.k === 'suspension') return { kind: 'suspension', uid: record.uid, seq: record.seq, suspension: record.suspension };
   if (record.k === 'nodes') return { kind: 'node-transition', uid: record.uid, seq: record.seq, transition: decodeTransition(record.t) };
+  if (record.k === 'pool') return record.fact;
   return null;
 }
 
@@ -183,10 +195,20 @@ export interface Snapshot {
   }[];
   /** The node layers of those machines, their transitions joined with their causes (format 2 on). */
   nodeLayers?: { uid: string; add: EncodedTransition[] }[];
+  /** The node pools' timelines, their transitions joined with their causes (added within format 4). */
+  pools?: { uid: string; pool: PoolIdentity; jobsets: string[]; add: EncodedTransition[] }[];
 }
 
 /** `format`: FORMAT, except for a migration step that writes the next format of a chain. */
-export function snapshotOf(machines: Iterable<MachineState>, nextSegment: number, observedUntil: number | null, upness: string, nodeLayers: Iterable<Timeline> = [], format = FORMAT): Snapshot {
+export function snapshotOf(
+  machines: Iterable<MachineState>,
+  nextSegment: number,
+  observedUntil: number | null,
+  upness: string,
+  nodeLayers: Iterable<Timeline> = [],
+  format = FORMAT,
+  pools: Iterable<Timeline> = [],
+): Snapshot {
   const out: Snapshot['machines'] = [];
   const uids = new Set<string>();
   for (const m of machines) {
@@ -198,5 +220,10 @@ export function snapshotOf(machines: Iterable<MachineState>, nextSegment: number
   }
   const layers: NonNullable<Snapshot['nodeLayers']> = [];
   for (const tl of nodeLayers) if (uids.has(tl.uid) && tl.transitions.length > 0) layers.push({ uid: tl.uid, add: tl.transitions.map(encodeJoined) });
-  return { format, upness, nextSegment, observedUntil, machines: out, nodeLayers: layers };
+  const poolsOut: NonNullable<Snapshot['pools']> = [];
+  for (const tl of pools) {
+    if (tl.transitions.length === 0) continue;
+    poolsOut.push({ uid: tl.uid, pool: { name: tl.name, createdAt: tl.createdAt, accelerator: tl.accelerator, topology: tl.topology }, jobsets: tl.jobsets ?? [], add: tl.transitions.map(encodeJoined) });
+  }
+  return { format, upness, nextSegment, observedUntil, machines: out, nodeLayers: layers, ...(poolsOut.length > 0 ? { pools: poolsOut } : {}) };
 }

@@ -19,6 +19,8 @@ export interface Recovery {
   machines: MachineState[];
   /** The node layers of those machines (a cluster's), with their causes joined. */
   nodeLayers: Timeline[];
+  /** The node pools' timelines (a cluster's), with their causes and JobSets joined; absent: none kept. */
+  pools?: Timeline[];
   /** Up to when the previous run observed: a gap begins there. */
   observedUntil: number | null;
   /** A torn or corrupt last record that was cut off (the embedded store after a crash mid-write). */
@@ -39,7 +41,7 @@ export interface TimelineStore {
   /** Resolves when everything recorded so far is durable (at once while writes are failing). */
   flushed(): Promise<void>;
   /** Compacts: the embedded store writes a snapshot and drops the log before it. */
-  snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers?: Iterable<Timeline>): Promise<void>;
+  snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers?: Iterable<Timeline>, pools?: Iterable<Timeline>): Promise<void>;
   status(): StoreStatus;
   close(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 // What is found out about a timeline after (or beside) its transitions, as facts for the stores: a
 // cause attached to a transition (of the JobSet layer or of the node layer), a transition of the node
-// layer, and why a suspension happened when the reason is learned after its transition was written.
+// layer, a node pool's transitions, causes and JobSets (a timeline of its own), and why a suspension happened when the reason is learned after its transition was written.
 // A fact is appended after what it refers to and never changes it: a store keeps the facts beside
 // the transitions (the embedded log as records, PostgreSQL as rows of their own), and a timeline is
 // read as its transitions joined with its facts. FactJoin is that one join: a store's recovery and a
@@ -42,8 +42,34 @@ export interface SuspensionFact {
 /** What the node layer finds out. */
 export type LayerFact = CauseFact | NodeTransitionFact;
 
+/** What names a node pool's timeline (backend/src/nodes/pools), written with its first transition. */
+export interface PoolIdentity {
+  name: string;
+  createdAt: number;
+  accelerator: string | null;
+  topology: string | null;
+}
+
+/**
+ * What the node-pool layer finds out, about pool timeline `uid` (its own, not a JobSet's): its
+ * transition at `seq` (the first one with the pool's identity), the node that caused the
+ * interruption at `seq`, or a JobSet whose pods ran on its nodes.
+ */
+export type PoolFact =
+  | { kind: 'pool-transition'; uid: string; seq: number; transition: Transition; pool?: PoolIdentity }
+  | { kind: 'pool-cause'; uid: string; seq: number; cause: Cause }
+  | { kind: 'pool-jobset'; uid: string; jobset: string };
+
 /** Every fact a store keeps beside the transitions. */
-export type Fact = LayerFact | SuspensionFact;
+export type Fact = LayerFact | SuspensionFact | PoolFact;
+
+/** A node pool's timeline as its facts make it: named by its pool, labelled with it and its hardware. */
+export function poolTimeline(uid: string, pool: PoolIdentity): Timeline {
+  const labels: Record<string, string> = { pool: pool.name };
+  if (pool.accelerator !== null) labels.accelerator = pool.accelerator;
+  if (pool.topology !== null) labels.topology = pool.topology;
+  return { uid, namespace: '', name: pool.name, labels, accelerator: pool.accelerator, topology: pool.topology, createdAt: pool.createdAt, transitions: [], jobsets: [] };
+}
 
 function sameCause(a: Cause, b: Cause): boolean {
   if (a.kind !== b.kind || a.at !== b.at) return false;
@@ -120,11 +146,33 @@ export function suspensionFact(uid: string, learned: { seq: number; suspension: 
  */
 export class FactJoin {
   readonly layers: Map<string, Timeline>;
+  /** The node pools' timelines, by their own uid. */
+  readonly pools: Map<string, Timeline>;
   readonly #jobsets: (uid: string) => Timeline | undefined;
 
-  constructor(jobsets: (uid: string) => Timeline | undefined, layers: Map<string, Timeline> = new Map()) {
+  constructor(jobsets: (uid: string) => Timeline | undefined, layers: Map<string, Timeline> = new Map(), pools: Map<string, Timeline> = new Map()) {
     this.#jobsets = jobsets;
     this.layers = layers;
+    this.pools = pools;
+  }
+
+  #joinPool(fact: PoolFact): boolean {
+    let tl = this.pools.get(fact.uid);
+    if (fact.kind === 'pool-transition') {
+      if (tl === undefined) {
+        if (fact.pool === undefined) return false;
+        this.pools.set(fact.uid, (tl = poolTimeline(fact.uid, fact.pool)));
+      }
+      return placeTransition(tl, fact.seq, fact.transition);
+    }
+    if (tl === undefined) return false;
+    if (fact.kind === 'pool-jobset') {
+      if (!tl.jobsets!.includes(fact.jobset)) tl.jobsets = [...tl.jobsets!, fact.jobset].sort();
+      return true;
+    }
+    if (tl.transitions[fact.seq] === undefined) return false;
+    joinCause(tl, fact.seq, fact.cause);
+    return true;
   }
 
   /**
@@ -132,6 +180,7 @@ export class FactJoin {
    * it. A fact already joined (read twice) changes nothing and is not a failure.
    */
   join(fact: Fact): boolean {
+    if (fact.kind === 'pool-transition' || fact.kind === 'pool-cause' || fact.kind === 'pool-jobset') return this.#joinPool(fact);
     if (fact.kind === 'node-transition') {
       let layer = this.layers.get(fact.uid);
       if (layer === undefined) {

@@ -77,4 +77,6 @@ export interface Timeline {
   checkpointIntervalMs?: number | null;
   /** Non-empty, times non-decreasing, the first at `createdAt`; a terminal state, if any, is last. */
   transitions: Transition[];
+  /** A node pool's timeline (nodes/pools): the JobSets (namespace/name) whose pods ran on its nodes. */
+  jobsets?: string[];
 }

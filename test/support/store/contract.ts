@@ -9,6 +9,7 @@
 import type { MachineState } from '../../../backend/src/timeline/machine.ts';
 import type { Timeline } from '../../../backend/src/timeline/types.ts';
 import { TimelineEngine } from '../../../backend/src/timeline/engine.ts';
+import { simulateFleet } from '../../../backend/src/sources/simulator/index.ts';
 import type { Recovery, TimelineStore } from '../../../backend/src/store/store.ts';
 import { clusterEngine, clusterTrace, crashFleet, drawn, feedFleet, JOBSET, lateCause, NODES, plainMachines, plainTimelines, suspensions, why, WHY } from './scenes.ts';
 
@@ -16,6 +17,8 @@ import { clusterEngine, clusterTrace, crashFleet, drawn, feedFleet, JOBSET, late
 export interface ReadBack {
   timelines: readonly Timeline[];
   nodeLayers: readonly Timeline[];
+  /** The node pools' timelines, where the reader has them (a store's recovery; a follower serves none yet). */
+  pools?: readonly Timeline[];
   observedUntil: number | null;
   /** The machines' memory too, where the reader has it (a store's recovery; a follower has only timelines). */
   machines?: readonly MachineState[];
@@ -39,6 +42,7 @@ export interface Subject {
 export const fromRecovery = (recovery: Recovery): ReadBack => ({
   timelines: recovery.machines.map((m) => m.timeline),
   nodeLayers: recovery.nodeLayers,
+  pools: recovery.pools ?? [],
   observedUntil: recovery.observedUntil,
   machines: recovery.machines,
 });
@@ -50,7 +54,8 @@ function expectSame(read: ReadBack, machines: Iterable<MachineState>): void {
   if (read.machines !== undefined) expect(plainMachines(read.machines)).toEqual(plainMachines(all));
 }
 
-export function storeContract(name: string, fresh: () => Promise<Subject>): void {
+/** `pools`: whether the subject keeps the node pools (a follower serves none yet). */
+export function storeContract(name: string, fresh: () => Promise<Subject>, options: { pools?: boolean } = {}): void {
   describe(`the store contract: ${name}`, () => {
     let subject: Subject;
     beforeEach(async () => {
@@ -112,6 +117,44 @@ export function storeContract(name: string, fresh: () => Promise<Subject>): void
       expect(read.timelines.map(drawn)).toEqual([JOBSET]);
       expect(read.nodeLayers.map(drawn)).toEqual([NODES]);
       await store.close();
+    });
+
+    (options.pools === false ? it.skip : it)('fact: node pool timelines are kept with their causes and JobSets, a fact written twice is read once, and a snapshot keeps them', async () => {
+      const { store } = await subject.open();
+      const cluster = clusterEngine(store);
+      const fleet = simulateFleet({ jobsets: 4, days: 1.5, seed: 21, nodes: true });
+      for (const o of fleet.observations()) cluster.observe(o);
+      store.observed(cluster.horizon);
+      await store.flushed();
+      const pools = cluster.poolTimelines();
+      // The fleet's pools break (their nodes' causes), end as planned, and ran JobSets.
+      expect(pools.some((p) => p.transitions.some((t) => t.causes !== undefined))).toBe(true);
+      expect(pools.some((p) => p.transitions.at(-1)!.state === 'completed')).toBe(true);
+      expect(pools.some((p) => (p.jobsets ?? []).length > 0)).toBe(true);
+      const byUid = (timelines: readonly Timeline[] | undefined): Timeline[] => [...(timelines ?? [])].sort((a, b) => (a.uid < b.uid ? -1 : 1));
+      expect(byUid((await subject.read()).pools)).toEqual(byUid(pools));
+      // Written again (as around a crash): read once.
+      const broken = pools.find((p) => p.transitions.some((t) => t.causes !== undefined))!;
+      const seq = broken.transitions.findIndex((t) => t.causes !== undefined);
+      store.fact({ kind: 'pool-cause', uid: broken.uid, seq, cause: { ...broken.transitions[seq]!.causes![0]! } });
+      store.fact({ kind: 'pool-transition', uid: broken.uid, seq: 0, transition: { ...broken.transitions[0]!, causes: undefined } as never, pool: { name: broken.name, createdAt: broken.createdAt, accelerator: broken.accelerator, topology: broken.topology } });
+      await store.flushed();
+      expect(byUid((await subject.read()).pools)).toEqual(byUid(pools));
+      // A snapshot holds them (the embedded store drops the log before it).
+      await store.snapshot(cluster.machines(), cluster.horizon, cluster.nodeTimelines(), pools);
+      await store.flushed();
+      expect(byUid((await subject.read()).pools)).toEqual(byUid(pools));
+      await store.close();
+      // A store opened again gives them back.
+      const again = await subject.open();
+      expect(byUid(again.recovery.pools)).toEqual(byUid(pools));
+      // Retention: a snapshot without an ended pool drops it.
+      const ended = pools.find((p) => p.transitions.at(-1)!.state === 'completed')!;
+      const kept = pools.filter((p) => p !== ended);
+      await again.store.snapshot(cluster.machines(), cluster.horizon, cluster.nodeTimelines(), kept);
+      await again.store.flushed();
+      expect(byUid((await subject.read()).pools)).toEqual(byUid(kept));
+      await again.store.close();
     });
 
     it('fact: why a suspension happened, with its transition or learned after it was written, and a reason written twice is read once', async () => {

@@ -9,6 +9,7 @@ import { summaryColumns } from '../../series/summary.ts';
 import { FIELDS } from '../../series/totals.ts';
 import { figureName } from '../../query/model.ts';
 import { DEFAULT_QUERY, FIGURES, unitOf } from '../../query/types.ts';
+import type { Timeline } from '../../timeline/types.ts';
 import type { QueryContext } from '../context.ts';
 import { frame, numberField, stringField, type Field, type FrameJSON } from '../frame.ts';
 import { pooledGroups } from '../pooled.ts';
@@ -50,6 +51,7 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
       stringField('name', timelines.map((tl) => tl.name)),
       stringField('uid', timelines.map((tl) => tl.uid)),
       stringField('state', shown.map((i) => c.states[i]!)),
+      ...(query.layer === 'nodepools' ? poolFields(timelines) : []),
       ...columns.map(figureField),
     ];
     const meta = rows !== null ? tableMeta(n, rows.length, summaryTotals(ctx, columns)) : undefined;
@@ -76,6 +78,15 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   ];
   const meta = rows !== null ? tableMeta(groups.length, rows.length, summaryTotals(ctx, columns)) : undefined;
   return [frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) })];
+}
+
+/** A node pool's row also says its hardware, and which JobSets ran on its nodes (namespace/name, comma-separated). */
+function poolFields(timelines: readonly Timeline[]): Field[] {
+  return [
+    stringField('accelerator', timelines.map((tl) => tl.accelerator ?? '')),
+    stringField('topology', timelines.map((tl) => tl.topology ?? '')),
+    stringField('ranJobSets', timelines.map((tl) => (tl.jobsets ?? []).join(', '))),
+  ];
 }
 
 /**

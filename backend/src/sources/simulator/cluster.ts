@@ -297,3 +297,56 @@ export class NodeLayerTruth {
     return added;
   }
 }
+
+/**
+ * The truth of one node pool's timeline (README "Node pools"), kept by the simulator from what it
+ * did to the pool's nodes (jobset-run.ts decides the state; here are its memory and the time rule).
+ * Its uid follows the service's form, `nodepool:<pool>:<created>`.
+ */
+export class PoolTruth {
+  readonly timeline: Timeline;
+  /** A TPU slice's hosts (its topology's chips ÷ 4 a host); null for a GPU or CPU pool. */
+  readonly hosts: number | null;
+  everUp = false;
+  /** Nodes the simulator deleted without warning and has not replaced with a Ready node yet. */
+  lost = 0;
+  /** Whether the last node to go went after a cordon (not lost). */
+  lastLeftPlanned = false;
+  /** A slice's counted hosts that left after a cordon and were not replaced: they lower what it needs. */
+  planned = 0;
+  /** Nodes it added that have not been Ready yet (a replacement, a surge upgrade's new node). */
+  readonly booting = new Set<string>();
+
+  constructor(first: SimNode, hosts: number | null) {
+    const createdAt = Math.floor(first.createdAt / SECOND) * SECOND;
+    const accelerator = first.labels['cloud.google.com/gke-tpu-accelerator'] ?? first.labels['cloud.google.com/gke-accelerator'] ?? null;
+    const topology = first.labels['cloud.google.com/gke-tpu-topology'] ?? null;
+    this.hosts = hosts;
+    this.timeline = {
+      uid: `nodepool:${first.pool}:${createdAt}`,
+      namespace: '',
+      name: first.pool,
+      labels: { pool: first.pool, ...(accelerator !== null ? { accelerator } : {}), ...(topology !== null ? { topology } : {}) },
+      accelerator,
+      topology,
+      createdAt,
+      transitions: [],
+      jobsets: [],
+    };
+  }
+
+  /** The pool is in `state` as of `at` (seen at `receivedAt`); `cause`: the node that took it down. */
+  update(state: State, at: number, receivedAt: number, cause: Cause | null): void {
+    const transitions = this.timeline.transitions;
+    const last = transitions.at(-1);
+    if (last === undefined) transitions.push({ at: this.timeline.createdAt, state });
+    else if (!TERMINAL.has(last.state) && last.state !== state) transitions.push({ at: Math.min(Math.max(at, last.at), Math.max(receivedAt, last.at)), state });
+    const current = transitions.at(-1)!;
+    if (cause !== null && current.state === 'down') (current.causes ??= []).push(cause);
+  }
+
+  /** A JobSet's pod was bound to one of its nodes. */
+  ran(jobset: string): void {
+    if (!this.timeline.jobsets!.includes(jobset)) this.timeline.jobsets = [...this.timeline.jobsets!, jobset].sort();
+  }
+}

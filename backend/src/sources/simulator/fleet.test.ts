@@ -621,6 +621,30 @@ describe('simulateFleet with nodes: the cluster under the JobSets', () => {
     }
     expect(downs).toBeGreaterThan(3);
   });
+
+  it('keeps the node pools\' truth: a TPU slice per pool with its hardware, down only when one of its nodes broke, ended by the scale-down', () => {
+    const pools = fleet.poolTruth();
+    expect(simulateFleet({ jobsets: 3, days: 1, seed: 1 }).poolTruth()).toEqual([]);
+    expect(new Set(pools.map((p) => p.uid)).size).toBe(pools.length);
+    const slices = pools.filter((p) => p.name.startsWith('tpu-'));
+    expect(slices.length).toBeGreaterThan(0);
+    for (const s of slices) expect(s.topology).not.toBeNull();
+    let downs = 0;
+    for (const p of pools) {
+      expect(p.uid).toBe(`nodepool:${p.name}:${p.createdAt}`);
+      expect(p.transitions[0]!.at).toBe(p.createdAt);
+      for (const tr of p.transitions) {
+        if (tr.state !== 'down') continue;
+        downs++;
+        expect(tr.causes).toHaveLength(1);
+        expect(tr.causes![0]!.node).toContain(p.name);
+      }
+    }
+    expect(downs).toBeGreaterThan(3);
+    expect(pools.filter((p) => p.transitions.at(-1)!.state === 'completed').length).toBeGreaterThan(pools.length / 2);
+    // Pools are made per JobSet: at most that one ran on each.
+    for (const p of pools.filter((q) => q.transitions.length > 1)) expect(p.jobsets!.length).toBeLessThanOrEqual(1);
+  });
 });
 
 describe('simulateFleet with workloads: Kueue\'s Workloads of the Kueue JobSets', () => {

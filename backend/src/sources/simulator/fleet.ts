@@ -35,8 +35,8 @@ export interface FleetOptions {
   workloads?: boolean;
 }
 
-/** Receives a JobSet UID's truth: its timeline, and its node layer's when the fleet has nodes. */
-export type TruthCallback = (timeline: Timeline, nodeLayer: Timeline | null) => void;
+/** Receives a JobSet UID's truth: its timeline, its node layer's when the fleet has nodes, and its node pools' timelines. */
+export type TruthCallback = (timeline: Timeline, nodeLayer: Timeline | null, pools: readonly Timeline[]) => void;
 
 export interface Fleet {
   readonly jobsets: number;
@@ -62,6 +62,8 @@ export interface Fleet {
   truth(): Timeline[];
   /** The node layer's truth for every UID (empty without `nodes`), in the order of truth(). */
   nodeTruth(): Timeline[];
+  /** The node pools' truth (empty without `nodes`), sorted by createdAt then uid. */
+  poolTruth(): Timeline[];
 }
 
 /**
@@ -179,7 +181,7 @@ export function simulateFleet(options: FleetOptions): Fleet {
       spawned.push(run);
     };
     const finish = (run: JobSetRun): void => {
-      if (onTimeline !== undefined && run.timeline.transitions.length > 0) onTimeline(run.timeline, run.nodeTimeline);
+      if (onTimeline !== undefined && run.timeline.transitions.length > 0) onTimeline(run.timeline, run.nodeTimeline, run.poolTimelines);
     };
     // Start spawned JobSets: run each to its first observation, whose time is its key in the heap.
     const admit = (): void => {
@@ -245,6 +247,13 @@ export function simulateFleet(options: FleetOptions): Fleet {
     nodeTruth(): Timeline[] {
       const out: Timeline[] = [];
       for (const _ of merge(() => null, (_t, n) => n !== null && out.push(n))) {
+        // Drain, as truth() does.
+      }
+      return sortTruth(out);
+    },
+    poolTruth(): Timeline[] {
+      const out: Timeline[] = [];
+      for (const _ of merge(() => null, (_t, _n, pools) => out.push(...pools))) {
         // Drain, as truth() does.
       }
       return sortTruth(out);

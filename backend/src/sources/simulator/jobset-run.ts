@@ -57,7 +57,7 @@
 
 import type { KubeObject, Observation, ObservationType } from '../../observation/types.ts';
 import type { Cause, State, Suspension, Timeline } from '../../timeline/types.ts';
-import { NodeLayerTruth, Pools, nodeObject, notReadyCause, podObject, type Place, type SimNode } from './cluster.ts';
+import { NodeLayerTruth, PoolTruth, Pools, nodeObject, notReadyCause, podObject, type Place, type SimNode } from './cluster.ts';
 import { SimWorkload } from './workload.ts';
 import type {
   Condition,
@@ -222,6 +222,9 @@ export class JobSetRun {
   private broken: { place: Place; node: SimNode; deleted: boolean } | null = null;
   /** A node of a GPU or CPU pool that no place uses: what a surge upgrade replaces. */
   private spare: SimNode | null = null;
+  /** The truth of its node pools' timelines (option `nodes`), in the order they were made. */
+  readonly poolTimelines: Timeline[] = [];
+  private readonly poolTruths = new Map<string, PoolTruth>();
 
   // Kueue's Workload (option `workloads`, Kueue JobSets only), with its own random stream.
   private readonly wrng: Rng | null;
@@ -725,12 +728,14 @@ export class JobSetRun {
         const node = pools.newNode(place.rj, place.job, this.after(this.lastObservationAt), 'True');
         place.host = node.name;
         this.emitObject('ADDED', node.createdAt, nodeObject(node));
+        this.nodeJoined(node, pools.isTpu(place.rj) ? pools.places.filter((pl) => pl.rj === place.rj && pl.job === place.job).length : null);
         yield;
       }
       const spareOf = pools.places.find((pl) => !pools!.isTpu(pl.rj));
       if (spareOf !== undefined) {
         this.spare = pools.newNode(spareOf.rj, spareOf.job, this.after(this.lastObservationAt), 'True');
         this.emitObject('ADDED', this.spare.createdAt, nodeObject(this.spare));
+        this.nodeJoined(this.spare, null);
         yield;
       }
     }
@@ -768,6 +773,7 @@ export class JobSetRun {
       pod.scheduledAt = Math.floor(at / SECOND) * SECOND;
       pod.phase = 'Running';
       this.emitObject('MODIFIED', at, podObject(this.manifest, this.uid, place, pod));
+      this.ranOn(place.host);
       if (place.mapped !== place.host) {
         place.mapped = place.host;
         this.nodesMoved(pod.scheduledAt);
@@ -813,6 +819,7 @@ export class JobSetRun {
       place.pod = { ...before, uid: this.nrng!.uuid(), attempt: this.restarts, createdAt: t, nodeName: place.host, scheduledAt: Math.floor(t / SECOND) * SECOND, phase: 'Running' };
       place.pod.name = `${before.jobName}-${place.index}-${this.nrng!.u32().toString(36).slice(0, 5)}`;
       this.emitObject('ADDED', t, podObject(this.manifest, this.uid, place, place.pod));
+      this.ranOn(place.host);
       if (place.mapped !== place.host) {
         place.mapped = place.host;
         this.nodesMoved(place.pod.scheduledAt!);
@@ -839,12 +846,16 @@ export class JobSetRun {
       this.emitObject('MODIFIED', T + nrng.int(0, 1500), nodeObject(node));
       cause = notReadyCause(node);
       this.broken = { place, node, deleted: false };
+      this.poolMoved(node.pool, T, cause);
     } else {
       const at = this.after(t);
       pools.nodes.delete(node.name);
       this.emitObject('DELETED', at, nodeObject(node));
       cause = { kind: 'NodeDeleted', at, node: node.name };
       this.broken = { place, node, deleted: true };
+      this.poolTruths.get(node.pool)!.lost++;
+      this.poolTruths.get(node.pool)!.lastLeftPlanned = false;
+      this.poolMoved(node.pool, at, cause);
     }
     this.pendingCause = cause;
     this.nodeTruth!.pendingCause = cause;
@@ -867,6 +878,7 @@ export class JobSetRun {
       broken.node.ready = 'True';
       broken.node.readySince = T;
       this.emitObject('MODIFIED', T + nrng.int(0, 1500), nodeObject(broken.node));
+      this.poolMoved(broken.node.pool, T);
       this.nodesMoved(T);
       yield;
       return;
@@ -875,11 +887,13 @@ export class JobSetRun {
     const node = pools.newNode(place.rj, place.job, this.after(this.lastObservationAt + nrng.int(30 * SECOND, 2 * MINUTE)), 'False');
     place.host = node.name;
     this.emitObject('ADDED', node.createdAt, nodeObject(node));
+    this.nodeBooting(node);
     yield;
     const T = this.wholeSecondAfter(this.lastObservationAt + nrng.int(10 * SECOND, MINUTE));
     node.ready = 'True';
     node.readySince = T;
     this.emitObject('MODIFIED', T + nrng.int(0, 1500), nodeObject(node));
+    this.nodeReady(node, true);
     // Nothing is mapped to it until a pod is bound there: the node layer does not move yet.
     this.nodesMoved(T);
     yield;
@@ -893,16 +907,21 @@ export class JobSetRun {
     const place = pools.places.find((pl) => pools.poolOf(pl.rj, pl.job) === old.pool)!;
     const node = pools.newNode(place.rj, place.job, this.after(t), 'False');
     this.emitObject('ADDED', node.createdAt, nodeObject(node));
+    this.nodeBooting(node);
     yield;
     node.ready = 'True';
     node.readySince = this.wholeSecondAfter(this.lastObservationAt + nrng.int(10 * SECOND, MINUTE));
     this.emitObject('MODIFIED', node.readySince + nrng.int(0, 1500), nodeObject(node));
+    this.nodeReady(node, false);
     yield;
     old.unschedulable = true;
     this.emitObject('MODIFIED', this.after(this.lastObservationAt + nrng.int(SECOND, 10 * SECOND)), nodeObject(old));
+    this.poolMoved(old.pool, this.lastObservationAt);
     yield;
     pools.nodes.delete(old.name);
     this.emitObject('DELETED', this.after(this.lastObservationAt + nrng.int(30 * SECOND, 90 * SECOND)), nodeObject(old));
+    this.poolTruths.get(old.pool)!.lastLeftPlanned = true;
+    this.poolMoved(old.pool, this.lastObservationAt);
     this.spare = node;
     yield;
   }
@@ -917,15 +936,92 @@ export class JobSetRun {
     for (const node of nodes) {
       node.unschedulable = true;
       this.emitObject('MODIFIED', this.after(at), nodeObject(node));
+      // A broken node cordoned has left already.
+      if (node.ready !== 'True') this.leftAsPlanned(node);
+      if (node.ready !== 'True') this.poolTruths.get(node.pool)!.lastLeftPlanned = true;
+      this.poolMoved(node.pool, this.lastObservationAt);
       yield;
     }
     at = this.lastObservationAt + nrng.int(5 * SECOND, 30 * SECOND);
     for (const node of nodes) {
       pools.nodes.delete(node.name);
       this.emitObject('DELETED', this.after(at), nodeObject(node));
+      if (node.ready === 'True') this.leftAsPlanned(node);
+      this.poolTruths.get(node.pool)!.lastLeftPlanned = true;
+      this.poolMoved(node.pool, this.lastObservationAt);
       yield;
     }
     this.spare = null;
+  }
+
+  // ---- its node pools' truth (option `nodes`; README "Node pools") ----
+
+  /** A node made Ready at first admission: its pool's first node opens the pool's timeline. `hosts`: a TPU slice's. */
+  private nodeJoined(node: SimNode, hosts: number | null): void {
+    let truth = this.poolTruths.get(node.pool);
+    if (truth === undefined) {
+      truth = new PoolTruth(node, hosts);
+      this.poolTruths.set(node.pool, truth);
+      this.poolTimelines.push(truth.timeline);
+    }
+    this.poolMoved(node.pool, node.readySince);
+  }
+
+  /** A new node, not Ready yet: it counts once Ready. */
+  private nodeBooting(node: SimNode): void {
+    this.poolTruths.get(node.pool)!.booting.add(node.name);
+    this.poolMoved(node.pool, node.readySince);
+  }
+
+  /** A new node is Ready: it joins its pool, replacing a node lost without warning when it is one. */
+  private nodeReady(node: SimNode, replacement: boolean): void {
+    const truth = this.poolTruths.get(node.pool)!;
+    truth.booting.delete(node.name);
+    if (replacement && truth.lost > 0) truth.lost--;
+    else if (replacement && truth.planned > 0) truth.planned--;
+    this.poolMoved(node.pool, node.readySince);
+  }
+
+  /** A counted node of a pool left after its cordon. */
+  private leftAsPlanned(node: SimNode): void {
+    const truth = this.poolTruths.get(node.pool)!;
+    if (truth.everUp && !truth.booting.has(node.name)) truth.planned++;
+  }
+
+  /** A pod of this JobSet was bound to `host`: it ran on that node's pool. */
+  private ranOn(host: string): void {
+    const pool = this.pools!.nodes.get(host)?.pool;
+    if (pool !== undefined) this.poolTruths.get(pool)?.ran(`${this.manifest.namespace}/${this.manifest.name}`);
+  }
+
+  /** Something changed in `pool` as of `at`, seen now (the last observation): its truth follows. */
+  private poolMoved(pool: string, at: number, cause: Cause | null = null): void {
+    const truth = this.poolTruths.get(pool);
+    if (truth !== undefined) truth.update(this.poolState(truth), at, this.lastObservationAt, cause);
+  }
+
+  /**
+   * The pool's state as the simulator knows it: ended once every node it has left, the last after a
+   * cordon; before its first up, up once its nodes (a slice: all its hosts) are Ready; then up
+   * while every counted node (neither booting nor cordoned and gone) is Ready and none is lost (a
+   * slice: all its hosts there).
+   */
+  private poolState(truth: PoolTruth): State {
+    const nodes = [...this.pools!.nodes.values()].filter((n) => n.pool === truth.timeline.name);
+    const gone = (n: SimNode): boolean => n.unschedulable && n.ready !== 'True';
+    if ((truth.lost === 0 || truth.lastLeftPlanned) && nodes.every(gone)) return 'completed';
+    if (!truth.everUp) {
+      const fresh = nodes.filter((n) => !n.unschedulable);
+      if (fresh.length < (truth.hosts ?? 1) || fresh.some((n) => n.ready !== 'True')) return 'provisioning';
+      truth.everUp = true;
+      truth.lost = 0;
+      truth.planned = 0;
+      truth.booting.clear();
+      return 'up';
+    }
+    const counted = nodes.filter((n) => !truth.booting.has(n.name) && !gone(n));
+    const whole = truth.hosts === null ? truth.lost === 0 : counted.length >= truth.hosts - truth.planned;
+    return whole && counted.every((n) => n.ready === 'True') ? 'up' : 'down';
   }
 
   // ---- helpers ----

@@ -6,6 +6,7 @@ import { facts } from './002-facts.ts';
 import { goodputAndSuspensions } from './003-goodput-and-suspensions.ts';
 import { suspensionFacts } from './004-suspension-facts.ts';
 import { jobSizes } from './005-job-sizes.ts';
+import { nodePools } from './006-node-pools.ts';
 
 export interface Migration {
   /** 1, 2, 3, ... without gaps. */
@@ -15,4 +16,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [initial, facts, goodputAndSuspensions, suspensionFacts, jobSizes];
+export const MIGRATIONS: readonly Migration[] = [initial, facts, goodputAndSuspensions, suspensionFacts, jobSizes, nodePools];
