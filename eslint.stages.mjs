@@ -17,7 +17,7 @@ export const STAGE_IMPORTS = {
   series: ['observation', 'timeline'], // interval algebra
   query: ['observation', 'timeline', 'series'], // a request's model: selection, windows, limits
   frames: ['observation', 'timeline', 'nodes', 'series', 'query'], // Grafana data frames and JSON views
-  runtime: ['observation', 'sources/cluster', 'sources/trace', 'sources/simulator', 'timeline', 'nodes', 'store', 'series'], // runs sources, stores and sessions: feeds, sinks, the served view, followers, retention
+  runtime: ['observation', 'sources/cluster', 'sources/trace', 'sources/simulator', 'timeline', 'nodes', 'usage', 'store', 'series'], // runs sources, stores and sessions: feeds, sinks, the served view, followers, retention
   leader: ['observation', 'store', 'runtime'], // Lease election, replicas
   http: ['observation', 'store', 'query', 'frames', 'runtime'], // the API
   cli: ['observation', 'sources/cluster', 'sources/trace', 'sources/simulator', 'timeline', 'store', 'series', 'query', 'frames', 'runtime', 'leader', 'http'], // the composition root

@@ -23,7 +23,8 @@ export class ApiError extends Error {
   }
 }
 
-async function getJson(config: KubeConfig, path: string, signal: AbortSignal): Promise<unknown> {
+/** One GET as the kubeconfig's user; the answer's JSON, or an ApiError with the apiserver's status. */
+export async function getJson(config: KubeConfig, path: string, signal: AbortSignal): Promise<unknown> {
   const cluster = config.getCurrentCluster();
   if (cluster === null) throw new Error('the kubeconfig has no current cluster');
   const url = new URL(cluster.server.replace(/\/$/, '') + path);
