@@ -15,7 +15,7 @@ import { UsageBook } from '../../backend/src/usage/book.ts';
 import { UsageSampler } from '../../backend/src/runtime/usage-sampler.ts';
 import type { KubeObject } from '../../backend/src/observation/types.ts';
 import { startCluster, type Cluster } from './cluster.ts';
-import { jobsetManifest, Kube, podManifest, writeKubeconfig, type Meta } from './harness.ts';
+import { FAST_WATCH, getJson, jobsetManifest, Kube, metric, podManifest, startServe, waitFor, waitReady, writeKubeconfig, type Meta } from './harness.ts';
 import { makeKubeletPki, proxyableAddress, startStandInKubelet, type StandInKubelet } from './kubelet.ts';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -181,5 +181,23 @@ describe('the usage sampler', () => {
     expect(report).toMatchObject({ nodes: 2, failedNodes: 2, jobsets: 0 });
     expect(sampler.failures.forbidden).toBe(2);
     expect([...book.entries()]).toEqual([]);
+  });
+});
+
+describe('upness serve --watch-usage', () => {
+  it('samples after the first sync, every interval, and counts the node it cannot reach on /metrics', async () => {
+    const service = await startServe(['--kubeconfig', cluster.kubeconfigPath, '--watch-usage', '--usage-interval', '1s', ...FAST_WATCH]);
+    try {
+      await waitReady(service);
+      const text = await waitFor('two usage samplings', async () => {
+        const r = await getJson<string>(`${service.url}/metrics`);
+        return (metric(r.body, 'upness_usage_samplings_total') ?? 0) >= 2 ? r.body : undefined;
+      });
+      // Every sampling asks node-b, whose kubelet is down; node-a answers.
+      expect(metric(text, 'upness_usage_node_failures_total', { reason: 'unreachable' })).toBeGreaterThanOrEqual(2);
+      expect(metric(text, 'upness_usage_node_failures_total', { reason: 'forbidden' })).toBe(0);
+    } finally {
+      await service.stop();
+    }
   });
 });

@@ -21,6 +21,8 @@ export interface UsageSamplerOptions {
   /** The pods the watch holds now. */
   pods: () => Iterable<KubeObject>;
   book: UsageBook;
+  /** After each sampling, what is older than this is dropped (the timelines' retention); default: kept. */
+  retentionMs?: number;
   logger: Logger;
   clock?: () => number;
   /** Nodes asked at once (default 16): a large fleet is not asked all in one burst. */
@@ -46,7 +48,14 @@ function failureOf(error: unknown): SampleFailure {
   return 'error';
 }
 
-export class UsageSampler {
+/** What /metrics reads of a sampler. */
+export interface UsageSamplerStatus {
+  readonly failures: Readonly<Record<SampleFailure, number>>;
+  readonly samplings: number;
+  readonly last: SamplingReport | null;
+}
+
+export class UsageSampler implements UsageSamplerStatus {
   readonly #options: UsageSamplerOptions;
   readonly #clock: () => number;
   #readings: Map<string, CounterReading> = new Map();
@@ -105,6 +114,7 @@ export class UsageSampler {
     const result = attribute(samples, owners, this.#readings, at);
     this.#readings = result.readings;
     book.record(result.usages);
+    book.compact(at, this.#options.retentionMs !== undefined ? at - this.#options.retentionMs : -Infinity);
     this.samplings++;
     const report: SamplingReport = { at, nodes: nodes.length, failedNodes, jobsets: result.usages.length, pods: samples.length - result.unattributedPods, unattributedPods: result.unattributedPods };
     this.last = report;
