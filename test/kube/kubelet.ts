@@ -62,6 +62,11 @@ export async function makeKubeletPki(address: string): Promise<KubeletPki> {
   };
 }
 
+/** Removes the certificates (after the apiserver that reads them has stopped). */
+export async function removeKubeletPki(pki: KubeletPki): Promise<void> {
+  await rm(pki.dir, { recursive: true, force: true });
+}
+
 export interface StandInKubelet {
   address: string;
   port: number;
@@ -69,6 +74,8 @@ export interface StandInKubelet {
   requests: { path: string; client: string | null }[];
   /** What GET /stats/summary answers now (change it between samplings). */
   summary: unknown;
+  /** How it answers: the summary, a page that is not JSON, or never (a kubelet that hangs). */
+  mode: 'answer' | 'not-json' | 'hang';
   stop(): Promise<void>;
   /** The Node's status that points the apiserver at it. */
   nodeStatus(): object;
@@ -76,12 +83,14 @@ export interface StandInKubelet {
 
 export async function startStandInKubelet(pki: KubeletPki, address: string, summary: unknown): Promise<StandInKubelet> {
   const requests: StandInKubelet['requests'] = [];
-  const state = { summary };
+  const state: { summary: unknown; mode: StandInKubelet['mode'] } = { summary, mode: 'answer' };
   const server: Server = createServer({ ...pki.serving, ca: pki.clientCa, requestCert: true, rejectUnauthorized: true }, (req, res) => {
     const peer = (req.socket as TLSSocket).getPeerCertificate();
     requests.push({ path: req.url ?? '', client: typeof peer?.subject?.CN === 'string' ? peer.subject.CN : null });
+    if (state.mode === 'hang') return; // closed when the server stops
     if (req.method === 'GET' && req.url?.split('?')[0] === '/stats/summary') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(state.summary));
+      if (state.mode === 'not-json') res.writeHead(200, { 'content-type': 'text/html' }).end('<html>kubelet</html>');
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(state.summary));
     } else {
       res.writeHead(404).end('not found');
     }
@@ -101,6 +110,12 @@ export async function startStandInKubelet(pki: KubeletPki, address: string, summ
     set summary(value: unknown) {
       state.summary = value;
     },
+    get mode() {
+      return state.mode;
+    },
+    set mode(value: StandInKubelet['mode']) {
+      state.mode = value;
+    },
     nodeStatus: () => ({
       status: {
         addresses: [{ type: 'InternalIP', address }],
@@ -111,7 +126,6 @@ export async function startStandInKubelet(pki: KubeletPki, address: string, summ
     stop: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await rm(pki.dir, { recursive: true, force: true });
     },
   };
 }

@@ -16,7 +16,7 @@ import { UsageSampler } from '../../backend/src/runtime/usage-sampler.ts';
 import type { KubeObject } from '../../backend/src/observation/types.ts';
 import { startCluster, type Cluster } from './cluster.ts';
 import { FAST_WATCH, getJson, jobsetManifest, Kube, metric, podManifest, startServe, waitFor, waitReady, writeKubeconfig, type Meta } from './harness.ts';
-import { makeKubeletPki, proxyableAddress, startStandInKubelet, type StandInKubelet } from './kubelet.ts';
+import { makeKubeletPki, proxyableAddress, removeKubeletPki, startStandInKubelet, type KubeletPki, type StandInKubelet } from './kubelet.ts';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -26,6 +26,7 @@ const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 
 let cluster: Cluster;
 let kube: Kube;
 let kubelet: StandInKubelet;
+let pki: KubeletPki;
 let jobset: Meta;
 const pods: Record<string, Meta> = {};
 const logger = pino({ level: 'silent' });
@@ -68,7 +69,7 @@ async function configAs(serviceAccount: string) {
 
 beforeAll(async () => {
   const address = proxyableAddress();
-  const pki = await makeKubeletPki(address);
+  pki = await makeKubeletPki(address);
   kubelet = await startStandInKubelet(pki, address, {});
   cluster = await startCluster({ apiserverFlags: pki.apiserverFlags });
   kube = new Kube(cluster);
@@ -105,6 +106,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await cluster?.stop();
   await kubelet?.stop();
+  if (pki !== undefined) await removeKubeletPki(pki);
 });
 
 describe('the node proxy to a kubelet', () => {
@@ -182,6 +184,43 @@ describe('the usage sampler', () => {
     expect(sampler.failures.forbidden).toBe(2);
     expect([...book.entries()]).toEqual([]);
   });
+});
+
+describe('nodes that fail', () => {
+  let other: StandInKubelet;
+  afterAll(async () => {
+    await other?.stop();
+  });
+
+  //   node-c's stand-in answers a page that is not JSON, then a summary that is not one, then never.
+  it('an answer that is not a summary, and a kubelet that hangs, are skipped and counted; the other nodes are still sampled', async () => {
+    const address = proxyableAddress();
+    // Its own server, with the same certificates: the apiserver trusts the kubelet CA it was started with.
+    other = await startStandInKubelet(pki, address, {});
+    await kube.req('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-c' } });
+    await kube.req('PATCH', '/api/v1/nodes/node-c/status', other.nodeStatus());
+    const config = loadKubeConfig({ kubeconfig: cluster.kubeconfigPath }).config;
+    // Only node-a and node-c: a JobSet pod on each.
+    const objects = (await listAll(config, '/api/v1/pods', { apiVersion: 'v1', kind: 'Pod', signal: AbortSignal.timeout(20_000) })).items.filter((p) => p.metadata.name !== 'train-2');
+    objects.push({ apiVersion: 'v1', kind: 'Pod', metadata: { uid: 'pod-on-c', name: 'train-9', namespace: 'ml', labels: { 'jobset.sigs.k8s.io/jobset-name': 'train', 'jobset.sigs.k8s.io/jobset-uid': jobset.uid } }, spec: { nodeName: 'node-c' } });
+    const book = new UsageBook();
+    let now = T + 60_000;
+    const sampler = new UsageSampler({ intervalMs: 30_000, fetchSummary: (node, signal) => fetchKubeletSummary(config, node, signal), pods: () => objects, book, logger, clock: () => (now += 1000), timeoutMs: 3_000 });
+    kubelet.summary = summary(T + 60_000, { a: [0, 0], b: [0, 0] });
+
+    other.mode = 'not-json';
+    expect(await sampler.sampleOnce()).toMatchObject({ nodes: 2, failedNodes: 1, jobsets: 1, pods: 2 });
+    other.mode = 'answer';
+    other.summary = { pods: 'none' };
+    expect(await sampler.sampleOnce()).toMatchObject({ nodes: 2, failedNodes: 1, jobsets: 1 });
+    expect(sampler.failures.invalid).toBe(2);
+    other.mode = 'hang';
+    expect(await sampler.sampleOnce()).toMatchObject({ nodes: 2, failedNodes: 1, jobsets: 1 });
+    expect(sampler.failures).toMatchObject({ invalid: 2, timeout: 1, forbidden: 0, unreachable: 0, error: 0 });
+    // node-a was sampled every time: 1.5 + 0.5 cores.
+    expect([...book.get(jobset.uid)!.history.points('cpuCores').values]).toEqual([2, 2, 2]);
+    await kube.req('DELETE', '/api/v1/nodes/node-c');
+  }, 60_000);
 });
 
 describe('upness serve --watch-usage', () => {

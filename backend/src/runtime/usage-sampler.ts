@@ -10,7 +10,7 @@ import { isPod, viewPod } from '../nodes/objects.ts';
 import { parseKubeletSummary, KubeletSummaryError, type PodSample } from '../usage/kubelet-summary.ts';
 import { attribute, podOwners, type CounterReading } from '../usage/jobset-usage.ts';
 import type { UsageBook } from '../usage/book.ts';
-import { ApiError } from '../sources/cluster/list.ts';
+import { ApiError, NotJsonError } from '../sources/cluster/list.ts';
 
 export type SampleFailure = 'forbidden' | 'unreachable' | 'timeout' | 'invalid' | 'error';
 
@@ -41,10 +41,12 @@ export interface SamplingReport {
 }
 
 function failureOf(error: unknown): SampleFailure {
-  if (error instanceof KubeletSummaryError) return 'invalid';
+  if (error instanceof KubeletSummaryError || (error instanceof NotJsonError)) return 'invalid';
   if (error instanceof ApiError) return error.statusCode === 401 || error.statusCode === 403 ? 'forbidden' : 'unreachable';
-  if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) return 'timeout';
-  if (error instanceof Error && /ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|socket hang up/.test(error.message)) return 'unreachable';
+  // Node's own errors are read by name and code, not instanceof: they may come from another realm (a test's VM context).
+  const { name, code, message } = (error ?? {}) as { name?: unknown; code?: unknown; message?: unknown };
+  if (name === 'AbortError' || name === 'TimeoutError') return 'timeout';
+  if (['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT'].includes(String(code)) || /socket hang up/.test(String(message))) return 'unreachable';
   return 'error';
 }
 

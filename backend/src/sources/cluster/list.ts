@@ -11,6 +11,14 @@ export interface RawList {
   items: KubeObject[];
 }
 
+/** A 200 answer that is not JSON (through a proxy: whatever the other end sent). */
+export class NotJsonError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotJsonError';
+  }
+}
+
 /** An error answer of the apiserver, with its status and the message of its Status object. */
 export class ApiError extends Error {
   readonly statusCode: number;
@@ -50,7 +58,7 @@ export async function getJson(config: KubeConfig, path: string, signal: AbortSig
           const s = (json ?? {}) as { message?: string; reason?: string };
           reject(new ApiError(status, `GET ${url.pathname}: HTTP ${status}${s.message ? `: ${s.message}` : ''}`, s.reason));
         } else if (json === undefined) {
-          reject(new Error(`GET ${url.pathname}: the answer is not JSON`));
+          reject(new NotJsonError(`GET ${url.pathname}: the answer is not JSON`));
         } else {
           resolve(json);
         }
