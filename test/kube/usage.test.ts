@@ -205,7 +205,7 @@ describe('nodes that fail', () => {
     objects.push({ apiVersion: 'v1', kind: 'Pod', metadata: { uid: 'pod-on-c', name: 'train-9', namespace: 'ml', labels: { 'jobset.sigs.k8s.io/jobset-name': 'train', 'jobset.sigs.k8s.io/jobset-uid': jobset.uid } }, spec: { nodeName: 'node-c' } });
     const book = new UsageBook();
     let now = T + 60_000;
-    const sampler = new UsageSampler({ intervalMs: 30_000, fetchSummary: (node, signal) => fetchKubeletSummary(config, node, signal), pods: () => objects, book, logger, clock: () => (now += 1000), timeoutMs: 3_000 });
+    const sampler = new UsageSampler({ intervalMs: 30_000, fetchSummary: (node, signal) => fetchKubeletSummary(config, node, signal), pods: () => objects, book, logger, clock: () => (now += 1000), timeoutMs: 8_000 });
     kubelet.summary = summary(T + 60_000, { a: [0, 0], b: [0, 0] });
 
     other.mode = 'not-json';
