@@ -12,18 +12,19 @@ export const STAGE_IMPORTS = {
   'sources/simulator': ['observation', 'timeline'], // the simulated fleet; its truth: timeline/types.ts, types only
   timeline: ['observation'], // object → view, per-UID state machine → transitions
   nodes: ['observation', 'timeline'], // node layer and causes, from views
+  usage: ['observation', 'timeline', 'nodes'], // resource usage: kubelet summaries → per-JobSet sums, history, split by state
   store: ['observation', 'timeline'], // the embedded log, PostgreSQL, the followers' tail
   series: ['observation', 'timeline'], // interval algebra
   query: ['observation', 'timeline', 'series'], // a request's model: selection, windows, limits
   frames: ['observation', 'timeline', 'nodes', 'series', 'query'], // Grafana data frames and JSON views
-  runtime: ['observation', 'sources/cluster', 'sources/trace', 'sources/simulator', 'timeline', 'nodes', 'store', 'series'], // runs sources, stores and sessions: feeds, sinks, the served view, followers, retention
+  runtime: ['observation', 'sources/cluster', 'sources/trace', 'sources/simulator', 'timeline', 'nodes', 'usage', 'store', 'series'], // runs sources, stores and sessions: feeds, sinks, the served view, followers, retention
   leader: ['observation', 'store', 'runtime'], // Lease election, replicas
   http: ['observation', 'store', 'query', 'frames', 'runtime'], // the API
   cli: ['observation', 'sources/cluster', 'sources/trace', 'sources/simulator', 'timeline', 'store', 'series', 'query', 'frames', 'runtime', 'leader', 'http'], // the composition root
 };
 
 /** Pure stages: values in, values out; no clock, timers, process, file system or network. They import only pure stages. */
-export const PURE = ['observation', 'timeline', 'nodes', 'series', 'query', 'frames'];
+export const PURE = ['observation', 'timeline', 'nodes', 'usage', 'series', 'query', 'frames'];
 
 /** Stages whose imports of another are limited to some of its files: the simulator's truth is timelines, as types. */
 export const TYPES_ONLY = { 'sources/simulator': { timeline: 'types.ts' } };

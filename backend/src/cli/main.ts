@@ -8,7 +8,7 @@ import { simulateCommand } from './simulate.ts';
 import { demoCommand } from './demo.ts';
 import { serveCommand } from './serve.ts';
 import { recordCommand } from './record.ts';
-import { watchOptions } from './watch-options.ts';
+import { usageOptions, watchOptions } from './watch-options.ts';
 import { TraceError } from '../sources/trace/parse.ts';
 
 const program = new Command('upness')
@@ -83,6 +83,7 @@ const serve = program
 // A cluster to watch (--kubeconfig, --context, $KUBECONFIG or a pod's service account) makes the
 // source `kubernetes`; without one it is the simulated cluster.
 for (const option of watchOptions()) serve.addOption(option);
+for (const option of usageOptions()) serve.addOption(option);
 
 const record = program
   .command('record')

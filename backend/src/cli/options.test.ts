@@ -1,7 +1,7 @@
 // Durations that set timers: Node keeps a delay of at most 2^31 − 1 ms and fires a longer one at once.
 
 import { MAX_TIMER_MS, parsePoolSizes, parseTimerDuration, UsageError } from './options.ts';
-import { parseWatchOptions } from './watch-options.ts';
+import { parseUsageOptions, parseWatchOptions } from './watch-options.ts';
 
 const DEFAULTS = { watchTimeout: '30s', watchSilence: '75s', watchBackoffInitial: '500ms', watchBackoffMax: '30s', listTimeout: '60s', readyBrokenAfter: '30s' };
 
@@ -30,5 +30,20 @@ describe('--node-pool-size', () => {
     expect(() => parsePoolSizes('=4', '--node-pool-size')).toThrow(UsageError);
     expect(() => parsePoolSizes('slice-a=0', '--node-pool-size')).toThrow('--node-pool-size slice-a must be a positive whole number, not "0"');
     expect(() => parsePoolSizes('slice-a=x', '--node-pool-size')).toThrow(UsageError);
+  });
+});
+
+describe('--watch-usage and --usage-interval', () => {
+  it('are off without --watch-usage or with an interval of 0, and read the interval otherwise', () => {
+    expect(parseUsageOptions({ usageInterval: '30s' })).toBeNull();
+    expect(parseUsageOptions({ watchUsage: true, usageInterval: '0' })).toBeNull();
+    expect(parseUsageOptions({ watchUsage: true, usageInterval: '0s' })).toBeNull();
+    expect(parseUsageOptions({ watchUsage: true, usageInterval: '30s' })).toEqual({ intervalMs: 30_000 });
+    expect(parseUsageOptions({ watchUsage: true, usageInterval: '2m' })).toEqual({ intervalMs: 120_000 });
+  });
+
+  it('refuses an interval under a second, or not a duration, naming the option', () => {
+    expect(() => parseUsageOptions({ watchUsage: true, usageInterval: '500ms' })).toThrow('--usage-interval must be at least 1s (or 0: off), not "500ms"');
+    expect(() => parseUsageOptions({ watchUsage: true, usageInterval: 'often' })).toThrow(/--usage-interval must be a duration/);
   });
 });

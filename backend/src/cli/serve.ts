@@ -12,11 +12,11 @@ import { clusterFeed, simulatorFeed, traceFeed, type Feed } from '../runtime/fee
 import { openSession, stopOnSignals, type PoolLayerOptions } from '../runtime/session.ts';
 import { embeddedSink, memorySink } from '../runtime/sinks.ts';
 import { serveApi, sinkOptions, withUsageErrors } from './compose.ts';
-import { parseWatchOptions, type WatchOptionValues } from './watch-options.ts';
+import { parseUsageOptions, parseWatchOptions, type UsageOptionValues, type WatchOptionValues } from './watch-options.ts';
 import { UsageError } from './options.ts';
 import type { ProfileName } from '../sources/simulator/index.ts';
 
-export interface ServeOptions extends WatchOptionValues {
+export interface ServeOptions extends WatchOptionValues, UsageOptionValues {
   host: string;
   port: number;
   trace?: string;
@@ -72,7 +72,11 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   const { port, terminalGrace: terminalGraceMs, retention: retentionMs, snapshotEvery, speed } = options;
   const shutdownGraceMs = options.shutdownGrace ?? null;
   // A trace wins over a cluster found in the environment ($KUBECONFIG, a pod's service account).
-  const cluster = options.trace === undefined && clusterRequested(options) ? parseWatchOptions(options) : null;
+  const watching = options.trace === undefined && clusterRequested(options) ? parseWatchOptions(options) : null;
+  // Usage is sampled from a cluster's kubelets only, and kept as long as timelines are.
+  const usage = parseUsageOptions(options);
+  if (usage !== null && watching === null) throw new UsageError('--watch-usage samples a cluster\'s kubelets: give a cluster to watch (--kubeconfig, $KUBECONFIG or a pod\'s service account)');
+  const cluster = watching === null ? null : { ...watching, ...(usage !== null ? { usage: { ...usage, retentionMs } } : {}) };
   const token = readToken(options);
   const logger = pino({ level: options.logLevel, base: { service: 'upness' } });
   if (options.store !== undefined) {

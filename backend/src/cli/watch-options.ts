@@ -87,3 +87,33 @@ export function parseWatchOptions(values: WatchOptionValues): WatchSettings {
     workloads: values.watchWorkloads === true,
   };
 }
+
+/** Resource usage sampling (`upness serve` only): how often, or null when off. */
+export interface UsageSettings {
+  intervalMs: number;
+}
+
+export interface UsageOptionValues {
+  watchUsage?: boolean;
+  usageInterval: string;
+}
+
+/** The options of the usage sampler, for `upness serve`. */
+export function usageOptions(): Option[] {
+  return [
+    new CommanderOption(
+      '--watch-usage',
+      "also sample every JobSet pod's CPU, memory, network and storage from its node's kubelet (GET /api/v1/nodes/{node}/proxy/stats/summary; needs RBAC get on nodes/proxy)",
+    ),
+    new CommanderOption('--usage-interval <duration>', 'with --watch-usage: how often to sample every node that runs a JobSet pod (0: off)').default('30s'),
+  ];
+}
+
+/** Off without --watch-usage, or with an interval of 0; an interval under a second is refused (kubelets refresh their stats every 10-15 s). */
+export function parseUsageOptions(values: UsageOptionValues): UsageSettings | null {
+  if (values.watchUsage !== true) return null;
+  if (/^0+(ms|s|m|h)?$/.test(values.usageInterval.trim())) return null;
+  const intervalMs = parseTimerDuration(values.usageInterval, '--usage-interval', '30s or 1m');
+  if (intervalMs < 1000) throw new UsageError(`--usage-interval must be at least 1s (or 0: off), not "${values.usageInterval}"`);
+  return { intervalMs };
+}

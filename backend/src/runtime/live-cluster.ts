@@ -8,6 +8,9 @@ import type { EngineView } from './served-view.ts';
 import { loadKubeConfig } from '../sources/cluster/config.ts';
 import type { WatchTimings } from '../sources/cluster/resource-watch.ts';
 import { ClusterWatcher } from '../sources/cluster/watcher.ts';
+import { fetchKubeletSummary } from '../sources/cluster/kubelet-stats.ts';
+import { UsageBook } from '../usage/book.ts';
+import { UsageSampler } from './usage-sampler.ts';
 
 export interface LiveClusterOptions {
   kubeconfig?: string;
@@ -17,6 +20,8 @@ export interface LiveClusterOptions {
   readyBrokenMs: number;
   /** Watch Kueue's Workloads too (their eviction reasons). */
   workloads?: boolean;
+  /** Sample the JobSet pods' resource usage from their kubelets (--watch-usage), kept for the retention period. */
+  usage?: { intervalMs: number; retentionMs: number };
 }
 
 export interface LiveCluster {
@@ -79,11 +84,29 @@ export function watchCluster(engine: ClusterEngine, view: EngineView, options: L
   timer.unref();
   refresh();
   watcher.start();
+  let sampler: UsageSampler | null = null;
+  if (options.usage !== undefined) {
+    const { intervalMs, retentionMs } = options.usage;
+    // Sampled for twice the interval: one missed sampling leaves no hole, two do.
+    const book = new UsageBook({ holdMs: 2 * intervalMs });
+    sampler = new UsageSampler({
+      intervalMs,
+      fetchSummary: (node, signal) => fetchKubeletSummary(config, node, signal),
+      pods: () => watcher.objects('pods'),
+      book,
+      retentionMs,
+      logger: logger.child({ component: 'usage' }),
+    });
+    view.setUsage(book, sampler);
+    // The first sampling waits for the first sync: before it, the pods are not all known.
+    void firstSync.then(() => sampler?.start());
+  }
   return {
     watcher,
     firstSync,
     stop: async () => {
       clearInterval(timer);
+      await sampler?.stop();
       await watcher.stop();
     },
   };

@@ -43,6 +43,33 @@ export function registerViewMetrics(registry: client.Registry, view: ServedView,
     },
   });
   if (view.watches !== undefined) registerWatchMetrics(registry, view.watches.bind(view), now);
+  if (view.usage !== undefined) registerUsageMetrics(registry, view.usage.bind(view));
+}
+
+/** The usage sampler (--watch-usage): samplings, and nodes skipped by reason. Read at scrape; nothing while usage is off. */
+function registerUsageMetrics(registry: client.Registry, usage: NonNullable<ServedView['usage']>): void {
+  new client.Counter({
+    name: 'upness_usage_samplings_total',
+    help: 'Usage samplings of every node that runs a JobSet pod (--watch-usage).',
+    registers: [registry],
+    collect() {
+      this.reset();
+      const u = usage();
+      if (u !== null) this.inc(u.sampler.samplings);
+    },
+  });
+  new client.Counter({
+    name: 'upness_usage_node_failures_total',
+    help: "Nodes skipped by a usage sampling, by reason: forbidden (RBAC: get nodes/proxy), unreachable (the apiserver could not reach the kubelet), timeout, invalid (not a stats/summary answer), error.",
+    labelNames: ['reason'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const u = usage();
+      if (u === null) return;
+      for (const [reason, n] of Object.entries(u.sampler.failures)) this.inc({ reason }, n);
+    },
+  });
 }
 
 /** The Kubernetes watches (kubernetes source only): restarts by cause, staleness, cache size. */

@@ -9,6 +9,8 @@ import { SelectionIndexes } from '../series/selection-indexes.ts';
 import type { EngineCounts, TimelineEngine } from '../timeline/engine.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { Readiness } from '../observation/readiness.ts';
+import type { UsageBook } from '../usage/book.ts';
+import type { UsageSamplerStatus } from './usage-sampler.ts';
 
 /** Which source the timelines come from (a follower serves a cluster's). */
 export type SourceKind = 'trace' | 'simulator' | 'kubernetes';
@@ -49,6 +51,8 @@ export interface ServedView {
   index?(): FleetIndex | null;
   /** Fleet indexes of the selections queries make (a name, labels, a label's values), when the source keeps them. */
   selections?(): SelectionIndexes | null;
+  /** The JobSets' resource usage and its sampler, when usage is sampled (--watch-usage). */
+  usage?(): { book: UsageBook; sampler: UsageSamplerStatus } | null;
 }
 
 /** The view of an engine fed by a source. `live`: observed up to now (a watch or the simulator); else up to the last observation. */
@@ -137,6 +141,17 @@ export class EngineView implements ServedView {
 
   watches(): readonly WatchHealth[] {
     return this.#watches?.() ?? [];
+  }
+
+  #usage: { book: UsageBook; sampler: UsageSamplerStatus } | null = null;
+
+  usage(): { book: UsageBook; sampler: UsageSamplerStatus } | null {
+    return this.#usage;
+  }
+
+  /** Where the usage comes from (the sampler of a Kubernetes source). */
+  setUsage(book: UsageBook, sampler: UsageSamplerStatus): void {
+    this.#usage = { book, sampler };
   }
 
   /** Where the watch health comes from (the Kubernetes watcher). */

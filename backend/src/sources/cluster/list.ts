@@ -11,6 +11,14 @@ export interface RawList {
   items: KubeObject[];
 }
 
+/** A 200 answer that is not JSON (through a proxy: whatever the other end sent). */
+export class NotJsonError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotJsonError';
+  }
+}
+
 /** An error answer of the apiserver, with its status and the message of its Status object. */
 export class ApiError extends Error {
   readonly statusCode: number;
@@ -23,7 +31,8 @@ export class ApiError extends Error {
   }
 }
 
-async function getJson(config: KubeConfig, path: string, signal: AbortSignal): Promise<unknown> {
+/** One GET as the kubeconfig's user; the answer's JSON, or an ApiError with the apiserver's status. */
+export async function getJson(config: KubeConfig, path: string, signal: AbortSignal): Promise<unknown> {
   const cluster = config.getCurrentCluster();
   if (cluster === null) throw new Error('the kubeconfig has no current cluster');
   const url = new URL(cluster.server.replace(/\/$/, '') + path);
@@ -49,7 +58,7 @@ async function getJson(config: KubeConfig, path: string, signal: AbortSignal): P
           const s = (json ?? {}) as { message?: string; reason?: string };
           reject(new ApiError(status, `GET ${url.pathname}: HTTP ${status}${s.message ? `: ${s.message}` : ''}`, s.reason));
         } else if (json === undefined) {
-          reject(new Error(`GET ${url.pathname}: the answer is not JSON`));
+          reject(new NotJsonError(`GET ${url.pathname}: the answer is not JSON`));
         } else {
           resolve(json);
         }

@@ -278,6 +278,11 @@ export class ResourceWatch {
     return this.#known.keys();
   }
 
+  /** The objects delivered and not deleted since, as last seen. */
+  *objects(): IterableIterator<KubeObject> {
+    for (const known of this.#known.values()) yield known.object;
+  }
+
   // ---- generations ---------------------------------------------------------------------------
 
   #run(): void {

@@ -132,6 +132,11 @@ export class ClusterWatcher {
     return new Set(this.#watches.get(resource)!.uids());
   }
 
+  /** The objects of `resource` that exist, as far as the watch knows (the usage sampler reads the pods). */
+  objects(resource: ResourceName): IterableIterator<KubeObject> {
+    return this.#watches.get(resource)!.objects();
+  }
+
   status(): ResourceStatus[] {
     return this.#order.map((r) => this.#watches.get(r)!.status());
   }

@@ -1,0 +1,101 @@
+// The compact history: sampled points for a day, 5-minute means beyond, retention, and the steps
+// it reads back. Times are minutes after T0; the means are worked out by hand.
+
+import { min } from '../../../test/support/scenario.ts';
+import { USAGE_METRICS, type UsageMetric } from './jobset-usage.ts';
+import { UsageHistory } from './history.ts';
+
+function usage(minutes: number, values: Partial<Record<UsageMetric, number | null>>) {
+  const all = Object.fromEntries(USAGE_METRICS.map((m) => [m, values[m] ?? null])) as Record<UsageMetric, number | null>;
+  return { at: min(minutes), values: all };
+}
+
+const DAY = 24 * 60;
+
+describe('UsageHistory', () => {
+  it('keeps samplings in order and refuses one not after the last', () => {
+    const h = new UsageHistory();
+    expect(h.append(usage(0, { cpuCores: 1 }))).toBe(true);
+    expect(h.append(usage(0, { cpuCores: 2 }))).toBe(false);
+    expect(h.append(usage(-1, { cpuCores: 2 }))).toBe(false);
+    expect(h.append(usage(0.5, { cpuCores: 3 }))).toBe(true);
+    const { times, values } = h.points('cpuCores');
+    expect([...times]).toEqual([min(0), min(0.5)]);
+    expect([...values]).toEqual([1, 3]);
+  });
+
+  //   samples every 2 min from 0 to 14 (cpu = minute):  0 2 4 | 6 8 | 10 12 14
+  //   5-minute buckets:                                [0,5)   [5,10)  [10,15)
+  //   at now = day + 10, points before minute 10 are more than a day old: buckets [0,5) and [5,10)
+  //   fold to means (0+2+4)/3 = 2 and (6+8)/2 = 7; 10, 12, 14 stay as sampled.
+  it('folds whole buckets older than a day into their means', () => {
+    const h = new UsageHistory({ holdMs: 3 * 60_000 });
+    for (let m = 0; m <= 14; m += 2) h.append(usage(m, { cpuCores: m, memoryBytes: m === 2 ? null : 100 }));
+    h.compact(min(DAY + 12));
+    expect(h.size).toEqual({ raw: 3, folded: 2 });
+    const cpu = h.points('cpuCores');
+    expect([...cpu.times]).toEqual([min(0), min(5), min(10), min(12), min(14)]);
+    expect([...cpu.values]).toEqual([2, 7, 10, 12, 14]);
+    // A value a sampling did not report is left out of the mean, not counted as 0.
+    expect(h.points('memoryBytes').values[0]).toBe(100);
+    // Compacting again at the same time changes nothing.
+    h.compact(min(DAY + 12));
+    expect(h.size).toEqual({ raw: 3, folded: 2 });
+  });
+
+  it('a bucket not yet wholly older than a day waits', () => {
+    const h = new UsageHistory();
+    for (let m = 0; m <= 14; m += 2) h.append(usage(m, { cpuCores: m }));
+    h.compact(min(DAY + 9));
+    expect(h.size).toEqual({ raw: 5, folded: 1 });
+  });
+
+  it('reads steps: a sample holds until the next or for the hold, a bucket over its width', () => {
+    const h = new UsageHistory({ holdMs: 3 * 60_000 });
+    for (let m = 0; m <= 14; m += 2) h.append(usage(m, { cpuCores: m }));
+    h.append(usage(30, { cpuCores: 1 }));
+    h.compact(min(DAY + 12));
+    const s = h.segments('cpuCores');
+    expect([...s.starts]).toEqual([min(0), min(5), min(10), min(12), min(14), min(30)]);
+    expect([...s.ends]).toEqual([min(5), min(10), min(12), min(14), min(17), min(33)]);
+    expect([...s.values]).toEqual([2, 7, 10, 12, 14, 1]);
+    // Only the steps that overlap the range.
+    const part = h.segments('cpuCores', min(11), min(14));
+    expect([...part.starts]).toEqual([min(10), min(12)]);
+  });
+
+  it('leaves out the steps of a metric not reported', () => {
+    const h = new UsageHistory();
+    h.append(usage(0, { cpuCores: 1 }));
+    h.append(usage(0.5, { cpuCores: 2, memoryBytes: 5 }));
+    const s = h.segments('memoryBytes');
+    expect([...s.starts]).toEqual([min(0.5)]);
+  });
+
+  it('drops what is older than the retention cutoff, whole buckets only', () => {
+    const h = new UsageHistory();
+    for (let m = 0; m <= 14; m += 2) h.append(usage(m, { cpuCores: m }));
+    h.compact(min(DAY + 12), min(6));
+    // [0,5) starts before 6 and goes; [5,10) starts before 6 too; the sampled 10, 12, 14 stay.
+    expect([...h.points('cpuCores').times]).toEqual([min(10), min(12), min(14)]);
+    h.compact(min(DAY + 12), min(13));
+    expect([...h.points('cpuCores').times]).toEqual([min(14)]);
+  });
+
+  it('after folding, a sampling inside a folded bucket is refused', () => {
+    const h = new UsageHistory();
+    h.append(usage(0, { cpuCores: 1 }));
+    h.compact(min(DAY + 10));
+    expect(h.size).toEqual({ raw: 0, folded: 1 });
+    expect(h.append(usage(4, { cpuCores: 1 }))).toBe(false);
+    expect(h.append(usage(5, { cpuCores: 1 }))).toBe(true);
+  });
+
+  it('grows past its first capacity', () => {
+    const h = new UsageHistory();
+    for (let i = 0; i < 100; i++) h.append(usage(i, { cpuCores: i }));
+    const { values } = h.points('cpuCores');
+    expect(values.length).toBe(100);
+    expect(values[99]).toBe(99);
+  });
+});
