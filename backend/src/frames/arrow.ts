@@ -37,11 +37,8 @@ function fill<T>(values: readonly unknown[], put: (i: number, v: NonNullable<T>)
       put(i, v);
       continue;
     }
-    // The first null makes the bitmap, with every value before it present.
-    if (bitmap === undefined) {
-      bitmap = new Uint8Array((values.length + 7) >> 3);
-      for (let k = 0; k < i; k++) bitmap[k >> 3]! |= 1 << (k & 7);
-    }
+    // The first null makes the bitmap; the present values' bits are set below.
+    bitmap ??= new Uint8Array((values.length + 7) >> 3);
     nullCount++;
   }
   if (bitmap !== undefined) {
