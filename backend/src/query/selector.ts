@@ -123,12 +123,23 @@ export function literalName(pattern: string): string | null {
  * linear time: no backreferences, lookahead or i, u, v or d flags; names are lowercase anyway).
  */
 export function parseNamePattern(pattern: string): (name: string) => boolean {
-  if (matchesEveryName(pattern)) return () => true;
+  const compiled = compileNamePattern(pattern);
+  if (compiled === null) return () => true;
+  // A plain name (the commonest pattern: one JobSet's page) is a string compare, not a regex run.
+  if (typeof compiled === 'string') return (name) => name === compiled;
+  return (name) => compiled.test(name);
+}
+
+/**
+ * What a name pattern compiles to: null (every name), the one name it matches, or the regular
+ * expression that runs it (with the linear-time engine's `l` flag whenever that engine is on).
+ */
+export function compileNamePattern(pattern: string): RegExp | string | null {
+  if (matchesEveryName(pattern)) return null;
   const regex = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
   if (regex) {
-    let re: RegExp;
     try {
-      re = new RegExp(regex[1]!, `${regex[2]!.replace(/[gyl]/g, '')}${linearFlag()}`);
+      return new RegExp(regex[1]!, `${regex[2]!.replace(/[gyl]/g, '')}${linearFlag()}`);
     } catch (error) {
       const message = (error as Error).message;
       if (message.endsWith('Cannot be executed in linear time')) {
@@ -140,13 +151,10 @@ export function parseNamePattern(pattern: string): (name: string) => boolean {
       // V8 says "Invalid regular expression: /<pattern>/<flags>: <reason>"; the reason is what helps.
       throw new QueryError('name', `not a valid regular expression (${message.slice(message.lastIndexOf(': ') + 2)})`);
     }
-    return (name) => re.test(name);
   }
-  // A plain name (the commonest pattern: one JobSet's page) is a string compare, not a regex run.
   const literal = literalName(pattern);
-  if (literal !== null) return (name) => name === literal;
+  if (literal !== null) return literal;
   const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
   // Linear time too: `*a*a*a*a*a*b` would otherwise backtrack polynomially in the name's length.
-  const glob = new RegExp(`^${escaped}$`, linearFlag());
-  return (name) => glob.test(name);
+  return new RegExp(`^${escaped}$`, linearFlag());
 }
