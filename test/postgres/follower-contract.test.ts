@@ -34,7 +34,7 @@ async function follower(): Promise<Subject> {
     open: () => PostgresStore.open(url, { cluster, retryMs: 50, maxRetryMs: 200 }),
     async read() {
       await poll();
-      return { timelines: reader.timelines(), nodeLayers: reader.nodeLayer(0)?.timelines ?? [], observedUntil: reader.horizons().get(cluster) ?? null };
+      return { timelines: reader.timelines(), nodeLayers: reader.nodeLayer(0)?.timelines ?? [], pools: reader.poolLayer(0)?.timelines ?? [], observedUntil: reader.horizons().get(cluster) ?? null };
     },
     async crashAfterFlush() {
       // Only this scenario's writes are left for the crash recovery to replay (a loaded CI machine replays slowly).
@@ -58,4 +58,4 @@ async function follower(): Promise<Subject> {
   };
 }
 
-storeContract('the PostgreSQL follower', follower, { pools: false });
+storeContract('the PostgreSQL follower', follower);

@@ -3,7 +3,7 @@
 // second, what store/postgres-tail.ts reads above its cursor (each cluster's last row number read),
 // along with each cluster's observed mark (its horizon). A cluster whose timelines retention deleted
 // is read again from scratch. The facts (node-layer transitions, causes, suspension reasons learned
-// later) are joined to the timelines they refer to (FactJoin, as a leader's recovery joins them).
+// later, node pools) are joined to the timelines they refer to (FactJoin, as a leader's recovery joins them).
 //
 // ReplicaView, below, is what a replica serves: the follower, until it becomes the leader and
 // serves its own engine.
@@ -64,6 +64,7 @@ export class FollowerView implements ServedView {
   readonly #clusters = new Map<string, ClusterState>();
   #list: ClusterTimeline[] | null = null;
   #nodeList: Timeline[] | null = null;
+  #poolList: Timeline[] | null = null;
   #loaded = false;
   #error: Error | null = null;
   #pollStartedAt: number | null = null;
@@ -152,6 +153,7 @@ export class FollowerView implements ServedView {
       const { mark, full } = read;
       if (full && this.#clusters.has(mark.cluster)) reloaded.push(mark.cluster);
       if (read.nodeTransitions.length + read.causes.length > 0 || full) this.#nodeList = null;
+      if (read.poolFacts.length > 0 || full) this.#poolList = null;
       if (!this.#apply(full ? newState(mark.cluster) : this.#clusters.get(mark.cluster)!, read)) {
         // Rows missing in between (changed by hand?): read the cluster again from scratch next time.
         this.#clusters.get(mark.cluster)!.pruned = -1;
@@ -166,7 +168,7 @@ export class FollowerView implements ServedView {
   }
 
   /** Applies one cluster's new rows; false when a transition has a gap before it. */
-  #apply(state: ClusterState, { mark, timelines, transitions, nodeTransitions, causes, suspensions }: ClusterTail): boolean {
+  #apply(state: ClusterState, { mark, timelines, transitions, nodeTransitions, causes, suspensions, poolFacts }: ClusterTail): boolean {
     this.#clusters.set(mark.cluster, state);
     state.pruned = mark.pruned;
     let ok = true;
@@ -197,6 +199,10 @@ export class FollowerView implements ServedView {
       if (!state.facts.join(suspensionFactOf(r))) ok = false;
       state.rev = Math.max(state.rev, r.id);
     }
+    for (const r of poolFacts) {
+      if (!state.facts.join(r.fact)) ok = false;
+      state.rev = Math.max(state.rev, r.id);
+    }
     const { pruned: _pruned, ...writer } = mark;
     state.status = { ...writer, timelines: state.timelines.size };
     return ok;
@@ -222,6 +228,16 @@ export class FollowerView implements ServedView {
       this.#nodeList = list;
     }
     return this.#nodeList.length === 0 ? null : { timelines: this.#nodeList, horizon: this.horizon(now) };
+  }
+
+  /** The node pools' timelines the leaders wrote (null when none has any). */
+  poolLayer(now: number): LayerView | null {
+    if (this.#poolList === null) {
+      const list: Timeline[] = [];
+      for (const state of this.#clusters.values()) for (const tl of state.facts.pools.values()) if (tl.transitions.length > 0) list.push(tl);
+      this.#poolList = list;
+    }
+    return this.#poolList.length === 0 ? null : { timelines: this.#poolList, horizon: this.horizon(now) };
   }
 
   /** Each cluster's horizon: up to when its writer vouches for its timelines. */
@@ -339,6 +355,10 @@ export class ReplicaView implements ServedView {
 
   nodeLayer(now: number): LayerView | null {
     return this.#current.nodeLayer?.(now) ?? null;
+  }
+
+  poolLayer(now: number): LayerView | null {
+    return this.#current.poolLayer?.(now) ?? null;
   }
 
   watches(): readonly WatchHealth[] {

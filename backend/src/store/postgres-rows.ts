@@ -30,6 +30,9 @@ export const CAUSE_COLUMNS = `uid, layer, seq, cause, id::float8 AS id`;
 /** Reasons of suspensions learned after they were written (migration 4). */
 export const SUSPENSION_COLUMNS = `uid, seq, reason, message, id::float8 AS id`;
 
+/** The node pools' facts, kept whole (migration 6). */
+export const POOL_FACT_COLUMNS = `fact, id::float8 AS id`;
+
 export interface TimelineRowIn {
   uid: string;
   namespace: string;
@@ -75,6 +78,11 @@ export interface SuspensionRowIn {
   seq: number;
   reason: string | null;
   message: string | null;
+  id: number;
+}
+
+export interface PoolFactRowIn {
+  fact: Fact;
   id: number;
 }
 

@@ -4,10 +4,11 @@
 //
 // The numbers (transitions.id, timelines.rev) of one cluster grow in commit order, because its
 // writer's transactions are serialised by the cluster's row (postgres.ts), so "above the last read"
-// misses nothing. When retention deleted timelines (the cluster's `pruned` counter moved), or the
-// cursor does not know the cluster yet, that cluster is read from scratch. The facts (node-layer
-// transitions, causes of either layer, suspension reasons learned later) are numbered and read the
-// same way; FactJoin (../timeline/facts.ts) joins them to the timelines they refer to.
+// misses nothing. When retention deleted timelines or node pools (the cluster's `pruned` counter
+// moved), or the cursor does not know the cluster yet, that cluster is read from scratch. The facts
+// (node-layer transitions, causes of either layer, suspension reasons learned later, the node pools'
+// facts) are numbered and read the same way; FactJoin (../timeline/facts.ts) joins them to the
+// timelines they refer to.
 
 import type pg from 'pg';
 import { checkSchema } from './postgres-migrate.ts';
@@ -15,10 +16,12 @@ import {
   CAUSE_COLUMNS,
   ms,
   NODE_TRANSITION_COLUMNS,
+  POOL_FACT_COLUMNS,
   SUSPENSION_COLUMNS,
   TIMELINE_COLUMNS,
   TRANSITION_COLUMNS,
   type CauseRowIn,
+  type PoolFactRowIn,
   type SuspensionRowIn,
   type TimelineRowIn,
   type TransitionRowIn,
@@ -56,6 +59,8 @@ export interface ClusterTail {
   causes: CauseRowIn[];
   /** Suspension reasons learned after the transition they explain. */
   suspensions: SuspensionRowIn[];
+  /** The node pools' facts (their transitions, causes and JobSets), in the order they were numbered. */
+  poolFacts: PoolFactRowIn[];
 }
 
 interface ClusterRow {
@@ -92,7 +97,8 @@ export async function tail(client: pg.ClientBase, cursor: (cluster: string) => C
       const nodes = await client.query<TransitionRowIn>(`SELECT ${NODE_TRANSITION_COLUMNS} FROM upness_node_transitions WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
       const causes = await client.query<CauseRowIn>(`SELECT ${CAUSE_COLUMNS} FROM upness_causes WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
       const suspensions = await client.query<SuspensionRowIn>(`SELECT ${SUSPENSION_COLUMNS} FROM upness_suspensions WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
-      tails.push({ mark, full, timelines: tl.rows, transitions: tr.rows, nodeTransitions: nodes.rows, causes: causes.rows, suspensions: suspensions.rows });
+      const pools = await client.query<PoolFactRowIn>(`SELECT ${POOL_FACT_COLUMNS} FROM upness_pool_facts WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
+      tails.push({ mark, full, timelines: tl.rows, transitions: tr.rows, nodeTransitions: nodes.rows, causes: causes.rows, suspensions: suspensions.rows, poolFacts: pools.rows });
     }
     await client.query('COMMIT');
     return tails;

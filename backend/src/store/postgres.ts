@@ -401,7 +401,9 @@ export class PostgresStore implements TimelineStore {
       await client.query('BEGIN');
       try {
         await this.#fence(client, null);
-        await client.query('DELETE FROM upness_pool_facts WHERE cluster = $1 AND NOT (uid = ANY($2::text[]))', [this.cluster, keep]);
+        const res = await client.query('DELETE FROM upness_pool_facts WHERE cluster = $1 AND NOT (uid = ANY($2::text[]))', [this.cluster, keep]);
+        // Followers read the cluster again from scratch, as after timelines were pruned.
+        if ((res.rowCount ?? 0) > 0) await client.query('UPDATE upness_clusters SET pruned = pruned + 1 WHERE cluster = $1', [this.cluster]);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);

@@ -17,7 +17,7 @@ import { clusterEngine, clusterTrace, crashFleet, drawn, feedFleet, JOBSET, late
 export interface ReadBack {
   timelines: readonly Timeline[];
   nodeLayers: readonly Timeline[];
-  /** The node pools' timelines, where the reader has them (a store's recovery; a follower serves none yet). */
+  /** The node pools' timelines, where the reader has them (a store's recovery, a follower's poolLayer). */
   pools?: readonly Timeline[];
   observedUntil: number | null;
   /** The machines' memory too, where the reader has it (a store's recovery; a follower has only timelines). */
@@ -54,7 +54,7 @@ function expectSame(read: ReadBack, machines: Iterable<MachineState>): void {
   if (read.machines !== undefined) expect(plainMachines(read.machines)).toEqual(plainMachines(all));
 }
 
-/** `pools`: whether the subject keeps the node pools (a follower serves none yet). */
+/** `pools`: whether the subject keeps the node pools (false: skip that scenario). */
 export function storeContract(name: string, fresh: () => Promise<Subject>, options: { pools?: boolean } = {}): void {
   describe(`the store contract: ${name}`, () => {
     let subject: Subject;
