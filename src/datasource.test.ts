@@ -142,6 +142,7 @@ describe('DataSource.metricFindQuery', () => {
     ['labelKeys', 'values/labelKeys', undefined],
     ['accelerators()', 'values/accelerators', undefined],
     ['topologies', 'values/topologies', undefined],
+    ['pools', 'values/pools', undefined],
     ['jobsets', 'values/jobsets', undefined],
     ['jobsets()', 'values/jobsets', undefined],
     ['jobsets(team-a)', 'values/jobsets', { namespace: ['team-a'] }],

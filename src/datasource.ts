@@ -67,7 +67,7 @@ export class DataSource extends DataSourceWithBackend<UpnessQuery, UpnessOptions
    * Values for a template variable. The query is an UpnessVariableQuery or its text form:
    * `namespaces`, `jobsets`, `jobsets(namespace)` / `jobsets($namespace)` (a multi-value or a
    * comma-separated list gives several namespaces), `labelKeys`, `labelValues(key)`,
-   * `accelerators`, `topologies`. With `options.range` (the dashboard's time range, which
+   * `accelerators`, `topologies`, `pools`. With `options.range` (the dashboard's time range, which
    * Grafana passes to variable queries), only the values of JobSets that lived in that range.
    */
   async metricFindQuery(

@@ -71,6 +71,7 @@ export const VALUE_KINDS = [
   'labelValues',
   'accelerators',
   'topologies',
+  'pools',
 ] as const;
 export type ValueKind = (typeof VALUE_KINDS)[number];
 

@@ -1,5 +1,5 @@
 // Template variables: a variable lists values the service knows (namespaces, JobSet names, label
-// keys and values, accelerators, topologies) from `GET /api/v1/values/{what}`.
+// keys and values, accelerators, topologies, node pools) from `GET /api/v1/values/{what}`.
 //
 // Grafana 12 offers three ways; this is CustomVariableSupport, with its own small editor, because
 // the values are a plain list from a resource call rather than a data frame from QueryData
@@ -18,11 +18,11 @@ import { type UpnessVariableQuery, VALUE_KINDS, type ValueKind } from './types';
 export const VARIABLE_REF_ID = 'UpnessVariableQuery';
 
 export const VARIABLE_QUERY_FORMS =
-  'namespaces, jobsets, jobsets(namespace), labelKeys, labelValues(key), accelerators, topologies';
+  'namespaces, jobsets, jobsets(namespace), labelKeys, labelValues(key), accelerators, topologies, pools';
 
 /**
  * Reads the text form of a variable query: `namespaces`, `jobsets`, `jobsets(team-a)`,
- * `jobsets($namespace)`, `labelKeys`, `labelValues(team)`, `accelerators`, `topologies`. Names are
+ * `jobsets($namespace)`, `labelKeys`, `labelValues(team)`, `accelerators`, `topologies`, `pools`. Names are
  * matched without regard to case. Throws an Error naming the valid forms otherwise.
  */
 export function parseVariableQuery(text: string): UpnessVariableQuery {

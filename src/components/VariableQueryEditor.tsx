@@ -23,6 +23,7 @@ export const KIND_LABELS: Record<ValueKind, { label: string; description: string
   labelValues: { label: 'Label values', description: 'The values one label key takes across the JobSets' },
   accelerators: { label: 'Accelerators', description: 'The accelerator types the JobSets run on' },
   topologies: { label: 'Topologies', description: 'The topologies the JobSets run on' },
+  pools: { label: 'Node pools', description: 'The node pools (and TPU slices) the service watches' },
   clusters: { label: 'Clusters', description: 'The clusters writing to the store (several clusters, one database)' },
 };
 

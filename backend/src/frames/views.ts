@@ -114,7 +114,7 @@ function sortedUnique(values: Iterable<string>): string[] {
   return [...new Set(values)].filter((v) => v !== '').sort();
 }
 
-/** What a template variable can list, each from the timelines (the namespaces narrow all but clusters and namespaces). */
+/** What a template variable can list, each from the timelines (the namespaces narrow all but clusters, namespaces and pools). */
 const VALUE_LISTS = {
   clusters: (all, _inNamespaces) => all.map((tl) => tl.cluster ?? ''),
   namespaces: (all, _inNamespaces) => all.map((tl) => tl.namespace),
@@ -123,6 +123,8 @@ const VALUE_LISTS = {
   labelValues: (_all, inNamespaces, key) => inNamespaces.map((tl) => tl.labels[key ?? ''] ?? ''),
   accelerators: (_all, inNamespaces) => inNamespaces.map((tl) => tl.accelerator ?? ''),
   topologies: (_all, inNamespaces) => inNamespaces.map((tl) => tl.topology ?? ''),
+  // Given the node pools' timelines (http/values.ts), not the JobSets'.
+  pools: (all, _inNamespaces) => all.map((tl) => tl.name),
 } satisfies Record<string, (all: readonly Timeline[], inNamespaces: readonly Timeline[], key: string | undefined) => string[]>;
 
 export type ValueKind = keyof typeof VALUE_LISTS;

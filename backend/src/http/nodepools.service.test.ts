@@ -140,6 +140,15 @@ describe('layer: nodepools', () => {
     expect(JSON.stringify(res.body)).toContain('"slice"');
   });
 
+  it('/api/v1/values/pools: the pools\' names (a dashboard\'s pool variable), within a range', async () => {
+    expect((await service.get('/api/v1/values/pools')).body).toEqual({ values: ['gpu', 'slice'] });
+    // The slice ended at 220 min: a range after it lists the gpu pool alone.
+    expect((await service.get(`/api/v1/values/pools?from=${min(230)}&to=${TO}`)).body).toEqual({ values: ['gpu'] });
+    // A pool's name is a name pattern of its layer: the variable's value narrows the pool queries.
+    const [frame] = await query({ queryType: 'summary', name: 'slice', figures: ['upSeconds'] });
+    expect(columns(frame).name).toEqual(['slice']);
+  });
+
   it('/api/v1/nodepools/{name}: the pool\'s timelines, intervals and events with their node', async () => {
     const res = await service.get(`/api/v1/nodepools/gpu?from=${FROM}&to=${TO}`);
     expect(res.status).toBe(200);
@@ -162,6 +171,7 @@ describe('layer: nodepools', () => {
       const res = await plain.post('/api/v1/query', { from: FROM, to: TO, queries: [{ refId: 'A', layer: 'nodepools' }] });
       expect(res.body.results.A.frames[0].schema.meta.notices[0].text).toMatch(/^No node pools here/);
       expect((await plain.get('/api/v1/jobsets?layer=nodepools')).status).toBe(404);
+      expect((await plain.get('/api/v1/values/pools')).body).toEqual({ values: [] });
     } finally {
       await plain.close();
     }

@@ -49,7 +49,7 @@ const filterParams = [
 ];
 const frame = { type: 'object', description: "Grafana data-frame JSON ({schema, data})", properties: { schema: { type: 'object' }, data: { type: 'object' } } };
 
-export const VALUE_KINDS = ['clusters', 'namespaces', 'jobsets', 'labelKeys', 'labelValues', 'accelerators', 'topologies'] as const;
+export const VALUE_KINDS = ['clusters', 'namespaces', 'jobsets', 'labelKeys', 'labelValues', 'accelerators', 'topologies', 'pools'] as const;
 
 /**
  * The request schemas as OpenAPI 3.0 components, from the zod schemas: what the server accepts (the
@@ -180,7 +180,13 @@ export function openApiDocument(): object {
         get: {
           summary: 'Values for editors and template variables',
           parameters: [
-            { name: 'what', in: 'path', required: true, schema: { type: 'string', enum: [...VALUE_KINDS] } },
+            {
+              name: 'what',
+              in: 'path',
+              required: true,
+              description: 'what to list; `pools` lists the node pools (layer nodepools; `namespace` does not narrow them, and a source without Nodes has none)',
+              schema: { type: 'string', enum: [...VALUE_KINDS] },
+            },
             { name: 'namespace', in: 'query', required: false, schema: { type: 'array', items: { type: 'string' } }, explode: true },
             { name: 'key', in: 'query', required: false, description: 'the label key, for labelValues', schema: { type: 'string' } },
             {

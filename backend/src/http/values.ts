@@ -27,7 +27,9 @@ export function valuesRoutes(view: ServedView, now: () => number): Router {
       range = { horizon: view.horizon(t), from, to };
     }
     if (what === 'labelValues' && (q.key === undefined || q.key === '')) throw new HttpError(400, 'key: missing (the label key whose values to list)');
-    res.json(valuesView(what, view.timelines(), { namespaces: q.namespace, key: q.key, range }));
+    // Node pools are timelines of their own layer (none when the source has no Nodes).
+    const timelines = what === 'pools' ? (view.poolLayer?.(t)?.timelines ?? []) : view.timelines();
+    res.json(valuesView(what, timelines, { namespaces: q.namespace, key: q.key, range }));
   });
   return router;
 }
