@@ -33,6 +33,8 @@ export interface UpnessLoad {
 export interface UpnessOptions {
   /** Extra Node flags for the server, e.g. --cpu-prof. */
   nodeFlags?: string[];
+  /** What it serves, instead of `--memory` (and `--trace -` with a trace), e.g. `--follow --store URL`. */
+  serveArgs?: string[];
 }
 
 export class UpnessServer {
@@ -62,9 +64,10 @@ export class UpnessServer {
     const env = { ...process.env };
     delete env.UPNESS_TOKEN; // the benchmark asks without a token
     const trace = stdin === null ? [] : ['--trace', '-'];
+    const serve = options.serveArgs ?? ['--memory', ...trace];
     const child = spawn(
       process.execPath,
-      [...(options.nodeFlags ?? []), BIN, 'serve', '--memory', ...trace, '--host', '127.0.0.1', '--port', '0', '--log-level', 'info'],
+      [...(options.nodeFlags ?? []), BIN, 'serve', ...serve, '--host', '127.0.0.1', '--port', '0', '--log-level', 'info'],
       { stdio: [stdin ?? 'ignore', 'pipe', 'inherit'], env },
     );
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
