@@ -223,7 +223,10 @@ export async function replayTraceInWorkers<C>(
       if (pool !== null) await new Promise(setImmediate);
       return;
     }
-    queue.push(pool!.send(worker, seq++, chunk));
+    const result = pool!.send(worker, seq++, chunk);
+    // A worker's failure rejects every chunk in flight at once; the first one awaited reports it.
+    result.catch(() => {});
+    queue.push(result);
     inWorkers++;
     while (queue.length >= maxInFlight) apply(await queue.shift()!);
   };
@@ -238,8 +241,6 @@ export async function replayTraceInWorkers<C>(
     while (queue.length > 0) apply(await queue.shift()!);
     options.onDone?.({ here, workers: inWorkers });
   } finally {
-    // Results still in flight after a failure are not needed; their rejections are expected.
-    for (const pending of queue) if (pending instanceof Promise) pending.catch(() => {});
     await (pool as Pool | null)?.terminate();
   }
   return engine.counts;
