@@ -102,6 +102,7 @@ export function traceFeed(trace: string, parseThreads?: number): Feed {
           if (observedUntil !== null) engine.endGap(observedUntil);
           const started = Date.now();
           const input = trace === '-' ? process.stdin : createReadStream(trace, { highWaterMark: 1 << 20 });
+          let chunks = { here: 0, workers: 0 };
           const counts = await replayTraceInWorkers(input, engine, {
             ...(parseThreads !== undefined ? { workers: parseThreads } : {}),
             poolLabel: engine.poolLayer.poolLabel,
@@ -110,9 +111,10 @@ export function traceFeed(trace: string, parseThreads?: number): Feed {
               logger.info({ observations: c.observations, jobsets: c.jobsets }, 'replaying');
             },
             after: observedUntil,
+            onDone: (c) => (chunks = c),
           });
           sink.observed(engine.horizon);
-          logger.info({ ...counts, seconds: (Date.now() - started) / 1000 }, 'trace replayed');
+          logger.info({ ...counts, seconds: (Date.now() - started) / 1000, chunksParsedInWorkers: chunks.workers, chunksParsedInMainThread: chunks.here }, 'trace replayed');
         },
         vouched: () => null,
         now: Date.now,
