@@ -1,9 +1,11 @@
 // `npm run bench:core`: how fast the core is, against peers measured in the same run.
 //   1. Replay throughput of a simulated trace (JobSet objects of realistic size), against the floor
-//      that any JSON Lines reader pays: JSON.parse of the same lines.
+//      that any JSON Lines reader pays: JSON.parse of the same lines; in one thread and on worker
+//      threads (obs/s, and obs per CPU-second of all the process's threads).
 //   2. Every figure for a fleet of long-lived JobSets (default 10,000 × 90 days), against the way a
 //      Prometheus-style tool derives uptime: evaluating a 0/1 sample every 15 s.
-// Options: --jobsets N --days D (the replayed trace), --fleet N --fleet-days D, --runs R, --smoke.
+// Options: --jobsets N --days D (the replayed trace), --parse-threads N (the worker replay; default: the
+// cores available), --fleet N --fleet-days D, --runs R, --smoke.
 // Results go to stdout and, as JSON and Markdown, to backend/bench/results/ (git-ignored).
 
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -20,6 +22,7 @@ import { Rng } from '../src/sources/simulator/rng.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
 import type { State, Timeline, Transition } from '../src/timeline/types.ts';
 import { replayTrace } from '../src/sources/trace/replay.ts';
+import { replayTraceInWorkers } from '../src/runtime/trace-workers.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -28,6 +31,7 @@ const { values: args } = parseArgs({
     fleet: { type: 'string', default: '10000' },
     'fleet-days': { type: 'string', default: '90' },
     runs: { type: 'string', default: '5' },
+    'parse-threads': { type: 'string' },
     smoke: { type: 'boolean', default: false },
   },
 });
@@ -37,6 +41,7 @@ const traceJobsets = smoke ? 10 : Number(args.jobsets);
 const traceDays = smoke ? 1 : Number(args.days);
 const fleetSize = smoke ? 200 : Number(args.fleet);
 const fleetDays = smoke ? 3 : Number(args['fleet-days']);
+const parseThreads = args['parse-threads'] === undefined ? availableParallelism() : Number(args['parse-threads']);
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -77,20 +82,13 @@ log(`Upness core benchmark — ${cpus()[0]?.model ?? 'unknown CPU'}, ${available
 log('');
 const lines: string[] = [];
 for (const line of simulateFleet({ jobsets: traceJobsets, days: traceDays, seed: 7 }).traceLines()) lines.push(line);
-const chunks: string[] = [];
+// The trace as a file stream delivers it: Buffers of 1 MiB (`upness replay` reads with that highWaterMark).
+const chunks: Buffer[] = [];
 let bytes = 0;
 {
-  let chunk = '';
-  for (const line of lines) {
-    chunk += line + '\n';
-    if (chunk.length >= 1 << 20) {
-      chunks.push(chunk);
-      bytes += chunk.length;
-      chunk = '';
-    }
-  }
-  chunks.push(chunk);
-  bytes += chunk.length;
+  const whole = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
+  for (let at = 0; at < whole.length; at += 1 << 20) chunks.push(whole.subarray(at, at + (1 << 20)));
+  bytes = whole.length;
 }
 const avgLine = bytes / lines.length;
 log(`Replay: ${int(lines.length)} observations (${traceJobsets} JobSets × ${traceDays} days, simulated), ${int(avgLine)} bytes per line on average`);
@@ -99,15 +97,39 @@ const parseOnly = measure(() => {
   for (const line of lines) JSON.parse(line);
 });
 let timelinesReplayed = 0;
-const replay = await measureAsync(async () => {
+/** CPU time (all threads of the process, ms) of each run of `fn`, beside measureAsync's wall times. */
+const cpuOf = (fn: () => Promise<void>, cpu: number[]) => async (): Promise<void> => {
+  const before = process.cpuUsage();
+  await fn();
+  const used = process.cpuUsage(before);
+  cpu.push((used.user + used.system) / 1000);
+};
+const replayCpu: number[] = [];
+let inThreadTimelines = '';
+const replay = await measureAsync(cpuOf(async () => {
   const engine = new TimelineEngine();
   await replayTrace(chunks, engine);
   timelinesReplayed = engine.counts.jobsets;
-});
+  inThreadTimelines ||= JSON.stringify(engine.timelines());
+}, replayCpu));
+// The same trace parsed by worker threads (as `upness replay` does it), the pool started and stopped
+// in every run; the same timelines, checked once.
+const workerCpu: number[] = [];
+let workerChunks = { here: 0, workers: 0 };
+let compared = false;
+const workerReplay = await measureAsync(cpuOf(async () => {
+  const engine = new TimelineEngine();
+  await replayTraceInWorkers(chunks, engine, { workers: parseThreads, onDone: (c) => (workerChunks = c) });
+  if (!compared && JSON.stringify(engine.timelines()) !== inThreadTimelines) throw new Error('the worker replay and the in-thread replay differ');
+  compared = true;
+}, workerCpu));
 const rate = (ms: number): number => lines.length / (ms / 1000);
+const perCpuSecond = (cpu: number[]): number => lines.length / (median([...cpu].sort((a, b) => a - b)) / 1000);
 log(`  peer  JSON.parse of each line alone      ${int(rate(median(parseOnly))).padStart(10)} obs/s  ${fmt(bytes / 2 ** 20 / (median(parseOnly) / 1000))} MiB/s`);
 log(`  upness replay (split, parse, validate,  ${int(rate(median(replay))).padStart(10)} obs/s  ${fmt(bytes / 2 ** 20 / (median(replay) / 1000))} MiB/s  = ${int((100 * median(parseOnly)) / median(replay))}% of the parse-only rate`);
-log(`         state machine) into ${int(timelinesReplayed)} timelines, one core`);
+log(`         state machine) into ${int(timelinesReplayed)} timelines, one core  ${int(perCpuSecond(replayCpu)).padStart(10)} obs per CPU-second`);
+log(`  upness replay on ${parseThreads} worker threads          ${int(rate(median(workerReplay))).padStart(10)} obs/s  ${fmt(bytes / 2 ** 20 / (median(workerReplay) / 1000))} MiB/s  = ${fmt(median(replay) / median(workerReplay), 2)}× the one-core replay`);
+log(`         (pool started in each run; ${workerChunks.here} of ${workerChunks.here + workerChunks.workers} chunks parsed in the main thread)  ${int(perCpuSecond(workerCpu)).padStart(10)} obs per CPU-second (all threads)`);
 log('');
 
 // ── 2. Figures for a fleet ───────────────────────────────────────────────────────────────────
@@ -261,6 +283,10 @@ const results = {
     averageLineBytes: avgLine,
     parseOnlyObsPerSec: rate(median(parseOnly)),
     replayObsPerSec: rate(median(replay)),
+    replayObsPerCpuSecond: perCpuSecond(replayCpu),
+    workerThreads: parseThreads,
+    workerReplayObsPerSec: rate(median(workerReplay)),
+    workerReplayObsPerCpuSecond: perCpuSecond(workerCpu),
   },
   figures: {
     jobsets: fleetSize,

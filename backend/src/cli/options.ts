@@ -37,6 +37,13 @@ export function parsePositiveInt(value: string, option: string): number {
   return n;
 }
 
+/** A count that may be zero (`--parse-threads 0`: none). */
+export function parseCount(value: string, option: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new UsageError(`${option} must be a whole number (0 or more), not "${value}"`);
+  return n;
+}
+
 /** `--node-pool-size`: POOL=N pairs, comma-separated (`slice-a=16,cpu=3`). */
 export function parsePoolSizes(value: string, option: string): Record<string, number> {
   const sizes: Record<string, number> = Object.create(null);

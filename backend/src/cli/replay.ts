@@ -3,7 +3,7 @@
 import { createReadStream } from 'node:fs';
 import { earliestCreation, summarize } from '../series/summary.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
-import { replayTrace } from '../sources/trace/replay.ts';
+import { replayTraceInWorkers } from '../runtime/trace-workers.ts';
 import { formatTable } from './table.ts';
 import { parseTime, UsageError } from './options.ts';
 
@@ -12,6 +12,8 @@ export interface ReplayOptions {
   to?: string;
   namespace?: string[];
   format: 'json' | 'table';
+  /** Worker threads that parse the trace (default: the available cores; 0: none). */
+  parseThreads?: number;
 }
 
 export async function replayCommand(path: string, options: ReplayOptions): Promise<string> {
@@ -24,12 +26,13 @@ export async function replayCommand(path: string, options: ReplayOptions): Promi
   const engine = new TimelineEngine();
   const started = Date.now();
   let lastReport = started;
-  await replayTrace(input, engine, (counts) => {
+  const onProgress = (counts: TimelineEngine['counts']): void => {
     const now = Date.now();
     if (now - lastReport < 2000) return;
     lastReport = now;
     process.stderr.write(`replayed ${counts.observations} observations, ${counts.jobsets} JobSets (${Math.round(counts.observations / ((now - started) / 1000))}/s)\n`);
-  });
+  };
+  await replayTraceInWorkers(input, engine, { ...(options.parseThreads !== undefined ? { workers: options.parseThreads } : {}), onProgress });
 
   const timelines = engine.timelines();
   const horizon = engine.horizon;

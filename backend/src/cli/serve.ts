@@ -20,6 +20,8 @@ export interface ServeOptions extends WatchOptionValues, UsageOptionValues {
   host: string;
   port: number;
   trace?: string;
+  /** Worker threads that parse --trace (default: the available cores). */
+  parseThreads?: number;
   kubeconfig?: string;
   tokenFile?: string;
   dataDir: string;
@@ -102,7 +104,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   // The feed: a trace, a cluster, or else the simulated cluster (its options are checked only then).
   const feed: Feed =
     options.trace !== undefined
-      ? traceFeed(options.trace)
+      ? traceFeed(options.trace, options.parseThreads)
       : cluster !== null
         ? clusterFeed(cluster)
         : simulatorFeed({ jobsets: options.jobsets, historyDays: options.historyDays, seed: options.seed, profile: options.profile, speed });

@@ -13,6 +13,7 @@ import type { Timeline } from '../timeline/types.ts';
 import type { Fact } from '../timeline/facts.ts';
 import { NodeLayer, type NodeLayerOptions } from './layer.ts';
 import { PoolLayer, type PoolLayerOptions } from './pools/layer.ts';
+import type { ClusterViewedObservation } from './viewed.ts';
 
 /** TimelineEngine's options (all passed on to it), the node layer's, and the pool layer's (`pools`). */
 export type ClusterEngineOptions = Omit<NonNullable<ConstructorParameters<typeof TimelineEngine>[0]>, 'onFact'> &
@@ -55,6 +56,17 @@ export class ClusterEngine extends TimelineEngine {
     if (update === null) {
       this.nodeLayer.observe(observation);
       this.poolLayer.observe(observation);
+    }
+    return update;
+  }
+
+  /** Feeds one observation already viewed (viewed.ts, with this engine's poolLabel): the same as observe() of the observation it came from. */
+  override observeViewed(observation: ClusterViewedObservation): JobSetUpdate | null {
+    const update = super.observeViewed(observation);
+    // As observe(): JobSets reached the node layer through onUpdate; every other kind goes to it here.
+    if (observation.route !== 'JobSet') {
+      this.nodeLayer.observeViewed(observation);
+      if (observation.route === 'Pod' || observation.route === 'Node') this.poolLayer.observeViewed(observation);
     }
     return update;
   }

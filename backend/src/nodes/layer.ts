@@ -20,11 +20,12 @@
 // Pure: observations and the JobSet layer's transitions in, transitions and facts out; no clock.
 
 import { z } from 'zod';
-import type { Observation } from '../observation/types.ts';
+import type { Observation, ObservationType } from '../observation/types.ts';
 import { TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
 import type { JobSetUpdate } from '../timeline/engine.ts';
 import { joinCause, nodeTransitionFact, type Layer, type LayerFact } from '../timeline/facts.ts';
-import { isNode, isPod, jobsetCauses, nodeNotReady, podFailures, viewNode, viewPod, type CauseFact, type NodeView } from './objects.ts';
+import { isNode, isPod, jobsetCauses, nodeNotReady, podFailures, viewNode, viewPod, type CauseFact, type NodeView, type PodView } from './objects.ts';
+import type { ClusterViewedObservation } from './viewed.ts';
 
 export interface NodeLayerOptions {
   /** Causes observed up to this long before a JobSet goes down are attached to the transition. */
@@ -174,10 +175,18 @@ export class NodeLayer {
 
   /** Feeds one Pod or Node observation (other kinds are ignored; JobSets come through observeJobSet). */
   observe(observation: Observation): void {
-    this.#see(observation.receivedAt);
-    const { object } = observation;
-    if (isPod(object)) this.#observePod(observation);
-    else if (isNode(object)) this.#observeNode(observation);
+    const { receivedAt, type, object } = observation;
+    this.#see(receivedAt);
+    if (isPod(object)) this.#observePod(receivedAt, type, viewPod(object), () => podFailures(object, receivedAt));
+    else if (isNode(object)) this.#observeNode(receivedAt, type, viewNode(object));
+  }
+
+  /** Feeds one Pod or Node observation already viewed (viewed.ts): the same as observe() of the observation it came from. */
+  observeViewed(observation: Exclude<ClusterViewedObservation, { route: 'JobSet' }>): void {
+    const { receivedAt, type } = observation;
+    this.#see(receivedAt);
+    if (observation.route === 'Pod') this.#observePod(receivedAt, type, observation.pod, () => observation.failures);
+    else if (observation.route === 'Node') this.#observeNode(receivedAt, type, observation.node);
   }
 
   /** Feeds what the JobSet layer made of one JobSet observation (or of a relist that no longer lists it). */
@@ -254,13 +263,12 @@ export class NodeLayer {
 
   // ---- Pods ----------------------------------------------------------------------------------
 
-  #observePod({ receivedAt, type, object }: Observation): void {
-    const pod = viewPod(object);
+  #observePod(receivedAt: number, type: ObservationType, pod: PodView, failuresOf: () => CauseFact[]): void {
     if (pod.jobsetName === null) return;
     const k = key(pod.namespace, pod.jobsetName);
     const owner = pod.jobsetUid ?? this.#current.get(k) ?? `name:${k}`;
 
-    const failures = podFailures(object, receivedAt);
+    const failures = failuresOf();
     if (failures.length > 0) {
       let seen = this.#podCauseKeys.get(pod.uid);
       if (seen === undefined) this.#podCauseKeys.set(pod.uid, (seen = new Set()));
@@ -289,8 +297,7 @@ export class NodeLayer {
 
   // ---- Nodes ---------------------------------------------------------------------------------
 
-  #observeNode({ receivedAt, type, object }: Observation): void {
-    const view = viewNode(object);
+  #observeNode(receivedAt: number, type: ObservationType, view: NodeView): void {
     const before = this.#nodes.get(view.name);
     const users = [...(this.#users.get(view.name) ?? [])].map((owner) => this.#entries.get(owner)).filter((e) => e !== undefined);
     if (type === 'DELETED') {

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { ClusterEngine } from '../nodes/engine.ts';
 import type { PoolLayerOptions } from '../nodes/pools/layer.ts';
 import type { ProfileName } from '../sources/simulator/index.ts';
-import { replayTrace } from '../sources/trace/replay.ts';
+import { replayTraceInWorkers } from './trace-workers.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { LiveCluster, LiveClusterOptions } from './live-cluster.ts';
 import { LiveSimulation, type SimulationAnchor } from './live-simulation.ts';
@@ -84,7 +84,7 @@ function latestTransition(timelines: Iterable<Timeline>): number | null {
 }
 
 /** A trace (a file, or '-' for standard input), replayed once; a restart skips what the sink holds. */
-export function traceFeed(trace: string): Feed {
+export function traceFeed(trace: string, parseThreads?: number): Feed {
   return {
     kind: 'trace',
     open: async ({ sink, logger, ...rest }) => {
@@ -102,17 +102,19 @@ export function traceFeed(trace: string): Feed {
           if (observedUntil !== null) engine.endGap(observedUntil);
           const started = Date.now();
           const input = trace === '-' ? process.stdin : createReadStream(trace, { highWaterMark: 1 << 20 });
-          const counts = await replayTrace(
-            input,
-            engine,
-            (c) => {
+          let chunks = { here: 0, workers: 0 };
+          const counts = await replayTraceInWorkers(input, engine, {
+            ...(parseThreads !== undefined ? { workers: parseThreads } : {}),
+            poolLabel: engine.poolLayer.poolLabel,
+            onProgress: (c) => {
               sink.observed(engine.horizon);
               logger.info({ observations: c.observations, jobsets: c.jobsets }, 'replaying');
             },
-            observedUntil,
-          );
+            after: observedUntil,
+            onDone: (c) => (chunks = c),
+          });
           sink.observed(engine.horizon);
-          logger.info({ ...counts, seconds: (Date.now() - started) / 1000 }, 'trace replayed');
+          logger.info({ ...counts, seconds: (Date.now() - started) / 1000, chunksParsedInWorkers: chunks.workers, chunksParsedInMainThread: chunks.here }, 'trace replayed');
         },
         vouched: () => null,
         now: Date.now,

@@ -1,12 +1,13 @@
 // Routes observations to per-UID state machines. A live watch, a trace replay and the simulator all
 // feed this one entry point, so they cannot disagree about what an object means.
 
-import { isJobSet, vanishedView, viewJobSet, type JobSetView } from './jobset.ts';
+import { vanishedView, viewJobSet, type JobSetView } from './jobset.ts';
 import { advance, isClosed, learnSuspension, resumeAfterGap, startMachine, type MachineState } from './machine.ts';
 import { joinSuspension, suspensionFact, type SuspensionFact } from './facts.ts';
-import { isWorkload, viewWorkload, type Eviction } from './workload.ts';
+import { viewWorkload, type Eviction, type WorkloadView } from './workload.ts';
+import { routeOf, type ViewedObservation } from './viewed.ts';
 import { byNamespaceNameUid, markSorted, mergeSorted } from './order.ts';
-import type { Observation } from '../observation/types.ts';
+import type { Observation, ObservationType } from '../observation/types.ts';
 import type { Suspension, Timeline, Transition } from './types.ts';
 
 /** Pods and Nodes are counted by UID (the node layer keeps what it needs of them in its own form). */
@@ -134,26 +135,57 @@ export class TimelineEngine {
   /** Feeds one observation. Observations must arrive in non-decreasing time order. */
   observe(observation: Observation): JobSetUpdate | null {
     const { receivedAt, type, object } = observation;
+    this.#see(receivedAt);
+    const route = routeOf(object);
+    switch (route) {
+      case 'JobSet':
+        return this.#observeJobSet(viewJobSet(object), receivedAt, type === 'DELETED');
+      case 'Workload':
+        this.#observeWorkload(type, viewWorkload(object));
+        return null;
+      case 'Pod':
+      case 'Node':
+        this.#keep(route, type, object.metadata.uid);
+        return null;
+      default:
+        this.#skipped++;
+        return null;
+    }
+  }
+
+  /** Feeds one observation already reduced to its view (viewed.ts): the same as observe() of the observation it came from. */
+  observeViewed(observation: ViewedObservation): JobSetUpdate | null {
+    const { receivedAt, type } = observation;
+    this.#see(receivedAt);
+    switch (observation.route) {
+      case 'JobSet':
+        return this.#observeJobSet(observation.view, receivedAt, type === 'DELETED');
+      case 'Workload':
+        this.#observeWorkload(type, observation.view);
+        return null;
+      case 'Pod':
+      case 'Node':
+        this.#keep(observation.route, type, observation.uid);
+        return null;
+      default:
+        this.#skipped++;
+        return null;
+    }
+  }
+
+  #see(receivedAt: number): void {
     if (this.#last !== null && receivedAt < this.#last) {
       throw new RangeError(`observation at ${new Date(receivedAt).toISOString()} is older than the last one`);
     }
     this.#last = receivedAt;
     this.#watchedFrom ??= receivedAt;
     this.#observations++;
+  }
 
-    if (isJobSet(object)) return this.#observeJobSetObject(observation);
-    if (isWorkload(object)) {
-      this.#observeWorkload(observation);
-      return null;
-    }
-    if ((object.kind === 'Pod' || object.kind === 'Node') && object.apiVersion === 'v1') {
-      const kept = this.#kept[object.kind];
-      if (type === 'DELETED') kept.delete(object.metadata.uid);
-      else kept.add(object.metadata.uid);
-      return null;
-    }
-    this.#skipped++;
-    return null;
+  #keep(kind: KeptKind, type: ObservationType, uid: string): void {
+    const kept = this.#kept[kind];
+    if (type === 'DELETED') kept.delete(uid);
+    else kept.add(uid);
   }
 
   /**
@@ -173,10 +205,6 @@ export class TimelineEngine {
     this.#last = at;
     this.#watchedFrom ??= at;
     return vanished.map((tl) => this.#observeJobSet(vanishedView(tl), at, true));
-  }
-
-  #observeJobSetObject({ receivedAt, type, object }: Observation): JobSetUpdate {
-    return this.#observeJobSet(viewJobSet(object), receivedAt, type === 'DELETED');
   }
 
   #observeJobSet(view: JobSetView, receivedAt: number, deleted: boolean): JobSetUpdate {
@@ -213,8 +241,7 @@ export class TimelineEngine {
    * JobSet's suspension now or when it begins; a Workload no longer evicted (Kueue clears Evicted
    * when it gets quota again) or deleted takes it back.
    */
-  #observeWorkload({ type, object }: Observation): void {
-    const view = viewWorkload(object);
+  #observeWorkload(type: ObservationType, view: WorkloadView): void {
     if (view.jobsetUid === null) return;
     const kept = this.#evictions.get(view.jobsetUid);
     if (type === 'DELETED' || view.eviction === null) {

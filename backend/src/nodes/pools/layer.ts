@@ -22,10 +22,11 @@
 //
 // Pure: observations in, transitions out; no clock.
 
-import type { Observation } from '../../observation/types.ts';
+import type { Observation, ObservationType } from '../../observation/types.ts';
 import { TERMINAL_STATES, type Cause, type State, type Timeline } from '../../timeline/types.ts';
 import { joinCause, poolTimeline, type PoolFact } from '../../timeline/facts.ts';
-import { isNode, isPod, nodeNotReady, viewNode, viewPod, type ReadyStatus } from '../objects.ts';
+import { isNode, isPod, nodeNotReady, viewNode, viewPod, type NodeView, type PodView, type ReadyStatus } from '../objects.ts';
+import type { NodeObservation, PodObservation } from '../viewed.ts';
 import { sliceHosts, viewPoolNode, type PoolNodeView } from './objects.ts';
 
 export type { PoolFact } from '../../timeline/facts.ts';
@@ -183,13 +184,24 @@ export class PoolLayer {
 
   /** Feeds one observation: Nodes move pools, Pods tell which JobSets ran on them; others are ignored. */
   observe(observation: Observation): void {
-    if (isNode(observation.object)) this.#observeNode(observation);
-    else if (isPod(observation.object)) this.#observePod(observation);
+    const { receivedAt, type, object } = observation;
+    if (isNode(object)) this.#observeNode(receivedAt, type, viewPoolNode(object, this.#poolLabel), () => viewNode(object));
+    else if (isPod(object) && type !== 'DELETED') this.#observePod(viewPod(object));
   }
 
-  #observePod({ type, object }: Observation): void {
-    if (type === 'DELETED') return;
-    const pod = viewPod(object);
+  /** Feeds one Pod or Node observation already viewed (../viewed.ts, with this layer's poolLabel): the same as observe(). */
+  observeViewed(observation: PodObservation | NodeObservation): void {
+    const { receivedAt, type } = observation;
+    if (observation.route === 'Node') this.#observeNode(receivedAt, type, observation.poolNode, () => observation.node);
+    else if (type !== 'DELETED') this.#observePod(observation.pod);
+  }
+
+  /** The label option its view of a Node depends on (viewClusterObservation needs it). */
+  get poolLabel(): string | null {
+    return this.#poolLabel;
+  }
+
+  #observePod(pod: PodView): void {
     if (pod.jobsetName === null || pod.nodeName === null) return;
     const pool = this.#pools.get(this.#nodePool.get(pod.nodeName) ?? '');
     if (pool === undefined) return;
@@ -200,8 +212,7 @@ export class PoolLayer {
     this.#onFact({ kind: 'pool-jobset', uid: pool.timeline.uid, jobset });
   }
 
-  #observeNode({ receivedAt, type, object }: Observation): void {
-    const view = viewPoolNode(object, this.#poolLabel);
+  #observeNode(receivedAt: number, type: ObservationType, view: PoolNodeView, nodeView: () => NodeView): void {
     const previousPool = this.#nodePool.get(view.name);
     // A node relabelled into another pool leaves the old one as planned.
     if (previousPool !== undefined && previousPool !== view.pool) {
@@ -243,7 +254,7 @@ export class PoolLayer {
       else if (pool.planned > 0) pool.planned--;
       else if (pool.fixed === null) pool.lastRaise = Math.min(Math.max(at, this.#lastAt(pool)), Math.max(receivedAt, this.#lastAt(pool)));
     }
-    const cause = node.member && wasReady && node.ready !== 'True' ? nodeNotReady(viewNode(object), receivedAt)?.cause : undefined;
+    const cause = node.member && wasReady && node.ready !== 'True' ? nodeNotReady(nodeView(), receivedAt)?.cause : undefined;
     this.#update(pool, at, receivedAt, cause ?? null);
   }
 

@@ -6,10 +6,13 @@ import type { Observation } from '../../observation/types.ts';
 
 export class TraceError extends Error {
   readonly line: number;
+  /** What is wrong, without the line (a worker thread that parses lines knows only where they are in its chunk). */
+  readonly detail: string;
   constructor(line: number, message: string) {
     super(`line ${line}: ${message}`);
     this.name = 'TraceError';
     this.line = line;
+    this.detail = message;
   }
 }
 

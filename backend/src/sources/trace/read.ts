@@ -23,6 +23,17 @@ export async function* lineBatches(input: AsyncIterable<Buffer | string> | Itera
   if (rest !== '') yield [rest];
 }
 
+/** A line without its CR (CRLF traces); null for a blank line, which is skipped (and counted). */
+export function lineText(raw: string): string | null {
+  const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+  return text.trim() === '' ? null : text;
+}
+
+/** The error of line `line`, observed at `at`, after a line observed at `last`. */
+export function backInTime(line: number, at: number, last: number): TraceError {
+  return new TraceError(line, `goes back in time (${new Date(at).toISOString()} is before the previous line's ${new Date(last).toISOString()})`);
+}
+
 /** Observations of a trace, in order, a chunk's at a time; throws TraceError naming the first bad line. */
 export async function* readTraceBatches(input: AsyncIterable<Buffer | string> | Iterable<Buffer | string>): AsyncGenerator<Observation[]> {
   let number = 0;
@@ -31,15 +42,10 @@ export async function* readTraceBatches(input: AsyncIterable<Buffer | string> | 
     const observations: Observation[] = [];
     for (const raw of batch) {
       number++;
-      const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-      if (text.trim() === '') continue;
+      const text = lineText(raw);
+      if (text === null) continue;
       const observation = parseTraceLine(text, number);
-      if (observation.receivedAt < last) {
-        throw new TraceError(
-          number,
-          `goes back in time (${new Date(observation.receivedAt).toISOString()} is before the previous line's ${new Date(last).toISOString()})`,
-        );
-      }
+      if (observation.receivedAt < last) throw backInTime(number, observation.receivedAt, last);
       last = observation.receivedAt;
       observations.push(observation);
     }

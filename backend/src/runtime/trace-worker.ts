@@ -1,0 +1,14 @@
+// A worker thread of trace-workers.ts: chunks of trace lines in, their compact records out, in the order given.
+
+import { parentPort, workerData } from 'node:worker_threads';
+import { viewTraceChunk } from './trace-chunk.ts';
+
+const port = parentPort!;
+const { poolLabel } = workerData as { poolLabel: string | null };
+
+port.on('message', ({ seq, chunk }: { seq: number; chunk: string | Uint8Array }) => {
+  const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8');
+  const result = viewTraceChunk(text, poolLabel);
+  port.postMessage({ seq, result }, [result.lineNumbers.buffer as ArrayBuffer]);
+});
+port.postMessage({ ready: true });

@@ -1,0 +1,129 @@
+// Replay on worker threads (trace-workers.ts) against the in-thread replay (sources/trace): the same
+// timelines of every layer, the same facts in the same order, the same errors naming the same lines,
+// and no worker thread left once a replay has ended or failed.
+
+import { simulateFleet } from '../sources/simulator/index.ts';
+import { replayTrace } from '../sources/trace/replay.ts';
+import { ClusterEngine } from '../nodes/engine.ts';
+import type { Fact } from '../timeline/facts.ts';
+import { TimelineEngine } from '../timeline/engine.ts';
+import { liveTraceWorkers, replayTraceInWorkers } from './trace-workers.ts';
+
+/** A simulated cluster's trace (JobSets, their Pods and Nodes, Kueue's Workloads), in chunks of `size` characters. */
+function trace(seed: number, jobsets = 12, size = 64 << 10): { lines: string[]; chunks: string[] } {
+  const lines = [...simulateFleet({ jobsets, days: 1, seed, nodes: true, workloads: true }).traceLines()];
+  const text = lines.map((l) => `${l}\n`).join('');
+  const chunks: string[] = [];
+  for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
+  return { lines, chunks };
+}
+
+/** Everything an engine holds and told, to compare two replays. */
+function record(poolLabel: string | null): { engine: ClusterEngine; facts: Fact[]; updates: string[] } {
+  const facts: Fact[] = [];
+  const updates: string[] = [];
+  const engine = new ClusterEngine({ onFact: (f) => facts.push(f), onUpdate: (u) => updates.push(JSON.stringify([u.timeline.uid, u.added, u.at, u.deleted])), pools: { poolLabel } });
+  return { engine, facts, updates };
+}
+
+function held(r: ReturnType<typeof record>): unknown {
+  const { engine } = r;
+  return { timelines: engine.timelines(), nodes: engine.nodeTimelines(), pools: engine.poolTimelines(), counts: engine.counts, horizon: engine.horizon, facts: r.facts, updates: r.updates };
+}
+
+/** Replays through the workers, every chunk sent to them, and says how many went there. */
+async function inWorkers<C>(chunks: AsyncIterable<string> | Iterable<string>, engine: Parameters<typeof replayTraceInWorkers<C>>[1], options: Parameters<typeof replayTraceInWorkers<C>>[2] = {}): Promise<number> {
+  let workers = 0;
+  await replayTraceInWorkers(chunks, engine, { workers: 2, inThreadBytes: 0, waitForWorkers: true, chunkBytes: 16 << 10, onDone: (c) => (workers = c.workers), ...options });
+  return workers;
+}
+
+describe('replay on worker threads', () => {
+  it.each([1, 2])('gives every layer the same timelines, facts and updates as the in-thread replay (seed %i)', async (seed) => {
+    const { lines, chunks } = trace(seed);
+    expect(lines.some((l) => l.includes('"kind":"Pod"')) && lines.some((l) => l.includes('"kind":"Node"')) && lines.some((l) => l.includes('"kind":"Workload"'))).toBe(true);
+    const here = record('example.com/pool');
+    await replayTrace(chunks, here.engine);
+    const there = record('example.com/pool');
+    const sent = await inWorkers(chunks, there.engine, { poolLabel: there.engine.poolLayer.poolLabel });
+    expect(sent).toBeGreaterThan(100);
+    expect(here.engine.counts.observations).toBe(lines.length);
+    expect(here.engine.nodeTimelines().length).toBeGreaterThan(0);
+    expect(held(there)).toEqual(held(here));
+    expect(liveTraceWorkers()).toBe(0);
+  });
+
+  it('skips what a store holds (after) as the in-thread replay does', async () => {
+    const { lines, chunks } = trace(3);
+    const after = JSON.parse(lines[Math.floor(lines.length / 2)]!) as { time: string };
+    const here = new TimelineEngine();
+    await replayTrace(chunks, here, undefined, Date.parse(after.time));
+    const there = new TimelineEngine();
+    await inWorkers(chunks, there, { after: Date.parse(after.time) });
+    expect(there.timelines()).toEqual(here.timelines());
+    expect(there.counts).toEqual(here.counts);
+  });
+
+  it('starts in this thread while the workers start, and stays there for a small trace', async () => {
+    const { chunks } = trace(4, 2);
+    const text = chunks.join('');
+    expect(text.length).toBeLessThan(16 << 20);
+    const here = new TimelineEngine();
+    await replayTrace(chunks, here);
+    let parsed = { here: 0, workers: 0 };
+    const small = new TimelineEngine();
+    await replayTraceInWorkers(chunks, small, { workers: 2, onDone: (c) => (parsed = c) });
+    expect(parsed).toEqual({ here: expect.any(Number), workers: 0 });
+    expect(small.timelines()).toEqual(here.timelines());
+    // Past the threshold at once: the first chunk cannot wait for a worker that has not started yet.
+    const mixed = new TimelineEngine();
+    await replayTraceInWorkers(chunks, mixed, { workers: 2, inThreadBytes: 0, chunkBytes: 4 << 10, onDone: (c) => (parsed = c) });
+    expect(parsed.here).toBeGreaterThanOrEqual(1);
+    expect(parsed.here + parsed.workers).toBeGreaterThan(20);
+    expect(mixed.timelines()).toEqual(here.timelines());
+  });
+
+  /** The error of a replay, in-thread and through the workers. */
+  async function errors(text: string): Promise<[string, string]> {
+    const chunks = [text.slice(0, 5000), text.slice(5000)];
+    const here = await replayTrace(chunks, new TimelineEngine()).then(() => 'no error', (e: Error) => e.message);
+    const there = await inWorkers(chunks, new TimelineEngine(), { chunkBytes: 3000 }).then(() => 'no error', (e: Error) => e.message);
+    return [here, there];
+  }
+
+  it('names a malformed line by its number in the whole trace, blank lines counted', async () => {
+    const { lines } = trace(5);
+    const text = [...lines.slice(0, 40), '', '\r', ...lines.slice(40, 60), '{"time": "2026-01-01T00:00:00Z"', ...lines.slice(60)].join('\n');
+    const [here, there] = await errors(text);
+    expect(here).toMatch(/^line 63: not valid JSON/);
+    expect(there).toBe(here);
+    expect(liveTraceWorkers()).toBe(0);
+  });
+
+  it('names a line that goes back in time, across the chunks of different workers', async () => {
+    const { lines } = trace(6);
+    const text = [...lines.slice(0, 50), lines[0]!, ...lines.slice(50)].join('\n');
+    const [here, there] = await errors(text);
+    expect(here).toMatch(/^line 51: goes back in time/);
+    expect(there).toBe(here);
+    expect(liveTraceWorkers()).toBe(0);
+  });
+
+  it('names a line whose fields are wrong (the checks of parse.ts, in the worker)', async () => {
+    const { lines } = trace(7);
+    const text = [...lines.slice(0, 30), '{"time":"2026-01-01T00:00:00Z","type":"UPDATED","object":{"metadata":{"uid":"u","name":"n"}}}', ...lines.slice(30)].join('\n');
+    const [here, there] = await errors(text);
+    expect(here).toMatch(/^line 31: unknown type "UPDATED"/);
+    expect(there).toBe(here);
+  });
+
+  it('leaves no worker running when the input itself fails', async () => {
+    const { chunks } = trace(8);
+    async function* failing(): AsyncGenerator<string> {
+      yield* chunks.slice(0, 10);
+      throw new Error('the disk went away');
+    }
+    await expect(inWorkers(failing(), new TimelineEngine())).rejects.toThrow('the disk went away');
+    expect(liveTraceWorkers()).toBe(0);
+  });
+});

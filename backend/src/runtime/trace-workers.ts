@@ -1,0 +1,247 @@
+// Replay on every core: worker threads split and parse a trace's lines and reduce each object to the
+// compact record the engine applies (trace-chunk.ts); this thread applies them strictly in line order,
+// checks time order across chunks and names a bad line exactly as the in-thread reader does
+// (sources/trace). JSON.parse and the garbage it leaves are most of a replay's time and happen there.
+//
+// Until the workers have started, and for a trace smaller than `inThreadBytes` (16 MiB), chunks are
+// parsed here: a worker loads the parser and its modules (zod) first, which costs about as much CPU
+// as parsing 16 MiB of trace here (measured: ~0.6 s of CPU each on a loaded 2-core machine, where the
+// replay reads ~40 MiB per CPU-second). The workers are always terminated before the replay returns
+// or throws.
+
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { TraceError } from '../sources/trace/parse.ts';
+import { backInTime } from '../sources/trace/read.ts';
+import type { ClusterViewedObservation } from '../nodes/viewed.ts';
+import { viewTraceChunk, type ViewedChunk } from './trace-chunk.ts';
+
+/** An engine as the replay sees it (TimelineEngine, ClusterEngine). */
+export interface ViewedSink<Counts> {
+  observeViewed(observation: ClusterViewedObservation): unknown;
+  readonly counts: Counts;
+}
+
+export interface TraceWorkersOptions<Counts> {
+  /** Worker threads; default: the cores available to the process. 0: parse in this thread only. */
+  workers?: number;
+  /** The pool layer's poolLabel (ClusterEngine.poolLayer.poolLabel): its view of a Node depends on it. */
+  poolLabel?: string | null;
+  /** Below this many bytes a trace is parsed in this thread (default 16 MiB, ~5,000 lines of JobSets; see the top). */
+  inThreadBytes?: number;
+  /** Lines go to a worker this many bytes at a time (default 256 KiB). */
+  chunkBytes?: number;
+  /** Called every 100,000 observations. */
+  onProgress?: (counts: Counts) => void;
+  /** Skips observations at or before this time (already held by a store). */
+  after?: number | null;
+  /** Once the workers are asked for, wait for them rather than parse here meanwhile (tests: every chunk to a worker). */
+  waitForWorkers?: boolean;
+  /** Told at the end how many chunks were parsed in this thread and how many by the workers. */
+  onDone?: (chunks: { here: number; workers: number }) => void;
+}
+
+const WORKER = join(import.meta.dirname, 'trace-worker.ts');
+
+let live = 0;
+/** Worker threads of trace replays that have not exited yet (tests check that none outlive a replay). */
+export function liveTraceWorkers(): number {
+  return live;
+}
+
+/** Cuts a byte or text stream into chunks of whole lines of at least `size` (the last may be smaller or unended). */
+class LineChunker {
+  #pending: (Buffer | string)[] = [];
+  #length = 0;
+  readonly #size: number;
+  constructor(size: number) {
+    this.#size = size;
+  }
+
+  push(piece: Buffer | string): Buffer | string | null {
+    this.#pending.push(piece);
+    this.#length += piece.length;
+    if (this.#length < this.#size) return null;
+    const all = this.#joined();
+    const nl = typeof all === 'string' ? all.lastIndexOf('\n') : all.lastIndexOf(10);
+    if (nl === -1) {
+      this.#pending = [all];
+      return null;
+    }
+    const rest = typeof all === 'string' ? all.slice(nl + 1) : all.subarray(nl + 1);
+    this.#pending = rest.length > 0 ? [rest] : [];
+    this.#length = rest.length;
+    return typeof all === 'string' ? all.slice(0, nl + 1) : all.subarray(0, nl + 1);
+  }
+
+  /** What is left at the end of the input. */
+  end(): Buffer | string | null {
+    const all = this.#pending.length === 0 ? null : this.#joined();
+    this.#pending = [];
+    return all === null || all.length === 0 ? null : all;
+  }
+
+  #joined(): Buffer | string {
+    const p = this.#pending;
+    if (p.length === 1) return p[0]!;
+    if (p.every((x) => typeof x === 'string')) return p.join('');
+    return Buffer.concat(p.map((x) => (typeof x === 'string' ? Buffer.from(x, 'utf8') : x)));
+  }
+}
+
+interface PoolWorker {
+  worker: Worker;
+  ready: boolean;
+  inFlight: number;
+}
+
+/** The worker threads, each answering its chunks in order; results are matched to chunks by number. */
+class Pool {
+  readonly #workers: PoolWorker[] = [];
+  readonly #waiting = new Map<number, { resolve: (r: ViewedChunk) => void; reject: (e: Error) => void; worker: PoolWorker }>();
+  #failure: Error | null = null;
+  /** Settles when the first worker has started (or one failed first). */
+  readonly started: Promise<void>;
+  #started!: { resolve: () => void; reject: (e: Error) => void };
+
+  constructor(size: number, poolLabel: string | null) {
+    this.started = new Promise((resolve, reject) => (this.#started = { resolve, reject }));
+    this.started.catch(() => {}); // Seen by whoever awaits it; a failure also rejects every chunk.
+    for (let i = 0; i < size; i++) {
+      const worker = new Worker(WORKER, { workerData: { poolLabel } });
+      live++;
+      const entry: PoolWorker = { worker, ready: false, inFlight: 0 };
+      worker.on('message', (message: { ready: true } | { seq: number; result: ViewedChunk }) => {
+        if ('ready' in message) {
+          entry.ready = true;
+          this.#started.resolve();
+          return;
+        }
+        const waiting = this.#waiting.get(message.seq);
+        this.#waiting.delete(message.seq);
+        entry.inFlight--;
+        waiting?.resolve(message.result);
+      });
+      worker.on('error', (error) => this.#fail(error));
+      worker.on('exit', (code) => {
+        live--;
+        if (code !== 0) this.#fail(new Error(`a trace worker thread exited with code ${code}`));
+      });
+      this.#workers.push(entry);
+    }
+  }
+
+  /** A started worker with the fewest chunks in flight; null while none has started. */
+  idlest(): PoolWorker | null {
+    if (this.#failure !== null) throw this.#failure;
+    let best: PoolWorker | null = null;
+    for (const w of this.#workers) if (w.ready && (best === null || w.inFlight < best.inFlight)) best = w;
+    return best;
+  }
+
+  send(worker: PoolWorker, seq: number, chunk: Buffer | string): Promise<ViewedChunk> {
+    if (this.#failure !== null) return Promise.reject(this.#failure);
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(seq, { resolve, reject, worker });
+      worker.inFlight++;
+      if (typeof chunk === 'string') worker.worker.postMessage({ seq, chunk });
+      else {
+        // A Buffer is a view: posted as it is, the whole memory under it (a stream's pool, a larger
+        // read) would be copied. Its own bytes are copied once, and handed over without another copy.
+        const own = new Uint8Array(chunk.byteLength);
+        own.set(chunk);
+        worker.worker.postMessage({ seq, chunk: own }, [own.buffer]);
+      }
+    });
+  }
+
+  #fail(error: Error): void {
+    this.#failure ??= error;
+    this.#started.reject(this.#failure);
+    for (const w of this.#waiting.values()) w.reject(this.#failure);
+    this.#waiting.clear();
+  }
+
+  async terminate(): Promise<void> {
+    // A terminated worker exits with code 1: that is not a failure of the replay.
+    this.#failure ??= new Error('the trace workers were stopped');
+    await Promise.all(this.#workers.map((w) => w.worker.terminate()));
+  }
+}
+
+/**
+ * Feeds every observation of `input` to `engine` through observeViewed, in line order, the lines
+ * parsed by worker threads; the same observations, errors and line numbers as replayTrace.
+ */
+export async function replayTraceInWorkers<C>(
+  input: AsyncIterable<Buffer | string> | Iterable<Buffer | string>,
+  engine: ViewedSink<C>,
+  options: TraceWorkersOptions<C> = {},
+): Promise<C> {
+  const size = options.workers ?? availableParallelism();
+  const poolLabel = options.poolLabel ?? null;
+  const inThreadBytes = options.inThreadBytes ?? 16 << 20;
+  const chunker = new LineChunker(options.chunkBytes ?? 256 << 10);
+  const after = options.after ?? null;
+  // Chunks in line order: parsed here (a value) or in flight to a worker.
+  const queue: (ViewedChunk | Promise<ViewedChunk>)[] = [];
+  const maxInFlight = 2 * size;
+  let pool: Pool | null = null;
+  let seen = 0;
+  let seq = 0;
+  let base = 0;
+  let last = -Infinity;
+  let applied = 0;
+  let here = 0;
+  let inWorkers = 0;
+
+  const apply = (chunk: ViewedChunk): void => {
+    const { observations, lineNumbers } = chunk;
+    for (let i = 0; i < observations.length; i++) {
+      const o = observations[i]!;
+      if (o.receivedAt < last) throw backInTime(base + lineNumbers[i]!, o.receivedAt, last);
+      last = o.receivedAt;
+      if (after !== null && o.receivedAt <= after) continue;
+      engine.observeViewed(o);
+      if (options.onProgress !== undefined && ++applied % 100_000 === 0) options.onProgress(engine.counts);
+    }
+    if (chunk.error !== null) throw new TraceError(base + chunk.error.line, chunk.error.detail);
+    base += chunk.lines;
+  };
+  const dispatch = async (chunk: Buffer | string): Promise<void> => {
+    seen += chunk.length;
+    if (pool === null && size > 0 && seen >= inThreadBytes) pool = new Pool(size, poolLabel);
+    if (pool !== null && options.waitForWorkers === true) await (pool as Pool).started;
+    const worker = pool?.idlest() ?? null;
+    if (worker === null) {
+      // No worker yet: this thread parses, once what is ahead of it has been applied.
+      while (queue.length > 0) apply(await queue.shift()!);
+      apply(viewTraceChunk(typeof chunk === 'string' ? chunk : chunk.toString('utf8'), poolLabel));
+      here++;
+      // Let the workers' "ready" in (an input that is not a stream would never yield to the event loop).
+      if (pool !== null) await new Promise(setImmediate);
+      return;
+    }
+    const result = pool!.send(worker, seq++, chunk);
+    // A worker's failure rejects every chunk in flight at once; the first one awaited reports it.
+    result.catch(() => {});
+    queue.push(result);
+    inWorkers++;
+    while (queue.length >= maxInFlight) apply(await queue.shift()!);
+  };
+
+  try {
+    for await (const piece of input) {
+      const chunk = chunker.push(piece);
+      if (chunk !== null) await dispatch(chunk);
+    }
+    const rest = chunker.end();
+    if (rest !== null) await dispatch(rest);
+    while (queue.length > 0) apply(await queue.shift()!);
+    options.onDone?.({ here, workers: inWorkers });
+  } finally {
+    await (pool as Pool | null)?.terminate();
+  }
+  return engine.counts;
+}
