@@ -14,6 +14,8 @@ import type { Timeline } from '../timeline/types.ts';
 import type { LiveCluster, LiveClusterOptions } from './live-cluster.ts';
 import { LiveSimulation, type SimulationAnchor } from './live-simulation.ts';
 import { EngineView, type SourceKind } from './served-view.ts';
+import { SIMULATED_USAGE_INTERVAL_MS } from '../sources/simulator/index.ts';
+import { UsageBook } from '../usage/book.ts';
 import type { Sink } from './sinks.ts';
 
 /** A feed opened over a sink's recovery: the engine it feeds, the view served of it, and how to run it. */
@@ -148,8 +150,8 @@ function simulationAnchor(dir: string | null, settings: SimulatorSettings): Simu
   return saved.anchor;
 }
 
-/** A simulated cluster advancing in real time (× speed). */
-export function simulatorFeed(settings: SimulatorSettings): Feed {
+/** A simulated cluster advancing in real time (× speed), with its JobSets' resource usage kept for `usageRetentionMs`. */
+export function simulatorFeed(settings: SimulatorSettings, usageRetentionMs?: number): Feed {
   return {
     kind: 'simulator',
     open: async (context) => {
@@ -159,7 +161,11 @@ export function simulatorFeed(settings: SimulatorSettings): Feed {
       const observedUntil = sink.recovery?.observedUntil ?? null;
       restoreCluster(engine, sink.recovery);
       const view = new EngineView('simulator', engine, true);
-      const simulation = new LiveSimulation(engine, { ...settings, nodes: true, workloads: true, now: Date.now, anchor: simulationAnchor(sink.dir, settings) });
+      // Its usage: every sampling made (the model is never late), so a sampling holds until the next, no longer.
+      const book = new UsageBook({ holdMs: SIMULATED_USAGE_INTERVAL_MS });
+      view.setUsage(book);
+      const usage = { book, ...(usageRetentionMs !== undefined ? { retentionMs: usageRetentionMs } : {}) };
+      const simulation = new LiveSimulation(engine, { ...settings, nodes: true, workloads: true, usage, now: Date.now, anchor: simulationAnchor(sink.dir, settings) });
       if (sink.dir !== null) writeFileSync(join(sink.dir, 'simulation.json'), JSON.stringify({ settings, anchor: simulation.anchor }, null, 2));
       return {
         view,
