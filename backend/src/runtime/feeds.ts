@@ -11,7 +11,9 @@ import type { PoolLayerOptions } from '../nodes/pools/layer.ts';
 import type { ProfileName } from '../sources/simulator/index.ts';
 import { replayTrace } from '../sources/trace/replay.ts';
 import type { Timeline } from '../timeline/types.ts';
-import type { LiveCluster, LiveClusterOptions } from './live-cluster.ts';
+import type { LiveCluster, LiveClusterOptions, UsageKeeping } from './live-cluster.ts';
+import type { JobSetUsage } from '../usage/jobset-usage.ts';
+import { restoreUsage, usageRecords } from './usage-store.ts';
 import { LiveSimulation, type SimulationAnchor } from './live-simulation.ts';
 import { EngineView, type SourceKind } from './served-view.ts';
 import { SIMULATED_USAGE_INTERVAL_MS } from '../sources/simulator/index.ts';
@@ -204,15 +206,23 @@ export function clusterFeed(settings: LiveClusterOptions): Feed {
     kind: 'kubernetes',
     open: async (context) => {
       const { sink, logger } = context;
-      const { watchCluster } = await import('./live-cluster.ts');
+      const { watchCluster, usageHoldMs } = await import('./live-cluster.ts');
       const { KubeConfigError } = await import('../sources/cluster/config.ts');
       const engine = new ClusterEngine(engineOptions(context));
       restoreCluster(engine, sink.recovery);
       const view = new EngineView('kubernetes', engine, true);
+      // The usage sampled before a restart, when the store kept it (the data dir), and the store's writer.
+      let keeping: UsageKeeping | undefined;
+      if (settings.usage !== undefined) {
+        const book = new UsageBook({ holdMs: usageHoldMs(settings.usage.intervalMs) });
+        restoreUsage(book, sink.recovery?.usage, Date.now(), settings.usage.retentionMs);
+        const write = sink.usage;
+        keeping = { book, ...(write !== undefined ? { onRecorded: (usages: JobSetUsage[]) => write(usageRecords(usages)) } : {}) };
+      }
       // Watching starts here, before the API listens: a kubeconfig that cannot be loaded is a usage error.
       let live: LiveCluster;
       try {
-        live = watchCluster(engine, view, settings, logger);
+        live = watchCluster(engine, view, settings, logger, keeping);
       } catch (error) {
         if (error instanceof KubeConfigError) throw new FeedSettingsError(error.message);
         throw error;
