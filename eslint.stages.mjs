@@ -15,8 +15,8 @@ export const STAGE_IMPORTS = {
   usage: ['observation', 'timeline', 'nodes'], // resource usage: kubelet summaries → per-JobSet sums, history, split by state
   store: ['observation', 'timeline'], // the embedded log, PostgreSQL, the followers' tail
   series: ['observation', 'timeline'], // interval algebra
-  query: ['observation', 'timeline', 'series'], // a request's model: selection, windows, limits
-  frames: ['observation', 'timeline', 'nodes', 'series', 'query'], // Grafana data frames and JSON views
+  query: ['observation', 'timeline', 'series', 'usage'], // a request's model: selection, windows, limits
+  frames: ['observation', 'timeline', 'nodes', 'usage', 'series', 'query'], // Grafana data frames and JSON views
   runtime: ['observation', 'sources/cluster', 'sources/trace', 'sources/simulator', 'timeline', 'nodes', 'usage', 'store', 'series'], // runs sources, stores and sessions: feeds, sinks, the served view, followers, retention
   leader: ['observation', 'store', 'runtime'], // Lease election, replicas
   http: ['observation', 'store', 'query', 'frames', 'runtime'], // the API

@@ -14,6 +14,7 @@ export {
   FIGURE_GROUPS,
   FIGURES,
   GROUP_DIMENSIONS,
+  isUsageMetric,
   LAYERS,
   MAX_TABLE_LIMIT,
   METRICS,
@@ -28,6 +29,8 @@ export {
   STATES,
   TABLE_QUERY_TYPES,
   unitOf,
+  USAGE_DEFINITIONS,
+  USAGE_METRICS,
   WINDOWS,
 } from '../backend/src/query/types';
 export type {
@@ -42,6 +45,7 @@ export type {
   SloIndicator,
   SortDirection,
   TableSort,
+  UsageMetric,
   WindowName,
 } from '../backend/src/query/types';
 

@@ -8,11 +8,20 @@
 //   Memory: the book of 250 JobSets (1,000 pods; 100 with --smoke) after a day of samplings at 30 s, then after a
 //   week (a day as sampled, the rest as 5-minute means): heap and array buffers after a full
 //   garbage collection, per 1,000 pods, and per pod-day.
-//   Not measured: the apiserver's and the kubelets' side (one proxied GET per node per interval),
-//   and store bytes (the history is not stored yet).
+//   Store: the same JobSets' samplings written to the data dir (the embedded store: one `usage`
+//   record per JobSet a sampling) for a day, values with the digits real ones have: log bytes per
+//   pod-day; and the snapshot's usage (each JobSet's history) after a day and after a week: bytes
+//   per pod-day as sampled and as 5-minute means.
+//   Not measured: the apiserver's and the kubelets' side (one proxied GET per node per interval).
 // Options: --pods P --rounds R, --smoke. Run with --expose-gc (the npm script does).
 
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { EmbeddedStore } from '../src/store/embedded.ts';
+import { usageRecords } from '../src/runtime/usage-store.ts';
+import type { JobSetUsage } from '../src/usage/jobset-usage.ts';
 import { UsageBook } from '../src/usage/book.ts';
 import { attribute, podOwners, USAGE_METRICS, type CounterReading, type UsageMetric } from '../src/usage/jobset-usage.ts';
 import { parseKubeletSummary, type PodSample } from '../src/usage/kubelet-summary.ts';
@@ -116,6 +125,55 @@ const afterWeek = bytesNow() - before;
 const measuredPods = jobsets * PODS_PER_JOBSET;
 const foldedPodDay = (afterWeek - afterDay) / 6 / measuredPods;
 
+// Store: a day of samplings logged, and the snapshot after a day and after a week.
+/** A JobSet's values at sampling `s`, with the digits the sampler's have (cores from nanocores, bytes, rates from counters ÷ 30 s). */
+function realistic(j: number, s: number): Record<UsageMetric, number> {
+  const n = (s * 7919 + j * 104_729) % 1_000_000;
+  return {
+    cpuCores: (12_000_000_000 + n * 1013) / 1e9,
+    memoryBytes: 32_000_000_000 + n * 4096,
+    networkReceiveBytesPerSecond: (4_000_000_000 + n * 977) / 30,
+    networkTransmitBytesPerSecond: (3_000_000_000 + n * 983) / 30,
+    ephemeralStorageBytes: 8_000_000 + n,
+    volumeBytes: 4_000_000 + n,
+    pods: PODS_PER_JOBSET,
+  };
+}
+const dir = mkdtempSync(join(tmpdir(), 'upness-bench-usage-'));
+const storeBytes = await (async () => {
+  try {
+    const { store } = await EmbeddedStore.open(dir);
+    const kept = new UsageBook({ holdMs: 2 * INTERVAL_MS });
+    const day = (fromSampling: number, toSampling: number, log: boolean): void => {
+      for (let s = fromSampling; s < toSampling; s++) {
+        const at = T0 + s * INTERVAL_MS;
+        const usages: JobSetUsage[] = Array.from({ length: jobsets }, (_, j) => ({ owner: `js-${j}`, namespace: 'ml', name: `train-${j}`, at, values: realistic(j, s) }));
+        kept.record(usages);
+        if (log) store.usage(usageRecords(usages));
+        if (s % 120 === 0) kept.compact(at);
+      }
+    };
+    const snapshotBytes = async (): Promise<number> => {
+      await store.snapshot([], null, [], [], kept.dump());
+      return statSync(join(dir, 'snapshot.json')).size;
+    };
+    const logged = store.status().bytesWritten;
+    day(0, DAY_SAMPLINGS, true);
+    await store.flushed();
+    const logDay = store.status().bytesWritten - logged;
+    kept.compact(T0 + DAY_SAMPLINGS * INTERVAL_MS);
+    // (A snapshot without usage is about a hundred bytes: not taken off.)
+    const snapshotDay = await snapshotBytes();
+    day(DAY_SAMPLINGS, 7 * DAY_SAMPLINGS, false);
+    kept.compact(T0 + 7 * DAY_SAMPLINGS * INTERVAL_MS);
+    const snapshotWeek = await snapshotBytes();
+    await store.close();
+    return { logDay, snapshotDay, snapshotWeek };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+})();
+
 const mb = (b: number): string => (b / 1e6).toFixed(1);
 process.stdout.write(
   [
@@ -123,6 +181,7 @@ process.stdout.write(
     `  CPU: ${cpuMsPerSampling.toFixed(1)} ms a sampling; ${per1000.toFixed(2)} ms per 1,000 pods a sampling; ${((per1000 * DAY_SAMPLINGS) / 1000).toFixed(1)} CPU-s per 1,000 pods a day at 30 s`,
     `  memory, ${measuredPods} pods (${jobsets} JobSets): ${mb(afterDay)} MB after a day as sampled; ${mb(afterWeek)} MB after a week (a day sampled, 6 days of 5-minute means)`,
     `  per pod-day: ${(afterDay / measuredPods / 1000).toFixed(1)} kB as sampled (the last day), ${(foldedPodDay / 1000).toFixed(2)} kB as 5-minute means (every day before)`,
-    `  store bytes per pod-day: not measured (the history is not stored yet)`,
+    `  store bytes per pod-day (the data dir; ${measuredPods} pods, ${jobsets} JobSets, a record per JobSet a sampling): ${(storeBytes.logDay / measuredPods / 1000).toFixed(1)} kB of log as sampled (deleted by the next snapshot);` +
+      ` in the snapshot ${(storeBytes.snapshotDay / measuredPods / 1000).toFixed(1)} kB as sampled (the last day), ${((storeBytes.snapshotWeek - storeBytes.snapshotDay) / 6 / measuredPods / 1000).toFixed(2)} kB as 5-minute means (every day before)`,
   ].join('\n') + '\n',
 );

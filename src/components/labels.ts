@@ -13,6 +13,9 @@ import {
   type SloAnswer,
   type SloIndicator,
   type STATES,
+  type UsageMetric,
+  USAGE_DEFINITIONS,
+  USAGE_METRICS,
   type WindowName,
 } from '../types';
 
@@ -104,6 +107,9 @@ export const METRIC_LABELS: Record<Metric, Described> = {
     FIGURES.map((f) => [f, { label: FIGURE_DEFINITIONS[f].label, description: FIGURE_DEFINITIONS[f].description }])
   ) as Record<FigureName, Described>),
   up: { label: 'Up/down state', description: '1 up, 0 provisioning or down, at each step' },
+  ...(Object.fromEntries(
+    USAGE_METRICS.map((m) => [m, { label: USAGE_DEFINITIONS[m].label, description: USAGE_DEFINITIONS[m].description }])
+  ) as Record<UsageMetric, Described>),
 };
 
 /** The states a JobSet can be in at the end of the range, for "State at end". */

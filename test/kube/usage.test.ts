@@ -239,4 +239,41 @@ describe('upness serve --watch-usage', () => {
       await service.stop();
     }
   });
+
+  it('keeps the usage in the data dir: a restart answers the usage queries as before', async () => {
+    const dataDir = join(cluster.tempDir, 'usage-data');
+    const args = ['--kubeconfig', cluster.kubeconfigPath, '--data-dir', dataDir, '--watch-usage', '--usage-interval', '1s', ...FAST_WATCH];
+    const from = Date.now() - 60_000;
+    const usageQueries = (to: number) => ({
+      from,
+      to,
+      queries: [
+        { refId: 'split', queryType: 'summary', namespaces: ['ml'], figures: ['upSeconds'], usageByState: ['cpuCores', 'memoryBytes'] },
+        { refId: 'cpu', queryType: 'series', namespaces: ['ml'], metric: 'cpuCores', window: 'range' },
+      ],
+    });
+    const ask = async (url: string, to: number) => (await getJson<{ results: Record<string, unknown> }>(`${url}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(usageQueries(to)) })).body.results;
+    const first = await startServe(args);
+    let to = 0;
+    let before: Record<string, unknown> = {};
+    try {
+      await waitReady(first);
+      await waitFor('three usage samplings', async () => (metric((await getJson<string>(`${first.url}/metrics`)).body, 'upness_usage_samplings_total') ?? 0) >= 3);
+      to = Date.now();
+      before = await ask(first.url, to);
+      // node-a's two pods: 1.5 cores (summary() above).
+      expect(JSON.stringify(before)).toContain('"cpuCores"');
+      const cpu = before.cpu as { frames: { data: { values: unknown[][] } }[] };
+      expect(cpu.frames[0]!.data.values[1]![0]).toBeGreaterThan(0);
+    } finally {
+      expect(await first.stop()).toBe(0);
+    }
+    const second = await startServe(args);
+    try {
+      await waitReady(second);
+      expect(await ask(second.url, to)).toEqual(before);
+    } finally {
+      await second.stop();
+    }
+  }, 90_000);
 });

@@ -7,6 +7,7 @@
 // says when it is empty ("Empty when …"); and no panel's answer is over 200 KB (issue 21 §2: tables
 // send what a panel shows, the sorting and the limit decided in the service).
 
+import { isUsageMetric } from '../../backend/src/query/types.ts';
 import { dashboards, isUpness, panelsOf, rel, type Json } from './files.ts';
 import {
   checkFieldReferences,
@@ -191,6 +192,10 @@ async function problemsOf(dashboard: Json, vars: Variables, what: string): Promi
     // A node-layer panel shows the node layer itself: a notice in its place is a source without one.
     if (panel.targets.some((t: Json) => t.layer === 'nodes') && shown !== 'data' && shown !== 'rows') {
       problems.push(`${what}: panel "${panel.title}" (node layer) shows ${shown ?? 'nothing'}, not data`);
+    }
+    // A usage panel shows the simulated cluster's usage itself: it has usage, so a notice is a service that lost it.
+    if (panel.targets.some((t: Json) => isUsageMetric(String(t.metric)) || (t.usageByState ?? []).length > 0) && shown !== 'data' && shown !== 'rows') {
+      problems.push(`${what}: panel "${panel.title}" (resource usage) shows ${shown ?? 'nothing'}, not data`);
     }
   }
   return problems;

@@ -130,6 +130,16 @@ describe('upness serve', () => {
       const [jobsets, nodes] = [await layer('jobset'), await layer('nodes')];
       expect(nodes.map((j) => j.uid).sort()).toEqual(jobsets.map((j) => j.uid).sort());
       expect(nodes.some((j) => j.upSeconds > 0)).toBe(true);
+      // And its JobSets' resource usage (the simulator's model): some CPU while up over the last day.
+      const now = Date.now();
+      const res = await fetch(`${service.url}/api/v1/query`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ from: now - 86_400_000, to: now, queries: [{ refId: 'A', queryType: 'summary', groupBy: 'all', figures: ['upSeconds'], usageByState: ['cpuCores'] }] }),
+      });
+      const [frame] = ((await res.json()) as { results: { A: { frames: { schema: { fields: { name: string }[] }; data: { values: unknown[][] } }[] } } }).results.A.frames;
+      const column = frame!.schema.fields.findIndex((f) => f.name === 'cpuCoresWhileUp');
+      expect(frame!.data.values[column]![0]).toBeGreaterThan(0);
     } finally {
       await service.stop();
     }

@@ -107,7 +107,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
       ? traceFeed(options.trace, options.parseThreads)
       : cluster !== null
         ? clusterFeed(cluster)
-        : simulatorFeed({ jobsets: options.jobsets, historyDays: options.historyDays, seed: options.seed, profile: options.profile, speed });
+        : simulatorFeed({ jobsets: options.jobsets, historyDays: options.historyDays, seed: options.seed, profile: options.profile, speed }, retentionMs);
   const sink = options.memory ? memorySink() : await embeddedSink(resolve(options.dataDir), logger);
   const session = await withUsageErrors(() =>
     openSession(feed, sink, { logger, retentionMs, snapshotEvery, pools: poolOptions(options), ...(options.clusterName !== undefined ? { cluster: options.clusterName } : {}) }),

@@ -6,6 +6,7 @@ import type { SelectionIndexes } from '../series/selection-indexes.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { OptionalQueryField, UpnessQuery } from '../query/types.ts';
 import type { Steps } from '../query/step.ts';
+import type { UsageBook } from '../usage/book.ts';
 
 /** A query with its defaults: every field set but the optional ones (a table's sort and limit). */
 export type ResolvedQuery = Required<Omit<UpnessQuery, 'refId' | OptionalQueryField>> & Pick<UpnessQuery, OptionalQueryField> & { refId: string };
@@ -30,4 +31,6 @@ export interface QueryContext {
   memo?: Map<string, unknown>;
   /** How long the service keeps history (`--retention`), ms, when known: an SLO period may not be longer. */
   retentionMs?: number | null;
+  /** The JobSets' resource usage, when the service keeps it (--watch-usage, the simulator); null: none. */
+  usage?: UsageBook | null;
 }

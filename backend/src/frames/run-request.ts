@@ -12,6 +12,7 @@ import { DEFAULT_QUERY } from '../query/types.ts';
 import type { FleetIndex } from '../series/fleet-index.ts';
 import type { SelectionIndexes } from '../series/selection-indexes.ts';
 import type { Timeline } from '../timeline/types.ts';
+import type { UsageBook } from '../usage/book.ts';
 import type { QueryContext, ResolvedQuery } from './context.ts';
 import { frame, type FrameJSON } from './frame.ts';
 import { QUERY_TYPE_MODULES, querySchema } from './query-types/index.ts';
@@ -36,6 +37,8 @@ export interface Observed {
   selections?: SelectionIndexes | null;
   /** How long the service keeps history (`--retention`), ms, when known. */
   retentionMs?: number | null;
+  /** The JobSets' resource usage, when the service keeps it (--watch-usage, the simulator). */
+  usage?: UsageBook | null;
 }
 
 /** A problem with the request as a whole (not one query): the whole request is a 400. */
@@ -96,6 +99,7 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
       now,
       memo: shared.memo,
       retentionMs: observed.retentionMs ?? null,
+      usage: observed.usage ?? null,
     };
     type.validate(ctx);
     const cost = type.cost(ctx);

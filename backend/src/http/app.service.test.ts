@@ -5,7 +5,7 @@ import { tableFromIPC } from 'apache-arrow';
 import fc from 'fast-check';
 import { merge, min, Scenario } from '../../../test/support/scenario.ts';
 import { startService, type TestService } from '../../../test/support/service.ts';
-import { FIGURES } from '../query/types.ts';
+import { FIGURES, USAGE_METRICS } from '../query/types.ts';
 import { openApiDocument } from './openapi.ts';
 import { ARROW_ANSWER_TYPE, readArrowAnswer } from './query.ts';
 
@@ -507,7 +507,8 @@ describe('the OpenAPI description', () => {
 
   it('documents the query schema the server validates with', () => {
     const query = (openApiDocument() as any).components.schemas.Query;
-    expect(query.properties.metric.enum).toEqual([...FIGURES, 'up']);
+    expect(query.properties.metric.enum).toEqual([...FIGURES, 'up', ...USAGE_METRICS]);
+    expect(query.properties.usageByState.items.enum).toEqual([...USAGE_METRICS]);
     expect(query.required).toEqual(['refId']);
   });
 });

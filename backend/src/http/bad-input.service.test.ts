@@ -9,6 +9,8 @@ import { merge, min, Scenario } from '../../../test/support/scenario.ts';
 import { startService, type TestService } from '../../../test/support/service.ts';
 import { querySchema } from '../frames/query-types/index.ts';
 import { LIMITS } from '../query/step.ts';
+import { UsageBook } from '../usage/book.ts';
+import { USAGE_METRICS } from '../usage/metrics.ts';
 import { openApiDocument } from './openapi.ts';
 
 //   team-a/train   0 ─prov─ 10 ─up─ 70 ─down─ 75 ─up─ 240 (still up)
@@ -168,6 +170,12 @@ describe('generated garbage in every field of every endpoint', () => {
   let small: TestService;
   beforeAll(async () => {
     small = await startService(merge(train, ...bulk.slice(0, 10)));
+    // Usage of train every minute, so that usage queries reach their frames.
+    const book = new UsageBook();
+    for (let m = 0; m < 240; m++) {
+      book.record([{ owner: 'u-train', namespace: 'team-a', name: 'train', at: min(m), values: Object.fromEntries(USAGE_METRICS.map((u, i) => [u, i + m])) as Record<(typeof USAGE_METRICS)[number], number> }]);
+    }
+    small.view.setUsage(book);
   });
   afterAll(() => small.close());
   // Strings a careless or hostile client sends: numbers past 2^53 and past a Date, NaN-ish words,
@@ -217,6 +225,7 @@ describe('generated garbage in every field of every endpoint', () => {
     window: 'rolling',
     rolling: '1h',
     figures: ['uptimeRatio'],
+    usageByState: ['cpuCores', 'memoryBytes'],
     // `slo`'s own, so a valid SLO query's every field is reached (the indicator: issue 20 §6).
     objective: 0.9,
     period: '1d',
@@ -244,10 +253,13 @@ describe('generated garbage in every field of every endpoint', () => {
             ? fc.oneof(fc.constant(VALID.timeRange), anyJson, fc.record({ from: fc.oneof(fc.constant(FROM), anyJson), to: fc.oneof(fc.constant(TO), anyJson) }))
             : k === 'queryType'
               ? // The table types too, which read the sort and the limit.
-                fc.oneof(fc.constantFrom(VALID.queryType, 'summary', 'slo'), anyJson, fc.array(scalar, { maxLength: 3 }))
+                fc.oneof(fc.constantFrom(VALID.queryType, 'summary', 'slo', 'fleet'), anyJson, fc.array(scalar, { maxLength: 3 }))
               : k === 'sort'
-                ? fc.oneof(fc.constant(VALID.sort), anyJson, fc.record({ by: fc.oneof(fc.constantFrom('uptimeRatio', 'burnRate', 'jobsets'), anyJson), direction: fc.oneof(fc.constantFrom('asc', 'desc'), anyJson) }, { requiredKeys: [] }))
-                : fc.oneof(fc.constant(VALID[k]), anyJson, fc.array(scalar, { maxLength: 3 })),
+                ? fc.oneof(fc.constant(VALID.sort), anyJson, fc.record({ by: fc.oneof(fc.constantFrom('uptimeRatio', 'burnRate', 'jobsets', 'cpuCoresWhileUp'), anyJson), direction: fc.oneof(fc.constantFrom('asc', 'desc'), anyJson) }, { requiredKeys: [] }))
+                : k === 'metric'
+                  ? // A usage metric too, which a series answers from the usage book and the other types refuse.
+                    fc.oneof(fc.constantFrom(VALID.metric, 'cpuCores', 'networkReceiveBytesPerSecond'), anyJson, fc.array(scalar, { maxLength: 3 }))
+                  : fc.oneof(fc.constant(VALID[k]), anyJson, fc.array(scalar, { maxLength: 3 })),
         ]),
       ),
       { requiredKeys: [] },

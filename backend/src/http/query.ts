@@ -116,6 +116,7 @@ export function queryRoutes({ view, now, retentionMs }: QueryRouteOptions): Rout
         index: view.index?.() ?? null,
         selections: view.selections?.() ?? null,
         retentionMs,
+        usage: view.usage?.()?.book ?? null,
       },
       t,
     );

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { LIMITS } from './step.ts';
 import { MAX_TIME_MS } from './time.ts';
-import { AGGREGATES, CAUSE_GROUP, DEFAULT_QUERY, FIGURE_DEFINITIONS, FIGURES, GROUP_DIMENSIONS, LAYERS, MAX_SIZE_BUCKETS, METRICS, parseDuration, QUERY_TYPES, sizeBucketsProblem, STATES, WINDOWS } from './types.ts';
+import { AGGREGATES, CAUSE_GROUP, DEFAULT_QUERY, FIGURE_DEFINITIONS, FIGURES, USAGE_DEFINITIONS, USAGE_METRICS, GROUP_DIMENSIONS, LAYERS, MAX_SIZE_BUCKETS, METRICS, parseDuration, QUERY_TYPES, sizeBucketsProblem, STATES, WINDOWS } from './types.ts';
 
 export const MAX_DAYS = LIMITS.maxDurationMs / 86_400_000;
 
@@ -47,15 +47,20 @@ const sizeBucketsSchema = z
 const FIGURE_DESCRIPTIONS = Object.fromEntries(FIGURES.map((f) => [f, `${FIGURE_DEFINITIONS[f].description} (unit: ${FIGURE_DEFINITIONS[f].unit})`]));
 /** A figure by name; `x-enumDescriptions` says what each is (as Redocly and other OpenAPI tools read it). */
 export const figureName = z.enum(FIGURES).meta({ 'x-enumDescriptions': FIGURE_DESCRIPTIONS });
-/** A figure, or `up`: the state itself. */
-const metricName = z.enum(METRICS).meta({ 'x-enumDescriptions': { ...FIGURE_DESCRIPTIONS, up: 'the state: 1 up, 0 provisioning or down, null otherwise (unit: none)' } });
+/** What each usage metric is (series only; README "Resource usage"). */
+const USAGE_DESCRIPTIONS = Object.fromEntries(USAGE_METRICS.map((m) => [m, `${USAGE_DEFINITIONS[m].description} (unit: ${USAGE_DEFINITIONS[m].unit})`]));
+/** A usage metric by name. */
+export const usageMetricName = z.enum(USAGE_METRICS).meta({ 'x-enumDescriptions': USAGE_DESCRIPTIONS });
+const USAGE_AS_METRIC = Object.fromEntries(Object.entries(USAGE_DESCRIPTIONS).map(([m, d]) => [m, `resource usage (series only): ${d}`]));
+/** A figure, `up`: the state itself, or a usage metric. */
+const metricName = z.enum(METRICS).meta({ 'x-enumDescriptions': { ...FIGURE_DESCRIPTIONS, up: 'the state: 1 up, 0 provisioning or down, null otherwise (unit: none)', ...USAGE_AS_METRIC } });
 
 /** The fields every query type reads (what it selects, how it groups and windows), in the order
  *  the OpenAPI document lists them and a query's first bad field is reported. */
 export const SHARED_FIELDS = {
   refId: z.string().min(1, 'must not be empty').max(64).describe('names the query in the answer (unique in a request)'),
   queryType: z.enum(QUERY_TYPES).default(DEFAULT_QUERY.queryType).describe('what the query answers: series, summary, states, events, fleet or slo'),
-  metric: metricName.default(DEFAULT_QUERY.metric).describe('the figure of a series or fleet query'),
+  metric: metricName.default(DEFAULT_QUERY.metric).describe('the figure of a series or fleet query, or a resource usage metric (series only: per JobSet, or a group\'s JobSets summed)'),
   layer: z.enum(LAYERS).default(DEFAULT_QUERY.layer).describe('jobset, nodes: the node layer (its nodes present and Ready), or nodepools: one timeline per node pool (README "Node pools"), for a Kubernetes source'),
   clusters: z.array(z.string().max(253)).max(1000).default(DEFAULT_QUERY.clusters).describe('only these clusters (empty: all)'),
   namespaces: z.array(z.string().max(253)).max(1000).default(DEFAULT_QUERY.namespaces).describe('only these namespaces (empty: all)'),

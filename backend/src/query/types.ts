@@ -4,6 +4,7 @@
 
 import { FIGURE_DEFINITIONS, FIGURE_GROUPS, FIGURES, type FigureDefinition, type FigureGroup, type FigureName } from '../series/figure-definitions.ts';
 import { DEFAULT_SIZE_BUCKETS, MAX_SIZE_BUCKETS, sizeBucketLabels, sizeBucketsProblem, UNKNOWN_SIZE } from '../series/sizes.ts';
+import { isUsageMetric, USAGE_DEFINITIONS, USAGE_METRICS, type UsageMetric } from '../usage/metrics.ts';
 
 export const QUERY_TYPES = ['series', 'summary', 'states', 'events', 'fleet', 'slo'] as const;
 export type QueryType = (typeof QUERY_TYPES)[number];
@@ -11,8 +12,9 @@ export type QueryType = (typeof QUERY_TYPES)[number];
 export { FIGURE_DEFINITIONS, FIGURE_GROUPS, FIGURES };
 export { DEFAULT_SIZE_BUCKETS, MAX_SIZE_BUCKETS, sizeBucketLabels, sizeBucketsProblem, UNKNOWN_SIZE };
 export type { FigureDefinition, FigureGroup, FigureName };
-/** Every figure, plus `up`: the state itself (1 up, 0 provisioning or down, null otherwise). */
-export const METRICS = [...FIGURES, 'up'] as const;
+export { isUsageMetric, USAGE_DEFINITIONS, USAGE_METRICS, type UsageMetric };
+/** Every figure, `up`: the state itself (1 up, 0 provisioning or down, null otherwise), and the resource usage metrics (series only). */
+export const METRICS = [...FIGURES, 'up', ...USAGE_METRICS] as const;
 export type Metric = (typeof METRICS)[number];
 
 export const LAYERS = ['jobset', 'nodes', 'nodepools'] as const;
@@ -79,6 +81,8 @@ export interface UpnessQuery {
   rolling?: string;
   /** `summary`: only these figure columns (empty: every figure). */
   figures?: string[];
+  /** `summary`: for each of these usage metrics, its mean while up, not up, provisioning, down and suspended (USAGE_SPLITS). */
+  usageByState?: UsageMetric[];
   // --- `slo` queries (issue 13 section 1) ---
   /** `slo`: the objective, a ratio strictly between 0 and 1 (0.95). A JobSet name's `upness.dev/objective` label overrides it when grouped by name. */
   objective?: number;
@@ -131,14 +135,32 @@ export const SLO_ANSWER_COLUMNS = {
 export type SloColumn = (typeof SLO_ANSWER_COLUMNS)[SloAnswer][number];
 
 /**
+ * The states a usage metric's mean is split by in a summary (usage/by-state.ts): `notUp` is
+ * provisioning and down together, the time `downSeconds` counts.
+ */
+export const USAGE_SPLITS = ['up', 'notUp', 'provisioning', 'down', 'suspended'] as const;
+export type UsageSplit = (typeof USAGE_SPLITS)[number];
+
+/** A summary's column of a usage metric's mean in a state: `cpuCoresWhileUp`, `memoryBytesWhileNotUp`. */
+export function usageColumn(metric: UsageMetric, split: UsageSplit): string {
+  return `${metric}While${split[0]!.toUpperCase()}${split.slice(1)}`;
+}
+
+/** A usage metric's summary columns, in USAGE_SPLITS' order. */
+export function usageColumns(metric: UsageMetric): string[] {
+  return USAGE_SPLITS.map((split) => usageColumn(metric, split));
+}
+
+/**
  * The columns a table query's `sort.by` may name: the number columns of its rows. A summary's figure
  * columns (the asked `figures`, or every figure) and, grouped, `jobsets`; an slo answer's columns
  * (at its last point, `to`). Empty for the other query types, which take no sort.
  */
-export function sortColumns(query: Pick<Required<UpnessQuery>, 'queryType' | 'groupBy' | 'figures' | 'sloAnswer'>): readonly string[] {
+export function sortColumns(query: Pick<Required<UpnessQuery>, 'queryType' | 'groupBy' | 'figures' | 'sloAnswer'> & Pick<UpnessQuery, 'usageByState'>): readonly string[] {
   if (query.queryType === 'summary') {
     const figures = query.figures.length === 0 ? FIGURES : FIGURES.filter((f) => query.figures.includes(f));
-    return query.groupBy === 'none' ? figures : ['jobsets', ...figures];
+    const usage = (query.usageByState ?? []).flatMap((m) => usageColumns(m));
+    return query.groupBy === 'none' ? [...figures, ...usage] : ['jobsets', ...figures, ...usage];
   }
   if (query.queryType === 'slo') return SLO_ANSWER_COLUMNS[query.sloAnswer];
   return [];
@@ -159,6 +181,7 @@ export const DEFAULT_QUERY: Required<Omit<UpnessQuery, 'refId' | OptionalQueryFi
   window: 'range',
   rolling: '24h',
   figures: [],
+  usageByState: [],
   // `slo`
   objective: 0.95,
   period: '28d',
@@ -170,9 +193,10 @@ export const DEFAULT_QUERY: Required<Omit<UpnessQuery, 'refId' | OptionalQueryFi
   budgetThreshold: 0.02,
 };
 
-/** Units Grafana knows, per metric: a figure's own (figure-definitions.ts); the state is a plain number. */
+/** Units Grafana knows, per metric: a figure's own (figure-definitions.ts), a usage metric's (usage/metrics.ts); the state is a plain number. */
 export function unitOf(metric: Metric): string {
-  return metric === 'up' ? 'none' : FIGURE_DEFINITIONS[metric].unit;
+  if (metric === 'up') return 'none';
+  return isUsageMetric(metric) ? USAGE_DEFINITIONS[metric].unit : FIGURE_DEFINITIONS[metric].unit;
 }
 
 const DURATION = /^(\d+(?:ms|s|m|h|d|w))+$/;

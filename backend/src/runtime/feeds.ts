@@ -11,9 +11,13 @@ import type { PoolLayerOptions } from '../nodes/pools/layer.ts';
 import type { ProfileName } from '../sources/simulator/index.ts';
 import { replayTraceInWorkers } from './trace-workers.ts';
 import type { Timeline } from '../timeline/types.ts';
-import type { LiveCluster, LiveClusterOptions } from './live-cluster.ts';
+import type { LiveCluster, LiveClusterOptions, UsageKeeping } from './live-cluster.ts';
+import type { JobSetUsage } from '../usage/jobset-usage.ts';
+import { restoreUsage, usageRecords } from './usage-store.ts';
 import { LiveSimulation, type SimulationAnchor } from './live-simulation.ts';
 import { EngineView, type SourceKind } from './served-view.ts';
+import { SIMULATED_USAGE_INTERVAL_MS } from '../sources/simulator/index.ts';
+import { UsageBook } from '../usage/book.ts';
 import type { Sink } from './sinks.ts';
 
 /** A feed opened over a sink's recovery: the engine it feeds, the view served of it, and how to run it. */
@@ -150,8 +154,8 @@ function simulationAnchor(dir: string | null, settings: SimulatorSettings): Simu
   return saved.anchor;
 }
 
-/** A simulated cluster advancing in real time (× speed). */
-export function simulatorFeed(settings: SimulatorSettings): Feed {
+/** A simulated cluster advancing in real time (× speed), with its JobSets' resource usage kept for `usageRetentionMs`. */
+export function simulatorFeed(settings: SimulatorSettings, usageRetentionMs?: number): Feed {
   return {
     kind: 'simulator',
     open: async (context) => {
@@ -161,7 +165,11 @@ export function simulatorFeed(settings: SimulatorSettings): Feed {
       const observedUntil = sink.recovery?.observedUntil ?? null;
       restoreCluster(engine, sink.recovery);
       const view = new EngineView('simulator', engine, true);
-      const simulation = new LiveSimulation(engine, { ...settings, nodes: true, workloads: true, now: Date.now, anchor: simulationAnchor(sink.dir, settings) });
+      // Its usage: every sampling made (the model is never late), so a sampling holds until the next, no longer.
+      const book = new UsageBook({ holdMs: SIMULATED_USAGE_INTERVAL_MS });
+      view.setUsage(book);
+      const usage = { book, ...(usageRetentionMs !== undefined ? { retentionMs: usageRetentionMs } : {}) };
+      const simulation = new LiveSimulation(engine, { ...settings, nodes: true, workloads: true, usage, now: Date.now, anchor: simulationAnchor(sink.dir, settings) });
       if (sink.dir !== null) writeFileSync(join(sink.dir, 'simulation.json'), JSON.stringify({ settings, anchor: simulation.anchor }, null, 2));
       return {
         view,
@@ -200,15 +208,23 @@ export function clusterFeed(settings: LiveClusterOptions): Feed {
     kind: 'kubernetes',
     open: async (context) => {
       const { sink, logger } = context;
-      const { watchCluster } = await import('./live-cluster.ts');
+      const { watchCluster, usageHoldMs } = await import('./live-cluster.ts');
       const { KubeConfigError } = await import('../sources/cluster/config.ts');
       const engine = new ClusterEngine(engineOptions(context));
       restoreCluster(engine, sink.recovery);
       const view = new EngineView('kubernetes', engine, true);
+      // The usage sampled before a restart, when the store kept it (the data dir), and the store's writer.
+      let keeping: UsageKeeping | undefined;
+      if (settings.usage !== undefined) {
+        const book = new UsageBook({ holdMs: usageHoldMs(settings.usage.intervalMs) });
+        restoreUsage(book, sink.recovery?.usage, Date.now(), settings.usage.retentionMs);
+        const write = sink.usage;
+        keeping = { book, ...(write !== undefined ? { onRecorded: (usages: JobSetUsage[]) => write(usageRecords(usages)) } : {}) };
+      }
       // Watching starts here, before the API listens: a kubeconfig that cannot be loaded is a usage error.
       let live: LiveCluster;
       try {
-        live = watchCluster(engine, view, settings, logger);
+        live = watchCluster(engine, view, settings, logger, keeping);
       } catch (error) {
         if (error instanceof KubeConfigError) throw new FeedSettingsError(error.message);
         throw error;

@@ -10,6 +10,7 @@ import type { WatchTimings } from '../sources/cluster/resource-watch.ts';
 import { ClusterWatcher } from '../sources/cluster/watcher.ts';
 import { fetchKubeletSummary } from '../sources/cluster/kubelet-stats.ts';
 import { UsageBook } from '../usage/book.ts';
+import type { JobSetUsage } from '../usage/jobset-usage.ts';
 import { UsageSampler } from './usage-sampler.ts';
 
 export interface LiveClusterOptions {
@@ -31,7 +32,18 @@ export interface LiveCluster {
   stop(): Promise<void>;
 }
 
-export function watchCluster(engine: ClusterEngine, view: EngineView, options: LiveClusterOptions, logger: Logger): LiveCluster {
+/** Where the sampled usage goes: a book (restored from the store, when it kept any) and the store's writer. */
+export interface UsageKeeping {
+  book: UsageBook;
+  onRecorded?: (usages: JobSetUsage[]) => void;
+}
+
+/** How long a sampling holds: twice the interval, so one missed sampling leaves no hole, two do. */
+export function usageHoldMs(intervalMs: number): number {
+  return 2 * intervalMs;
+}
+
+export function watchCluster(engine: ClusterEngine, view: EngineView, options: LiveClusterOptions, logger: Logger, keeping?: UsageKeeping): LiveCluster {
   const { config, source: from } = loadKubeConfig(options);
   const cluster = config.getCurrentCluster();
   logger.info({ kubeconfig: from, context: config.getCurrentContext(), server: cluster?.server ?? null, namespaces: options.namespaces.length === 0 ? 'all' : options.namespaces }, 'kubernetes source');
@@ -87,13 +99,13 @@ export function watchCluster(engine: ClusterEngine, view: EngineView, options: L
   let sampler: UsageSampler | null = null;
   if (options.usage !== undefined) {
     const { intervalMs, retentionMs } = options.usage;
-    // Sampled for twice the interval: one missed sampling leaves no hole, two do.
-    const book = new UsageBook({ holdMs: 2 * intervalMs });
+    const book = keeping?.book ?? new UsageBook({ holdMs: usageHoldMs(intervalMs) });
     sampler = new UsageSampler({
       intervalMs,
       fetchSummary: (node, signal) => fetchKubeletSummary(config, node, signal),
       pods: () => watcher.objects('pods'),
       book,
+      ...(keeping?.onRecorded !== undefined ? { onRecorded: keeping.onRecorded } : {}),
       retentionMs,
       logger: logger.child({ component: 'usage' }),
     });

@@ -8,6 +8,8 @@ import { simulateFleet, type ProfileName } from '../sources/simulator/index.ts';
 import type { TimelineEngine } from '../timeline/engine.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
 import type { Observation } from '../observation/types.ts';
+import type { UsageBook } from '../usage/book.ts';
+import { SimulatedUsageFeed } from './simulated-usage.ts';
 
 export interface SimulationAnchor {
   /** Simulated time at which the fleet starts (history begins). */
@@ -30,6 +32,8 @@ export interface LiveSimulationOptions {
   nodes?: boolean;
   /** Kueue's Workloads of the Kueue JobSets too (their eviction reasons). */
   workloads?: boolean;
+  /** The JobSets' resource usage too (sources/simulator/usage.ts), into this book, kept for `retentionMs`. */
+  usage?: { book: UsageBook; retentionMs?: number };
 }
 
 const DAY = 86_400_000;
@@ -45,6 +49,7 @@ export class LiveSimulation {
   readonly #stream: Iterator<Observation>;
   #pending: IteratorResult<Observation>;
   #timer: NodeJS.Timeout | null = null;
+  readonly #usage: SimulatedUsageFeed | null;
   /** Every observation up to this simulated time has been fed to the engine. */
   advancedTo: number | null = null;
 
@@ -59,6 +64,11 @@ export class LiveSimulation {
     const fleet = simulateFleet({ jobsets: options.jobsets, days: options.historyDays + 3650, seed: options.seed, start: this.anchor.start, profile: options.profile, nodes: options.nodes ?? false, workloads: options.workloads ?? false });
     this.#stream = fleet.observations();
     this.#pending = this.#stream.next();
+    const usage = options.usage;
+    this.#usage =
+      usage === undefined
+        ? null
+        : new SimulatedUsageFeed(() => engine.timelines(), usage.book, { seed: options.seed, from: this.anchor.start, ...(usage.retentionMs !== undefined ? { retentionMs: usage.retentionMs } : {}) });
   }
 
   /** The simulated clock: what "now" means for this cluster. */
@@ -76,6 +86,7 @@ export class LiveSimulation {
       n++;
     }
     this.advancedTo = now;
+    this.#usage?.sampleUntil(now);
     return n;
   }
 
@@ -134,6 +145,7 @@ export class LiveSimulation {
     this.#engine.endGap(now);
     if (this.#engine instanceof ClusterEngine) this.#engine.endNodeGap(now);
     this.advancedTo = now;
+    this.#usage?.sampleUntil(now);
     return n;
   }
 

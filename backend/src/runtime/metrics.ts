@@ -55,7 +55,7 @@ function registerUsageMetrics(registry: client.Registry, usage: NonNullable<Serv
     collect() {
       this.reset();
       const u = usage();
-      if (u !== null) this.inc(u.sampler.samplings);
+      if (u?.sampler) this.inc(u.sampler.samplings);
     },
   });
   new client.Counter({
@@ -65,9 +65,9 @@ function registerUsageMetrics(registry: client.Registry, usage: NonNullable<Serv
     registers: [registry],
     collect() {
       this.reset();
-      const u = usage();
-      if (u === null) return;
-      for (const [reason, n] of Object.entries(u.sampler.failures)) this.inc({ reason }, n);
+      const sampler = usage()?.sampler;
+      if (!sampler) return;
+      for (const [reason, n] of Object.entries(sampler.failures)) this.inc({ reason }, n);
     },
   });
 }

@@ -51,8 +51,8 @@ export interface ServedView {
   index?(): FleetIndex | null;
   /** Fleet indexes of the selections queries make (a name, labels, a label's values), when the source keeps them. */
   selections?(): SelectionIndexes | null;
-  /** The JobSets' resource usage and its sampler, when usage is sampled (--watch-usage). */
-  usage?(): { book: UsageBook; sampler: UsageSamplerStatus } | null;
+  /** The JobSets' resource usage, when the service keeps it, and its sampler (--watch-usage; null: the simulator makes it). */
+  usage?(): { book: UsageBook; sampler: UsageSamplerStatus | null } | null;
 }
 
 /** The view of an engine fed by a source. `live`: observed up to now (a watch or the simulator); else up to the last observation. */
@@ -143,14 +143,14 @@ export class EngineView implements ServedView {
     return this.#watches?.() ?? [];
   }
 
-  #usage: { book: UsageBook; sampler: UsageSamplerStatus } | null = null;
+  #usage: { book: UsageBook; sampler: UsageSamplerStatus | null } | null = null;
 
-  usage(): { book: UsageBook; sampler: UsageSamplerStatus } | null {
+  usage(): { book: UsageBook; sampler: UsageSamplerStatus | null } | null {
     return this.#usage;
   }
 
-  /** Where the usage comes from (the sampler of a Kubernetes source). */
-  setUsage(book: UsageBook, sampler: UsageSamplerStatus): void {
+  /** Where the usage comes from: the sampler of a Kubernetes source, or (no sampler) the simulator. */
+  setUsage(book: UsageBook, sampler: UsageSamplerStatus | null = null): void {
     this.#usage = { book, sampler };
   }
 

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { ClusterEngine } from '../nodes/engine.ts';
 import type { PoolLayerOptions } from '../nodes/pools/layer.ts';
 import type { Timeline } from '../timeline/types.ts';
+import type { UsageSnapshotEntry } from '../store/store.ts';
 import type { Feed } from './feeds.ts';
 import { expired } from './retention.ts';
 import type { EngineView } from './served-view.ts';
@@ -60,6 +61,11 @@ export async function openSession(feed: Feed, sink: Sink, options: SessionOption
   });
   const nodeLayers = (): readonly Timeline[] => (engine instanceof ClusterEngine ? engine.nodeTimelines() : []);
   const pools = (): readonly Timeline[] => (engine instanceof ClusterEngine ? engine.poolTimelines() : []);
+  // The usage a sampler measured is kept with the timelines; the simulator's is made again at start, so not kept.
+  const usage = (): UsageSnapshotEntry[] => {
+    const kept = running.view.usage();
+    return kept?.sampler ? kept.book.dump() : [];
+  };
   const timers: NodeJS.Timeout[] = [];
   let compacting: Promise<void> | null = null;
 
@@ -69,7 +75,7 @@ export async function openSession(feed: Feed, sink: Sink, options: SessionOption
       const gone = expired(engine.timelines(), running.present(), options.retentionMs);
       if (gone.length > 0) engine.forget(gone);
       if (engine instanceof ClusterEngine) engine.poolLayer.forget(expired(engine.poolTimelines(), running.present(), options.retentionMs));
-      await sink.snapshot(engine.machines(), engine.horizon, nodeLayers(), pools());
+      await sink.snapshot(engine.machines(), engine.horizon, nodeLayers(), pools(), usage());
       logger.info({ timelines: engine.counts.jobsets, dropped: gone.length, why }, 'retention and snapshot');
     })().finally(() => (compacting = null));
     return compacting;
@@ -107,7 +113,7 @@ export async function openSession(feed: Feed, sink: Sink, options: SessionOption
       for (const t of timers) clearInterval(t);
       await running.stop();
       await compacting;
-      await sink.close(engine.machines(), engine.horizon, nodeLayers(), pools());
+      await sink.close(engine.machines(), engine.horizon, nodeLayers(), pools(), usage());
     },
   };
 }

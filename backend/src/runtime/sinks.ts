@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { EmbeddedStore } from '../store/embedded.ts';
 import type { PostgresStore } from '../store/postgres.ts';
-import type { Recovery, StoreStatus } from '../store/store.ts';
+import type { Recovery, StoreStatus, UsageRecord, UsageSnapshotEntry } from '../store/store.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Timeline } from '../timeline/types.ts';
@@ -19,23 +19,25 @@ export interface Sink {
   /** The data dir, for what a feed keeps beside its timelines (the simulator's anchor); null elsewhere. */
   readonly dir: string | null;
   /** What the previous run left: restored into the engine before the feed starts. */
-  readonly recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers' | 'pools'> | null;
+  readonly recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers' | 'pools' | 'usage'> | null;
   /** The engine's output (absent: nothing is written). */
   readonly record?: (update: TimelineUpdate, machine: MachineState) => void;
   /** The engine's facts (the node layer's causes and transitions, the node pools' timelines, Kueue's reasons for suspensions), after what they refer to. */
   readonly fact?: (fact: Fact) => void;
+  /** Samplings of the JobSets' resource usage (absent: usage is not kept: memory, PostgreSQL). */
+  readonly usage?: (records: readonly UsageRecord[]) => void;
   /** Everything up to `at` has been observed. */
   observed(at: number | null): void;
   /** Resolves when everything recorded so far is durable. */
   flushed(): Promise<void>;
   /** Compaction after retention dropped timelines: what the store keeps is now `machines`. */
-  snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline>, pools?: Iterable<Timeline>): Promise<void>;
+  snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline>, pools?: Iterable<Timeline>, usage?: Iterable<UsageSnapshotEntry>): Promise<void>;
   /** For /readyz and /metrics; absent: nothing to report (memory). */
   readonly status?: () => StoreStatus;
   /** Why it cannot write, or null. */
   failure(): string | null;
   /** Flushes what is left (the embedded store: a last snapshot) and closes. */
-  close(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline>, pools?: Iterable<Timeline>): Promise<void>;
+  close(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline>, pools?: Iterable<Timeline>, usage?: Iterable<UsageSnapshotEntry>): Promise<void>;
 }
 
 /** `--memory`: nothing is written; retention still drops old timelines from memory. */
@@ -79,16 +81,17 @@ export async function embeddedSink(dir: string, logger: Logger): Promise<Sink> {
     recovery,
     record: (update, machine) => store.record(update, machine),
     fact: (fact) => store.fact(fact),
+    usage: (records) => store.usage(records),
     observed: (at) => store.observed(at),
     flushed: () => store.flushed(),
-    snapshot: (machines, observedUntil, nodeLayers, pools) => store.snapshot(machines, observedUntil, nodeLayers, pools),
+    snapshot: (machines, observedUntil, nodeLayers, pools, usage) => store.snapshot(machines, observedUntil, nodeLayers, pools, usage),
     status: () => store.status(),
     failure: () => {
       const error = store.status().error;
       return error === null ? null : `cannot write to the data dir ${dir}: ${error}`;
     },
-    close: async (machines, observedUntil, nodeLayers, pools) => {
-      await store.snapshot(machines, observedUntil, nodeLayers, pools);
+    close: async (machines, observedUntil, nodeLayers, pools, usage) => {
+      await store.snapshot(machines, observedUntil, nodeLayers, pools, usage);
       await store.close();
     },
   };

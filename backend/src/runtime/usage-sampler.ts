@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { KubeObject } from '../observation/types.ts';
 import { isPod, viewPod } from '../nodes/objects.ts';
 import { parseKubeletSummary, KubeletSummaryError, type PodSample } from '../usage/kubelet-summary.ts';
-import { attribute, podOwners, type CounterReading } from '../usage/jobset-usage.ts';
+import { attribute, podOwners, type CounterReading, type JobSetUsage } from '../usage/jobset-usage.ts';
 import type { UsageBook } from '../usage/book.ts';
 import { ApiError, NotJsonError } from '../sources/cluster/list.ts';
 
@@ -21,6 +21,8 @@ export interface UsageSamplerOptions {
   /** The pods the watch holds now. */
   pods: () => Iterable<KubeObject>;
   book: UsageBook;
+  /** Receives each sampling's sums once the book has them (the store writes them). */
+  onRecorded?: (usages: JobSetUsage[]) => void;
   /** After each sampling, what is older than this is dropped (the timelines' retention); default: kept. */
   retentionMs?: number;
   logger: Logger;
@@ -116,6 +118,7 @@ export class UsageSampler implements UsageSamplerStatus {
     const result = attribute(samples, owners, this.#readings, at);
     this.#readings = result.readings;
     book.record(result.usages);
+    if (result.usages.length > 0) this.#options.onRecorded?.(result.usages);
     book.compact(at, this.#options.retentionMs !== undefined ? at - this.#options.retentionMs : -Infinity);
     this.samplings++;
     const report: SamplingReport = { at, nodes: nodes.length, failedNodes, jobsets: result.usages.length, pods: samples.length - result.unattributedPods, unattributedPods: result.unattributedPods };

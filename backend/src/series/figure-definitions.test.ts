@@ -3,7 +3,7 @@
 
 import fc from 'fast-check';
 import { arbTimeline, T0 } from '../../../test/support/arbitraries.ts';
-import { METRICS, unitOf } from '../query/types.ts';
+import { METRICS, unitOf, USAGE_DEFINITIONS, USAGE_METRICS } from '../query/types.ts';
 import { definitionOf, FIGURE_DEFINITIONS, FIGURE_GROUPS, FIGURES, type FigureDefinition, type FigureName } from './figure-definitions.ts';
 import { figures, figureValue } from './figures.ts';
 import { FleetIndex } from './fleet-index.ts';
@@ -29,7 +29,9 @@ describe('figure definitions', () => {
   });
 
   it('are the query model\'s figures, in order, with their units', () => {
-    expect(METRICS).toEqual([...FIGURES, 'up']);
+    // Then the resource usage metrics (usage/metrics.ts), series only.
+    expect(METRICS).toEqual([...FIGURES, 'up', ...USAGE_METRICS]);
+    for (const m of USAGE_METRICS) expect(unitOf(m)).toBe(USAGE_DEFINITIONS[m].unit);
     for (const f of FIGURES) expect(unitOf(f)).toBe(FIGURE_DEFINITIONS[f].unit);
     expect(new Set(FIGURES.map((f) => FIGURE_DEFINITIONS[f].label)).size).toBe(FIGURES.length);
     const gauges = FIGURES.flatMap((f) => definitionOf(f).gauge?.name ?? []);

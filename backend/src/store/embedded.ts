@@ -38,6 +38,8 @@ import {
   type LogRecord,
   type MetaRecord,
   type Snapshot,
+  type UsageRecord,
+  type UsageSnapshotEntry,
 } from './records.ts';
 
 /** The data dir cannot be used as it is: the message says why and what to do. */
@@ -107,6 +109,7 @@ async function recover(dir: string, format: number = FORMAT): Promise<Recovery &
   const pools = new Map<string, Timeline>();
   for (const p of snapshot?.pools ?? []) pools.set(p.uid, { ...poolTimeline(p.uid, p.pool), jobsets: [...p.jobsets], transitions: p.add.map(decodeTransition) });
   const facts = new FactJoin((uid) => machines.get(uid)?.timeline, layers, pools);
+  const usage: NonNullable<Recovery['usage']> = { snapshot: snapshot?.usage ?? [], log: [] };
   let observedUntil = snapshot?.observedUntil ?? null;
   let cut: Recovery['cut'] = null;
   let records = 0;
@@ -140,12 +143,13 @@ async function recover(dir: string, format: number = FORMAT): Promise<Recovery &
         continue;
       }
       records++;
-      apply(machines, facts, record);
+      if (record.k === 'usage') usage.log.push(record);
+      else apply(machines, facts, record);
       if (record.k === 'observed') observedUntil = Math.max(observedUntil ?? record.at, record.at);
     }
   }
   const nodeLayers = [...facts.layers.values()].filter((l) => machines.has(l.uid));
-  return { machines: [...machines.values()], nodeLayers, pools: [...facts.pools.values()], observedUntil, cut, records, lastSegment: Math.max(first - 1, ...segments) };
+  return { machines: [...machines.values()], nodeLayers, pools: [...facts.pools.values()], usage, observedUntil, cut, records, lastSegment: Math.max(first - 1, ...segments) };
 }
 
 function machineFrom(meta: MetaRecord, transitions: MachineState['timeline']['transitions'], memo: { everUp: boolean; restarts: number; rv: string | null; deletedAt: number | null }): MachineState {
@@ -296,6 +300,12 @@ export class EmbeddedStore implements TimelineStore {
     this.#push(factRecord(fact));
   }
 
+  /** Appends samplings of the JobSets' usage with the next group commit. */
+  usage(records: readonly UsageRecord[]): void {
+    if (this.#closed) return;
+    for (const record of records) this.#push(record);
+  }
+
   /** Everything up to `at` has been observed; written with the next group commit. */
   observed(at: number | null): void {
     if (at === null || (this.#observed !== null && at <= this.#observed)) return;
@@ -369,9 +379,9 @@ export class EmbeddedStore implements TimelineStore {
    * Writes a snapshot of `machines` and deletes the log it makes unnecessary. Records made after this
    * call go to a new segment; the snapshot holds everything before it.
    */
-  async snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline> = [], pools: Iterable<Timeline> = []): Promise<void> {
+  async snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline> = [], pools: Iterable<Timeline> = [], usage: Iterable<UsageSnapshotEntry> = []): Promise<void> {
     const next = ++this.#segment;
-    const snapshot = snapshotOf(machines, next, observedUntil, UPNESS_VERSION, nodeLayers, FORMAT, pools);
+    const snapshot = snapshotOf(machines, next, observedUntil, UPNESS_VERSION, nodeLayers, FORMAT, pools, usage);
     this.#sinceSnapshot = 0;
     // Known identities: retention may have dropped some, and they must not be resurrected.
     this.#written.clear();

@@ -18,7 +18,9 @@
 //      20 §3); absent before: read as 0, not known. Later + pool (a node pool's fact: a transition,
 //      the first with the pool's identity, a cause, a JobSet that ran on it) and the snapshot's
 //      pools: added without a bump, since no older record changed and a reader that does not know
-//      them skips them (it loses only the pools).
+//      them skips them (it loses only the pools). Later still + usage (one JobSet's resource usage
+//      at one sampling) and the snapshot's usage (each JobSet's usage history, as kept then): also
+//      without a bump, for the same reason (an older reader loses only the usage).
 // Every change of the format bumps FORMAT, adds a step to ./formats.ts that migrates a data dir of
 // the previous format, and a data dir written by the last release of the previous format (with the
 // answers it gave) under ./fixtures/, which formats.service.test.ts reads with the new code. A new field or
@@ -98,6 +100,33 @@ export interface SuspensionRecord {
   suspension: Suspension;
 }
 
+/**
+ * One JobSet's resource usage at one sampling (usage/jobset-usage.ts): `owner` its UID (or
+ * `name:namespace/name`), `v` the values in usage/metrics.ts' order, null where not reported.
+ */
+export interface UsageRecord {
+  k: 'usage';
+  owner: string;
+  ns: string;
+  name: string;
+  at: number;
+  v: (number | null)[];
+}
+
+/** A usage history as plain data: times, and per metric a value per time (null: not reported). */
+export interface UsagePoints {
+  t: number[];
+  v: (number | null)[][];
+}
+
+/** One JobSet's usage history as a snapshot keeps it (usage/history.ts dump): sampled points and folded means. */
+export interface UsageSnapshotEntry {
+  owner: string;
+  namespace: string;
+  name: string;
+  history: { raw: UsagePoints; folded: UsagePoints };
+}
+
 /** The first line of every log file. */
 export interface HeaderRecord {
   k: 'header';
@@ -106,7 +135,7 @@ export interface HeaderRecord {
   upness?: string;
 }
 
-export type LogRecord = HeaderRecord | MetaRecord | UpdateRecord | ObservedRecord | CauseRecord | NodesRecord | SuspensionRecord | PoolRecord;
+export type LogRecord = HeaderRecord | MetaRecord | UpdateRecord | ObservedRecord | CauseRecord | NodesRecord | SuspensionRecord | PoolRecord | UsageRecord;
 
 export function encodeLine(record: LogRecord): string {
   const json = JSON.stringify(record);
@@ -197,6 +226,8 @@ export interface Snapshot {
   nodeLayers?: { uid: string; add: EncodedTransition[] }[];
   /** The node pools' timelines, their transitions joined with their causes (added within format 4). */
   pools?: { uid: string; pool: PoolIdentity; jobsets: string[]; add: EncodedTransition[] }[];
+  /** Every JobSet's usage history (added within format 4). */
+  usage?: UsageSnapshotEntry[];
 }
 
 /** `format`: FORMAT, except for a migration step that writes the next format of a chain. */
@@ -208,6 +239,7 @@ export function snapshotOf(
   nodeLayers: Iterable<Timeline> = [],
   format = FORMAT,
   pools: Iterable<Timeline> = [],
+  usage: Iterable<UsageSnapshotEntry> = [],
 ): Snapshot {
   const out: Snapshot['machines'] = [];
   const uids = new Set<string>();
@@ -225,5 +257,6 @@ export function snapshotOf(
     if (tl.transitions.length === 0) continue;
     poolsOut.push({ uid: tl.uid, pool: { name: tl.name, createdAt: tl.createdAt, accelerator: tl.accelerator, topology: tl.topology }, jobsets: tl.jobsets ?? [], add: tl.transitions.map(encodeJoined) });
   }
-  return { format, upness, nextSegment, observedUntil, machines: out, nodeLayers: layers, ...(poolsOut.length > 0 ? { pools: poolsOut } : {}) };
+  const usageOut = [...usage];
+  return { format, upness, nextSegment, observedUntil, machines: out, nodeLayers: layers, ...(poolsOut.length > 0 ? { pools: poolsOut } : {}), ...(usageOut.length > 0 ? { usage: usageOut } : {}) };
 }

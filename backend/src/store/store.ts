@@ -4,6 +4,9 @@ import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { Fact } from '../timeline/facts.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Timeline } from '../timeline/types.ts';
+import type { UsageRecord, UsageSnapshotEntry } from './records.ts';
+
+export type { UsageRecord, UsageSnapshotEntry };
 
 export interface StoreStatus {
   /** The last write failed (disk full, unwritable, database down): new records wait in memory and are retried. */
@@ -21,6 +24,8 @@ export interface Recovery {
   nodeLayers: Timeline[];
   /** The node pools' timelines (a cluster's), with their causes and JobSets joined; absent: none kept. */
   pools?: Timeline[];
+  /** The JobSets' resource usage kept (the embedded store): the snapshot's histories, then the samplings logged after it. */
+  usage?: { snapshot: UsageSnapshotEntry[]; log: UsageRecord[] };
   /** Up to when the previous run observed: a gap begins there. */
   observedUntil: number | null;
   /** A torn or corrupt last record that was cut off (the embedded store after a crash mid-write). */
@@ -36,12 +41,14 @@ export interface TimelineStore {
    * a suspension's reason learned later) after what it refers to; what was written is never changed.
    */
   fact(fact: Fact): void;
+  /** Records samplings of the JobSets' resource usage (the embedded store; absent: usage is not kept). */
+  usage?(records: readonly UsageRecord[]): void;
   /** Everything up to `at` has been observed. */
   observed(at: number | null): void;
   /** Resolves when everything recorded so far is durable (at once while writes are failing). */
   flushed(): Promise<void>;
   /** Compacts: the embedded store writes a snapshot and drops the log before it. */
-  snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers?: Iterable<Timeline>, pools?: Iterable<Timeline>): Promise<void>;
+  snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers?: Iterable<Timeline>, pools?: Iterable<Timeline>, usage?: Iterable<UsageSnapshotEntry>): Promise<void>;
   status(): StoreStatus;
   close(): Promise<void>;
 }

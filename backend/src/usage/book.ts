@@ -2,7 +2,7 @@
 // JobSet's namespace and name as labels. Pure: the caller says when, and what retention keeps.
 
 import type { JobSetUsage } from './jobset-usage.ts';
-import { UsageHistory, type HistoryOptions } from './history.ts';
+import { UsageHistory, type HistoryData, type HistoryOptions } from './history.ts';
 
 export interface UsageEntry {
   owner: string;
@@ -31,6 +31,19 @@ export class UsageBook {
       if (entry.history.append(usage)) kept++;
     }
     return kept;
+  }
+
+  /** Every JobSet's history as plain data (a store's snapshot). */
+  dump(): (Omit<UsageEntry, 'history'> & { history: HistoryData })[] {
+    return [...this.#entries.values()].map((e) => ({ owner: e.owner, namespace: e.namespace, name: e.name, history: e.history.dump() }));
+  }
+
+  /** Takes back what a dump held (an empty book's start after a restart); an owner already held is left as it is. */
+  restore(entries: Iterable<Omit<UsageEntry, 'history'> & { history: HistoryData }>): void {
+    for (const e of entries) {
+      if (this.#entries.has(e.owner)) continue;
+      this.#entries.set(e.owner, { owner: e.owner, namespace: e.namespace, name: e.name, history: UsageHistory.restore(e.history, this.#options) });
+    }
   }
 
   get(owner: string): UsageEntry | undefined {

@@ -99,3 +99,18 @@ describe('UsageHistory', () => {
     expect(values[99]).toBe(99);
   });
 });
+
+describe('dump and restore', () => {
+  it('a restored history answers exactly as the one dumped, folded buckets and missing values included', () => {
+    const h = new UsageHistory({ rawMs: 10 * 60_000, bucketMs: 5 * 60_000, holdMs: 60_000 });
+    for (let m = 0; m < 30; m++) h.append({ at: m * 60_000, values: { cpuCores: m, memoryBytes: m % 2 === 0 ? 100 : null, networkReceiveBytesPerSecond: null, networkTransmitBytesPerSecond: null, ephemeralStorageBytes: null, volumeBytes: null, pods: 1 } });
+    h.compact(30 * 60_000);
+    expect(h.size.folded).toBeGreaterThan(0);
+    const back = UsageHistory.restore(JSON.parse(JSON.stringify(h.dump())), { rawMs: 10 * 60_000, bucketMs: 5 * 60_000, holdMs: 60_000 });
+    expect(back.size).toEqual(h.size);
+    for (const metric of ['cpuCores', 'memoryBytes', 'networkReceiveBytesPerSecond'] as const) {
+      expect(back.points(metric)).toEqual(h.points(metric));
+      expect(back.segments(metric)).toEqual(h.segments(metric));
+    }
+  });
+});

@@ -80,6 +80,26 @@ class Points {
   }
 }
 
+/** Points as plain data (a store's snapshot): times, and per metric (USAGE_METRICS' order) a value per time, null: not reported. */
+export interface PointsData {
+  t: number[];
+  v: (number | null)[][];
+}
+
+/** A history as plain data: its sampled points and its folded buckets. */
+export interface HistoryData {
+  raw: PointsData;
+  folded: PointsData;
+}
+
+function pointsData(points: Points): PointsData {
+  return { t: Array.from(points.times.view()), v: points.values.map((c) => Array.from(c.view(), (x) => (Number.isNaN(x) ? null : x))) };
+}
+
+function restorePoints(points: Points, data: PointsData): void {
+  for (let i = 0; i < data.t.length; i++) points.push(data.t[i]!, USAGE_METRICS.map((_, m) => data.v[m]?.[i] ?? Number.NaN));
+}
+
 /** Usage as steps: value[i] holds over [starts[i], ends[i]); steps ascending and not overlapping. */
 export interface UsageSegments {
   starts: Float64Array;
@@ -99,6 +119,19 @@ export class UsageHistory {
     this.#bucketMs = options.bucketMs ?? DEFAULT_HISTORY.bucketMs;
     this.#holdMs = options.holdMs ?? DEFAULT_HISTORY.holdMs;
     if (!(this.#bucketMs > 0) || !(this.#rawMs >= 0) || !(this.#holdMs > 0)) throw new RangeError('usage history: bucketMs and holdMs must be > 0, rawMs ≥ 0');
+  }
+
+  /** What it holds, as plain data (for a store's snapshot). */
+  dump(): HistoryData {
+    return { raw: pointsData(this.#raw), folded: pointsData(this.#folded) };
+  }
+
+  /** A history holding `data` (a dump, as a snapshot kept it). */
+  static restore(data: HistoryData, options: HistoryOptions = {}): UsageHistory {
+    const history = new UsageHistory(options);
+    restorePoints(history.#folded, data.folded);
+    restorePoints(history.#raw, data.raw);
+    return history;
   }
 
   /** Sampled points and folded buckets held now. */

@@ -7,18 +7,9 @@
 import type { KubeObject } from '../observation/types.ts';
 import { isPod, viewPod } from '../nodes/objects.ts';
 import type { PodSample } from './kubelet-summary.ts';
+import { USAGE_METRICS, type UsageMetric } from './metrics.ts';
 
-/** The usage metrics a JobSet's history keeps, in this order (the series' metric names). */
-export const USAGE_METRICS = [
-  'cpuCores',
-  'memoryBytes',
-  'networkReceiveBytesPerSecond',
-  'networkTransmitBytesPerSecond',
-  'ephemeralStorageBytes',
-  'volumeBytes',
-  'pods',
-] as const;
-export type UsageMetric = (typeof USAGE_METRICS)[number];
+export { USAGE_METRICS, type UsageMetric };
 
 /** One JobSet's usage at one sampling; a metric no pod reported is null. */
 export interface JobSetUsage {

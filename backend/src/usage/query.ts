@@ -6,7 +6,7 @@ import type { Timeline } from '../timeline/types.ts';
 import type { UsageBook, UsageEntry } from './book.ts';
 import { usageByState, type UsageByState } from './by-state.ts';
 import type { UsageMetric } from './jobset-usage.ts';
-import { sumSeries, usageSeries } from './series.ts';
+import { sumSeries, usageOverWindows } from './series.ts';
 
 type Identity = Pick<Timeline, 'uid' | 'namespace' | 'name'>;
 
@@ -17,9 +17,20 @@ export function usageOf(book: Pick<UsageBook, 'get'>, timeline: Identity): Usage
 
 /** A JobSet's series of `metric` at `points` (each the mean over the window ending there); all null without usage. */
 export function jobsetUsageSeries(book: Pick<UsageBook, 'get'>, timeline: Identity, metric: UsageMetric, points: readonly number[], windowMs: number): (number | null)[] {
+  return jobsetUsageOverWindows(
+    book,
+    timeline,
+    metric,
+    points.map((t) => t - windowMs),
+    points,
+  );
+}
+
+/** A JobSet's mean of `metric` over each window (starts[k], ends[k]], both ascending; all null without usage. */
+export function jobsetUsageOverWindows(book: Pick<UsageBook, 'get'>, timeline: Identity, metric: UsageMetric, starts: readonly number[], ends: readonly number[]): (number | null)[] {
   const entry = usageOf(book, timeline);
-  if (entry === undefined || points.length === 0) return points.map(() => null);
-  return usageSeries(entry.history.segments(metric, points[0]! - windowMs, points[points.length - 1]!), points, windowMs);
+  if (entry === undefined || ends.length === 0) return ends.map(() => null);
+  return usageOverWindows(entry.history.segments(metric, starts[0]!, ends[ends.length - 1]!), starts, ends);
 }
 
 /** The group's members' series summed (the usage of a namespace is its JobSets' together). */

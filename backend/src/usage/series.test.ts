@@ -2,7 +2,7 @@
 
 import { min } from '../../../test/support/scenario.ts';
 import type { UsageSegments } from './history.ts';
-import { sumSeries, usageSeries } from './series.ts';
+import { sumSeries, usageOverWindows, usageSeries } from './series.ts';
 
 function steps(...s: [number, number, number][]): UsageSegments {
   return {
@@ -37,5 +37,14 @@ describe('sumSeries', () => {
   it('sums the members point by point, null only where none has a value', () => {
     expect(sumSeries([[1, null, null], [2, 3, null]], 3)).toEqual([3, 3, null]);
     expect(sumSeries([], 2)).toEqual([null, null]);
+  });
+});
+
+describe('usageOverWindows', () => {
+  const cpu = steps([0, 4, 2], [4, 10, 6], [20, 22, 1]);
+
+  it('takes a window per point: cumulative windows all from the range start', () => {
+    // (0, 5]: 4 at 2, 1 at 6; (0, 10]: 4 at 2, 6 at 6; (0, 25]: the same and 2 at 1.
+    expect(usageOverWindows(cpu, [0, 0, 0].map(min), [5, 10, 25].map(min))).toEqual([(8 + 6) / 5, (8 + 36) / 10, (8 + 36 + 2) / 12]);
   });
 });

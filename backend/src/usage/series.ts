@@ -8,10 +8,23 @@ import type { UsageSegments } from './history.ts';
 
 /** The mean of the steps over each window (points[k] − windowMs, points[k]]; points ascending. */
 export function usageSeries(segments: UsageSegments, points: readonly number[], windowMs: number): (number | null)[] {
+  return usageOverWindows(
+    segments,
+    points.map((t) => t - windowMs),
+    points,
+  );
+}
+
+/**
+ * The mean of the steps over each window (starts[k], ends[k]]: windows whose starts and ends both
+ * ascend (a step's, a rolling window's, or a cumulative one's from the range start).
+ */
+export function usageOverWindows(segments: UsageSegments, starts: readonly number[], ends: readonly number[]): (number | null)[] {
   const out: (number | null)[] = [];
   let first = 0;
-  for (const t of points) {
-    const from = t - windowMs;
+  for (let w = 0; w < ends.length; w++) {
+    const from = starts[w]!;
+    const t = ends[w]!;
     // Steps ending at or before this window's start end before every later window's too.
     while (first < segments.starts.length && segments.ends[first]! <= from) first++;
     let area = 0;

@@ -11,6 +11,7 @@ import {
   FIGURES,
   GROUP_DIMENSIONS,
   type GroupByName,
+  isUsageMetric,
   LAYERS,
   type Layer,
   type Metric,
@@ -138,7 +139,8 @@ export function MetricField({
   withState: boolean;
   onChange: (metric: Metric) => void;
 }) {
-  const metrics = METRICS.filter((m) => withState || m !== 'up');
+  // The state and resource usage are series only.
+  const metrics = METRICS.filter((m) => withState || (m !== 'up' && !isUsageMetric(m)));
   // The chosen metric's group first, so that the list opens with the chosen metric in view (the
   // list does not scroll to it by itself); the other groups follow in their usual order.
   const groups = [METRIC_GROUP[value], ...METRIC_GROUPS.filter((g) => g !== METRIC_GROUP[value])];

@@ -21,6 +21,8 @@ import {
   sizeBucketsProblem,
   sortColumns,
   type UpnessQuery,
+  type UsageMetric,
+  USAGE_METRICS,
 } from '../../types';
 
 /** A query as the service reads it: the stored fields over the shared defaults. */
@@ -32,14 +34,15 @@ export function resolve(query: UpnessQuery): Resolved {
   return { ...DEFAULT_QUERY, ...stored, refId: query.refId };
 }
 
-/** How the metrics are grouped in the Metric list, in this order: the figures' groups, then the state. */
-export const METRIC_GROUPS = [...FIGURE_GROUPS, 'State'] as const;
+/** How the metrics are grouped in the Metric list, in this order: the figures' groups, the state, then resource usage. */
+export const METRIC_GROUPS = [...FIGURE_GROUPS, 'State', 'Usage'] as const;
 export type MetricGroup = (typeof METRIC_GROUPS)[number];
 
 /** Each metric's group: a figure's from its definition (backend/src/series/figure-definitions.ts), `up` the state. */
 export const METRIC_GROUP: Record<Metric, MetricGroup> = {
   ...(Object.fromEntries(FIGURES.map((f) => [f, FIGURE_DEFINITIONS[f].group])) as Record<FigureName, FigureGroup>),
   up: 'State',
+  ...(Object.fromEntries(USAGE_METRICS.map((m) => [m, 'Usage'])) as Record<UsageMetric, 'Usage'>),
 };
 
 /**
@@ -60,6 +63,9 @@ export function defaultAggregate(metric: Metric): AggregateName {
       return 'p50';
     case 'State':
       return 'mean';
+    // A group's usage is its JobSets' together.
+    case 'Usage':
+      return 'sum';
   }
 }
 

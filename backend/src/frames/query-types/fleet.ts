@@ -1,7 +1,8 @@
 // `fleet`: how a metric is distributed across the JobSets of each group, as a table.
 
 import { fleetFigure, groupingOf } from '../../series/fleet.ts';
-import { unitOf, type Metric } from '../../query/types.ts';
+import { QueryError } from '../../query/selector.ts';
+import { isUsageMetric, unitOf, type Metric, type UsageMetric } from '../../query/types.ts';
 import type { FigureName } from '../../series/figures.ts';
 import type { QueryContext } from '../context.ts';
 import { frame, numberField, stringField, type FrameJSON } from '../frame.ts';
@@ -13,7 +14,7 @@ export function fleetFrames(ctx: QueryContext): FrameJSON[] {
   const { query } = ctx;
   // `none` would make each JobSet its own distribution of one: the fleet as a whole is meant.
   const groupBy = query.groupBy === 'none' ? 'all' : groupingOf(query);
-  const metric: FigureName = query.metric === 'up' ? 'uptimeRatio' : (query.metric as Exclude<Metric, 'up'>);
+  const metric: FigureName = query.metric === 'up' ? 'uptimeRatio' : (query.metric as Exclude<Metric, 'up' | UsageMetric>);
   const stats = STATISTICS.map((how) => fleetFigure(ctx.timelines, ctx.horizon, ctx.from, ctx.to, metric, groupBy, how));
   const groups = stats[0]!;
   const dimensions = groups.length > 0 ? Object.keys(groups[0]!.labels) : [];
@@ -34,7 +35,10 @@ export const fleetType: QueryTypeModule = {
   queryType: 'fleet',
   fields: {},
   selectFrom: rangeStart,
-  validate: (ctx) => refuseCauseGroup(ctx.query),
+  validate(ctx) {
+    refuseCauseGroup(ctx.query);
+    if (isUsageMetric(ctx.query.metric)) throw new QueryError('metric', `${ctx.query.metric} is resource usage: ask it of a series query (over time), or of a summary's usageByState (split by state)`);
+  },
   cost: perJobSet,
   frames: fleetFrames,
 };

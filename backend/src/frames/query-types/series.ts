@@ -7,10 +7,12 @@ import type { PooledWindow } from '../../series/fleet-index.ts';
 import { planSeries, type RangeSpec } from '../../series/range.ts';
 import type { Timeline } from '../../timeline/types.ts';
 import { stepCount } from '../../query/step.ts';
-import { parseDuration, unitOf } from '../../query/types.ts';
+import { QueryError } from '../../query/selector.ts';
+import { isUsageMetric, parseDuration, unitOf, type UsageMetric } from '../../query/types.ts';
 import type { QueryContext } from '../context.ts';
 import { frame, numberField, timeField, type FrameJSON } from '../frame.ts';
 import { pooledGroups } from '../pooled.ts';
+import { noUsageFrame, usageGroups } from '../usage.ts';
 import { pointsOf, refuseCauseGroup, refuseSeriesPerJobSetOverLimit, type Cost, type QueryTypeModule } from './module.ts';
 
 interface Group {
@@ -34,8 +36,10 @@ function upValue(tl: Timeline, t: number): number | null {
  */
 function seriesCost(ctx: QueryContext): Cost {
   const count = ctx.query.window === 'range' ? 1 : stepCount(ctx.steps);
+  // Usage: each selected JobSet's steps at every point; nothing when the service keeps no usage.
+  if (isUsageMetric(ctx.query.metric)) return { points: count, evaluated: ctx.usage ? ctx.timelines.length : 0, what: 'JobSets' };
   if (ctx.query.metric !== 'up') {
-    const pooled = pooledGroups(ctx, [ctx.query.metric as Exclude<typeof ctx.query.metric, 'up'>]);
+    const pooled = pooledGroups(ctx, [ctx.query.metric as Exclude<typeof ctx.query.metric, 'up' | UsageMetric>]);
     if (pooled !== null) return { points: count, evaluated: pooled.length, what: 'series' };
   }
   return { points: count, evaluated: ctx.timelines.length, what: 'JobSets' };
@@ -76,7 +80,7 @@ function seriesWindowStart(spec: RangeSpec): number {
 
 function figureSeries(ctx: QueryContext, groupBy: GroupBy, how: Aggregate): Group[] {
   const { query } = ctx;
-  const figure = query.metric as Exclude<typeof query.metric, 'up'>;
+  const figure = query.metric as Exclude<typeof query.metric, 'up' | UsageMetric>;
   const spec = seriesSpec(query, ctx.steps, ctx.from, ctx.to);
   const pooled = pooledGroups(ctx, [figure]);
   if (pooled !== null) {
@@ -99,6 +103,14 @@ function figureSeries(ctx: QueryContext, groupBy: GroupBy, how: Aggregate): Grou
   return fleetSeries(ctx.timelines, ctx.horizon, spec, figure, groupBy, how);
 }
 
+/** A usage metric's groups: each point's value is the mean of the usage over the point's window (the figures' windows). */
+function usageSeriesGroups(ctx: QueryContext, metric: UsageMetric, groupBy: GroupBy, how: Aggregate): Group[] {
+  const spec = seriesSpec(ctx.query, ctx.steps, ctx.from, ctx.to);
+  const points = pointsOf(ctx);
+  const starts = points.map((t) => (spec.mode === 'cumulative' ? (spec.from ?? spec.start) : spec.mode === 'rolling' ? t - (spec.rollingMs ?? 0) : t - spec.stepMs));
+  return usageGroups(ctx.usage!, ctx.timelines, metric, groupBy, how, starts, points).map((g) => ({ ...g, points }));
+}
+
 function parseRolling(rolling: string): number {
   return parseDuration(rolling) ?? 86_400_000;
 }
@@ -107,7 +119,8 @@ export function seriesFrames(ctx: QueryContext): FrameJSON[] {
   const { query } = ctx;
   const groupBy = groupingOf(query);
   const how = query.aggregate;
-  const groups = query.metric === 'up' ? upSeries(ctx, groupBy, how) : figureSeries(ctx, groupBy, how);
+  if (isUsageMetric(query.metric) && !ctx.usage) return [noUsageFrame(query.refId)];
+  const groups = query.metric === 'up' ? upSeries(ctx, groupBy, how) : isUsageMetric(query.metric) ? usageSeriesGroups(ctx, query.metric, groupBy, how) : figureSeries(ctx, groupBy, how);
   const unit = unitOf(query.metric);
   const names = groups.map((g) =>
     groupBy === 'none' ? `${g.labels.namespace}/${g.labels.jobset}` : groupBy === 'all' ? query.metric : Object.values(g.labels)[0] || '(none)',
@@ -132,6 +145,9 @@ export const seriesType: QueryTypeModule = {
   selectFrom: (query, steps, from, to) => (query.metric === 'up' ? from : Math.min(from, seriesWindowStart(seriesSpec(query, steps, from, to)))),
   validate(ctx) {
     refuseCauseGroup(ctx.query);
+    if (isUsageMetric(ctx.query.metric) && ctx.query.layer !== 'jobset') {
+      throw new QueryError('layer', `${ctx.query.metric} is the resource usage of a JobSet's pods: ask it of layer jobset, not ${ctx.query.layer}`);
+    }
     refuseSeriesPerJobSetOverLimit(ctx);
   },
   cost: seriesCost,

@@ -4,15 +4,16 @@
 
 import { z } from 'zod';
 import { FIGURE_NAMES, figuresFromTotals, figureValue, type FigureName } from '../../series/figures.ts';
-import { fleetFigures, groupingOf } from '../../series/fleet.ts';
+import { fleetFigures, groupingOf, groupOf } from '../../series/fleet.ts';
 import { summaryColumns } from '../../series/summary.ts';
 import { FIELDS } from '../../series/totals.ts';
-import { figureName } from '../../query/model.ts';
-import { DEFAULT_QUERY, FIGURES, unitOf } from '../../query/types.ts';
+import { figureName, usageMetricName } from '../../query/model.ts';
+import { DEFAULT_QUERY, FIGURES, unitOf, USAGE_METRICS } from '../../query/types.ts';
 import type { Timeline } from '../../timeline/types.ts';
 import type { QueryContext } from '../context.ts';
 import { frame, numberField, stringField, type Field, type FrameJSON } from '../frame.ts';
 import { pooledGroups } from '../pooled.ts';
+import { NO_USAGE_NOTICE, usageByStateFields } from '../usage.ts';
 import { isShaped, pickRows, refuseUnknownSortColumn, TABLE_FIELDS, tableMeta } from '../table.ts';
 import { perJobSet, rangeStart, refuseCauseGroup, type Cost, type QueryTypeModule } from './module.ts';
 
@@ -38,9 +39,15 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   if (groupBy === 'none') {
     const c = summaryColumns(ctx.timelines, ctx.horizon, ctx.from, ctx.to);
     const n = c.timelines.length;
-    const valueOf = (f: FigureName, i: number): number | null => figureValue(c.totals, i * FIELDS, f, c.timeToFirstUp[i]!);
+    // Usage split by state, for every row (a sort may name one of its columns).
+    const usage = usageByStateFields(ctx, c.timelines.map((tl) => [tl]));
+    const usageByName = new Map(usage.map((f) => [f.schema.name, f.values as (number | null)[]]));
+    const valueOf = (f: string, i: number): number | null => {
+      const column = usageByName.get(f);
+      return column !== undefined ? column[i]! : figureValue(c.totals, i * FIELDS, f as FigureName, c.timeToFirstUp[i]!);
+    };
     // The rows shown, by index: every row in the table's own order (namespace, name, UID) unless shaped.
-    const rows = isShaped(query) ? pickRows(n, query.sort ? (i) => valueOf(query.sort!.by as FigureName, i) : null, query.sort, query.limit) : null;
+    const rows = isShaped(query) ? pickRows(n, query.sort ? (i) => valueOf(query.sort!.by, i) : null, query.sort, query.limit) : null;
     const shown = rows ?? Array.from({ length: n }, (_, i) => i);
     const timelines = shown.map((i) => c.timelines[i]!);
     const clustered = timelines.some((tl) => tl.cluster !== undefined);
@@ -53,8 +60,9 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
       stringField('state', shown.map((i) => c.states[i]!)),
       ...(query.layer === 'nodepools' ? poolFields(timelines) : []),
       ...columns.map(figureField),
+      ...usage.map((f) => ({ schema: f.schema, values: shown.map((i) => f.values[i]) })),
     ];
-    const meta = rows !== null ? tableMeta(n, rows.length, summaryTotals(ctx, columns)) : undefined;
+    const meta = withUsageNotice(ctx, rows !== null ? tableMeta(n, rows.length, summaryTotals(ctx, columns)) : undefined);
     return [frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) })];
   }
   const pooled = pooledGroups(ctx, columns);
@@ -65,19 +73,42 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
           return { key, labels, count, figures: figuresFromTotals(w.totals, w.timeToFirstUpSeconds) };
         })
       : fleetFigures(ctx.timelines, ctx.horizon, ctx.from, ctx.to, groupBy, query.aggregate);
+  // Usage split by state: each group's members pooled (only worked out when asked: it needs the members).
+  const usage = query.usageByState.length === 0 ? [] : usageByStateFields(ctx, membersOf(ctx, groups));
+  const usageByName = new Map(usage.map((f) => [f.schema.name, f.values as (number | null)[]]));
+  const groupValue = (by: string, i: number): number | null =>
+    by === 'jobsets' ? groups[i]!.count : (usageByName.get(by)?.[i] ?? groups[i]!.figures[by as FigureName] ?? null);
   // The rows shown: every group in key order unless shaped.
-  const rows = isShaped(query)
-    ? pickRows(groups.length, query.sort ? (i) => (query.sort!.by === 'jobsets' ? groups[i]!.count : groups[i]!.figures[query.sort!.by as FigureName]) : null, query.sort, query.limit)
-    : null;
+  const rows = isShaped(query) ? pickRows(groups.length, query.sort ? (i) => groupValue(query.sort!.by, i) : null, query.sort, query.limit) : null;
   const shown = rows === null ? groups : rows.map((i) => groups[i]!);
   const dimensions = groups.length > 0 ? Object.keys(groups[0]!.labels) : [];
   const fields: Field[] = [
     ...dimensions.map((d) => stringField(d, shown.map((g) => g.labels[d] ?? ''))),
     numberField('jobsets', shown.map((g) => g.count), { unit: 'none' }),
     ...columns.map((f) => numberField(f, shown.map((g) => g.figures[f]), { unit: unitOf(f) })),
+    ...usage.map((f) => ({ schema: f.schema, values: rows === null ? f.values : rows.map((i) => f.values[i]) })),
   ];
-  const meta = rows !== null ? tableMeta(groups.length, rows.length, summaryTotals(ctx, columns)) : undefined;
+  const meta = withUsageNotice(ctx, rows !== null ? tableMeta(groups.length, rows.length, summaryTotals(ctx, columns)) : undefined);
   return [frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) })];
+}
+
+/** Each group's member JobSets, in the groups' order (a group's key is groupOf's, as the fleet index's). */
+function membersOf(ctx: QueryContext, groups: readonly { key: string }[]): Timeline[][] {
+  const groupBy = groupingOf(ctx.query);
+  const byKey = new Map<string, Timeline[]>();
+  for (const tl of ctx.timelines) {
+    const key = groupOf(tl, groupBy).key;
+    const members = byKey.get(key);
+    if (members === undefined) byKey.set(key, [tl]);
+    else members.push(tl);
+  }
+  return groups.map((g) => byKey.get(g.key) ?? []);
+}
+
+/** A table that asks for usage of a service that keeps none says so on the panel (its columns are null). */
+function withUsageNotice(ctx: QueryContext, meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (ctx.query.usageByState.length === 0 || ctx.usage) return meta;
+  return { ...meta, notices: [...((meta?.notices as unknown[] | undefined) ?? []), NO_USAGE_NOTICE] };
 }
 
 /** A node pool's row also says its hardware, and which JobSets ran on its nodes (namespace/name, comma-separated). */
@@ -114,6 +145,13 @@ export const summaryType: QueryTypeModule = {
   queryType: 'summary',
   fields: {
     figures: z.array(figureName).max(FIGURES.length).default(DEFAULT_QUERY.figures as (typeof FIGURES)[number][]).describe('summary: only these figure columns (empty: every figure)'),
+    usageByState: z
+      .array(usageMetricName)
+      .max(USAGE_METRICS.length)
+      .default(DEFAULT_QUERY.usageByState)
+      .describe(
+        "summary: for each of these resource usage metrics, the columns <metric>WhileUp, WhileNotUp (provisioning and down), WhileProvisioning, WhileDown and WhileSuspended: the metric's time-weighted mean over the state's exact intervals in the range (a group: its JobSets pooled); null where no usage covers the state (README \"Resource usage\")",
+      ),
     ...TABLE_FIELDS,
   },
   selectFrom: rangeStart,

@@ -1,0 +1,74 @@
+// The simulated cluster's usage sampler: every simulated sampling interval, each JobSet's usage
+// from the simulator's model (sources/simulator/usage.ts) for the state it is in then, added to the
+// same usage book the kubelet sampler fills. No kubelet: the model stands in for what the pods use.
+//
+// A sampling at t waits until the simulation has delivered `lagMs` past t, so a transition whose
+// observation arrives a few seconds after its time is known when t is sampled. The model is
+// deterministic, so a simulation restarted from a store makes its history's usage again, the same.
+
+import type { Timeline } from '../timeline/types.ts';
+import { TERMINAL_STATES } from '../timeline/types.ts';
+import { SIMULATED_USAGE_INTERVAL_MS, simulatedUsage } from '../sources/simulator/index.ts';
+import type { UsageBook } from '../usage/book.ts';
+import type { JobSetUsage } from '../usage/jobset-usage.ts';
+
+export interface SimulatedUsageOptions {
+  seed: number;
+  /** The first sampling is at or after this (the simulated history's start). */
+  from: number;
+  intervalMs?: number;
+  /** How far behind the simulation's delivered time samplings stay (default one minute). */
+  lagMs?: number;
+  /** After each round, what is older than this is dropped (the timelines' retention); default: kept. */
+  retentionMs?: number;
+}
+
+export class SimulatedUsageFeed {
+  readonly #timelines: () => readonly Timeline[];
+  readonly #book: UsageBook;
+  readonly #seed: number;
+  readonly #intervalMs: number;
+  readonly #lagMs: number;
+  readonly #retentionMs: number | undefined;
+  /** The next sampling's time. */
+  #next: number;
+
+  constructor(timelines: () => readonly Timeline[], book: UsageBook, options: SimulatedUsageOptions) {
+    this.#timelines = timelines;
+    this.#book = book;
+    this.#seed = options.seed;
+    this.#intervalMs = options.intervalMs ?? SIMULATED_USAGE_INTERVAL_MS;
+    this.#lagMs = options.lagMs ?? 60_000;
+    this.#retentionMs = options.retentionMs;
+    this.#next = Math.ceil(options.from / this.#intervalMs) * this.#intervalMs;
+  }
+
+  /** Samples every interval not yet sampled up to `delivered − lagMs`; returns the JobSet samplings added. */
+  sampleUntil(delivered: number): number {
+    const last = Math.floor((delivered - this.#lagMs) / this.#intervalMs) * this.#intervalMs;
+    const first = this.#next;
+    if (last < first) return 0;
+    const step = this.#intervalMs;
+    let added = 0;
+    // JobSet by JobSet (each one's samplings ascend): a walk along its transitions, not a search per sampling.
+    for (const tl of this.#timelines()) {
+      const ts = tl.transitions;
+      const lastTransition = ts[ts.length - 1]!;
+      const end = TERMINAL_STATES.has(lastTransition.state) ? lastTransition.at : Infinity;
+      const start = Math.max(first, Math.ceil(tl.createdAt / step) * step);
+      if (start > last || end <= start) continue;
+      const usages: JobSetUsage[] = [];
+      let i = 0;
+      for (let t = start; t <= last && t < end; t += step) {
+        while (i + 1 < ts.length && ts[i + 1]!.at <= t) i++;
+        const u = simulatedUsage(this.#seed, tl, ts[i]!.state, t);
+        if (u === null) continue;
+        usages.push({ owner: tl.uid, namespace: tl.namespace, name: tl.name, at: t, values: { ...u, ephemeralStorageBytes: null, volumeBytes: null } });
+      }
+      added += this.#book.record(usages);
+    }
+    this.#next = last + step;
+    this.#book.compact(last, this.#retentionMs !== undefined ? last - this.#retentionMs : -Infinity);
+    return added;
+  }
+}
