@@ -21,7 +21,7 @@
 
 import { z } from 'zod';
 import type { Observation } from '../observation/types.ts';
-import { TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
+import { packClosed, TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
 import type { JobSetUpdate } from '../timeline/engine.ts';
 import { joinCause, nodeTransitionFact, type Layer, type LayerFact } from '../timeline/facts.ts';
 import { isNode, isPod, jobsetCauses, nodeNotReady, podFailures, viewNode, viewPod, type CauseFact, type NodeView } from './objects.ts';
@@ -146,6 +146,7 @@ export class NodeLayer {
     for (const timeline of timelines) {
       const jobset = this.#jobsetTimeline(timeline.uid);
       if (jobset === undefined || timeline.transitions.length === 0) continue;
+      packClosed(timeline);
       const last = jobset.transitions[jobset.transitions.length - 1]!;
       let everUp = false;
       for (const t of timeline.transitions) everUp = t.state === 'up' ? true : t.state === 'suspended' ? false : everUp;
@@ -349,6 +350,7 @@ export class NodeLayer {
     if (TERMINAL_STATES.has(last.state) || last.state === state) return null;
     const transition: Transition = { at: Math.min(Math.max(at, last.at), Math.max(receivedAt, last.at)), state };
     transitions.push(transition);
+    if (TERMINAL_STATES.has(state)) packClosed(entry.timeline);
     return transition;
   }
 
