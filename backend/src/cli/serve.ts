@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pino } from 'pino';
-import { describeUrl, isPostgresUrl } from '../store/postgres.ts';
+import { describeUrl, isPostgresUrl } from '../store/postgres-url.ts';
 import { clusterRequested } from '../sources/cluster/choice.ts';
 import { clusterFeed, simulatorFeed, traceFeed, type Feed } from '../runtime/feeds.ts';
 import { openSession, stopOnSignals, type PoolLayerOptions } from '../runtime/session.ts';

@@ -5,6 +5,7 @@
 
 import { tableFromIPC } from 'apache-arrow';
 import { frame, numberField, timeField } from '../frames/frame.ts';
+import * as arrow from '../frames/arrow.ts';
 import { arrowAnswer, readArrowAnswer } from './query.ts';
 
 const late = Date.UTC(9999, 0, 1);
@@ -19,7 +20,7 @@ describe('arrowAnswer', () => {
       far: { status: 200, frames: [far] },
       bad: { status: 400, error: 'metric: "nope" is not a figure' },
       none: { status: 200, frames: [] },
-    });
+    }, arrow);
     const headLength = body.readUInt32BE(0);
     const head = JSON.parse(body.subarray(4, 4 + headLength).toString('utf8'));
     expect(Object.keys(head.results)).toEqual(['a "quoted" \\ id', 'far', 'bad', 'none']);

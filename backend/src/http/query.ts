@@ -5,8 +5,8 @@
 // JSON either way.
 
 import { Router } from 'express';
-import { ArrowRangeError, frameToArrow } from '../frames/arrow.ts';
 import { runQueries, type QueryResult } from '../frames/run-request.ts';
+import type * as ArrowModule from '../frames/arrow.ts';
 import type { ServedView } from '../runtime/served-view.ts';
 import { HttpError } from './params.ts';
 
@@ -29,6 +29,10 @@ function frameEncoding(value: unknown): FrameEncoding {
 /** The media type of an answer with its frames as Arrow IPC files. */
 export const ARROW_ANSWER_TYPE = 'application/vnd.upness.query-results.arrow';
 
+/** frames/arrow.ts, loaded on the first request for Arrow: apache-arrow costs the service ~10 MiB of RSS at start, and only the plugin asks for it. */
+type ArrowEncoder = typeof ArrowModule;
+let arrowEncoder: Promise<ArrowEncoder> | null = null;
+
 /** Arrow's buffers are 8-byte aligned; so is each file in the answer. */
 const ALIGN = 8;
 
@@ -41,7 +45,7 @@ const ALIGN = 8;
  *   the rest  the Arrow IPC files, each at its offset (from the end of the head, a multiple of 8)
  * No base64 and no JSON around megabytes of columns: each side copies the files as they are.
  */
-export function arrowAnswer(results: Record<string, QueryResult>): Buffer {
+export function arrowAnswer(results: Record<string, QueryResult>, { ArrowRangeError, frameToArrow }: ArrowEncoder): Buffer {
   const files: Uint8Array[] = [];
   let size = 0;
   const head: Record<string, unknown> = Object.create(null);
@@ -97,7 +101,7 @@ export function readArrowAnswer(body: Uint8Array): { results: Record<string, Que
 
 export function queryRoutes({ view, now, retentionMs }: QueryRouteOptions): Router {
   const router = Router();
-  router.post('/query', (req, res) => {
+  router.post('/query', async (req, res) => {
     const encoding = frameEncoding(req.query.frames);
     if (req.body === undefined) throw new HttpError(400, 'body: missing, or not sent as JSON (Content-Type: application/json)');
     const t = now();
@@ -124,7 +128,8 @@ export function queryRoutes({ view, now, retentionMs }: QueryRouteOptions): Rout
       res.status(status).json({ results });
       return;
     }
-    res.status(status).type(ARROW_ANSWER_TYPE).send(arrowAnswer(results));
+    const encoder = await (arrowEncoder ??= import('../frames/arrow.ts'));
+    res.status(status).type(ARROW_ANSWER_TYPE).send(arrowAnswer(results, encoder));
   });
   return router;
 }

@@ -21,7 +21,7 @@
 
 import { z } from 'zod';
 import type { Observation, ObservationType } from '../observation/types.ts';
-import { TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
+import { packClosed, TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
 import type { JobSetUpdate } from '../timeline/engine.ts';
 import { joinCause, nodeTransitionFact, type Layer, type LayerFact } from '../timeline/facts.ts';
 import { isNode, isPod, jobsetCauses, nodeNotReady, podFailures, viewNode, viewPod, type CauseFact, type NodeView, type PodView } from './objects.ts';
@@ -61,8 +61,8 @@ interface Entry {
   jobsetState: State;
   jobsetStateAt: number;
   restarts: number | null;
-  /** Facts already recorded for it (made on the first: most JobSets have none). */
-  causeKeys: Set<string> | null;
+  /** Facts already recorded for it (made on the first: most JobSets have none); its own without their `jobset/<uid>/` (ownKey). */
+  causeKeys: readonly string[] | null;
 }
 
 interface StoredCause {
@@ -78,6 +78,24 @@ interface Snapshot {
 }
 
 const key = (namespace: string, name: string): string => `${namespace}/${name}`;
+
+/**
+ * `keys` with `key` added, as a new array of exact length; null when it is there already. A JobSet,
+ * pod or node has a few keys, if any: a Set, or an array grown by push, would cost more than they hold.
+ */
+function withKey(keys: readonly string[] | null, key: string): readonly string[] | null {
+  if (keys === null) return [key];
+  return keys.includes(key) ? null : [...keys, key];
+}
+
+/**
+ * A JobSet's own cause key without its `jobset/<uid>/` (restart/3, failed), which its entry knows:
+ * short enough for V8 to copy rather than point into the whole key (~70 bytes less a key).
+ */
+function ownKey(uid: string, key: string): string {
+  const prefix = `jobset/${uid}/`;
+  return key.startsWith(prefix) ? key.slice(prefix.length) : key;
+}
 
 function currentState(timeline: Timeline): State | null {
   return timeline.transitions[timeline.transitions.length - 1]?.state ?? null;
@@ -105,8 +123,8 @@ export class NodeLayer {
    * keys of the causes already recorded, made on the first (most pods and nodes have none). The
    * objects themselves are dropped once read.
    */
-  readonly #podCauseKeys = new Map<string, Set<string>>();
-  readonly #nodes = new Map<string, { view: NodeView; causeKeys: Set<string> | null }>();
+  readonly #podCauseKeys = new Map<string, readonly string[]>();
+  readonly #nodes = new Map<string, { view: NodeView; causeKeys: readonly string[] | null }>();
   /** namespace/name → recent causes, oldest first. */
   readonly #causes = new Map<string, StoredCause[]>();
   #gap: { start: number; before: Map<string, Snapshot> } | null = null;
@@ -147,6 +165,7 @@ export class NodeLayer {
     for (const timeline of timelines) {
       const jobset = this.#jobsetTimeline(timeline.uid);
       if (jobset === undefined || timeline.transitions.length === 0) continue;
+      packClosed(timeline);
       const last = jobset.transitions[jobset.transitions.length - 1]!;
       let everUp = false;
       for (const t of timeline.transitions) everUp = t.state === 'up' ? true : t.state === 'suspended' ? false : everUp;
@@ -240,7 +259,12 @@ export class NodeLayer {
 
     const facts = jobsetCauses(view, entry.restarts, receivedAt);
     entry.restarts = view.restarts;
-    for (const fact of facts) this.#addCause(k, fact, (entry.causeKeys ??= new Set()), receivedAt);
+    for (const fact of facts) {
+      const keys = withKey(entry.causeKeys, ownKey(uid, fact.key));
+      if (keys === null) continue;
+      entry.causeKeys = keys;
+      this.#addCause(k, fact, receivedAt);
+    }
 
     const jobset = update.timeline;
     for (const [i, t] of update.added.entries()) {
@@ -268,11 +292,11 @@ export class NodeLayer {
     const k = key(pod.namespace, pod.jobsetName);
     const owner = pod.jobsetUid ?? this.#current.get(k) ?? `name:${k}`;
 
-    const failures = failuresOf();
-    if (failures.length > 0) {
-      let seen = this.#podCauseKeys.get(pod.uid);
-      if (seen === undefined) this.#podCauseKeys.set(pod.uid, (seen = new Set()));
-      for (const fact of failures) this.#addCause(k, fact, seen, receivedAt);
+    for (const fact of failuresOf()) {
+      const keys = withKey(this.#podCauseKeys.get(pod.uid) ?? null, fact.key);
+      if (keys === null) continue;
+      this.#podCauseKeys.set(pod.uid, keys);
+      this.#addCause(k, fact, receivedAt);
     }
     if (type === 'DELETED') this.#podCauseKeys.delete(pod.uid);
 
@@ -303,7 +327,11 @@ export class NodeLayer {
     if (type === 'DELETED') {
       this.#nodes.delete(view.name);
       for (const entry of users) {
-        this.#addCause(entry.key, { key: `node/${view.uid}/deleted`, cause: { kind: 'NodeDeleted', at: receivedAt, node: view.name } }, (entry.causeKeys ??= new Set()), receivedAt);
+        const keys = withKey(entry.causeKeys, `node/${view.uid}/deleted`);
+        if (keys !== null) {
+          entry.causeKeys = keys;
+          this.#addCause(entry.key, { key: `node/${view.uid}/deleted`, cause: { kind: 'NodeDeleted', at: receivedAt, node: view.name } }, receivedAt);
+        }
         this.#update(entry, receivedAt, receivedAt);
       }
       return;
@@ -311,9 +339,10 @@ export class NodeLayer {
     const kept = { view, causeKeys: before?.causeKeys ?? null };
     this.#nodes.set(view.name, kept);
     const fact = nodeNotReady(view, receivedAt);
-    if (fact !== null && !(kept.causeKeys?.has(fact.key) ?? false)) {
-      (kept.causeKeys ??= new Set()).add(fact.key);
-      for (const entry of users) this.#addCause(entry.key, fact, null, receivedAt);
+    const keys = fact === null ? null : withKey(kept.causeKeys, fact.key);
+    if (fact !== null && keys !== null) {
+      kept.causeKeys = keys;
+      for (const entry of users) this.#addCause(entry.key, fact, receivedAt);
     }
     if (before?.view.ready === view.ready) return;
     for (const entry of users) this.#update(entry, view.readySince ?? receivedAt, receivedAt);
@@ -356,6 +385,7 @@ export class NodeLayer {
     if (TERMINAL_STATES.has(last.state) || last.state === state) return null;
     const transition: Transition = { at: Math.min(Math.max(at, last.at), Math.max(receivedAt, last.at)), state };
     transitions.push(transition);
+    if (TERMINAL_STATES.has(state)) packClosed(entry.timeline);
     return transition;
   }
 
@@ -448,12 +478,8 @@ export class NodeLayer {
 
   // ---- Causes --------------------------------------------------------------------------------
 
-  /** Records a cause for the JobSet named `k` (once per fact key), and attaches it to a recent interruption. */
-  #addCause(k: string, fact: CauseFact, seen: Set<string> | null, receivedAt: number): void {
-    if (seen !== null) {
-      if (seen.has(fact.key)) return;
-      seen.add(fact.key);
-    }
+  /** Records a cause for the JobSet named `k` (the caller has checked it is new: withKey), and attaches it to a recent interruption. */
+  #addCause(k: string, fact: CauseFact, receivedAt: number): void {
     let stored = this.#causes.get(k);
     if (stored === undefined) this.#causes.set(k, (stored = []));
     const retention = this.#causeRetention();

@@ -10,6 +10,8 @@ export const UP_CODE = 0;
 export const DOWN_CODE = 2;
 export const SUSPENDED_CODE = 3;
 export const FAILED_CODE = 6;
+/** Codes from here on (completed, failed, deleted) are terminal. */
+const CLOSED_FROM = 5;
 /** What leaving state code `from` for `to` counts as (DESIGN.md): up → down or failed interrupts, down → up recovers. */
 export const NO_EVENT = 0;
 export const INTERRUPTION = 1;
@@ -50,5 +52,10 @@ export function columnsOf(transitions: readonly Transition[]): Columns {
     if (c.start === Infinity && code <= DOWN_CODE) c.start = t.at;
   }
   c.length = n;
+  // A closed timeline's columns never grow again: exact-length copies free the spare slots push left.
+  if (n > 0 && (c.code[n - 1]! & 7) >= CLOSED_FROM) {
+    c.at = c.at.slice();
+    c.code = c.code.slice();
+  }
   return c;
 }

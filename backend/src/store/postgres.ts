@@ -67,6 +67,8 @@ import type { Recovery, StoreStatus, TimelineStore } from './store.ts';
 import { identityChanged } from '../timeline/identity.ts';
 import { memoryChanged, writtenOf, type Written } from './written.ts';
 
+export { describeUrl, isPostgresUrl } from './postgres-url.ts';
+
 /** Another replica became the writer of this cluster: this store writes nothing more. */
 export class FencedError extends StoreError {
   constructor(cluster: string, by: string | null) {
@@ -472,22 +474,6 @@ export class PostgresStore implements TimelineStore {
     this.#waiters = [];
     // A commit in flight may still finish: the pool ends once it has.
     await this.#pool.end().catch(() => undefined);
-  }
-}
-
-/** Whether a --store value names a PostgreSQL database (rather than a data dir). */
-export function isPostgresUrl(value: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(value);
-}
-
-/** The URL for logs and messages: the password masked. */
-export function describeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password !== '') u.password = '***';
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
   }
 }
 

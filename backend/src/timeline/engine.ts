@@ -8,7 +8,7 @@ import { viewWorkload, type Eviction, type WorkloadView } from './workload.ts';
 import { routeOf, type ViewedObservation } from './viewed.ts';
 import { byNamespaceNameUid, markSorted, mergeSorted } from './order.ts';
 import type { Observation, ObservationType } from '../observation/types.ts';
-import type { Suspension, Timeline, Transition } from './types.ts';
+import { packClosed, type Suspension, type Timeline, type Transition } from './types.ts';
 
 /** Pods and Nodes are counted by UID (the node layer keeps what it needs of them in its own form). */
 export type KeptKind = 'Pod' | 'Node';
@@ -284,6 +284,7 @@ export class TimelineEngine {
     if (this.#observations > 0 || this.#machines.size > 0) throw new Error('restore() needs an empty engine');
     for (const m of machines) {
       if (this.#cluster !== undefined) m.timeline.cluster ??= this.#cluster;
+      packClosed(m.timeline);
       this.#machines.set(m.timeline.uid, m);
       for (const l of this.#listeners) l.grew(m.timeline, 0);
     }

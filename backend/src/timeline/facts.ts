@@ -86,8 +86,8 @@ export function joinCause(tl: Timeline, seq: number, cause: Cause): boolean {
   const t = tl.transitions[seq];
   if (t === undefined) return false;
   if (t.causes?.some((c) => sameCause(c, cause))) return false;
-  (t.causes ??= []).push(cause);
-  t.causes.sort((a, b) => a.at - b.at);
+  // A new array of exact length (push would leave 16 slots spare: most transitions get one cause).
+  t.causes = t.causes === undefined ? [cause] : [...t.causes, cause].sort((a, b) => a.at - b.at);
   return true;
 }
 

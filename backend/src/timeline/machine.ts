@@ -4,7 +4,7 @@
 import { internLabels, internNamespace, sameLabels } from './intern.ts';
 import { joinSuspension } from './facts.ts';
 import { isUp, type JobSetView } from './jobset.ts';
-import { TERMINAL_STATES, type State, type Suspension, type Timeline, type Transition } from './types.ts';
+import { packClosed, TERMINAL_STATES, type State, type Suspension, type Timeline, type Transition } from './types.ts';
 
 /** What the machine remembers between observations of one UID. */
 export interface MachineState {
@@ -39,6 +39,7 @@ function enter(machine: MachineState, state: State, at: number, receivedAt: numb
   if (suspension !== null) transition.suspension = { ...suspension };
   transitions.push(transition);
   added.push(transition);
+  if (TERMINAL_STATES.has(state)) packClosed(machine.timeline);
 }
 
 /** The state an active (not closed, not suspended) JobSet is in after a gap or on first sight. */
