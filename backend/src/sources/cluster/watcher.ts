@@ -51,12 +51,38 @@ export interface ClusterWatcherOptions {
 /** The Workload API version watched: Kueue v0.17's stored one. */
 export const WORKLOAD_API_VERSION = `${KUEUE_API_GROUP}/v1beta2`;
 
+/**
+ * What the watch holds of a Pod or a Node once delivered: its identity, labels, timestamps and a
+ * pod's node. That is what the node layer reads of one that a relist finds deleted (the causes in
+ * its last version were read when that version was delivered) and what the usage sampler reads of
+ * a pod; their whole objects (a node's images, a pod's containers) are most of a fleet's bytes.
+ * JobSets and Workloads are kept whole: a JobSet found deleted closes with its last status.
+ */
+export function keepIdentity(object: KubeObject): KubeObject {
+  const { uid, name, namespace, labels, resourceVersion, creationTimestamp, deletionTimestamp } = object.metadata;
+  const nodeName = (object.spec as { nodeName?: unknown } | undefined)?.nodeName;
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    metadata: {
+      uid,
+      name,
+      ...(namespace !== undefined ? { namespace } : {}),
+      ...(labels !== undefined ? { labels } : {}),
+      ...(resourceVersion !== undefined ? { resourceVersion } : {}),
+      ...(creationTimestamp !== undefined ? { creationTimestamp } : {}),
+      ...(deletionTimestamp !== undefined ? { deletionTimestamp } : {}),
+    },
+    ...(typeof nodeName === 'string' ? { spec: { nodeName } } : {}),
+  };
+}
+
 export function resourceDefs(namespaces: string[], workloads = false): ResourceDef[] {
   const paths = (group: string, plural: string): string[] =>
     namespaces.length === 0 ? [`${group}/${plural}`] : namespaces.map((ns) => `${group}/namespaces/${encodeURIComponent(ns)}/${plural}`);
   return [
-    { resource: 'nodes', apiVersion: 'v1', kind: 'Node', paths: ['/api/v1/nodes'] },
-    { resource: 'pods', apiVersion: 'v1', kind: 'Pod', paths: paths('/api/v1', 'pods'), labelSelector: JOBSET_NAME_LABEL },
+    { resource: 'nodes', apiVersion: 'v1', kind: 'Node', paths: ['/api/v1/nodes'], keep: keepIdentity },
+    { resource: 'pods', apiVersion: 'v1', kind: 'Pod', paths: paths('/api/v1', 'pods'), labelSelector: JOBSET_NAME_LABEL, keep: keepIdentity },
     { resource: 'jobsets', apiVersion: `${JOBSET_API_GROUP}/v1alpha2`, kind: 'JobSet', paths: paths(`/apis/${JOBSET_API_GROUP}/v1alpha2`, 'jobsets') },
     ...(workloads ? [{ resource: 'workloads' as const, apiVersion: WORKLOAD_API_VERSION, kind: 'Workload', paths: paths(`/apis/${WORKLOAD_API_VERSION}`, 'workloads') }] : []),
   ];
@@ -132,7 +158,7 @@ export class ClusterWatcher {
     return new Set(this.#watches.get(resource)!.uids());
   }
 
-  /** The objects of `resource` that exist, as far as the watch knows (the usage sampler reads the pods). */
+  /** The objects of `resource` that exist, as far as the watch knows, in the form it keeps them (the usage sampler reads the pods). */
   objects(resource: ResourceName): IterableIterator<KubeObject> {
     return this.#watches.get(resource)!.objects();
   }
