@@ -19,6 +19,7 @@ import { JOBSET_API_GROUP, JOBSET_NAME_LABEL, KUEUE_API_GROUP } from '../../obse
 import type { Readiness } from '../../observation/readiness.ts';
 import type { KubeObject, Observation, ObservationType } from '../../observation/types.ts';
 import { describeError } from './errors.ts';
+import { keepIdentity } from './kept.ts';
 import { ResourceWatch, type ResourceDef, type ResourceName, type ResourceStatus, type WatchTimings } from './resource-watch.ts';
 
 export interface GapChange {
@@ -50,32 +51,6 @@ export interface ClusterWatcherOptions {
 
 /** The Workload API version watched: Kueue v0.17's stored one. */
 export const WORKLOAD_API_VERSION = `${KUEUE_API_GROUP}/v1beta2`;
-
-/**
- * What the watch holds of a Pod or a Node once delivered: its identity, labels, timestamps and a
- * pod's node. That is what the node layer reads of one that a relist finds deleted (the causes in
- * its last version were read when that version was delivered) and what the usage sampler reads of
- * a pod; their whole objects (a node's images, a pod's containers) are most of a fleet's bytes.
- * JobSets and Workloads are kept whole: a JobSet found deleted closes with its last status.
- */
-export function keepIdentity(object: KubeObject): KubeObject {
-  const { uid, name, namespace, labels, resourceVersion, creationTimestamp, deletionTimestamp } = object.metadata;
-  const nodeName = (object.spec as { nodeName?: unknown } | undefined)?.nodeName;
-  return {
-    apiVersion: object.apiVersion,
-    kind: object.kind,
-    metadata: {
-      uid,
-      name,
-      ...(namespace !== undefined ? { namespace } : {}),
-      ...(labels !== undefined ? { labels } : {}),
-      ...(resourceVersion !== undefined ? { resourceVersion } : {}),
-      ...(creationTimestamp !== undefined ? { creationTimestamp } : {}),
-      ...(deletionTimestamp !== undefined ? { deletionTimestamp } : {}),
-    },
-    ...(typeof nodeName === 'string' ? { spec: { nodeName } } : {}),
-  };
-}
 
 export function resourceDefs(namespaces: string[], workloads = false): ResourceDef[] {
   const paths = (group: string, plural: string): string[] =>
