@@ -11,12 +11,14 @@
 //   the objects as the apiserver lists them (nodes, pods, JobSets: the first sync's order), once
 //   /readyz says the trace is replayed.
 //   Measured: each service's RSS (/proc/PID/status) after full garbage collections, forced through
-//   the inspector (node --inspect on loopback: HeapProfiler.collectGarbage), and its V8 heap in use.
+//   the inspector (node --inspect on loopback: HeapProfiler.collectGarbage), and its V8 heap in use;
+//   and both services' RSS before the fleet (an empty cluster, an empty trace), which tells the cost
+//   of the cluster source's code (client-node) apart from what each holds for the fleet.
 // Options: --jobsets N --replicas R --parallelism P --concurrency C (JobSets created at once, each
 // with its nodes and pods in parallel), --smoke (20 JobSets).
 
 import type { ChildProcess } from 'node:child_process';
-import { closeSync, createWriteStream, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, createWriteStream, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -277,6 +279,25 @@ try {
   // The fleet and its status writes are ~ 10 revisions an object: room in etcd beyond its 2 GiB default.
   cluster = await startCluster({ etcdFlags: ['--quota-backend-bytes=8589934592'], log: progress });
   kube = client(cluster);
+
+  // The same two services before there is any fleet: what the cluster source's code (client-node)
+  // costs by itself, apart from what either holds for the fleet.
+  progress('both services on an empty cluster and an empty trace');
+  const emptyWatched = await serve(['--kubeconfig', cluster.kubeconfigPath]);
+  services.push(emptyWatched);
+  await waitServed(emptyWatched, 'the watch of the empty cluster', () => true);
+  const emptyWatchedMemory = await settledMemory(emptyWatched);
+  await emptyWatched.stop();
+  const emptyTrace = join(dir, 'empty.jsonl');
+  writeFileSync(emptyTrace, '');
+  const emptyInput = openSync(emptyTrace, 'r');
+  const emptyReplayed = await serve(['--trace', '-'], emptyInput);
+  closeSync(emptyInput);
+  services.push(emptyReplayed);
+  await waitServed(emptyReplayed, 'the empty trace', () => true);
+  const emptyReplayedMemory = await settledMemory(emptyReplayed);
+  await emptyReplayed.stop();
+
   const createStarted = Date.now();
   await createFleet(kube);
   const createSeconds = (Date.now() - createStarted) / 1000;
@@ -316,6 +337,10 @@ try {
   log(`as listed: ${objects.toLocaleString('en-US')} objects, ${mib(bytes)} of JSON (${Math.round(bytes / objects).toLocaleString('en-US')} bytes each on average, managedFields included)`);
   log(`watched (serve --kubeconfig): first sync in ${watchSeconds.toFixed(1)} s, ${watchedUp.toLocaleString('en-US')} JobSets up; after a full GC: rss ${mib(watchedMemory.rss)}, heapUsed ${mib(watchedMemory.heapUsed)}`);
   log(`replayed (serve --trace -):   replayed in ${replaySeconds.toFixed(1)} s, ${replayedUp.toLocaleString('en-US')} JobSets up; after a full GC: rss ${mib(replayedMemory.rss)}, heapUsed ${mib(replayedMemory.heapUsed)}`);
+  log(`empty cluster, empty trace: watched rss ${mib(emptyWatchedMemory.rss)}, replayed rss ${mib(emptyReplayedMemory.rss)} (the cluster source's code: +${mib(emptyWatchedMemory.rss - emptyReplayedMemory.rss)})`);
+  const heldWatched = watchedMemory.rss - emptyWatchedMemory.rss;
+  const heldReplayed = replayedMemory.rss - emptyReplayedMemory.rss;
+  log(`held for the fleet (rss over the empty service's): watched ${mib(heldWatched)}, replayed ${mib(heldReplayed)}: ${(heldWatched / heldReplayed).toFixed(2)}×`);
   log(`watched / replayed: rss ${(watchedMemory.rss / replayedMemory.rss).toFixed(2)}×, heapUsed ${(watchedMemory.heapUsed / replayedMemory.heapUsed).toFixed(2)}× (goal, issue 21: rss within 1.5×)`);
   if (watchedUp !== jobsets || replayedUp !== jobsets) throw new Error(`expected ${jobsets} JobSets up in both, got ${watchedUp} watched and ${replayedUp} replayed`);
 } catch (error) {
