@@ -50,6 +50,8 @@ const JOBSETS = '/apis/jobset.x-k8s.io/v1alpha2';
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
 const progress = (line: string): void => void process.stderr.write(`${line}\n`);
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+const memory = (m: { rss: number; heapUsed: number; heapTotal: number; external: number }): string =>
+  `rss ${mib(m.rss)}, heapUsed ${mib(m.heapUsed)}, heapTotal ${mib(m.heapTotal)}, external ${mib(m.external)}`;
 
 // ---- the cluster's side: a keep-alive client, and the fleet made through it ------------------
 
@@ -215,7 +217,15 @@ async function serve(serveArgs: string[], stdin: number | 'ignore' = 'ignore'): 
 }
 
 /** Full garbage collections through the inspector, then the process's RSS and V8 heap in use. */
-async function settledMemory(served: Served): Promise<{ rss: number; heapUsed: number }> {
+interface Memory {
+  rss: number;
+  heapUsed: number;
+  /** V8's heap as committed (used or not), and memory outside it (Buffers): where RSS beyond heapUsed is. */
+  heapTotal: number;
+  external: number;
+}
+
+async function settledMemory(served: Served): Promise<Memory> {
   const ws = new WebSocket(served.inspector);
   await new Promise((resolve, reject) => {
     ws.onopen = resolve;
@@ -227,17 +237,19 @@ async function settledMemory(served: Served): Promise<{ rss: number; heapUsed: n
     const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
     if (message.id !== undefined) pending.get(message.id)?.(message.result);
   };
-  const call = (method: string): Promise<unknown> =>
+  const call = (method: string, params: object = {}): Promise<unknown> =>
     new Promise((resolve) => {
       pending.set(++id, resolve);
-      ws.send(JSON.stringify({ id, method }));
+      ws.send(JSON.stringify({ id, method, params }));
     });
   for (let i = 0; i < 3; i++) await call('HeapProfiler.collectGarbage');
   const heap = (await call('Runtime.getHeapUsage')) as { usedSize: number };
+  const usage = (await call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true })) as { result: { value: string } };
+  const { heapTotal, external } = JSON.parse(usage.result.value) as { heapTotal: number; external: number };
   ws.close();
   const status = readFileSync(`/proc/${served.child.pid}/status`, 'utf8');
   const rss = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) * 1024;
-  return { rss, heapUsed: heap.usedSize };
+  return { rss, heapUsed: heap.usedSize, heapTotal, external };
 }
 
 async function upTimelines(served: Served): Promise<number> {
@@ -335,9 +347,9 @@ try {
   log(`Upness watch memory benchmark — Node ${process.version}`);
   log(`fleet: ${jobsets.toLocaleString('en-US')} JobSets × ${replicas} replicas × ${parallelism} parallelism, ${pods.toLocaleString('en-US')} pods, ${nodes.toLocaleString('en-US')} nodes, created in ${createSeconds.toFixed(0)} s`);
   log(`as listed: ${objects.toLocaleString('en-US')} objects, ${mib(bytes)} of JSON (${Math.round(bytes / objects).toLocaleString('en-US')} bytes each on average, managedFields included)`);
-  log(`watched (serve --kubeconfig): first sync in ${watchSeconds.toFixed(1)} s, ${watchedUp.toLocaleString('en-US')} JobSets up; after a full GC: rss ${mib(watchedMemory.rss)}, heapUsed ${mib(watchedMemory.heapUsed)}`);
-  log(`replayed (serve --trace -):   replayed in ${replaySeconds.toFixed(1)} s, ${replayedUp.toLocaleString('en-US')} JobSets up; after a full GC: rss ${mib(replayedMemory.rss)}, heapUsed ${mib(replayedMemory.heapUsed)}`);
-  log(`empty cluster, empty trace: watched rss ${mib(emptyWatchedMemory.rss)}, replayed rss ${mib(emptyReplayedMemory.rss)} (the cluster source's code: +${mib(emptyWatchedMemory.rss - emptyReplayedMemory.rss)})`);
+  log(`watched (serve --kubeconfig): first sync in ${watchSeconds.toFixed(1)} s, ${watchedUp.toLocaleString('en-US')} JobSets up; after a full GC: ${memory(watchedMemory)}`);
+  log(`replayed (serve --trace -):   replayed in ${replaySeconds.toFixed(1)} s, ${replayedUp.toLocaleString('en-US')} JobSets up; after a full GC: ${memory(replayedMemory)}`);
+  log(`empty cluster, empty trace: watched ${memory(emptyWatchedMemory)}; replayed ${memory(emptyReplayedMemory)} (the cluster source's code: +${mib(emptyWatchedMemory.rss - emptyReplayedMemory.rss)})`);
   const heldWatched = watchedMemory.rss - emptyWatchedMemory.rss;
   const heldReplayed = replayedMemory.rss - emptyReplayedMemory.rss;
   log(`held for the fleet (rss over the empty service's): watched ${mib(heldWatched)}, replayed ${mib(heldReplayed)}: ${(heldWatched / heldReplayed).toFixed(2)}×`);

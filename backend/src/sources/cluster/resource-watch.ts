@@ -298,7 +298,7 @@ export class ResourceWatch {
     return this.#known.keys();
   }
 
-  /** The objects delivered and not deleted since, as last seen. */
+  /** The objects delivered and not deleted since, in their kept form (`ResourceDef.keep`). */
   *objects(): IterableIterator<KubeObject> {
     for (const known of this.#known.values()) yield known.object;
   }
