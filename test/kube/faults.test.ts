@@ -284,7 +284,7 @@ describe('410 Gone: the watch cache is off and etcd compacted past the watch', (
     expect(steady!.figures.unknownSeconds).toBe(0);
 
     const counts = restarts(await metrics(s!));
-    // A 410 is handled by the informer itself (a relist), not by a restart after an error.
+    // A 410 is handled by the watch itself (a relist), not by a restart after an error.
     expect(Object.keys(counts).filter((k) => !k.endsWith('/gone'))).toEqual([]);
     const latency = await stillWatching(s!, 'steady', ['provisioning', 'up']);
     report('410', {

@@ -5,7 +5,7 @@ export type RestartCause =
   | 'connection' // refused, reset, DNS, TLS: the apiserver could not be reached or dropped us
   | 'timeout' // a list or watch request got no answer in time
   | 'watchdog' // the watch was silent for too long (a half-open connection, a frozen apiserver)
-  | 'gone' // 410 Gone: the resourceVersion was compacted away, so the informer relisted
+  | 'gone' // 410 Gone: the resourceVersion was compacted away, so the watch relisted
   | 'forbidden' // 401/403: the credentials or RBAC do not allow it
   | `http-${number}`
   | 'error'; // anything else

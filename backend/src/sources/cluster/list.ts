@@ -70,28 +70,41 @@ export async function getJson(config: KubeConfig, path: string, signal: AbortSig
 }
 
 /**
- * Lists every object under `path` (following `continue` tokens). List items carry no apiVersion or
- * kind; they are set from `kind`/`apiVersion`, as a watch event's object has them.
+ * Lists every object under `path` (following `continue` tokens), a page at a time: `page` gets each
+ * page's objects as it arrives, so that no more than a page is held here. List items carry no
+ * apiVersion or kind; they are set from `kind`/`apiVersion`, as a watch event's object has them.
+ * Resolves with the list's resourceVersion.
  */
-export async function listAll(
+export async function listPages(
   config: KubeConfig,
   path: string,
   options: { apiVersion: string; kind: string; labelSelector?: string; pageSize?: number; signal: AbortSignal },
-): Promise<RawList> {
-  const items: KubeObject[] = [];
+  page: (items: KubeObject[]) => void,
+): Promise<string> {
   let resourceVersion = '';
   let token: string | undefined;
   do {
     const query = new URLSearchParams({ limit: String(options.pageSize ?? 500) });
     if (options.labelSelector !== undefined) query.set('labelSelector', options.labelSelector);
     if (token !== undefined) query.set('continue', token);
-    const page = (await getJson(config, `${path}?${query}`, options.signal)) as {
+    const answer = (await getJson(config, `${path}?${query}`, options.signal)) as {
       metadata?: { resourceVersion?: string; continue?: string };
       items?: KubeObject[];
     };
-    for (const item of page.items ?? []) items.push({ apiVersion: options.apiVersion, kind: options.kind, ...item });
-    resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
-    token = page.metadata?.continue || undefined;
+    page((answer.items ?? []).map((item) => ({ apiVersion: options.apiVersion, kind: options.kind, ...item })));
+    resourceVersion = answer.metadata?.resourceVersion ?? resourceVersion;
+    token = answer.metadata?.continue || undefined;
   } while (token !== undefined);
+  return resourceVersion;
+}
+
+/** Every object under `path`, as listPages gives them, in one array. */
+export async function listAll(
+  config: KubeConfig,
+  path: string,
+  options: { apiVersion: string; kind: string; labelSelector?: string; pageSize?: number; signal: AbortSignal },
+): Promise<RawList> {
+  const items: KubeObject[] = [];
+  const resourceVersion = await listPages(config, path, options, (page) => items.push(...page));
   return { resourceVersion, items };
 }

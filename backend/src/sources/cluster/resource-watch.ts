@@ -1,36 +1,36 @@
-// One resource (JobSets, Pods or Nodes) watched through @kubernetes/client-node's informer
-// (ListWatch), made to never stop silently.
+// One resource (JobSets, Pods or Nodes) listed and watched, made to never stop silently, holding
+// only what it needs of each object.
 //
-// client-node 2.0.1's ListWatch relists by itself after a 410 Gone and reopens a watch that the
-// server closed or that timed out, but on any other error (connection refused, a 5xx, a failed
-// list) it calls its error handlers and stops for good. And it says nothing when it relists, or
-// when every reconnect hangs (a frozen apiserver: each attempt times out and is retried, silently).
-// So this class:
+// The list+watch is its own (client-node's ListWatch informer keeps the latest version of every
+// object in its cache: for a big fleet, most of the service's memory). Per collection path it lists
+// (a page at a time), then watches from the list's resourceVersion with client-node's Watch, asking
+// for bookmarks, moving its resourceVersion on with every event and bookmark; it reopens a watch
+// that the server closed or that timed out from there (after a delay that grows while reopened
+// watches deliver nothing, as ListWatch does), and relists after a 410 Gone. On top of that, this class:
 //
-// - restarts the informers after any error, after an exponential backoff with jitter, as a new
-//   *generation*: fresh informers that list everything again. Callbacks of an older generation are
-//   ignored, so a stopped informer cannot deliver anything late;
-// - keeps its own cache of what it delivered (uid → object), and turns every list into the
-//   difference against it: ADDED for new objects, MODIFIED for changed ones (another
-//   resourceVersion), DELETED (with the last object seen) for those that vanished, nothing for the
-//   unchanged. A fresh informer reports every listed object as added; that cache makes the
-//   observations the same as a relist against an informer's own cache would be;
-// - notices the informer's own relists (its list function is called again: a 410 Gone after the
-//   watch was closed), which are gaps too: events between the close and the relist were lost;
+// - restarts the list+watch after any other error, after an exponential backoff with jitter, as a new
+//   *generation*: it lists everything again. Callbacks of an older generation are ignored, so a
+//   stopped watch cannot deliver anything late;
+// - keeps what it delivered (uid → resourceVersion and a kept form of the object: `ResourceDef.keep`,
+//   e.g. a Pod's or Node's identity, labels and node, while JobSets are kept whole), and turns every
+//   list into the difference against it: ADDED for new objects, MODIFIED for changed ones (another
+//   resourceVersion), DELETED (with the kept form of the object) for those that vanished, nothing
+//   for the unchanged;
+// - notices relists after a 410 Gone, which are gaps: events between the close and the relist were lost;
 // - runs a watchdog: a watch that shows no sign of life (no event, no bookmark, no successful
 //   connect or list) for `silenceMs` is declared broken and restarted. Watches ask for bookmarks,
-//   and client-node reopens a watch that receives nothing for `watchTimeoutMs`, so a healthy watch
-//   shows life at least that often, even on a quiet resource;
+//   and a watch that receives nothing for `watchTimeoutMs` is reopened, so a healthy watch shows
+//   life at least that often, even on a quiet resource;
 // - tells its owner when it can no longer vouch for what happened (`broken(at)`, with the time of
 //   the last sign of life or of the failure) and when it has listed and delivered everything again
 //   (`synced()`), and counts every restart by cause.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ListWatch, Watch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject, ObservationType } from '../../observation/types.ts';
 import { backoffDelay, type BackoffOptions } from './backoff.ts';
 import { classifyError, type RestartCause } from './errors.ts';
-import { listAll } from './list.ts';
+import { listPages } from './list.ts';
 
 export type ResourceName = 'jobsets' | 'pods' | 'nodes' | 'workloads';
 
@@ -41,17 +41,22 @@ export interface ResourceDef {
   /** Collection paths to list and watch: one per namespace, or one for the whole cluster. */
   paths: string[];
   labelSelector?: string;
+  /**
+   * What is held of an object once delivered (default: the whole object, without managedFields):
+   * what a DELETED observation of it carries when a relist finds it gone, and what `objects()` gives.
+   */
+  keep?: (object: KubeObject) => KubeObject;
 }
 
 export interface WatchTimings {
   backoff: BackoffOptions;
   /** A watch with no sign of life for this long is declared broken and restarted. */
   silenceMs: number;
-  /** client-node reopens a watch that has received nothing for this long (its request timeout). */
+  /** A watch that has received nothing for this long is reopened (client-node's Watch request timeout). */
   watchTimeoutMs: number;
   /** A list that has not answered in this long fails. */
   listTimeoutMs: number;
-  /** Ceiling on client-node's own delay before reopening a watch that the server closed. */
+  /** Ceiling on the delay before reopening a watch that the server closed. */
   reconnectDelayMaxMs: number;
   /** A generation that stayed synced this long resets the backoff. */
   stableMs: number;
@@ -100,11 +105,9 @@ interface PathState {
   disconnectedAt: number | null;
 }
 
-type Raw = KubernetesObject & KubeObject;
-
 class StaleGeneration extends Error {
   constructor() {
-    super('superseded by a newer generation of informers');
+    super('superseded by a newer generation of watches');
     this.name = 'StaleGeneration';
   }
 }
@@ -152,7 +155,7 @@ class TrackedWatch extends Watch {
       done(err);
     };
     if (!hooks.live()) {
-      // ListWatch reopens a watch after its reconnect delay even when it was stopped meanwhile.
+      // A watch reopened after its reconnect delay while the generation was stopped meanwhile.
       const dead = new AbortController();
       queueMicrotask(() => finish(new StaleGeneration()));
       return dead;
@@ -169,7 +172,7 @@ class TrackedWatch extends Watch {
         if (phase === 'ERROR' && status?.code === 410) gone = true;
         else if (phase !== 'ERROR') lastValid = hooks.now();
         if (phase === 'ERROR' && status?.code !== 410) {
-          // A Status in the stream (e.g. 500, 403): ListWatch would ignore it and reconnect in silence.
+          // A Status in the stream (e.g. 500, 403): an error, not a reason to reconnect in silence.
           const error = Object.assign(new Error(`watch ${path}: ${String(status?.message ?? 'error')}`), {
             statusCode: typeof status?.code === 'number' ? status.code : undefined,
             reason: status?.reason,
@@ -193,14 +196,31 @@ class TrackedWatch extends Watch {
   }
 }
 
-function resourceVersion(object: KubeObject): unknown {
-  return object.metadata.resourceVersion;
-}
-
 /** managedFields are big and say nothing Upness uses; they are dropped as objects arrive. */
-function normalize(object: Raw): Raw {
+function normalize(object: KubeObject): KubeObject {
   if (object.metadata !== undefined && 'managedFields' in object.metadata) delete (object.metadata as Record<string, unknown>).managedFields;
   return object;
+}
+
+const wholeObject = (object: KubeObject): KubeObject => object;
+
+/** What is held of a delivered object: where it was listed or watched, its version, and its kept form. */
+interface Known {
+  path: string;
+  resourceVersion: unknown;
+  object: KubeObject;
+}
+
+/** The watch's delay before reopening after the server closed it, as client-node's ListWatch grows it. */
+const RECONNECT_DELAY_FIRST_MS = 1000;
+/** Objects per page of a list. */
+const LIST_PAGE_SIZE = 100;
+const RECONNECT_DELAY_MAX_MS = 30_000;
+
+function statusCode(error: unknown): unknown {
+  if (error === null || typeof error !== 'object') return undefined;
+  const e = error as { statusCode?: unknown; code?: unknown };
+  return e.statusCode ?? e.code;
 }
 
 export class ResourceWatch {
@@ -211,15 +231,16 @@ export class ResourceWatch {
   readonly #clock: () => number;
   readonly #random: () => number;
 
-  /** What has been delivered: uid → the last object and the path it came from. */
-  readonly #known = new Map<string, { object: KubeObject; path: string }>();
+  /** What has been delivered: uid → the path it came from, its resourceVersion and its kept form. */
+  readonly #known = new Map<string, Known>();
+  readonly #keep: (object: KubeObject) => KubeObject;
   readonly #restarts: Partial<Record<RestartCause, number>> = {};
   #generation = 0;
-  #informers: ListWatch<Raw>[] = [];
+  /** Aborts the generation's lists, watches and reconnect delays. */
   #abort = new AbortController();
   #paths = new Map<string, PathState>();
   #generationStart = 0;
-  /** A generation of informers is running (not waiting out a backoff, not stopped). */
+  /** A generation of list+watches is running (not waiting out a backoff, not stopped). */
   #running = false;
   #stopped = true;
   #synced = false;
@@ -239,6 +260,7 @@ export class ResourceWatch {
     this.#events = events;
     this.#clock = clock;
     this.#random = random;
+    this.#keep = def.keep ?? wholeObject;
   }
 
   start(): void {
@@ -278,7 +300,7 @@ export class ResourceWatch {
     return this.#known.keys();
   }
 
-  /** The objects delivered and not deleted since, as last seen. */
+  /** The objects delivered and not deleted since, in their kept form (`ResourceDef.keep`). */
   *objects(): IterableIterator<KubeObject> {
     for (const known of this.#known.values()) yield known.object;
   }
@@ -296,12 +318,17 @@ export class ResourceWatch {
     // The last sign of life carries over: it is what /metrics reports while the watch is down.
     const previous = this.#paths;
     this.#paths = new Map(this.def.paths.map((p) => [p, { lists: 0, connects: 0, synced: false, lastAlive: previous.get(p)?.lastAlive ?? 0, disconnectedAt: null }]));
-    this.#informers = this.def.paths.map((path) => this.#informer(generation, path));
-    for (const informer of this.#informers) informer.start().catch((error: unknown) => this.#failed(generation, error));
+    for (const path of this.def.paths) this.#follow(generation, path).catch((error: unknown) => this.#failed(generation, error));
   }
 
-  #informer(generation: number, path: string): ListWatch<Raw> {
+  /**
+   * One path's list+watch for the life of a generation: lists (again after a 410 Gone), then
+   * watches from the list's resourceVersion, reopening the watch where the last one ended. Returns
+   * when the generation is over; throws what should restart it.
+   */
+  async #follow(generation: number, path: string): Promise<void> {
     const state = this.#paths.get(path)!;
+    const signal = this.#abort.signal;
     const live = () => generation === this.#generation && !this.#stopped;
     const alive = () => {
       if (live()) state.lastAlive = this.#clock();
@@ -319,35 +346,65 @@ export class ResourceWatch {
         if (live()) state.disconnectedAt = Math.min(coveredUntil ?? Infinity, this.#clock());
       },
     });
-    const cap = this.#timings.reconnectDelayMaxMs;
-    const informer = new ListWatch<Raw>(path, watch, () => this.#list(generation, path), false, this.def.labelSelector, undefined, {
-      delayFn: (ms) => sleep(Math.min(ms, cap)),
-    });
-    informer.on('add', (object) => this.#object(generation, path, 'add', object));
-    informer.on('update', (object) => this.#object(generation, path, 'update', object));
-    informer.on('delete', (object) => this.#object(generation, path, 'delete', object));
-    informer.on('error', (error: unknown) => this.#failed(generation, error));
-    return informer;
+    // The watch open now: aborted with the generation.
+    let open: AbortController | null = null;
+    signal.addEventListener('abort', () => open?.abort(), { once: true });
+    let resourceVersion = '';
+    let reconnectDelayMs = 0;
+    let reopened = false;
+    while (live()) {
+      if (resourceVersion === '') resourceVersion = await this.#list(generation, path);
+      if (reopened && reconnectDelayMs > 0) await sleep(Math.min(reconnectDelayMs, this.#timings.reconnectDelayMaxMs), undefined, { signal });
+      if (!live()) return;
+      // Grows while reopened watches deliver nothing (any event or bookmark resets it), as ListWatch's.
+      if (reopened) reconnectDelayMs = Math.min(reconnectDelayMs > 0 ? reconnectDelayMs * 2 : RECONNECT_DELAY_FIRST_MS, RECONNECT_DELAY_MAX_MS);
+      reopened = true;
+      const ended = await new Promise<unknown>((resolve) => {
+        const query = { resourceVersion, ...(this.def.labelSelector !== undefined ? { labelSelector: this.def.labelSelector } : {}) };
+        watch
+          .watch(path, query, (phase, object) => {
+            if (!live()) return;
+            const event = object as KubeObject | { code?: unknown } | undefined;
+            if (phase === 'ERROR') {
+              // 410 Gone in the stream: the watch ends, and the next step is a relist.
+              if ((event as { code?: unknown } | undefined)?.code === 410) resourceVersion = '';
+              return;
+            }
+            reconnectDelayMs = 0;
+            const metadata = (event as KubeObject | undefined)?.metadata;
+            if (phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED') this.#object(path, phase, event as KubeObject);
+            if (typeof metadata?.resourceVersion === 'string' && metadata.resourceVersion !== '') resourceVersion = metadata.resourceVersion;
+          }, resolve)
+          .then((controller) => {
+            open = controller;
+            if (signal.aborted) controller.abort();
+          }, resolve);
+      });
+      open = null;
+      if (!live()) return;
+      if (ended === null || ended === undefined) continue; // closed by the server: reopened
+      if (statusCode(ended) === 410) resourceVersion = '';
+      else if ((ended as { name?: unknown }).name === 'TimeoutError') reconnectDelayMs = 0; // the timeout already waited
+      else throw ended;
+    }
   }
 
   async #stopGeneration(): Promise<void> {
     this.#generation++;
     this.#running = false;
     this.#abort.abort();
-    const informers = this.#informers;
-    this.#informers = [];
-    await Promise.allSettled(informers.map((i) => i.stop()));
   }
 
   // ---- lists ---------------------------------------------------------------------------------
 
-  async #list(generation: number, path: string): Promise<KubernetesListObject<Raw>> {
+  /** Lists `path`, delivering the difference against what was delivered; resolves with the list's resourceVersion. */
+  async #list(generation: number, path: string): Promise<string> {
     if (generation !== this.#generation) throw new StaleGeneration();
     const state = this.#paths.get(path)!;
     state.lists++;
     if (state.lists > 1) {
-      // The informer relists on its own only after a 410 Gone: its resourceVersion was compacted
-      // away while the watch was closed, so what happened since the close is lost.
+      // A second list in a generation follows a 410 Gone: the resourceVersion was compacted away
+      // while the watch was closed, so what happened since the close is lost.
       state.synced = false;
       this.#synced = false;
       this.#count('gone');
@@ -356,31 +413,42 @@ export class ResourceWatch {
       this.#events.restarted({ resource: this.def.resource, cause: 'gone', error: new Error('410 Gone'), attempt: 0, delayMs: 0, brokenSince: this.#brokenSince });
     }
     const signal = AbortSignal.any([this.#abort.signal, AbortSignal.timeout(this.#timings.listTimeoutMs)]);
-    const list = await listAll(this.#config, path, {
-      apiVersion: this.def.apiVersion,
-      kind: this.def.kind,
-      ...(this.def.labelSelector !== undefined ? { labelSelector: this.def.labelSelector } : {}),
-      signal,
-    });
+    // Delivered a page at a time, so that no more than a page of whole objects is held here; what
+    // vanished is known once every page is in.
+    const listed = new Set<string>();
+    const resourceVersion = await listPages(
+      this.#config,
+      path,
+      {
+        apiVersion: this.def.apiVersion,
+        kind: this.def.kind,
+        ...(this.def.labelSelector !== undefined ? { labelSelector: this.def.labelSelector } : {}),
+        // A page's answer is read whole before it is parsed: 100 realistic Nodes are ~2.5 MB of it.
+        pageSize: LIST_PAGE_SIZE,
+        signal,
+      },
+      (items) => {
+        if (generation !== this.#generation || this.#stopped) throw new StaleGeneration();
+        state.lastAlive = this.#clock();
+        for (const item of items) {
+          const object = normalize(item);
+          if (typeof object.metadata?.uid !== 'string') continue;
+          listed.add(object.metadata.uid);
+          this.#deliver(path, object);
+        }
+      },
+    );
     if (generation !== this.#generation || this.#stopped) throw new StaleGeneration();
     state.lastAlive = this.#clock();
-    const items = list.items.map((o) => normalize(o as Raw));
-    this.#reconcile(path, items);
-    state.synced = true;
-    if ([...this.#paths.values()].every((p) => p.synced)) this.#allSynced();
-    return { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: list.resourceVersion }, items };
-  }
-
-  /** Delivers the difference between a complete list of `path` and what was delivered before. */
-  #reconcile(path: string, items: KubeObject[]): void {
-    const listed = new Set(items.map((o) => o.metadata.uid));
     for (const [uid, known] of this.#known) {
       if (known.path === path && !listed.has(uid)) {
         this.#known.delete(uid);
         this.#events.observe('DELETED', known.object);
       }
     }
-    for (const object of items) this.#deliver(path, object);
+    state.synced = true;
+    if ([...this.#paths.values()].every((p) => p.synced)) this.#allSynced();
+    return resourceVersion;
   }
 
   #allSynced(): void {
@@ -393,11 +461,10 @@ export class ResourceWatch {
 
   // ---- events --------------------------------------------------------------------------------
 
-  #object(generation: number, path: string, verb: 'add' | 'update' | 'delete', raw: Raw): void {
-    if (generation !== this.#generation || this.#stopped) return;
-    const object = normalize(raw) as KubeObject;
+  #object(path: string, type: ObservationType, raw: KubeObject): void {
+    const object = normalize(raw);
     if (typeof object.metadata?.uid !== 'string') return;
-    if (verb === 'delete') {
+    if (type === 'DELETED') {
       if (!this.#known.delete(object.metadata.uid)) return;
       this.#events.observe('DELETED', object);
       return;
@@ -407,8 +474,9 @@ export class ResourceWatch {
 
   #deliver(path: string, object: KubeObject): void {
     const known = this.#known.get(object.metadata.uid);
-    if (known !== undefined && resourceVersion(known.object) === resourceVersion(object) && resourceVersion(object) !== undefined) return;
-    this.#known.set(object.metadata.uid, { object, path });
+    const resourceVersion = object.metadata.resourceVersion;
+    if (known !== undefined && known.resourceVersion === resourceVersion && resourceVersion !== undefined) return;
+    this.#known.set(object.metadata.uid, { path, resourceVersion, object: this.#keep(object) });
     this.#events.observe(known === undefined ? 'ADDED' : 'MODIFIED', object);
   }
 

@@ -19,6 +19,7 @@ import { JOBSET_API_GROUP, JOBSET_NAME_LABEL, KUEUE_API_GROUP } from '../../obse
 import type { Readiness } from '../../observation/readiness.ts';
 import type { KubeObject, Observation, ObservationType } from '../../observation/types.ts';
 import { describeError } from './errors.ts';
+import { keepIdentity } from './kept.ts';
 import { ResourceWatch, type ResourceDef, type ResourceName, type ResourceStatus, type WatchTimings } from './resource-watch.ts';
 
 export interface GapChange {
@@ -55,8 +56,8 @@ export function resourceDefs(namespaces: string[], workloads = false): ResourceD
   const paths = (group: string, plural: string): string[] =>
     namespaces.length === 0 ? [`${group}/${plural}`] : namespaces.map((ns) => `${group}/namespaces/${encodeURIComponent(ns)}/${plural}`);
   return [
-    { resource: 'nodes', apiVersion: 'v1', kind: 'Node', paths: ['/api/v1/nodes'] },
-    { resource: 'pods', apiVersion: 'v1', kind: 'Pod', paths: paths('/api/v1', 'pods'), labelSelector: JOBSET_NAME_LABEL },
+    { resource: 'nodes', apiVersion: 'v1', kind: 'Node', paths: ['/api/v1/nodes'], keep: keepIdentity },
+    { resource: 'pods', apiVersion: 'v1', kind: 'Pod', paths: paths('/api/v1', 'pods'), labelSelector: JOBSET_NAME_LABEL, keep: keepIdentity },
     { resource: 'jobsets', apiVersion: `${JOBSET_API_GROUP}/v1alpha2`, kind: 'JobSet', paths: paths(`/apis/${JOBSET_API_GROUP}/v1alpha2`, 'jobsets') },
     ...(workloads ? [{ resource: 'workloads' as const, apiVersion: WORKLOAD_API_VERSION, kind: 'Workload', paths: paths(`/apis/${WORKLOAD_API_VERSION}`, 'workloads') }] : []),
   ];
@@ -72,7 +73,7 @@ export class ClusterWatcher {
   /** Observations of the first sync, per resource, until all three have listed. */
   /** The resources watched, in the order of a first sync's delivery. */
   readonly #order: ResourceName[];
-  #initial: Map<ResourceName, { type: ObservationType; object: KubeObject }[]> | null;
+  #initial: Map<ResourceName, { type: ObservationType; json: string }[]> | null;
   readonly #broken = new Set<ResourceName>();
   #nodeGap = false;
   #startedAt = 0;
@@ -132,7 +133,7 @@ export class ClusterWatcher {
     return new Set(this.#watches.get(resource)!.uids());
   }
 
-  /** The objects of `resource` that exist, as far as the watch knows (the usage sampler reads the pods). */
+  /** The objects of `resource` that exist, as far as the watch knows, in the form it keeps them (the usage sampler reads the pods). */
   objects(resource: ResourceName): IterableIterator<KubeObject> {
     return this.#watches.get(resource)!.objects();
   }
@@ -158,7 +159,9 @@ export class ClusterWatcher {
 
   #observe(resource: ResourceName, type: ObservationType, object: KubeObject): void {
     if (this.#initial !== null) {
-      this.#initial.get(resource)!.push({ type, object });
+      // Held as JSON until all have listed: a fleet's parsed objects all at once would be most of
+      // the service's peak memory (and of its RSS after), their text is a fraction of it.
+      this.#initial.get(resource)!.push({ type, json: JSON.stringify(object) });
       return;
     }
     this.#sink.observe({ receivedAt: this.now(), type, object });
@@ -189,7 +192,11 @@ export class ClusterWatcher {
       const at = this.now();
       const initial = this.#initial;
       this.#initial = null;
-      for (const r of this.#order) for (const { type, object } of initial.get(r)!) this.#sink.observe({ receivedAt: at, type, object });
+      for (const r of this.#order) {
+        const held = initial.get(r)!;
+        initial.delete(r);
+        for (const { type, json } of held) this.#sink.observe({ receivedAt: at, type, object: JSON.parse(json) as KubeObject });
+      }
       this.#sink.firstSync?.(at);
       // One that broke again while the others were still listing: its gap begins now.
       for (const w of this.#watches.values()) if (w.status().brokenSince !== null) this.#brokenAt(w.def.resource, at);
