@@ -39,3 +39,22 @@ describe('selecting by one name', () => {
     );
   });
 });
+
+describe('selecting by namespaces', () => {
+  it('bisects the sorted list to exactly what a scan selects, in the same order, and keeps it marked sorted', () => {
+    fc.assert(
+      fc.property(arbList, fc.subarray(NAMESPACES), fc.integer({ min: 0, max: 1000 }), (specs, namespaces, from) => {
+        const list = sortedList(specs.map(([ns, n, created], i) => timeline(ns, n, i, created)));
+        // A namespace asked twice, and one no JobSet has, change nothing.
+        const selection = { namespaces: [...namespaces, ...namespaces.slice(0, 1), 'none'] };
+        const fast = select(list, selection, T0 + 2000, T0 + from, T0 + 2000);
+        const scanned = select([...list], selection, T0 + 2000, T0 + from, T0 + 2000);
+        expect(fast.map((t) => t.uid)).toEqual(scanned.map((t) => t.uid));
+        expect(scanned.every((t) => namespaces.includes(t.namespace) && t.createdAt <= T0 + 2000)).toBe(true);
+        expect(isMarkedSorted(fast)).toBe(true);
+        expect(isMarkedSorted(scanned)).toBe(false);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});

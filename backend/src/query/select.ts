@@ -3,9 +3,9 @@
 
 import { stateAt } from '../series/figures.ts';
 import { livedIn } from '../series/summary.ts';
-import { isMarkedSorted, named, namespacesOf } from '../timeline/order.ts';
+import { isMarkedSorted, markSorted, named, namespacesOf } from '../timeline/order.ts';
 import type { State, Timeline } from '../timeline/types.ts';
-import { literalName, parseLabelSelector, parseNamePattern } from './selector.ts';
+import { literalName, matchesEveryName, parseLabelSelector, parseNamePattern } from './selector.ts';
 
 export interface Selection {
   clusters?: readonly string[];
@@ -19,24 +19,46 @@ export interface Selection {
 export function selector(selection: Selection): (timeline: Timeline, horizon: number, from: number, to: number) => boolean {
   const clusters = selection.clusters && selection.clusters.length > 0 ? new Set(selection.clusters) : null;
   const namespaces = selection.namespaces && selection.namespaces.length > 0 ? new Set(selection.namespaces) : null;
-  const nameMatches = parseNamePattern(selection.name ?? '');
-  const labelsMatch = parseLabelSelector(selection.labelSelector ?? '');
+  // Filters that pass everything are left out (null): a dashboard's All asks this of every timeline.
+  const nameMatches = matchesEveryName(selection.name ?? '') ? null : parseNamePattern(selection.name ?? '');
+  const labelsMatch = (selection.labelSelector ?? '').trim() === '' ? null : parseLabelSelector(selection.labelSelector!);
   const states = selection.states && selection.states.length > 0 ? new Set(selection.states) : null;
   // Cheapest and most selective first: one JobSet's name rules out the fleet by a string compare.
   return (tl, horizon, from, to) =>
-    nameMatches(tl.name) &&
+    (nameMatches === null || nameMatches(tl.name)) &&
     (namespaces === null || namespaces.has(tl.namespace)) &&
     (clusters === null || clusters.has(tl.cluster ?? '')) &&
     livedIn(tl, horizon, from, to) &&
-    labelsMatch(tl.labels) &&
+    (labelsMatch === null || labelsMatch(tl.labels)) &&
     (states === null || states.has(stateAt(tl, to) as State));
 }
 
 export function select(timelines: readonly Timeline[], selection: Selection, horizon: number, from: number, to: number): Timeline[] {
   const matches = selector(selection);
+  const keep = (tl: Timeline): boolean => matches(tl, horizon, from, to);
+  if (!isMarkedSorted(timelines)) return timelines.filter(keep);
+  // What a sorted list selects stays in its order: marked, so a table need not check it again.
   const name = literalName(selection.name ?? '');
-  if (name === null || !isMarkedSorted(timelines)) return timelines.filter((tl) => matches(tl, horizon, from, to));
+  const namespaces = selection.namespaces && selection.namespaces.length > 0 ? [...new Set(selection.namespaces)].sort() : null;
   // One name in a list sorted by namespace and name: bisect to its run in each namespace.
-  const namespaces = selection.namespaces && selection.namespaces.length > 0 ? [...new Set(selection.namespaces)].sort() : namespacesOf(timelines);
-  return namespaces.flatMap((namespace) => named(timelines, namespace, name)).filter((tl) => matches(tl, horizon, from, to));
+  if (name !== null) return markSorted((namespaces ?? namespacesOf(timelines)).flatMap((namespace) => named(timelines, namespace, name)).filter(keep));
+  // Namespaces: bisect to each one's run (an SLO table per name asks one query per namespace).
+  if (namespaces !== null) return markSorted(namespaces.flatMap((namespace) => namespaceRun(timelines, namespace).filter(keep)));
+  return markSorted(timelines.filter(keep));
+}
+
+/** The timelines of one namespace in a list sorted by namespace: the run between two bisections. */
+function namespaceRun(sorted: readonly Timeline[], namespace: string): readonly Timeline[] {
+  const first = (after: boolean): number => {
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const ns = sorted[mid]!.namespace;
+      if (ns < namespace || (after && ns === namespace)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  return sorted.slice(first(false), first(true));
 }

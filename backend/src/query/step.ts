@@ -32,15 +32,16 @@ export class ValueBudget {
   /** `series` evaluated (JobSets, or groups when answered per group) × `points` each; QueryError naming maxDataPoints when too many. */
   take(series: number, points: number, what: 'JobSets' | 'series'): void {
     const values = series * points;
-    const shape = points === 1 ? `${count(series)} ${what}` : `${count(series)} ${what} × ${count(points)} points`;
+    // Worded only for a refusal: toLocaleString costs more than a small query's answer.
+    const shape = (): string => (points === 1 ? `${count(series)} ${what}` : `${count(series)} ${what} × ${count(points)} points`);
     const advice = 'ask for fewer points (a larger intervalMs or a smaller maxDataPoints), a shorter range, fewer JobSets, or a pooled aggregate';
     if (values > LIMITS.maxValuesPerQuery) {
-      throw new QueryError('maxDataPoints', `the query would work out ${count(values)} values (${shape}), more than the limit of ${count(LIMITS.maxValuesPerQuery)} per query: ${advice}`);
+      throw new QueryError('maxDataPoints', `the query would work out ${count(values)} values (${shape()}), more than the limit of ${count(LIMITS.maxValuesPerQuery)} per query: ${advice}`);
     }
     if (values > this.#left) {
       throw new QueryError(
         'maxDataPoints',
-        `with the queries before it the request would work out more than the limit of ${count(LIMITS.maxValuesPerRequest)} values per request (this one: ${shape}): ${advice}, or split the request`,
+        `with the queries before it the request would work out more than the limit of ${count(LIMITS.maxValuesPerRequest)} values per request (this one: ${shape()}): ${advice}, or split the request`,
       );
     }
     this.#left -= values;

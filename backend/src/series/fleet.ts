@@ -258,7 +258,10 @@ export function fleetSeries(
   });
 }
 
-/** Every figure over [from, to] for each group, in one pass over the fleet (a grouped table). */
+/**
+ * Every figure over [from, to] for each group, in one pass over the fleet (a grouped table); with
+ * `names`, only those (a table of one column need not work out the others for every JobSet).
+ */
 export function fleetFigures(
   timelines: readonly Timeline[],
   horizon: number,
@@ -266,31 +269,33 @@ export function fleetFigures(
   to: number,
   groupBy: GroupBy,
   how: Aggregate,
-): (GroupKey & { count: number; figures: Record<FigureName, number | null> })[] {
+  names: readonly FigureName[] = FIGURE_NAMES,
+): (GroupKey & { count: number; figures: Partial<Record<FigureName, number | null>> })[] {
   const totals = new Float64Array(FIELDS);
+  const needsFirstUp = names.map((name) => definitionOf(name).firstUp === true);
+  const anyFirstUp = needsFirstUp.includes(true);
   return groupTimelines(timelines, groupBy).map(({ members, ...g }) => {
-    const byFigure = FIGURE_NAMES.map(() => new Aggregator(how === 'pooled' ? 'mean' : how, 1, members.length));
+    const byFigure = names.map(() => new Aggregator(how === 'pooled' ? 'mean' : how, 1, members.length));
     const pooled = new Float64Array(FIELDS);
     for (const tl of members) {
       // As in a series: the aggregate is over the JobSets that lived in the window.
       if (!livedIn(tl, horizon, from, to)) continue;
       windowTotals(tl, horizon, from, to, totals);
-      const ttfu = timeToFirstUpAt(firstUp(tl), to);
+      // Time to first up is not a total: only worked out when a figure asked needs it.
+      const ttfu = anyFirstUp ? timeToFirstUpAt(firstUp(tl), to) : null;
       if (how === 'pooled') {
         for (let f = 0; f < FIELDS; f++) pooled[f]! += totals[f]!;
         // Time to first up, not a total, is pooled as the mean.
-        FIGURE_NAMES.forEach((name, i) => {
-          if (definitionOf(name).firstUp === true) byFigure[i]!.add(0, ttfu);
-        });
+        for (let i = 0; i < names.length; i++) if (needsFirstUp[i]) byFigure[i]!.add(0, ttfu);
       } else {
-        FIGURE_NAMES.forEach((name, i) => byFigure[i]!.add(0, figureValue(totals, 0, name, ttfu)));
+        for (let i = 0; i < names.length; i++) byFigure[i]!.add(0, figureValue(totals, 0, names[i]!, ttfu));
       }
     }
-    const figures = {} as Record<FigureName, number | null>;
-    FIGURE_NAMES.forEach((name, i) => {
+    const figures: Partial<Record<FigureName, number | null>> = {};
+    names.forEach((name, i) => {
       const value = byFigure[i]!.result()[0]!;
       const emptySum = how === 'sum' && ADDITIVE_FIGURES.includes(name) ? 0 : null;
-      figures[name] = how === 'pooled' ? figureValue(pooled, 0, name, definitionOf(name).firstUp === true ? value : null) : (value ?? emptySum);
+      figures[name] = how === 'pooled' ? figureValue(pooled, 0, name, needsFirstUp[i] ? value : null) : (value ?? emptySum);
     });
     return { ...g, count: members.length, figures };
   });

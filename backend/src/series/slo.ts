@@ -86,7 +86,36 @@ export function sloTotals(members: readonly Timeline[], horizon: number, points:
  * The three windows of every point ((t − P, t], (t − w, t], (t − s, t]) as indices into one sorted
  * list of times, for whatever sums a window from C at many times (sloTotals, the fleet index).
  */
-export function sloPlan(points: readonly number[], windows: SloWindows): { times: Float64Array; starts: Int32Array; ends: Int32Array } {
+export function sloPlan(points: readonly number[], windows: SloWindows): SloPlan {
+  // Every group of a query asks with the same points and windows (a table per JobSet name asks it
+  // thousands of times): the last plan is kept, and given again while they are the same.
+  const last = lastPlan;
+  if (last !== null && sameWindows(last.windows, windows) && samePoints(last.points, points)) return last.plan;
+  const plan = makeSloPlan(points, windows);
+  lastPlan = { points: [...points], windows: { ...windows }, plan };
+  return plan;
+}
+
+/** A plan is read, never written (callers index its arrays): safe to hand out again. */
+interface SloPlan {
+  readonly times: Float64Array;
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+}
+
+let lastPlan: { points: number[]; windows: SloWindows; plan: SloPlan } | null = null;
+
+function sameWindows(a: SloWindows, b: SloWindows): boolean {
+  return a.periodMs === b.periodMs && a.burnWindowMs === b.burnWindowMs && a.shortWindowMs === b.shortWindowMs;
+}
+
+function samePoints(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function makeSloPlan(points: readonly number[], windows: SloWindows): SloPlan {
   const offsets = [windows.periodMs, windows.burnWindowMs, windows.shortWindowMs];
   const times = Float64Array.from(new Set(points.flatMap((t) => [t, ...offsets.map((o) => t - o)]))).sort();
   const at = new Map<number, number>();

@@ -1,8 +1,9 @@
 // One row per timeline: who it is, its state at the window's end, and every figure over the window.
 
-import { byNamespaceNameUid } from '../timeline/order.ts';
+import { byNamespaceNameUid, isMarkedSorted } from '../timeline/order.ts';
 import { TERMINAL_STATES, type State, type Timeline } from '../timeline/types.ts';
-import { figuresFromTotals, firstUp, stateAt, timeToFirstUpAt, type Figures } from './figures.ts';
+import { columnsOf, STATE_CODE, SUSPENDED_CODE, UP_CODE, type Columns } from './columns.ts';
+import { figuresFromTotals, type Figures } from './figures.ts';
 import { endOf, FIELDS, windowTotals } from './totals.ts';
 
 export interface JobSetSummary extends Figures {
@@ -23,7 +24,12 @@ export interface JobSetSummary extends Figures {
  * A window of no length (from = to) holds the JobSets alive at that instant.
  */
 export function livedIn(timeline: Timeline, horizon: number, from: number, to: number): boolean {
-  return lived(lifeOf(timeline, horizon), from, to);
+  // lived(lifeOf(…)) without the object: selections ask it of every timeline of the fleet.
+  if (timeline.createdAt > to) return false;
+  const transitions = timeline.transitions;
+  const last = transitions[transitions.length - 1]!;
+  if (TERMINAL_STATES.has(last.state)) return last.at > from;
+  return (horizon > last.at ? horizon : last.at) >= from;
 }
 
 /** A timeline's life as livedIn reads it: worked out once, then tested against many windows. */
@@ -62,18 +68,52 @@ function isSorted(timelines: readonly Timeline[]): boolean {
 
 export function summaryColumns(timelines: readonly Timeline[], horizon: number, from: number, to: number): SummaryColumns {
   const lived = timelines.filter((tl) => livedIn(tl, horizon, from, to));
-  // The engine keeps its timelines sorted: sort only what comes unsorted (another source's).
-  if (!isSorted(lived)) lived.sort(byNamespaceNameUid);
+  // The engine keeps its timelines sorted (and a selection of them stays so): sort only what comes unsorted (another source's).
+  if (!isMarkedSorted(timelines) && !isSorted(lived)) lived.sort(byNamespaceNameUid);
   const totals = new Float64Array(lived.length * FIELDS);
   const timeToFirstUp: (number | null)[] = new Array<number | null>(lived.length);
   const states: State[] = new Array<State>(lived.length);
   for (let i = 0; i < lived.length; i++) {
     const tl = lived[i]!;
     windowTotals(tl, horizon, from, to, totals, i * FIELDS);
-    timeToFirstUp[i] = timeToFirstUpAt(firstUp(tl), to);
-    states[i] = stateAt(tl, to)!;
+    // From the columns windowTotals just read: numbers, not the transitions' fields.
+    const c = columnsOf(tl.transitions);
+    timeToFirstUp[i] = timeToFirstUpFrom(c, to);
+    states[i] = stateFrom(c, to)!;
   }
   return { timelines: lived, totals, timeToFirstUp, states };
+}
+
+/** The states by code (columns.ts). */
+const STATE_OF: readonly State[] = (Object.keys(STATE_CODE) as State[]).sort((a, b) => STATE_CODE[a] - STATE_CODE[b]);
+
+const PROVISIONING_CODE = STATE_CODE.provisioning;
+
+/** stateAt of the columns: the state of the last transition at or before `to`; null before the first. */
+function stateFrom(c: Columns, to: number): State | null {
+  if (c.length === 0 || to < c.at[0]!) return null;
+  let lo = 0;
+  let hi = c.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (c.at[mid]! <= to) lo = mid;
+    else hi = mid - 1;
+  }
+  return STATE_OF[c.code[lo]! & 7]!;
+}
+
+/** timeToFirstUpAt(firstUp(…), to) of the columns: provisioning (after any suspension) then up, seconds. */
+function timeToFirstUpFrom(c: Columns, to: number): number | null {
+  let start = -1;
+  for (let i = 0; i < c.length; i++) {
+    const code = c.code[i]! & 7;
+    if (code === PROVISIONING_CODE) {
+      if (start < 0) start = i;
+    } else if (code === UP_CODE) {
+      return start < 0 || c.at[i]! > to ? null : (c.at[i]! - c.at[start]!) / 1000;
+    } else if (code !== SUSPENDED_CODE) return null;
+  }
+  return null;
 }
 
 /** One row per timeline (the CLI's and /api/v1/jobsets' shape). */

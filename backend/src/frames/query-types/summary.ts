@@ -72,7 +72,7 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
           const w = window(ctx.from, ctx.to);
           return { key, labels, count, figures: figuresFromTotals(w.totals, w.timeToFirstUpSeconds) };
         })
-      : fleetFigures(ctx.timelines, ctx.horizon, ctx.from, ctx.to, groupBy, query.aggregate);
+      : fleetFigures(ctx.timelines, ctx.horizon, ctx.from, ctx.to, groupBy, query.aggregate, columns);
   // Usage split by state: each group's members pooled (only worked out when asked: it needs the members).
   const usage = query.usageByState.length === 0 ? [] : usageByStateFields(ctx, membersOf(ctx, groups));
   const usageByName = new Map(usage.map((f) => [f.schema.name, f.values as (number | null)[]]));
@@ -85,7 +85,7 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   const fields: Field[] = [
     ...dimensions.map((d) => stringField(d, shown.map((g) => g.labels[d] ?? ''))),
     numberField('jobsets', shown.map((g) => g.count), { unit: 'none' }),
-    ...columns.map((f) => numberField(f, shown.map((g) => g.figures[f]), { unit: unitOf(f) })),
+    ...columns.map((f) => numberField(f, shown.map((g) => g.figures[f] ?? null), { unit: unitOf(f) })),
     ...usage.map((f) => ({ schema: f.schema, values: rows === null ? f.values : rows.map((i) => f.values[i]) })),
   ];
   const meta = withUsageNotice(ctx, rows !== null ? tableMeta(groups.length, rows.length, summaryTotals(ctx, columns)) : undefined);
@@ -128,14 +128,14 @@ function poolFields(timelines: readonly Timeline[]): Field[] {
 function summaryTotals(ctx: QueryContext, columns: readonly FigureName[]): Record<string, number | null> {
   const all: QueryContext = Object.create(ctx, { query: { value: { ...ctx.query, groupBy: 'all', aggregate: 'pooled' } } });
   const pooled = pooledGroups(all, columns);
-  let whole: { count: number; figures: Record<FigureName, number | null> } | undefined;
+  let whole: { count: number; figures: Partial<Record<FigureName, number | null>> } | undefined;
   if (pooled !== null) {
     whole = pooled.map(({ count, window }) => {
       const w = window(ctx.from, ctx.to);
       return { count, figures: figuresFromTotals(w.totals, w.timeToFirstUpSeconds) };
     })[0];
   } else {
-    whole = fleetFigures(ctx.timelines, ctx.horizon, ctx.from, ctx.to, 'all', 'pooled')[0];
+    whole = fleetFigures(ctx.timelines, ctx.horizon, ctx.from, ctx.to, 'all', 'pooled', columns)[0];
   }
   const finite = (v: number | null | undefined): number | null => (v !== null && v !== undefined && Number.isFinite(v) ? v : null);
   return { jobsets: whole?.count ?? 0, ...Object.fromEntries(columns.map((f) => [f, finite(whole?.figures[f])])) };
