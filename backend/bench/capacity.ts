@@ -1,13 +1,14 @@
 // `npm run bench:capacity`: the slopes behind README's capacity table (issue 21 §8), measured, and
 // one point of the many-cluster recipe run for real.
-//   memory   `upness serve --memory` fed the realistic simulated trace at two sizes: RSS per
+//   memory   `upness serve --memory` fed the realistic simulated trace at two sizes: RSS (after full
+//            garbage collections forced through its inspector, as bench:watch reads it) per
 //            JobSet-month (the slope between them, so the process's fixed start-up cost drops out),
 //            per run and per transition; ingest per server CPU-second (observations per core)
 //   disk     the same fleet recorded by the embedded store: log and snapshot bytes per JobSet-month
 //   postgres the same fleet recorded by the PostgreSQL store: rows and bytes (tables and indexes)
 //            per JobSet-month
 //   clusters K clusters' leaders writing into one PostgreSQL, and two `upness serve --follow`
-//            processes serving all of them: time to ready, RSS, and each cluster's pooled figures
+//            processes serving all of them: time to ready, settled RSS, and each cluster's pooled figures
 //            from both followers against the leaders' own (they must be equal)
 // A JobSet-month is one JobSet name slot of the simulator for 30 days (the realistic profile makes
 // ~87 runs of it a month: short jobs one after another). PostgreSQL is Debian's package, started
@@ -26,8 +27,9 @@ import { EmbeddedStore } from '../src/store/embedded.ts';
 import { PostgresStore } from '../src/store/postgres.ts';
 import type { TimelineStore } from '../src/store/store.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
-import { cpuSeconds, fmt, int, memory, MiB, sleep, timedFetch } from './prometheus/proc.ts';
+import { cpuSeconds, fmt, freePort, int, MiB, sleep, timedFetch } from './prometheus/proc.ts';
 import { loadFleet, UpnessServer } from './prometheus/upness.ts';
+import { inspectorAt, settledMemory } from './settled-memory.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -76,6 +78,7 @@ interface Served {
 async function served(n: number): Promise<Served> {
   const from = START;
   const to = START + days * DAY;
+  const inspect = await freePort();
   const { server, load, truth } = await loadFleet(
     {
       jobsets: n,
@@ -85,15 +88,17 @@ async function served(n: number): Promise<Served> {
       truth: { from, to, first: to, last: to, stepMs: 3_600_000, perJobSet: false, keepTimelines: false, detailSample: 1 << 30 },
       truthFile: join(work, `truth-${n}.v8`),
     },
-    {},
+    { nodeFlags: [`--inspect=127.0.0.1:${inspect}`] },
   );
+  // What it keeps, not the garbage and young generation of the load (V8 would hand those back within a minute).
+  const settled = await settledMemory(await inspectorAt(inspect), server.pid);
   await server.stop();
   const result = {
     jobsets: n,
     runs: truth.uids,
     transitions: truth.transitions,
     observations: load.observations,
-    rssBytes: load.rssBytes,
+    rssBytes: settled.rss,
     baselineRssBytes: load.baselineRssBytes,
     perCoreSecond: load.observations / load.serverCpuSeconds,
   };
@@ -205,14 +210,17 @@ try {
   const followers: { server: UpnessServer; readyMs: number; rssBytes: number; cpu: number }[] = [];
   for (let f = 0; f < 2; f++) {
     const started = performance.now();
-    const server = await UpnessServer.start(null, { serveArgs: ['--follow', '--store', shared, '--serve-clusters', 'all'] });
+    const inspect = await freePort();
+    const server = await UpnessServer.start(null, { nodeFlags: [`--inspect=127.0.0.1:${inspect}`], serveArgs: ['--follow', '--store', shared, '--serve-clusters', 'all'] });
     children.push(server);
     for (;;) {
       if ((await timedFetch(`${server.url}/readyz`)).status === 200) break;
       if (performance.now() - started > 600_000) throw new Error('a follower was not ready within 10 minutes');
       await sleep(50);
     }
-    followers.push({ server, readyMs: performance.now() - started, rssBytes: memory(server.pid).rssBytes, cpu: cpuSeconds(server.pid) });
+    const readyMs = performance.now() - started;
+    const cpu = cpuSeconds(server.pid);
+    followers.push({ server, readyMs, rssBytes: (await settledMemory(await inspectorAt(inspect), server.pid)).rss, cpu });
   }
   // Each cluster's pooled up seconds and interruptions over the leaders' common horizon.
   const horizon = Math.min(...leaders.map((l) => l.engine.horizon ?? START));

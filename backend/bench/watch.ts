@@ -18,7 +18,7 @@
 // with its nodes and pods in parallel), --smoke (20 JobSets).
 
 import type { ChildProcess } from 'node:child_process';
-import { closeSync, createWriteStream, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, createWriteStream, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +29,7 @@ import { NODE, UPNESS, getJson, metric, metricSum, waitFor } from '../../test/ku
 import { spawnOwned } from '../../test/support/processes.ts';
 import type { KubeObject } from '../src/observation/types.ts';
 import { fleetShapes } from './fleet-shapes.ts';
+import { settledMemory, type SettledMemory } from './settled-memory.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -217,40 +218,7 @@ async function serve(serveArgs: string[], stdin: number | 'ignore' = 'ignore'): 
 }
 
 /** Full garbage collections through the inspector, then the process's RSS and V8 heap in use. */
-interface Memory {
-  rss: number;
-  heapUsed: number;
-  /** V8's heap as committed (used or not), and memory outside it (Buffers): where RSS beyond heapUsed is. */
-  heapTotal: number;
-  external: number;
-}
-
-async function settledMemory(served: Served): Promise<Memory> {
-  const ws = new WebSocket(served.inspector);
-  await new Promise((resolve, reject) => {
-    ws.onopen = resolve;
-    ws.onerror = () => reject(new Error(`cannot reach the inspector at ${served.inspector}`));
-  });
-  let id = 0;
-  const pending = new Map<number, (result: unknown) => void>();
-  ws.onmessage = (event) => {
-    const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
-    if (message.id !== undefined) pending.get(message.id)?.(message.result);
-  };
-  const call = (method: string, params: object = {}): Promise<unknown> =>
-    new Promise((resolve) => {
-      pending.set(++id, resolve);
-      ws.send(JSON.stringify({ id, method, params }));
-    });
-  for (let i = 0; i < 3; i++) await call('HeapProfiler.collectGarbage');
-  const heap = (await call('Runtime.getHeapUsage')) as { usedSize: number };
-  const usage = (await call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true })) as { result: { value: string } };
-  const { heapTotal, external } = JSON.parse(usage.result.value) as { heapTotal: number; external: number };
-  ws.close();
-  const status = readFileSync(`/proc/${served.child.pid}/status`, 'utf8');
-  const rss = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) * 1024;
-  return { rss, heapUsed: heap.usedSize, heapTotal, external };
-}
+const settled = (served: Served): Promise<SettledMemory> => settledMemory(served.inspector, served.child.pid!);
 
 async function upTimelines(served: Served): Promise<number> {
   const metrics = await getJson<string>(`${served.url}/metrics`);
@@ -298,7 +266,7 @@ try {
   const emptyWatched = await serve(['--kubeconfig', cluster.kubeconfigPath]);
   services.push(emptyWatched);
   await waitServed(emptyWatched, 'the watch of the empty cluster', () => true);
-  const emptyWatchedMemory = await settledMemory(emptyWatched);
+  const emptyWatchedMemory = await settled(emptyWatched);
   await emptyWatched.stop();
   const emptyTrace = join(dir, 'empty.jsonl');
   writeFileSync(emptyTrace, '');
@@ -307,7 +275,7 @@ try {
   closeSync(emptyInput);
   services.push(emptyReplayed);
   await waitServed(emptyReplayed, 'the empty trace', () => true);
-  const emptyReplayedMemory = await settledMemory(emptyReplayed);
+  const emptyReplayedMemory = await settled(emptyReplayed);
   await emptyReplayed.stop();
 
   const createStarted = Date.now();
@@ -323,7 +291,7 @@ try {
     metric(m, 'upness_watch_objects', { resource: 'nodes' }) === nodes &&
     metricSum(m, 'upness_timelines') === jobsets);
   const watchedUp = await upTimelines(watched);
-  const watchedMemory = await settledMemory(watched);
+  const watchedMemory = await settled(watched);
   await watched.stop();
 
   progress('writing the same fleet as a trace');
@@ -341,7 +309,7 @@ try {
   services.push(replayed);
   const replaySeconds = await waitServed(replayed, 'the trace to be replayed', (m) => metricSum(m, 'upness_timelines') === jobsets);
   const replayedUp = await upTimelines(replayed);
-  const replayedMemory = await settledMemory(replayed);
+  const replayedMemory = await settled(replayed);
   await replayed.stop();
 
   log(`Upness watch memory benchmark — Node ${process.version}`);
