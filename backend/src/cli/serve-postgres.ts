@@ -10,6 +10,7 @@ import { clusterFeed } from '../runtime/feeds.ts';
 import { FollowerView, followerStoreStatus } from '../runtime/follower.ts';
 import { openSession, stopOnSignals } from '../runtime/session.ts';
 import { postgresSink } from '../runtime/sinks.ts';
+import { usageHoldMs } from '../runtime/usage-store.ts';
 import { checkClusterName, describeUrl } from '../store/postgres.ts';
 import { serveApi, withUsageErrors } from './compose.ts';
 import { parseTimerDuration, UsageError } from './options.ts';
@@ -40,8 +41,8 @@ export interface Common {
   shutdownGraceMs: number | null;
   retentionMs: number;
   snapshotEvery: number;
-  /** The cluster to watch when leading; null for a follower. */
-  cluster: WatchSettings | null;
+  /** The cluster to watch when leading (and its usage sampling); null for a follower. */
+  cluster: (WatchSettings & { usage?: { intervalMs: number; retentionMs: number } }) | null;
   pools: PoolLayerOptions;
 }
 
@@ -89,6 +90,8 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
     lease,
     timings: { leaseDurationMs: ms(options.leaseDuration, '--lease-duration'), renewDeadlineMs: ms(options.renewDeadline, '--renew-deadline'), retryPeriodMs: ms(options.retryPeriod, '--retry-period') },
     follow: follow === 'all' ? 'all' : follow.length > 0 ? follow : [options.clusterName],
+    // While following, a sampling holds as long as when this replica leads (its --usage-interval).
+    ...(cluster.usage !== undefined ? { follower: { usageHoldMs: usageHoldMs(cluster.usage.intervalMs) } } : {}),
     logger: logger.child({ component: 'replica' }),
     store: {
       onError: (error) =>

@@ -8,7 +8,8 @@
 // moved), or the cursor does not know the cluster yet, that cluster is read from scratch. The facts
 // (node-layer transitions, causes of either layer, suspension reasons learned later, the node pools'
 // facts) are numbered and read the same way; FactJoin (../timeline/facts.ts) joins them to the
-// timelines they refer to.
+// timelines they refer to. So are the usage samplings; folding them into 5-minute means deletes rows,
+// which moves `pruned` like retention does.
 
 import type pg from 'pg';
 import { checkSchema } from './postgres-migrate.ts';
@@ -20,11 +21,13 @@ import {
   SUSPENSION_COLUMNS,
   TIMELINE_COLUMNS,
   TRANSITION_COLUMNS,
+  USAGE_COLUMNS,
   type CauseRowIn,
   type PoolFactRowIn,
   type SuspensionRowIn,
   type TimelineRowIn,
   type TransitionRowIn,
+  type UsageRowIn,
 } from './postgres-rows.ts';
 
 /** Where a follower is in one cluster: its `pruned` counter when last read, and the highest row number read. */
@@ -61,6 +64,8 @@ export interface ClusterTail {
   suspensions: SuspensionRowIn[];
   /** The node pools' facts (their transitions, causes and JobSets), in the order they were numbered. */
   poolFacts: PoolFactRowIn[];
+  /** The JobSets' usage: new samplings in the order they were numbered; when `full`, the folded buckets too. */
+  usage: UsageRowIn[];
 }
 
 interface ClusterRow {
@@ -98,7 +103,8 @@ export async function tail(client: pg.ClientBase, cursor: (cluster: string) => C
       const causes = await client.query<CauseRowIn>(`SELECT ${CAUSE_COLUMNS} FROM upness_causes WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
       const suspensions = await client.query<SuspensionRowIn>(`SELECT ${SUSPENSION_COLUMNS} FROM upness_suspensions WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
       const pools = await client.query<PoolFactRowIn>(`SELECT ${POOL_FACT_COLUMNS} FROM upness_pool_facts WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
-      tails.push({ mark, full, timelines: tl.rows, transitions: tr.rows, nodeTransitions: nodes.rows, causes: causes.rows, suspensions: suspensions.rows, poolFacts: pools.rows });
+      const usage = await client.query<UsageRowIn>(`SELECT ${USAGE_COLUMNS} FROM upness_usage WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
+      tails.push({ mark, full, timelines: tl.rows, transitions: tr.rows, nodeTransitions: nodes.rows, causes: causes.rows, suspensions: suspensions.rows, poolFacts: pools.rows, usage: usage.rows });
     }
     await client.query('COMMIT');
     return tails;
