@@ -90,10 +90,10 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
     lease,
     timings: { leaseDurationMs: ms(options.leaseDuration, '--lease-duration'), renewDeadlineMs: ms(options.renewDeadline, '--renew-deadline'), retryPeriodMs: ms(options.retryPeriod, '--retry-period') },
     follow: follow === 'all' ? 'all' : follow.length > 0 ? follow : [options.clusterName],
-    // While following, a sampling holds as long as when this replica leads (its --usage-interval).
-    ...(cluster.usage !== undefined ? { follower: { usageHoldMs: usageHoldMs(cluster.usage.intervalMs) } } : {}),
     logger: logger.child({ component: 'replica' }),
     store: {
+      // Recorded with the cluster: followers read the usage with the same hold.
+      ...(cluster.usage !== undefined ? { usageHoldMs: usageHoldMs(cluster.usage.intervalMs) } : {}),
       onError: (error) =>
         error === null
           ? logger.info({ store: where }, 'writing to PostgreSQL again; nothing was lost')

@@ -56,14 +56,14 @@ export interface FollowerOptions {
   onError?: (error: Error | null) => void;
   /** Called after every successful read with what it brought. */
   onPoll?: (poll: { timelines: number; transitions: number; reloaded: string[] }) => void;
-  /** How long a usage sampling holds (the leaders' usageHoldMs of their --usage-interval; default: that of the default interval). */
+  /** How long a usage sampling holds where the cluster's row does not say (written before schema 7's hold); default: that of the default --usage-interval. */
   usageHoldMs?: number;
   /** Passed to node-postgres' Pool. */
   pool?: pg.PoolConfig;
 }
 
 /** What a follower knows of one cluster's writer (its observed mark is the follower's horizon for the cluster), and the timelines it holds. */
-export type ClusterStatus = Omit<ClusterMark, 'pruned'> & { timelines: number };
+export type ClusterStatus = Omit<ClusterMark, 'pruned' | 'usageHoldMs'> & { timelines: number };
 
 interface ClusterState {
   status: ClusterStatus;
@@ -73,8 +73,9 @@ interface ClusterState {
   timelines: Map<string, ClusterTimeline>;
   /** The node layers, the causes and the suspension reasons, joined to the timelines above. */
   facts: FactJoin;
-  /** The JobSets' usage the leader sampled, as the leader's book holds it. */
+  /** The JobSets' usage the leader sampled, as the leader's book holds it, and how long its samplings hold. */
   usage: UsageBook;
+  usageHoldMs: number;
 }
 
 export class FollowerView implements ServedView {
@@ -178,10 +179,13 @@ export class FollowerView implements ServedView {
       if (read.nodeTransitions.length + read.causes.length > 0 || full) this.#nodeList = null;
       if (read.poolFacts.length > 0 || full) this.#poolList = null;
       if (read.usage.length > 0 || full) this.#usageMerged = null;
-      if (!this.#apply(full ? newState(mark.cluster, this.#options.usageHoldMs) : this.#clusters.get(mark.cluster)!, read)) {
+      const hold = mark.usageHoldMs ?? this.#options.usageHoldMs ?? DEFAULT_HISTORY.holdMs;
+      if (!this.#apply(full ? newState(mark.cluster, hold) : this.#clusters.get(mark.cluster)!, read)) {
         // Rows missing in between (changed by hand?): read the cluster again from scratch next time.
         this.#clusters.get(mark.cluster)!.pruned = -1;
       }
+      // A leader with another --usage-interval took over: the usage is read again with its hold.
+      if (this.#clusters.get(mark.cluster)!.usageHoldMs !== hold) this.#clusters.get(mark.cluster)!.pruned = -1;
       timelines += read.timelines.length;
       transitions += read.transitions.length;
       // A reason learned later changes a transition served already.
@@ -229,7 +233,7 @@ export class FollowerView implements ServedView {
     }
     applyUsage(state.usage, usage, full, Date.now());
     for (const r of usage) state.rev = Math.max(state.rev, r.id);
-    const { pruned: _pruned, ...writer } = mark;
+    const { pruned: _pruned, usageHoldMs: _hold, ...writer } = mark;
     state.status = { ...writer, timelines: state.timelines.size };
     return ok;
   }
@@ -272,7 +276,8 @@ export class FollowerView implements ServedView {
     if (states.length === 0) return null;
     if (states.length === 1) return { book: states[0]!.usage, sampler: null };
     if (this.#usageMerged === null) {
-      const merged = new UsageBook({ holdMs: this.#options.usageHoldMs ?? DEFAULT_HISTORY.holdMs });
+      // One book holds one hold: the longest of the clusters' (their leaders' --usage-interval may differ).
+      const merged = new UsageBook({ holdMs: Math.max(...states.map((s) => s.usageHoldMs)) });
       for (const s of states) merged.restore(s.usage.dump());
       this.#usageMerged = merged;
     }
@@ -351,10 +356,11 @@ function applyUsage(book: UsageBook, rows: readonly UsageRowIn[], full: boolean,
   book.compact(now);
 }
 
-function newState(cluster: string, usageHoldMs: number = DEFAULT_HISTORY.holdMs): ClusterState {
+function newState(cluster: string, usageHoldMs: number): ClusterState {
   const timelines = new Map<string, ClusterTimeline>();
   return {
     usage: new UsageBook({ holdMs: usageHoldMs }),
+    usageHoldMs,
     status: { cluster, writer: null, epoch: 0, observedUntil: null, writtenAt: 0, timelines: 0 },
     pruned: 0,
     rev: 0,

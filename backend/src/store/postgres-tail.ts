@@ -48,6 +48,8 @@ export interface ClusterMark {
   writtenAt: number;
   /** Bumped whenever retention deletes timelines. */
   pruned: number;
+  /** How long the writer's usage samplings hold (null: not known). */
+  usageHoldMs: number | null;
 }
 
 /** What one cluster's writer added since the cursor (everything, when `full`). */
@@ -75,6 +77,7 @@ interface ClusterRow {
   observed_until: number | null;
   pruned: string;
   updated_at: number;
+  usage_hold_ms: number | null;
 }
 
 /**
@@ -87,13 +90,13 @@ export async function tail(client: pg.ClientBase, cursor: (cluster: string) => C
   try {
     await checkSchema(client);
     const rows = await client.query<ClusterRow>(
-      `SELECT cluster, epoch, writer, ${ms('observed_until')} AS observed_until, pruned, ${ms('updated_at')} AS updated_at
+      `SELECT cluster, epoch, writer, ${ms('observed_until')} AS observed_until, pruned, ${ms('updated_at')} AS updated_at, usage_hold_ms
        FROM upness_clusters ${clusters === undefined ? '' : 'WHERE cluster = ANY($1::text[])'} ORDER BY cluster`,
       clusters === undefined ? [] : [clusters],
     );
     const tails: ClusterTail[] = [];
     for (const row of rows.rows) {
-      const mark: ClusterMark = { cluster: row.cluster, writer: row.writer, epoch: Number(row.epoch), observedUntil: row.observed_until, writtenAt: row.updated_at, pruned: Number(row.pruned) };
+      const mark: ClusterMark = { cluster: row.cluster, writer: row.writer, epoch: Number(row.epoch), observedUntil: row.observed_until, writtenAt: row.updated_at, pruned: Number(row.pruned), usageHoldMs: row.usage_hold_ms };
       const known = cursor(row.cluster);
       const full = known === undefined || known.pruned !== mark.pruned;
       const since = full ? 0 : known.rev;

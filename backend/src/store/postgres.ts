@@ -100,6 +100,8 @@ export interface PostgresStoreOptions {
   stallMs?: number;
   /** Records per transaction at most (default 5000): a long outage's backlog commits in bounded pieces. */
   maxBatch?: number;
+  /** How long a usage sampling holds (twice --usage-interval), recorded with the cluster for followers; absent: left as it was. */
+  usageHoldMs?: number;
   /** Passed to node-postgres' Pool (timeouts, TLS, ...). */
   pool?: pg.PoolConfig;
 }
@@ -181,10 +183,11 @@ export class PostgresStore implements TimelineStore {
       // read below holds all it will ever have written.
       // (A subquery in RETURNING sees the table as it was before the statement: the previous writer.)
       const claim = await pool.query<{ epoch: string; previous: string | null }>(
-        `INSERT INTO upness_clusters AS c (cluster, epoch, writer, writer_since) VALUES ($1, 1, $2, now())
-         ON CONFLICT (cluster) DO UPDATE SET epoch = c.epoch + 1, writer = EXCLUDED.writer, writer_since = now(), updated_at = now()
+        `INSERT INTO upness_clusters AS c (cluster, epoch, writer, writer_since, usage_hold_ms) VALUES ($1, 1, $2, now(), $3)
+         ON CONFLICT (cluster) DO UPDATE SET epoch = c.epoch + 1, writer = EXCLUDED.writer, writer_since = now(), updated_at = now(),
+           usage_hold_ms = COALESCE(EXCLUDED.usage_hold_ms, c.usage_hold_ms)
          RETURNING epoch, (SELECT writer FROM upness_clusters WHERE cluster = $1) AS previous`,
-        [options.cluster, options.replica ?? null],
+        [options.cluster, options.replica ?? null, options.usageHoldMs ?? null],
       );
       const epoch = Number(claim.rows[0]!.epoch);
       const loaded = await loadCluster(pool, options.cluster);
