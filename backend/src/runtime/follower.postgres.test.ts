@@ -19,6 +19,7 @@ import { FollowerView, ReplicaView } from './follower.ts';
 import { EngineView } from './served-view.ts';
 import { USAGE_METRICS, type JobSetUsage } from '../usage/jobset-usage.ts';
 import { usageRecords } from './usage-store.ts';
+import { UsageBook } from '../usage/book.ts';
 
 let server: PostgresServer;
 let databases = 0;
@@ -321,10 +322,16 @@ describe('a replica source', () => {
     const replica = new ReplicaView(follower);
     expect(replica.timelines()).toBe(follower.timelines());
     expect(replica.nodeLayer(0)).toBeNull();
+    // No usage written: none served.
+    expect(replica.usage()).toBeNull();
     const own = new EngineView('kubernetes', lead.engine, true);
     own.setReadiness({ ready: false, reason: 'first sync' });
+    const book = new UsageBook();
+    own.setUsage(book);
     replica.use(own);
     expect(replica.readiness()).toEqual({ ready: false, reason: 'first sync' });
+    // The leader's own usage book (it was not served through the replica before).
+    expect(replica.usage()?.book).toBe(book);
     expect(plainTimelines(replica.timelines())).toEqual(plainTimelines(lead.engine.timelines()));
     expect(replica.current).toBe(own);
     await lead.store.close();
