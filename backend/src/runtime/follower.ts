@@ -4,6 +4,7 @@
 // along with each cluster's observed mark (its horizon). A cluster whose timelines retention deleted
 // is read again from scratch. The facts (node-layer transitions, causes, suspension reasons learned
 // later, node pools) are joined to the timelines they refer to (FactJoin, as a leader's recovery joins them).
+// The usage samplings go into a usage book per cluster, folded as the leader folds its own.
 //
 // ReplicaView, below, is what a replica serves: the follower, until it becomes the leader and
 // serves its own engine.

@@ -8,7 +8,9 @@
 // twice is harmless: transitions are keyed by (cluster, uid, seq) and skipped when already there,
 // timelines are upserted. The facts (fact(): node-layer transitions, causes, suspension reasons learned
 // later; backend/src/timeline/facts.ts) go with the same group commit, keyed the same way, after what
-// they refer to, each kind in a table of its own: no written row is ever updated.
+// they refer to, each kind in a table of its own: no written row is ever updated. The JobSets' usage
+// samplings (usage()) go with the same group commit too; a snapshot folds those older than a day into
+// 5-minute rows and applies retention (#compactUsage), which followers see as a `pruned` reload.
 //
 // Fencing: opening the store makes it its cluster's writer by incrementing the cluster's epoch; every
 // write transaction first updates the cluster row where the epoch is still its own. A writer that
