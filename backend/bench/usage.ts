@@ -11,15 +11,18 @@
 //   Store: the same JobSets' samplings written to the data dir (the embedded store: one `usage`
 //   record per JobSet a sampling) for a day, values with the digits real ones have: log bytes per
 //   pod-day; and the snapshot's usage (each JobSet's history) after a day and after a week: bytes
-//   per pod-day as sampled and as 5-minute means.
+//   per pod-day as sampled and as 5-minute means. With --postgres, the same day written by the
+//   PostgreSQL store (a PostgreSQL of the postgres tier's kind), then folded by a snapshot: bytes
+//   per pod-day of upness_usage (with its indexes) as sampled and as 5-minute means.
 //   Not measured: the apiserver's and the kubelets' side (one proxied GET per node per interval).
-// Options: --pods P --rounds R, --smoke. Run with --expose-gc (the npm script does).
+// Options: --pods P --rounds R, --smoke, --postgres. Run with --expose-gc (the npm script does).
 
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EmbeddedStore } from '../src/store/embedded.ts';
+import { PostgresStore } from '../src/store/postgres.ts';
 import { usageRecords } from '../src/runtime/usage-store.ts';
 import type { JobSetUsage } from '../src/usage/jobset-usage.ts';
 import { UsageBook } from '../src/usage/book.ts';
@@ -27,7 +30,9 @@ import { attribute, podOwners, USAGE_METRICS, type CounterReading, type UsageMet
 import { parseKubeletSummary, type PodSample } from '../src/usage/kubelet-summary.ts';
 import type { KubeObject } from '../src/observation/types.ts';
 
-const { values: args } = parseArgs({ options: { pods: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '20' }, smoke: { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({
+  options: { pods: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '20' }, smoke: { type: 'boolean', default: false }, postgres: { type: 'boolean', default: false } },
+});
 const pods = args.smoke ? 400 : Number(args.pods);
 const rounds = args.smoke ? 2 : Number(args.rounds);
 const PODS_PER_NODE = 8;
@@ -174,6 +179,43 @@ const storeBytes = await (async () => {
   }
 })();
 
+// PostgreSQL (--postgres): the same day of samplings written by the PostgreSQL store (a row per JobSet
+// a sampling), then folded by a snapshot into 5-minute rows; table and index bytes after VACUUM FULL
+// (what the rows take, without the dead ones a delete leaves until autovacuum).
+const postgresBytes = !args.postgres
+  ? null
+  : await (async () => {
+      const { startPostgres } = await import('../../test/postgres/server.ts');
+      const server = await startPostgres();
+      try {
+        const url = await server.createDatabase('usage');
+        const { store } = await PostgresStore.open(url, { cluster: 'default' });
+        const kept = new UsageBook({ holdMs: 2 * INTERVAL_MS });
+        for (let s = 0; s < DAY_SAMPLINGS; s++) {
+          const at = T0 + s * INTERVAL_MS;
+          const usages: JobSetUsage[] = Array.from({ length: jobsets }, (_, j) => ({ owner: `js-${j}`, namespace: 'ml', name: `train-${j}`, at, values: realistic(j, s) }));
+          kept.record(usages);
+          store.usage(usageRecords(usages));
+          if (s % 120 === 0) await store.flushed();
+        }
+        await store.flushed();
+        const size = async (): Promise<{ rows: number; bytes: number }> => {
+          await server.query('VACUUM FULL upness_usage', [], 'usage');
+          const r = await server.query<{ rows: string; bytes: string }>("SELECT count(*) AS rows, pg_total_relation_size('upness_usage') AS bytes FROM upness_usage", [], 'usage');
+          return { rows: Number(r.rows[0]!.rows), bytes: Number(r.rows[0]!.bytes) };
+        };
+        const sampled = await size();
+        // A day later, the whole day is older than a day: the snapshot folds all of it.
+        kept.compact(T0 + 2 * DAY_SAMPLINGS * INTERVAL_MS + 300_000);
+        await store.snapshot([], null, [], [], kept.dump());
+        const folded = await size();
+        await store.close();
+        return { sampled, folded };
+      } finally {
+        await server.destroy();
+      }
+    })();
+
 const mb = (b: number): string => (b / 1e6).toFixed(1);
 process.stdout.write(
   [
@@ -183,5 +225,11 @@ process.stdout.write(
     `  per pod-day: ${(afterDay / measuredPods / 1000).toFixed(1)} kB as sampled (the last day), ${(foldedPodDay / 1000).toFixed(2)} kB as 5-minute means (every day before)`,
     `  store bytes per pod-day (the data dir; ${measuredPods} pods, ${jobsets} JobSets, a record per JobSet a sampling): ${(storeBytes.logDay / measuredPods / 1000).toFixed(1)} kB of log as sampled (deleted by the next snapshot);` +
       ` in the snapshot ${(storeBytes.snapshotDay / measuredPods / 1000).toFixed(1)} kB as sampled (the last day), ${((storeBytes.snapshotWeek - storeBytes.snapshotDay) / 6 / measuredPods / 1000).toFixed(2)} kB as 5-minute means (every day before)`,
+    ...(postgresBytes === null
+      ? []
+      : [
+          `  PostgreSQL bytes per pod-day (upness_usage with its indexes): ${(postgresBytes.sampled.bytes / measuredPods / 1000).toFixed(1)} kB as sampled (${postgresBytes.sampled.rows} rows, the last day),` +
+            ` ${(postgresBytes.folded.bytes / measuredPods / 1000).toFixed(2)} kB as 5-minute means (${postgresBytes.folded.rows} rows, every day before)`,
+        ]),
   ].join('\n') + '\n',
 );

@@ -1,12 +1,13 @@
 // The store contract (test/support/store/contract.ts) as a follower serves it: a PostgreSQL
 // store writes, and a reader is a FollowerView of the same database, which must answer the same
-// timelines, node layers and horizon. Its own PostgreSQL (the crash stops the server at once, as a crash would).
+// timelines, node layers, horizon and usage. Its own PostgreSQL (the crash stops the server at once, as a crash would).
 
 import { storeContract, type Subject } from '../support/store/contract.ts';
 import { crashFleet } from '../support/store/scenes.ts';
 import { MIGRATIONS } from '../../backend/src/store/migrations/index.ts';
 import { PostgresStore } from '../../backend/src/store/postgres.ts';
 import { FollowerView } from '../../backend/src/runtime/follower.ts';
+import { UsageBook } from '../../backend/src/usage/book.ts';
 import { startPostgres, type PostgresServer } from './server.ts';
 
 let server: PostgresServer;
@@ -34,7 +35,7 @@ async function follower(): Promise<Subject> {
     open: () => PostgresStore.open(url, { cluster, retryMs: 50, maxRetryMs: 200 }),
     async read() {
       await poll();
-      return { timelines: reader.timelines(), nodeLayers: reader.nodeLayer(0)?.timelines ?? [], pools: reader.poolLayer(0)?.timelines ?? [], observedUntil: reader.horizons().get(cluster) ?? null };
+      return { timelines: reader.timelines(), nodeLayers: reader.nodeLayer(0)?.timelines ?? [], pools: reader.poolLayer(0)?.timelines ?? [], observedUntil: reader.horizons().get(cluster) ?? null, usage: reader.usage()?.book ?? new UsageBook() };
     },
     async crashAfterFlush() {
       // Only this scenario's writes are left for the crash recovery to replay (a loaded CI machine replays slowly).

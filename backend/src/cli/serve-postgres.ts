@@ -10,6 +10,7 @@ import { clusterFeed } from '../runtime/feeds.ts';
 import { FollowerView, followerStoreStatus } from '../runtime/follower.ts';
 import { openSession, stopOnSignals } from '../runtime/session.ts';
 import { postgresSink } from '../runtime/sinks.ts';
+import { usageHoldMs } from '../runtime/usage-store.ts';
 import { checkClusterName, describeUrl } from '../store/postgres.ts';
 import { serveApi, withUsageErrors } from './compose.ts';
 import { parseTimerDuration, UsageError } from './options.ts';
@@ -40,8 +41,8 @@ export interface Common {
   shutdownGraceMs: number | null;
   retentionMs: number;
   snapshotEvery: number;
-  /** The cluster to watch when leading; null for a follower. */
-  cluster: WatchSettings | null;
+  /** The cluster to watch when leading (and its usage sampling); null for a follower. */
+  cluster: (WatchSettings & { usage?: { intervalMs: number; retentionMs: number } }) | null;
   pools: PoolLayerOptions;
 }
 
@@ -91,6 +92,8 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
     follow: follow === 'all' ? 'all' : follow.length > 0 ? follow : [options.clusterName],
     logger: logger.child({ component: 'replica' }),
     store: {
+      // Recorded with the cluster: followers read the usage with the same hold.
+      ...(cluster.usage !== undefined ? { usageHoldMs: usageHoldMs(cluster.usage.intervalMs) } : {}),
       onError: (error) =>
         error === null
           ? logger.info({ store: where }, 'writing to PostgreSQL again; nothing was lost')

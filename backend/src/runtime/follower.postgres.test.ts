@@ -1,6 +1,6 @@
 // Followers against a real PostgreSQL (test/postgres/server.ts): what a leader writes reaches a
 // follower within about two seconds, its horizon is the leader's observed mark, its readiness follows
-// the database, retention reaches it, and one follower can serve several clusters.
+// the database, retention reaches it, one follower can serve several clusters, and usage holds as its leader's.
 
 import { startPostgres, type PostgresServer } from '../../../test/postgres/server.ts';
 import { simulateFleet } from '../sources/simulator/index.ts';
@@ -17,6 +17,9 @@ import { min, Scenario } from '../../../test/support/scenario.ts';
 import { plainTimelines } from '../../../test/support/store/scenes.ts';
 import { FollowerView, ReplicaView } from './follower.ts';
 import { EngineView } from './served-view.ts';
+import { USAGE_METRICS, type JobSetUsage } from '../usage/jobset-usage.ts';
+import { usageRecords } from './usage-store.ts';
+import { UsageBook } from '../usage/book.ts';
 
 let server: PostgresServer;
 let databases = 0;
@@ -187,6 +190,34 @@ describe('a follower', () => {
     await Promise.all([east.store.close(), west.store.close()]);
   });
 
+  it("reads usage with its leader's hold (twice its --usage-interval, kept with the cluster), and again with a new leader's", async () => {
+    const url = await database();
+    const at = Date.now() - 60_000;
+    const sampling = (t: number) => [{ owner: 'a', namespace: 'team', name: 'js-a', at: t, values: { ...Object.fromEntries(USAGE_METRICS.map((m) => [m, null])), cpuCores: 1.5 } as JobSetUsage['values'] }];
+    const first = await PostgresStore.open(url, { cluster: 'default', usageHoldMs: 2000 });
+    first.store.usage(usageRecords(sampling(at)));
+    await first.store.close();
+    const f = follow(url, { clusters: ['default'] });
+    await f.poll();
+    // One sampling: a step of 1.5 cores from its time for the hold, and no longer.
+    const steps = (): number[] => {
+      const s = f.usage()!.book.get('a')!.history.segments('cpuCores');
+      return [...s.starts, ...s.ends, ...s.values];
+    };
+    expect(steps()).toEqual([at, at + 2000, 1.5]);
+    // A leader that does not say (no --watch-usage) leaves the hold as it was.
+    const second = await PostgresStore.open(url, { cluster: 'default' });
+    await second.store.close();
+    await f.poll();
+    expect(steps()).toEqual([at, at + 2000, 1.5]);
+    // A leader with another interval: the follower reads the usage again with its hold.
+    const third = await PostgresStore.open(url, { cluster: 'default', usageHoldMs: 10_000 });
+    await third.store.close();
+    await f.poll();
+    await f.poll();
+    expect(steps()).toEqual([at, at + 10_000, 1.5]);
+  });
+
   it('on an empty database: is not ready until a leader has created the schema and written', async () => {
     const url = await database();
     const follower = follow(url, { pollMs: 200 }).start();
@@ -291,10 +322,16 @@ describe('a replica source', () => {
     const replica = new ReplicaView(follower);
     expect(replica.timelines()).toBe(follower.timelines());
     expect(replica.nodeLayer(0)).toBeNull();
+    // No usage written: none served.
+    expect(replica.usage()).toBeNull();
     const own = new EngineView('kubernetes', lead.engine, true);
     own.setReadiness({ ready: false, reason: 'first sync' });
+    const book = new UsageBook();
+    own.setUsage(book);
     replica.use(own);
     expect(replica.readiness()).toEqual({ ready: false, reason: 'first sync' });
+    // The leader's own usage book (it was not served through the replica before).
+    expect(replica.usage()?.book).toBe(book);
     expect(plainTimelines(replica.timelines())).toEqual(plainTimelines(lead.engine.timelines()));
     expect(replica.current).toBe(own);
     await lead.store.close();

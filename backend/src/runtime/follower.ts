@@ -4,6 +4,7 @@
 // along with each cluster's observed mark (its horizon). A cluster whose timelines retention deleted
 // is read again from scratch. The facts (node-layer transitions, causes, suspension reasons learned
 // later, node pools) are joined to the timelines they refer to (FactJoin, as a leader's recovery joins them).
+// The usage samplings go into a usage book per cluster, folded as the leader folds its own.
 //
 // ReplicaView, below, is what a replica serves: the follower, until it becomes the leader and
 // serves its own engine.
@@ -14,7 +15,24 @@ import type { EngineCounts } from '../timeline/engine.ts';
 import { setIdentity } from '../timeline/identity.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { StoreStatus } from '../store/store.ts';
-import { causeFactOf, decodeIdentity, decodeTimeline, describePgError, newPool, nodeTransitionFactOf, place, suspensionFactOf, withClient, type ClusterTimeline } from '../store/postgres-rows.ts';
+import {
+  causeFactOf,
+  decodeIdentity,
+  decodeTimeline,
+  describePgError,
+  newPool,
+  nodeTransitionFactOf,
+  place,
+  suspensionFactOf,
+  usageKeptOf,
+  withClient,
+  type ClusterTimeline,
+  type UsageRowIn,
+} from '../store/postgres-rows.ts';
+import { UsageBook } from '../usage/book.ts';
+import { DEFAULT_HISTORY } from '../usage/history.ts';
+import type { UsageSamplerStatus } from './usage-sampler.ts';
+import { restoreUsage, usageOf } from './usage-store.ts';
 import { FactJoin } from '../timeline/facts.ts';
 import { tail, type ClusterMark, type ClusterTail } from '../store/postgres-tail.ts';
 import type { Readiness } from '../observation/readiness.ts';
@@ -39,12 +57,14 @@ export interface FollowerOptions {
   onError?: (error: Error | null) => void;
   /** Called after every successful read with what it brought. */
   onPoll?: (poll: { timelines: number; transitions: number; reloaded: string[] }) => void;
+  /** How long a usage sampling holds where the cluster's row does not say (written before schema 7's hold); default: that of the default --usage-interval. */
+  usageHoldMs?: number;
   /** Passed to node-postgres' Pool. */
   pool?: pg.PoolConfig;
 }
 
 /** What a follower knows of one cluster's writer (its observed mark is the follower's horizon for the cluster), and the timelines it holds. */
-export type ClusterStatus = Omit<ClusterMark, 'pruned'> & { timelines: number };
+export type ClusterStatus = Omit<ClusterMark, 'pruned' | 'usageHoldMs'> & { timelines: number };
 
 interface ClusterState {
   status: ClusterStatus;
@@ -54,6 +74,9 @@ interface ClusterState {
   timelines: Map<string, ClusterTimeline>;
   /** The node layers, the causes and the suspension reasons, joined to the timelines above. */
   facts: FactJoin;
+  /** The JobSets' usage the leader sampled, as the leader's book holds it, and how long its samplings hold. */
+  usage: UsageBook;
+  usageHoldMs: number;
 }
 
 export class FollowerView implements ServedView {
@@ -65,6 +88,8 @@ export class FollowerView implements ServedView {
   #list: ClusterTimeline[] | null = null;
   #nodeList: Timeline[] | null = null;
   #poolList: Timeline[] | null = null;
+  /** The usage of every cluster in one book (several clusters), made when asked after a change. */
+  #usageMerged: UsageBook | null = null;
   #loaded = false;
   #error: Error | null = null;
   #pollStartedAt: number | null = null;
@@ -154,10 +179,14 @@ export class FollowerView implements ServedView {
       if (full && this.#clusters.has(mark.cluster)) reloaded.push(mark.cluster);
       if (read.nodeTransitions.length + read.causes.length > 0 || full) this.#nodeList = null;
       if (read.poolFacts.length > 0 || full) this.#poolList = null;
-      if (!this.#apply(full ? newState(mark.cluster) : this.#clusters.get(mark.cluster)!, read)) {
+      if (read.usage.length > 0 || full) this.#usageMerged = null;
+      const hold = mark.usageHoldMs ?? this.#options.usageHoldMs ?? DEFAULT_HISTORY.holdMs;
+      if (!this.#apply(full ? newState(mark.cluster, hold) : this.#clusters.get(mark.cluster)!, read)) {
         // Rows missing in between (changed by hand?): read the cluster again from scratch next time.
         this.#clusters.get(mark.cluster)!.pruned = -1;
       }
+      // A leader with another --usage-interval took over: the usage is read again with its hold.
+      if (this.#clusters.get(mark.cluster)!.usageHoldMs !== hold) this.#clusters.get(mark.cluster)!.pruned = -1;
       timelines += read.timelines.length;
       transitions += read.transitions.length;
       // A reason learned later changes a transition served already.
@@ -168,7 +197,7 @@ export class FollowerView implements ServedView {
   }
 
   /** Applies one cluster's new rows; false when a transition has a gap before it. */
-  #apply(state: ClusterState, { mark, timelines, transitions, nodeTransitions, causes, suspensions, poolFacts }: ClusterTail): boolean {
+  #apply(state: ClusterState, { mark, full, timelines, transitions, nodeTransitions, causes, suspensions, poolFacts, usage }: ClusterTail): boolean {
     this.#clusters.set(mark.cluster, state);
     state.pruned = mark.pruned;
     let ok = true;
@@ -203,7 +232,9 @@ export class FollowerView implements ServedView {
       if (!state.facts.join(r.fact)) ok = false;
       state.rev = Math.max(state.rev, r.id);
     }
-    const { pruned: _pruned, ...writer } = mark;
+    applyUsage(state.usage, usage, full, Date.now());
+    for (const r of usage) state.rev = Math.max(state.rev, r.id);
+    const { pruned: _pruned, usageHoldMs: _hold, ...writer } = mark;
     state.status = { ...writer, timelines: state.timelines.size };
     return ok;
   }
@@ -238,6 +269,20 @@ export class FollowerView implements ServedView {
       this.#poolList = list;
     }
     return this.#poolList.length === 0 ? null : { timelines: this.#poolList, horizon: this.horizon(now) };
+  }
+
+  /** The JobSets' usage the leaders sampled (null when none kept any); no sampler of its own. */
+  usage(): { book: UsageBook; sampler: UsageSamplerStatus | null } | null {
+    const states = [...this.#clusters.values()].filter((s) => s.usage.entries().next().done !== true);
+    if (states.length === 0) return null;
+    if (states.length === 1) return { book: states[0]!.usage, sampler: null };
+    if (this.#usageMerged === null) {
+      // One book holds one hold: the longest of the clusters' (their leaders' --usage-interval may differ).
+      const merged = new UsageBook({ holdMs: Math.max(...states.map((s) => s.usageHoldMs)) });
+      for (const s of states) merged.restore(s.usage.dump());
+      this.#usageMerged = merged;
+    }
+    return { book: this.#usageMerged, sampler: null };
   }
 
   /** Each cluster's horizon: up to when its writer vouches for its timelines. */
@@ -295,9 +340,28 @@ export class FollowerView implements ServedView {
   }
 }
 
-function newState(cluster: string): ClusterState {
+/**
+ * Usage rows into a cluster's book, as a leader's restart reads them (`full`: the folded buckets,
+ * then the samplings) or as they come; then folded at `now` as the leader folds its own (a day).
+ * What the leader's retention drops reaches the follower with the next reload (`pruned` moved).
+ */
+function applyUsage(book: UsageBook, rows: readonly UsageRowIn[], full: boolean, now: number): void {
+  if (rows.length === 0) return;
+  if (full) {
+    const ordered = [...rows].sort((a, b) => (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : Number(b.folded) - Number(a.folded) || a.at - b.at));
+    restoreUsage(book, usageKeptOf(ordered), now);
+    return;
+  }
+  // Between reloads only samplings are added (folding moves `pruned`): in number order, each JobSet's in time order.
+  book.record(usageKeptOf(rows).log.map(usageOf));
+  book.compact(now);
+}
+
+function newState(cluster: string, usageHoldMs: number): ClusterState {
   const timelines = new Map<string, ClusterTimeline>();
   return {
+    usage: new UsageBook({ holdMs: usageHoldMs }),
+    usageHoldMs,
     status: { cluster, writer: null, epoch: 0, observedUntil: null, writtenAt: 0, timelines: 0 },
     pruned: 0,
     rev: 0,
@@ -359,6 +423,10 @@ export class ReplicaView implements ServedView {
 
   poolLayer(now: number): LayerView | null {
     return this.#current.poolLayer?.(now) ?? null;
+  }
+
+  usage(): ReturnType<NonNullable<ServedView['usage']>> {
+    return this.#current.usage?.() ?? null;
   }
 
   watches(): readonly WatchHealth[] {

@@ -12,6 +12,7 @@ import { fetchKubeletSummary } from '../sources/cluster/kubelet-stats.ts';
 import { UsageBook } from '../usage/book.ts';
 import type { JobSetUsage } from '../usage/jobset-usage.ts';
 import { UsageSampler } from './usage-sampler.ts';
+import { usageHoldMs } from './usage-store.ts';
 
 export interface LiveClusterOptions {
   kubeconfig?: string;
@@ -38,10 +39,7 @@ export interface UsageKeeping {
   onRecorded?: (usages: JobSetUsage[]) => void;
 }
 
-/** How long a sampling holds: twice the interval, so one missed sampling leaves no hole, two do. */
-export function usageHoldMs(intervalMs: number): number {
-  return 2 * intervalMs;
-}
+export { usageHoldMs } from './usage-store.ts';
 
 export function watchCluster(engine: ClusterEngine, view: EngineView, options: LiveClusterOptions, logger: Logger, keeping?: UsageKeeping): LiveCluster {
   const { config, source: from } = loadKubeConfig(options);

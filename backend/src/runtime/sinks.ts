@@ -24,7 +24,7 @@ export interface Sink {
   readonly record?: (update: TimelineUpdate, machine: MachineState) => void;
   /** The engine's facts (the node layer's causes and transitions, the node pools' timelines, Kueue's reasons for suspensions), after what they refer to. */
   readonly fact?: (fact: Fact) => void;
-  /** Samplings of the JobSets' resource usage (absent: usage is not kept: memory, PostgreSQL). */
+  /** Samplings of the JobSets' resource usage (absent: usage is not kept: memory). */
   readonly usage?: (records: readonly UsageRecord[]) => void;
   /** Everything up to `at` has been observed. */
   observed(at: number | null): void;
@@ -98,17 +98,19 @@ export async function embeddedSink(dir: string, logger: Logger): Promise<Sink> {
 }
 
 /** A leading replica's PostgreSQL store, as the Replica opened it (the Replica closes it when leading ends). */
-export function postgresSink(store: PostgresStore, recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers' | 'pools'>, where: string): Sink {
+export function postgresSink(store: PostgresStore, recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers' | 'pools' | 'usage'>, where: string): Sink {
   return {
     where,
     dir: null,
     recovery,
     record: (update, machine) => store.record(update, machine),
     fact: (fact) => store.fact(fact),
+    usage: (records) => store.usage(records),
     observed: (at) => store.observed(at),
     flushed: () => store.flushed(),
-    // The node layer's facts are in PostgreSQL as they come: a snapshot there is retention only.
-    snapshot: (machines, observedUntil, nodeLayers, pools) => store.snapshot(machines, observedUntil, nodeLayers, pools),
+    // The node layer's facts and the usage samplings are in PostgreSQL as they come: a snapshot there
+    // is retention (and the usage folded into 5-minute means beyond a day).
+    snapshot: (machines, observedUntil, nodeLayers, pools, usage) => store.snapshot(machines, observedUntil, nodeLayers, pools, usage),
     status: () => store.status(),
     failure: () => {
       const error = store.status().error;

@@ -1,9 +1,15 @@
-// The usage book and a store (the embedded data dir): samplings written as they are taken, each
-// JobSet's compact history in every snapshot, and the two read back into a book after a restart.
+// The usage book and a store (the embedded data dir, PostgreSQL): samplings written as they are taken,
+// each JobSet's compact history in every snapshot (PostgreSQL: its folded buckets), and the two read
+// back into a book after a restart.
 
 import type { UsageRecord, UsageSnapshotEntry } from '../store/store.ts';
 import type { UsageBook } from '../usage/book.ts';
 import { USAGE_METRICS, type JobSetUsage, type UsageMetric } from '../usage/jobset-usage.ts';
+
+/** How long a sampling holds: twice the interval, so one missed sampling leaves no hole, two do. */
+export function usageHoldMs(intervalMs: number): number {
+  return 2 * intervalMs;
+}
 
 /** Samplings as the store writes them: the values in USAGE_METRICS' order. */
 export function usageRecords(usages: readonly JobSetUsage[]): UsageRecord[] {
@@ -11,7 +17,7 @@ export function usageRecords(usages: readonly JobSetUsage[]): UsageRecord[] {
 }
 
 /** A logged sampling back as the book takes it. */
-function usageOf(record: UsageRecord): JobSetUsage {
+export function usageOf(record: UsageRecord): JobSetUsage {
   const values = Object.fromEntries(USAGE_METRICS.map((m, i) => [m, record.v[i] ?? null])) as Record<UsageMetric, number | null>;
   return { owner: record.owner, namespace: record.ns, name: record.name, at: record.at, values };
 }

@@ -8,6 +8,7 @@ import { nodeTransitionFact, type Fact, type Layer } from '../timeline/facts.ts'
 import { identityOf, type TimelineIdentity } from '../timeline/identity.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import { TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
+import type { UsageRecord, UsageSnapshotEntry } from './records.ts';
 
 /** A timeline from the PostgreSQL store, with the cluster it was observed in (UIDs are unique per cluster only). */
 export type ClusterTimeline = Timeline & { cluster: string };
@@ -394,4 +395,71 @@ export function describePgError(error: unknown): string {
   if (message === 'Query read timeout') message = 'no answer within the query timeout';
   const code = e?.code;
   return code !== undefined && !message.includes(code) ? `${message} (${code})` : message;
+}
+
+/** A JobSet's usage at one sampling (or, `folded`, a 5-minute bucket's means), migration 7. */
+export const USAGE_COLUMNS = `owner, folded, ${ms('at')} AS at, namespace, name, v, id::float8 AS id`;
+
+export interface UsageRowIn {
+  owner: string;
+  folded: boolean;
+  at: number;
+  namespace: string;
+  name: string;
+  /** In usage/metrics.ts' order; null: not reported. */
+  v: (number | null)[];
+  id: number;
+}
+
+/** A usage row as it is written: `v` in usage/metrics.ts' order. */
+export interface UsageRowOut {
+  owner: string;
+  folded: boolean;
+  at: number;
+  namespace: string;
+  name: string;
+  v: (number | null)[];
+}
+
+/** Samplings (and folded buckets) in the order given; one written again is skipped. */
+export const INSERT_USAGE = `
+INSERT INTO upness_usage (cluster, owner, folded, at, namespace, name, v)
+SELECT $1, u.owner, u.folded, u.at, u.namespace, u.name, u.v::float8[]
+FROM unnest($2::text[], $3::boolean[], $4::timestamptz[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS u (owner, folded, at, namespace, name, v, n)
+ORDER BY u.n
+ON CONFLICT DO NOTHING`;
+
+/** A row's values as a float8[] literal (JavaScript's shortest round-trip digits, exact in float8). */
+const float8Array = (values: readonly (number | null)[]): string => `{${values.map((x) => (x === null || !Number.isFinite(x) ? 'NULL' : String(x))).join(',')}}`;
+
+export function insertUsageParams(cluster: string, rows: readonly UsageRowOut[]): unknown[] {
+  return [
+    cluster,
+    rows.map((r) => r.owner),
+    rows.map((r) => r.folded),
+    rows.map((r) => new Date(r.at).toISOString()),
+    rows.map((r) => r.namespace),
+    rows.map((r) => r.name),
+    rows.map((r) => float8Array(r.v)),
+  ];
+}
+
+/** Usage rows read back (ordered by owner, then time) as a store's recovery holds them: each JobSet's folded buckets as its history, the samplings after as a log. */
+export function usageKeptOf(rows: readonly UsageRowIn[]): { snapshot: UsageSnapshotEntry[]; log: UsageRecord[] } {
+  const snapshot = new Map<string, UsageSnapshotEntry>();
+  const log: UsageRecord[] = [];
+  for (const r of rows) {
+    if (!r.folded) {
+      log.push({ k: 'usage', owner: r.owner, ns: r.namespace, name: r.name, at: r.at, v: r.v });
+      continue;
+    }
+    let entry = snapshot.get(r.owner);
+    if (entry === undefined) {
+      entry = { owner: r.owner, namespace: r.namespace, name: r.name, history: { raw: { t: [], v: r.v.map(() => []) }, folded: { t: [], v: r.v.map(() => []) } } };
+      snapshot.set(r.owner, entry);
+    }
+    entry.history.folded.t.push(r.at);
+    r.v.forEach((x, m) => (entry.history.folded.v[m] ??= []).push(x));
+  }
+  return { snapshot: [...snapshot.values()], log };
 }

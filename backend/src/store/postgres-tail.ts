@@ -8,7 +8,8 @@
 // moved), or the cursor does not know the cluster yet, that cluster is read from scratch. The facts
 // (node-layer transitions, causes of either layer, suspension reasons learned later, the node pools'
 // facts) are numbered and read the same way; FactJoin (../timeline/facts.ts) joins them to the
-// timelines they refer to.
+// timelines they refer to. So are the usage samplings; folding them into 5-minute means deletes rows,
+// which moves `pruned` like retention does.
 
 import type pg from 'pg';
 import { checkSchema } from './postgres-migrate.ts';
@@ -20,11 +21,13 @@ import {
   SUSPENSION_COLUMNS,
   TIMELINE_COLUMNS,
   TRANSITION_COLUMNS,
+  USAGE_COLUMNS,
   type CauseRowIn,
   type PoolFactRowIn,
   type SuspensionRowIn,
   type TimelineRowIn,
   type TransitionRowIn,
+  type UsageRowIn,
 } from './postgres-rows.ts';
 
 /** Where a follower is in one cluster: its `pruned` counter when last read, and the highest row number read. */
@@ -45,6 +48,8 @@ export interface ClusterMark {
   writtenAt: number;
   /** Bumped whenever retention deletes timelines. */
   pruned: number;
+  /** How long the writer's usage samplings hold (null: not known). */
+  usageHoldMs: number | null;
 }
 
 /** What one cluster's writer added since the cursor (everything, when `full`). */
@@ -61,6 +66,8 @@ export interface ClusterTail {
   suspensions: SuspensionRowIn[];
   /** The node pools' facts (their transitions, causes and JobSets), in the order they were numbered. */
   poolFacts: PoolFactRowIn[];
+  /** The JobSets' usage: new samplings in the order they were numbered; when `full`, the folded buckets too. */
+  usage: UsageRowIn[];
 }
 
 interface ClusterRow {
@@ -70,6 +77,7 @@ interface ClusterRow {
   observed_until: number | null;
   pruned: string;
   updated_at: number;
+  usage_hold_ms: number | null;
 }
 
 /**
@@ -82,13 +90,13 @@ export async function tail(client: pg.ClientBase, cursor: (cluster: string) => C
   try {
     await checkSchema(client);
     const rows = await client.query<ClusterRow>(
-      `SELECT cluster, epoch, writer, ${ms('observed_until')} AS observed_until, pruned, ${ms('updated_at')} AS updated_at
+      `SELECT cluster, epoch, writer, ${ms('observed_until')} AS observed_until, pruned, ${ms('updated_at')} AS updated_at, usage_hold_ms
        FROM upness_clusters ${clusters === undefined ? '' : 'WHERE cluster = ANY($1::text[])'} ORDER BY cluster`,
       clusters === undefined ? [] : [clusters],
     );
     const tails: ClusterTail[] = [];
     for (const row of rows.rows) {
-      const mark: ClusterMark = { cluster: row.cluster, writer: row.writer, epoch: Number(row.epoch), observedUntil: row.observed_until, writtenAt: row.updated_at, pruned: Number(row.pruned) };
+      const mark: ClusterMark = { cluster: row.cluster, writer: row.writer, epoch: Number(row.epoch), observedUntil: row.observed_until, writtenAt: row.updated_at, pruned: Number(row.pruned), usageHoldMs: row.usage_hold_ms };
       const known = cursor(row.cluster);
       const full = known === undefined || known.pruned !== mark.pruned;
       const since = full ? 0 : known.rev;
@@ -98,7 +106,8 @@ export async function tail(client: pg.ClientBase, cursor: (cluster: string) => C
       const causes = await client.query<CauseRowIn>(`SELECT ${CAUSE_COLUMNS} FROM upness_causes WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
       const suspensions = await client.query<SuspensionRowIn>(`SELECT ${SUSPENSION_COLUMNS} FROM upness_suspensions WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
       const pools = await client.query<PoolFactRowIn>(`SELECT ${POOL_FACT_COLUMNS} FROM upness_pool_facts WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
-      tails.push({ mark, full, timelines: tl.rows, transitions: tr.rows, nodeTransitions: nodes.rows, causes: causes.rows, suspensions: suspensions.rows, poolFacts: pools.rows });
+      const usage = await client.query<UsageRowIn>(`SELECT ${USAGE_COLUMNS} FROM upness_usage WHERE cluster = $1 AND id > $2 ORDER BY id`, [row.cluster, since]);
+      tails.push({ mark, full, timelines: tl.rows, transitions: tr.rows, nodeTransitions: nodes.rows, causes: causes.rows, suspensions: suspensions.rows, poolFacts: pools.rows, usage: usage.rows });
     }
     await client.query('COMMIT');
     return tails;

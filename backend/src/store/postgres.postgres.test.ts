@@ -1,7 +1,7 @@
 // The PostgreSQL store against a real PostgreSQL (test/postgres/server.ts): migrations applied once
 // however many replicas start together, a newer schema refused, everything recorded comes back, group
 // commit under load, a database that goes away in the middle loses and duplicates nothing, several
-// clusters share one database, and a replaced writer is fenced off.
+// clusters share one database, a replaced writer is fenced off, and usage is folded and cut by retention.
 
 import { startPostgres, type PostgresServer } from '../../../test/postgres/server.ts';
 import { simulateFleet } from '../sources/simulator/index.ts';
@@ -17,6 +17,9 @@ import { migrate } from './postgres-migrate.ts';
 import { newPool } from './postgres-rows.ts';
 import { UPNESS_VERSION } from './version.ts';
 import { describeUrl, isPostgresUrl, PostgresStore } from './postgres.ts';
+import { UsageBook } from '../usage/book.ts';
+import { USAGE_METRICS, type JobSetUsage } from '../usage/jobset-usage.ts';
+import { usageRecords } from '../runtime/usage-store.ts';
 
 let server: PostgresServer;
 let databases = 0;
@@ -441,6 +444,44 @@ describe('the PostgreSQL store', () => {
     expect(await count(url, 'SELECT count(*) AS n FROM upness_transitions')).toBe(transitionCount([closed[0]!, ...open]));
     expect(await count(url, 'SELECT pruned AS n FROM upness_clusters')).toBe(1);
     await again.close();
+  });
+
+  it('usage: a snapshot folds the samplings older than a day into 5-minute rows of their means, retention deletes rows, and followers are told only when rows changed', async () => {
+    const url = await database();
+    const { store } = await PostgresStore.open(url, { cluster: 'default' });
+    const base = Math.floor(Date.now() / 300_000) * 300_000;
+    // Every minute from 26 to 25 hours ago (CPU: the minute's number, 0 to 59), then the last 10 minutes (CPU 100).
+    const at = [...Array.from({ length: 60 }, (_, i) => base - 26 * 3_600_000 + i * 60_000), ...Array.from({ length: 10 }, (_, i) => base - 600_000 + i * 60_000)];
+    const usages = at.map((t, i) => ({ owner: 'a', namespace: 'team', name: 'js-a', at: t, values: { ...Object.fromEntries(USAGE_METRICS.map((m) => [m, null])), cpuCores: i < 60 ? i : 100 } as JobSetUsage['values'] }));
+    const book = new UsageBook();
+    book.record(usages);
+    store.usage(usageRecords(usages));
+    // Written twice (a retried write): one row each.
+    store.usage(usageRecords(usages.slice(60)));
+    await store.flushed();
+    const rows = (): Promise<number> => count(url, 'SELECT count(*) AS n FROM upness_usage');
+    expect(await rows()).toBe(70);
+    book.compact(Date.now());
+    await store.snapshot([], null, [], [], book.dump());
+    // 12 buckets of 5 samplings, and the 10 recent samplings as they were.
+    expect(await rows()).toBe(22);
+    const pool = newPool(url);
+    try {
+      const folded = await pool.query<{ cpu: number }>('SELECT v[1] AS cpu FROM upness_usage WHERE folded ORDER BY at');
+      expect(folded.rows.map((r) => r.cpu)).toEqual([2, 7, 12, 17, 22, 27, 32, 37, 42, 47, 52, 57]);
+    } finally {
+      await pool.end();
+    }
+    expect(await count(url, 'SELECT pruned AS n FROM upness_clusters')).toBe(1);
+    // Nothing changed: followers are not made to read again.
+    await store.snapshot([], null, [], [], book.dump());
+    expect(await count(url, 'SELECT pruned AS n FROM upness_clusters')).toBe(1);
+    // Retention from 25.5 hours ago: the first 6 buckets go.
+    book.compact(Date.now(), base - 25.5 * 3_600_000);
+    await store.snapshot([], null, [], [], book.dump());
+    expect(await rows()).toBe(16);
+    expect(await count(url, 'SELECT pruned AS n FROM upness_clusters')).toBe(2);
+    await store.close();
   });
 
   it('tells a database URL from a data dir, and keeps passwords out of logs', () => {

@@ -8,7 +8,9 @@
 // twice is harmless: transitions are keyed by (cluster, uid, seq) and skipped when already there,
 // timelines are upserted. The facts (fact(): node-layer transitions, causes, suspension reasons learned
 // later; backend/src/timeline/facts.ts) go with the same group commit, keyed the same way, after what
-// they refer to, each kind in a table of its own: no written row is ever updated.
+// they refer to, each kind in a table of its own: no written row is ever updated. The JobSets' usage
+// samplings (usage()) go with the same group commit too; a snapshot folds those older than a day into
+// 5-minute rows and applies retention (#compactUsage), which followers see as a `pruned` reload.
 //
 // Fencing: opening the store makes it its cluster's writer by incrementing the cluster's epoch; every
 // write transaction first updates the cluster row where the epoch is still its own. A writer that
@@ -36,11 +38,13 @@ import {
   INSERT_POOL_FACTS,
   INSERT_SUSPENSIONS,
   INSERT_TRANSITIONS,
+  INSERT_USAGE,
   insertCausesParams,
   insertNodeTransitionsParams,
   insertPoolFactsParams,
   insertSuspensionsParams,
   insertTransitionsParams,
+  insertUsageParams,
   NODE_TRANSITION_COLUMNS,
   newPool,
   nodeTransitionFactOf,
@@ -54,6 +58,8 @@ import {
   transitionRow,
   UPSERT_TIMELINES,
   upsertTimelinesParams,
+  USAGE_COLUMNS,
+  usageKeptOf,
   withClient,
   type CauseRowIn,
   type FactRows,
@@ -62,8 +68,10 @@ import {
   type TimelineRowOut,
   type TransitionRowIn,
   type TransitionRowOut,
+  type UsageRowIn,
+  type UsageRowOut,
 } from './postgres-rows.ts';
-import type { Recovery, StoreStatus, TimelineStore } from './store.ts';
+import type { Recovery, StoreStatus, TimelineStore, UsageRecord, UsageSnapshotEntry } from './store.ts';
 import { identityChanged } from '../timeline/identity.ts';
 import { memoryChanged, writtenOf, type Written } from './written.ts';
 
@@ -96,6 +104,8 @@ export interface PostgresStoreOptions {
   stallMs?: number;
   /** Records per transaction at most (default 5000): a long outage's backlog commits in bounded pieces. */
   maxBatch?: number;
+  /** How long a usage sampling holds (twice --usage-interval), recorded with the cluster for followers; absent: left as it was. */
+  usageHoldMs?: number;
   /** Passed to node-postgres' Pool (timeouts, TLS, ...). */
   pool?: pg.PoolConfig;
 }
@@ -126,6 +136,8 @@ interface Pending {
   observed: number | null;
   /** Facts (fact() calls, and a suspension's reason that record() learned), as rows. */
   facts?: FactRows;
+  /** Samplings of the JobSets' usage (usage() calls). */
+  usage?: UsageRowOut[];
 }
 
 
@@ -175,10 +187,11 @@ export class PostgresStore implements TimelineStore {
       // read below holds all it will ever have written.
       // (A subquery in RETURNING sees the table as it was before the statement: the previous writer.)
       const claim = await pool.query<{ epoch: string; previous: string | null }>(
-        `INSERT INTO upness_clusters AS c (cluster, epoch, writer, writer_since) VALUES ($1, 1, $2, now())
-         ON CONFLICT (cluster) DO UPDATE SET epoch = c.epoch + 1, writer = EXCLUDED.writer, writer_since = now(), updated_at = now()
+        `INSERT INTO upness_clusters AS c (cluster, epoch, writer, writer_since, usage_hold_ms) VALUES ($1, 1, $2, now(), $3)
+         ON CONFLICT (cluster) DO UPDATE SET epoch = c.epoch + 1, writer = EXCLUDED.writer, writer_since = now(), updated_at = now(),
+           usage_hold_ms = COALESCE(EXCLUDED.usage_hold_ms, c.usage_hold_ms)
          RETURNING epoch, (SELECT writer FROM upness_clusters WHERE cluster = $1) AS previous`,
-        [options.cluster, options.replica ?? null],
+        [options.cluster, options.replica ?? null, options.usageHoldMs ?? null],
       );
       const epoch = Number(claim.rows[0]!.epoch);
       const loaded = await loadCluster(pool, options.cluster);
@@ -188,6 +201,7 @@ export class PostgresStore implements TimelineStore {
         machines: loaded.machines,
         nodeLayers: loaded.nodeLayers,
         pools: loaded.pools,
+        usage: loaded.usage,
         observedUntil: loaded.observedUntil,
         cut: null,
         records: loaded.records,
@@ -237,6 +251,14 @@ export class PostgresStore implements TimelineStore {
     this.#schedule();
   }
 
+  /** Queues samplings of the JobSets' usage; committed with the records before them, as the facts are. */
+  usage(records: readonly UsageRecord[]): void {
+    if (this.#closed || this.#fenced !== null || records.length === 0) return;
+    const usage = records.map((r): UsageRowOut => ({ owner: r.owner, folded: false, at: r.at, namespace: r.ns, name: r.name, v: r.v }));
+    this.#pending.push({ seq: ++this.#seq, timeline: null, transitions: [], observed: null, usage });
+    this.#schedule();
+  }
+
   /** Everything up to `at` has been observed; committed with the records before it. */
   observed(at: number | null): void {
     if (at === null || this.#closed || this.#fenced !== null) return;
@@ -244,7 +266,7 @@ export class PostgresStore implements TimelineStore {
     this.#observed = at;
     const last = this.#pending[this.#pending.length - 1];
     // Consecutive marks with no record between them: the newest one says it all.
-    if (last !== undefined && last.timeline === null && last.transitions.length === 0 && last.facts === undefined) {
+    if (last !== undefined && last.timeline === null && last.transitions.length === 0 && last.facts === undefined && last.usage === undefined) {
       last.observed = at;
       last.seq = ++this.#seq;
     } else {
@@ -272,7 +294,7 @@ export class PostgresStore implements TimelineStore {
     let n = 0;
     while (n < this.#pending.length && (n === 0 || rows < max)) {
       const p = this.#pending[n]!;
-      rows += p.transitions.length + (p.facts === undefined ? 0 : factRowCount(p.facts)) + 1;
+      rows += p.transitions.length + (p.facts === undefined ? 0 : factRowCount(p.facts)) + (p.usage?.length ?? 0) + 1;
       n++;
     }
     const batch = this.#pending.splice(0, n);
@@ -331,8 +353,10 @@ export class PostgresStore implements TimelineStore {
     const timelines = new Map<string, TimelineRowOut>();
     const transitions: TransitionRowOut[] = [];
     const facts = noFactRows();
+    const usage: UsageRowOut[] = [];
     let observed: number | null = null;
     for (const p of batch) {
+      if (p.usage !== undefined) usage.push(...p.usage);
       if (p.timeline !== null) timelines.set(p.timeline.uid, p.timeline);
       for (const t of p.transitions) transitions.push(t);
       if (p.facts !== undefined) {
@@ -350,6 +374,7 @@ export class PostgresStore implements TimelineStore {
     const causeParams = insertCausesParams(this.cluster, causes);
     const suspensionParams = insertSuspensionsParams(this.cluster, suspensions);
     const poolParams = insertPoolFactsParams(this.cluster, pools);
+    const usageParams = insertUsageParams(this.cluster, usage);
     await withClient(this.#pool, async (client) => {
       await client.query('BEGIN');
       try {
@@ -361,6 +386,7 @@ export class PostgresStore implements TimelineStore {
         if (causes.length > 0) await client.query(INSERT_CAUSES, causeParams);
         if (suspensions.length > 0) await client.query(INSERT_SUSPENSIONS, suspensionParams);
         if (pools.length > 0) await client.query(INSERT_POOL_FACTS, poolParams);
+        if (usage.length > 0) await client.query(INSERT_USAGE, usageParams);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -369,6 +395,7 @@ export class PostgresStore implements TimelineStore {
     });
     this.#bytes += JSON.stringify(timelineParams).length + JSON.stringify(transitionParams).length;
     if (factRowCount(facts) > 0) this.#bytes += JSON.stringify(nodeParams).length + JSON.stringify(causeParams).length + JSON.stringify(suspensionParams).length + JSON.stringify(poolParams).length;
+    if (usage.length > 0) this.#bytes += JSON.stringify(usageParams).length;
   }
 
   /** Locks the cluster's row if this store still holds its epoch, and moves its observed mark; FencedError if not. */
@@ -386,14 +413,56 @@ export class PostgresStore implements TimelineStore {
   /**
    * Compaction, the PostgreSQL way: commits what is queued, then deletes the closed timelines of this
    * cluster that are no longer among `machines` (retention dropped them from the engine), and tells
-   * followers to reload. Open timelines are never deleted. Skipped while writes are failing.
+   * followers to reload. Open timelines are never deleted. Skipped while writes are failing. `usage`
+   * (the usage book as kept now) is what the usage rows become: see #compactUsage.
    */
-  async snapshot(machines: Iterable<MachineState>, observedUntil: number | null, _nodeLayers?: Iterable<Timeline>, pools?: Iterable<Timeline>): Promise<void> {
+  async snapshot(machines: Iterable<MachineState>, observedUntil: number | null, _nodeLayers?: Iterable<Timeline>, pools?: Iterable<Timeline>, usage?: Iterable<UsageSnapshotEntry>): Promise<void> {
+    const takenAt = Date.now();
+    const kept = usage === undefined ? undefined : [...usage];
     this.observed(observedUntil);
     // Nothing depends on it: while writes fail (or another replica writes), the next one will do.
     if (this.#error !== null || this.#fenced !== null || this.#closed) return;
     await this.prune(machines);
     if (pools !== undefined) await this.#prunePools(pools);
+    if (kept !== undefined) await this.#compactUsage(kept, takenAt);
+  }
+
+  /**
+   * Makes the usage rows what the book keeps (`kept`, dumped at `takenAt`): its folded buckets are
+   * written, and the rows before each JobSet's first kept bucket and first kept sampling are deleted
+   * (folded into buckets, or past the retention), as are the rows before `takenAt` of JobSets the
+   * book no longer holds. Followers read the cluster again when anything changed.
+   */
+  async #compactUsage(kept: readonly UsageSnapshotEntry[], takenAt: number): Promise<void> {
+    const folded: UsageRowOut[] = [];
+    for (const e of kept) {
+      const { t, v } = e.history.folded;
+      for (let i = 0; i < t.length; i++) folded.push({ owner: e.owner, folded: true, at: t[i]!, namespace: e.namespace, name: e.name, v: v.map((column) => column[i] ?? null) });
+    }
+    const iso = (at: number | undefined, otherwise: string): string => (at === undefined ? otherwise : new Date(at).toISOString());
+    const owners = kept.map((e) => e.owner);
+    // A JobSet whose samplings were all folded keeps none from before the dump (later ones may be committed already).
+    const rawFrom = kept.map((e) => iso(e.history.raw.t[0], new Date(takenAt).toISOString()));
+    const foldedFrom = kept.map((e) => iso(e.history.folded.t[0], 'infinity'));
+    await withClient(this.#pool, async (client) => {
+      await client.query('BEGIN');
+      try {
+        await this.#fence(client, null);
+        const added = folded.length > 0 ? (await client.query(INSERT_USAGE, insertUsageParams(this.cluster, folded))).rowCount ?? 0 : 0;
+        const dropped = await client.query(
+          `DELETE FROM upness_usage u USING unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) AS k (owner, raw_from, folded_from)
+           WHERE u.cluster = $1 AND u.owner = k.owner AND u.at < CASE WHEN u.folded THEN k.folded_from ELSE k.raw_from END`,
+          [this.cluster, owners, rawFrom, foldedFrom],
+        );
+        const forgotten = await client.query('DELETE FROM upness_usage WHERE cluster = $1 AND NOT (owner = ANY($2::text[])) AND at < $3', [this.cluster, owners, new Date(takenAt).toISOString()]);
+        // Rows changed under the followers' cursor: they read the cluster again, as after timelines were pruned.
+        if (added + (dropped.rowCount ?? 0) + (forgotten.rowCount ?? 0) > 0) await client.query('UPDATE upness_clusters SET pruned = pruned + 1 WHERE cluster = $1', [this.cluster]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
   }
 
   /** Deletes the facts of the node pools not among `pools` (retention let go of them). */
@@ -495,7 +564,10 @@ export async function readCluster(url: string, cluster: string): Promise<Recover
 }
 
 /** Reads one cluster's timelines, transitions, facts and machine memory in one snapshot of the database. */
-async function loadCluster(pool: pg.Pool, cluster: string): Promise<{ machines: MachineState[]; nodeLayers: Timeline[]; pools: Timeline[]; observedUntil: number | null; records: number }> {
+async function loadCluster(
+  pool: pg.Pool,
+  cluster: string,
+): Promise<{ machines: MachineState[]; nodeLayers: Timeline[]; pools: Timeline[]; usage: NonNullable<Recovery['usage']>; observedUntil: number | null; records: number }> {
   return withClient(pool, async (client) => {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     try {
@@ -509,6 +581,7 @@ async function loadCluster(pool: pg.Pool, cluster: string): Promise<{ machines: 
       const causes = await client.query<CauseRowIn>(`SELECT ${CAUSE_COLUMNS} FROM upness_causes WHERE cluster = $1 ORDER BY id`, [cluster]);
       const suspensions = await client.query<SuspensionRowIn>(`SELECT ${SUSPENSION_COLUMNS} FROM upness_suspensions WHERE cluster = $1 ORDER BY id`, [cluster]);
       const poolFacts = await client.query<{ fact: Fact }>('SELECT fact FROM upness_pool_facts WHERE cluster = $1 ORDER BY id', [cluster]);
+      const usage = await client.query<UsageRowIn>(`SELECT ${USAGE_COLUMNS} FROM upness_usage WHERE cluster = $1 ORDER BY owner, folded DESC, at`, [cluster]);
       await client.query('COMMIT');
       const machines = new Map<string, MachineState>();
       for (const row of timelines.rows) {
@@ -548,8 +621,9 @@ async function loadCluster(pool: pg.Pool, cluster: string): Promise<{ machines: 
         machines: [...machines.values()],
         nodeLayers: [...facts.layers.values()],
         pools: [...facts.pools.values()],
+        usage: usageKeptOf(usage.rows),
         observedUntil: mark.rows[0]?.observed_until ?? null,
-        records: timelines.rows.length + transitions.rows.length + nodes.rows.length + causes.rows.length + suspensions.rows.length + poolFacts.rows.length,
+        records: timelines.rows.length + transitions.rows.length + nodes.rows.length + causes.rows.length + suspensions.rows.length + poolFacts.rows.length + usage.rows.length,
       };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

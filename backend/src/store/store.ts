@@ -24,7 +24,7 @@ export interface Recovery {
   nodeLayers: Timeline[];
   /** The node pools' timelines (a cluster's), with their causes and JobSets joined; absent: none kept. */
   pools?: Timeline[];
-  /** The JobSets' resource usage kept (the embedded store): the snapshot's histories, then the samplings logged after it. */
+  /** The JobSets' resource usage kept: the histories kept whole (the embedded store's snapshot, PostgreSQL's folded buckets), then the samplings after them. */
   usage?: { snapshot: UsageSnapshotEntry[]; log: UsageRecord[] };
   /** Up to when the previous run observed: a gap begins there. */
   observedUntil: number | null;
@@ -41,7 +41,7 @@ export interface TimelineStore {
    * a suspension's reason learned later) after what it refers to; what was written is never changed.
    */
   fact(fact: Fact): void;
-  /** Records samplings of the JobSets' resource usage (the embedded store; absent: usage is not kept). */
+  /** Records samplings of the JobSets' resource usage (absent: usage is not kept). */
   usage?(records: readonly UsageRecord[]): void;
   /** Everything up to `at` has been observed. */
   observed(at: number | null): void;

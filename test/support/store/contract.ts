@@ -11,6 +11,9 @@ import type { Timeline } from '../../../backend/src/timeline/types.ts';
 import { TimelineEngine } from '../../../backend/src/timeline/engine.ts';
 import { simulateFleet } from '../../../backend/src/sources/simulator/index.ts';
 import type { Recovery, TimelineStore } from '../../../backend/src/store/store.ts';
+import { UsageBook } from '../../../backend/src/usage/book.ts';
+import type { JobSetUsage } from '../../../backend/src/usage/jobset-usage.ts';
+import { restoreUsage, usageRecords } from '../../../backend/src/runtime/usage-store.ts';
 import { clusterEngine, clusterTrace, crashFleet, drawn, feedFleet, JOBSET, lateCause, NODES, plainMachines, plainTimelines, suspensions, why, WHY } from './scenes.ts';
 
 /** What a reader gets back of everything durable. */
@@ -22,6 +25,8 @@ export interface ReadBack {
   observedUntil: number | null;
   /** The machines' memory too, where the reader has it (a store's recovery; a follower has only timelines). */
   machines?: readonly MachineState[];
+  /** The JobSets' usage: a store's recovery restored into a book as a leader's start does, a follower's book. */
+  usage: UsageBook;
 }
 
 export interface Subject {
@@ -45,7 +50,46 @@ export const fromRecovery = (recovery: Recovery): ReadBack => ({
   pools: recovery.pools ?? [],
   observedUntil: recovery.observedUntil,
   machines: recovery.machines,
+  usage: usageBookOf(recovery),
 });
+
+/** A store's recovered usage in a book, as a leader's start restores it (no retention: the store's own). */
+export function usageBookOf(recovery: Recovery): UsageBook {
+  const book = new UsageBook();
+  restoreUsage(book, recovery.usage, Date.now());
+  return book;
+}
+
+/** A usage book as plain data, JobSet by JobSet in owner order (stores read them back in any order). */
+const usageOf = (book: UsageBook): ReturnType<UsageBook['dump']> => book.dump().sort((a, b) => (a.owner < b.owner ? -1 : 1));
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/**
+ * One sampling of the JobSets `owners` at `at`: values with fractions (thirds, which a store must
+ * keep exactly), network received not reported every third sampling.
+ */
+function sampling(at: number, owners: readonly string[]): JobSetUsage[] {
+  return owners.map((owner, j) => {
+    const i = Math.round(at / (2 * MINUTE)) + j;
+    return {
+      owner,
+      namespace: 'team',
+      name: `js-${owner}`,
+      at,
+      values: {
+        cpuCores: (i % 7) / 3,
+        memoryBytes: 2 ** 30 + (i % 11) * 1_000_003,
+        networkReceiveBytesPerSecond: i % 3 === 0 ? null : (i % 5) * 1e6 + 0.1,
+        networkTransmitBytesPerSecond: (i % 4) * 5e5,
+        ephemeralStorageBytes: 4096 * (i % 9),
+        volumeBytes: null,
+        pods: 2 + (i % 2),
+      },
+    };
+  });
+}
 
 /** Compares what was read with the engine that wrote it: timelines, and the memory where the reader has it. */
 function expectSame(read: ReadBack, machines: Iterable<MachineState>): void {
@@ -208,6 +252,46 @@ export function storeContract(name: string, fresh: () => Promise<Subject>, optio
       expectSame(read, kept);
       expect(read.nodeLayers.map(drawn)).toEqual([NODES]);
       await store.close();
+    });
+
+    it('usage: samplings and their 5-minute means come back as the leader holds them, after a snapshot, retention and a restart', async () => {
+      // Sampled every 2 minutes, far from the day after which a book folds (so readers that fold a
+      // little later fold the same): a, b and c 36 to 30 hours ago, a and b 30 to 25 hours ago, and
+      // in the last two hours.
+      const base = Math.floor(Date.now() / (5 * MINUTE)) * 5 * MINUTE;
+      const { store } = await subject.open();
+      const book = new UsageBook();
+      const write = (usages: JobSetUsage[]): void => {
+        book.record(usages);
+        store.usage!(usageRecords(usages));
+      };
+      for (let at = base - 36 * HOUR; at < base - 30 * HOUR; at += 2 * MINUTE) write(sampling(at, ['a', 'b', 'c']));
+      for (let at = base - 30 * HOUR; at < base - 25 * HOUR; at += 2 * MINUTE) write(sampling(at, ['a', 'b']));
+      for (let at = base - 2 * HOUR; at < base; at += 2 * MINUTE) write(sampling(at, ['a', 'b']));
+      // A sampling written again (a retried write) is read once.
+      store.usage!(usageRecords(sampling(base - 2 * HOUR, ['a', 'b'])));
+      book.compact(Date.now());
+      expect(book.get('a')!.history.size).toEqual({ raw: 60, folded: (11 * HOUR) / (5 * MINUTE) });
+      await store.flushed();
+      expect(usageOf((await subject.read()).usage)).toEqual(usageOf(book));
+      // A snapshot keeps what the book holds.
+      await store.snapshot([], null, [], [], book.dump());
+      expect(usageOf((await subject.read()).usage)).toEqual(usageOf(book));
+      // Retention: what began before the cutoff goes, c altogether.
+      book.compact(Date.now(), base - 27 * HOUR);
+      expect(book.get('c')).toBeUndefined();
+      await store.snapshot([], null, [], [], book.dump());
+      let read = (await subject.read()).usage;
+      expect(read.get('c')).toBeUndefined();
+      expect(usageOf(read)).toEqual(usageOf(book));
+      // One more sampling, then a restart: the store opened again gives back the same book, and a reader too.
+      write(sampling(base - MINUTE, ['a', 'b']));
+      await store.close();
+      const again = await subject.open();
+      expect(usageOf(usageBookOf(again.recovery))).toEqual(usageOf(book));
+      read = (await subject.read()).usage;
+      expect(usageOf(read)).toEqual(usageOf(book));
+      await again.store.close();
     });
 
     it('close: what was recorded just before close() is durable', async () => {

@@ -7,6 +7,7 @@ import { goodputAndSuspensions } from './003-goodput-and-suspensions.ts';
 import { suspensionFacts } from './004-suspension-facts.ts';
 import { jobSizes } from './005-job-sizes.ts';
 import { nodePools } from './006-node-pools.ts';
+import { usage } from './007-usage.ts';
 
 export interface Migration {
   /** 1, 2, 3, ... without gaps. */
@@ -16,4 +17,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [initial, facts, goodputAndSuspensions, suspensionFacts, jobSizes, nodePools];
+export const MIGRATIONS: readonly Migration[] = [initial, facts, goodputAndSuspensions, suspensionFacts, jobSizes, nodePools, usage];
