@@ -3,7 +3,7 @@
 // usage book is the service's (the sampler's, or the simulator's); without one, the answer is
 // empty and says why, never an error: the query is right, the source has no usage.
 
-import { Aggregator, groupOf, type Aggregate, type GroupBy } from '../series/fleet.ts';
+import { Aggregator, groupTimelines, type Aggregate, type GroupBy } from '../series/fleet.ts';
 import type { Timeline } from '../timeline/types.ts';
 import { unitOf, USAGE_SPLITS, usageColumn, type UsageMetric } from '../query/types.ts';
 import type { UsageBook } from '../usage/book.ts';
@@ -37,16 +37,7 @@ export interface UsageGroup {
  * is in no aggregate; a point where no member has any is null.
  */
 export function usageGroups(book: Pick<UsageBook, 'get'>, timelines: readonly Timeline[], metric: UsageMetric, groupBy: GroupBy, how: Aggregate, starts: readonly number[], ends: readonly number[]): UsageGroup[] {
-  const groups = new Map<string, { labels: Record<string, string>; members: Timeline[] }>();
-  for (const tl of timelines) {
-    const g = groupOf(tl, groupBy);
-    const group = groups.get(g.key) ?? { labels: g.labels, members: [] };
-    group.members.push(tl);
-    groups.set(g.key, group);
-  }
-  return [...groups.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, { labels, members }]) => {
+  return groupTimelines(timelines, groupBy).map(({ key, labels, members }) => {
       const aggregator = new Aggregator(how === 'pooled' ? 'sum' : how, ends.length, members.length);
       for (const tl of members) jobsetUsageOverWindows(book, tl, metric, starts, ends).forEach((v, k) => aggregator.add(k, v));
       return { key, labels, values: aggregator.result() };

@@ -173,11 +173,12 @@ export interface GroupValue extends GroupKey {
   count: number;
 }
 
-interface Group extends GroupKey {
+export interface Group extends GroupKey {
   members: Timeline[];
 }
 
-function groupTimelines(timelines: readonly Timeline[], groupBy: GroupBy): Group[] {
+/** The timelines by group (groupOf), in key order; each group's members in the order given. */
+export function groupTimelines(timelines: readonly Timeline[], groupBy: GroupBy): Group[] {
   const groups = new Map<string, Group>();
   for (const tl of timelines) {
     const g = groupOf(tl, groupBy);

@@ -1,7 +1,7 @@
 // `series`: a metric over time, one frame per group (per JobSet when not grouped). Each frame
 // carries its group's labels on the value field: what multi-dimensional alert rules key on.
 
-import { Aggregator, fleetSeries, groupingOf, groupOf, type Aggregate, type GroupBy } from '../../series/fleet.ts';
+import { Aggregator, fleetSeries, groupingOf, groupTimelines, type Aggregate, type GroupBy } from '../../series/fleet.ts';
 import { figureValue, stateAt } from '../../series/figures.ts';
 import type { PooledWindow } from '../../series/fleet-index.ts';
 import { planSeries, type RangeSpec } from '../../series/range.ts';
@@ -47,16 +47,7 @@ function seriesCost(ctx: QueryContext): Cost {
 
 function upSeries(ctx: QueryContext, groupBy: GroupBy, how: Aggregate): Group[] {
   const at = pointsOf(ctx);
-  const groups = new Map<string, { labels: Record<string, string>; members: Timeline[] }>();
-  for (const tl of ctx.timelines) {
-    const g = groupOf(tl, groupBy);
-    const group = groups.get(g.key) ?? { labels: g.labels, members: [] };
-    group.members.push(tl);
-    groups.set(g.key, group);
-  }
-  return [...groups.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, { labels, members }]) => {
+  return groupTimelines(ctx.timelines, groupBy).map(({ key, labels, members }) => {
       // Pooled for a 0/1 state is the share of members up: the mean.
       const aggregator = new Aggregator(how === 'pooled' ? 'mean' : how, at.length, members.length);
       for (const tl of members) at.forEach((t, k) => aggregator.add(k, upValue(tl, t)));
