@@ -2,7 +2,7 @@
 
 import './regexp-engine.ts';
 import { Command, Option } from 'commander';
-import { parseCount, parseDataDuration, parseInteger, parsePort, parsePositiveInt, parsePositiveNumber, parsedOption, parsePoolSizes, UsageError } from './options.ts';
+import { parseThreadCount, parseDataDuration, parseInteger, parsePort, parsePositiveInt, parsePositiveNumber, parsedOption, parsePoolSizes, UsageError } from './options.ts';
 import { replayCommand } from './replay.ts';
 import { simulateCommand } from './simulate.ts';
 import { demoCommand } from './demo.ts';
@@ -31,7 +31,7 @@ program
   .option('--to <time>', "window end, ISO-8601 (default: the trace's last line)")
   .option('--namespace <ns>', 'only JobSets in this namespace (repeatable)', collect)
   .addOption(new Option('--format <format>', 'output format').choices(['json', 'table']).default('json'))
-  .addOption(parsedOption('--parse-threads <n>', PARSE_THREADS, parseCount))
+  .addOption(parsedOption('--parse-threads <n>', PARSE_THREADS, parseThreadCount))
   .action(async (trace: string, options) => {
     process.stdout.write(await replayCommand(trace, options));
   });
@@ -56,7 +56,7 @@ const serve = program
   .addOption(parsedOption('--port <port>', 'port to listen on', parsePort, '8080').env('UPNESS_PORT'))
   // A recorded trace, or a live cluster: not both.
   .addOption(new Option('--trace <file>', 'serve the timelines of a recorded trace instead of a live source').conflicts(['kubeconfig', 'context', 'store']))
-  .addOption(parsedOption('--parse-threads <n>', `with --trace: ${PARSE_THREADS}`, parseCount))
+  .addOption(parsedOption('--parse-threads <n>', `with --trace: ${PARSE_THREADS}`, parseThreadCount))
   .option('--token-file <file>', 'require this bearer token on /api/v1 and /metrics (or set $UPNESS_TOKEN)')
   .addOption(new Option('--data-dir <dir>', 'where timelines are kept: an append-only log and snapshots').env('UPNESS_DATA_DIR').default('upness-data'))
   .option('--memory', 'keep timelines in memory only (lost when the service stops)')

@@ -1,6 +1,6 @@
 // Durations that set timers: Node keeps a delay of at most 2^31 − 1 ms and fires a longer one at once.
 
-import { MAX_TIMER_MS, parsePoolSizes, parseTimerDuration, UsageError } from './options.ts';
+import { MAX_PARSE_THREADS, MAX_TIMER_MS, parsePoolSizes, parseThreadCount, parseTimerDuration, UsageError } from './options.ts';
 import { parseUsageOptions, parseWatchOptions } from './watch-options.ts';
 
 const DEFAULTS = { watchTimeout: '30s', watchSilence: '75s', watchBackoffInitial: '500ms', watchBackoffMax: '30s', listTimeout: '60s', readyBrokenAfter: '30s' };
@@ -45,5 +45,16 @@ describe('--watch-usage and --usage-interval', () => {
   it('refuses an interval under a second, or not a duration, naming the option', () => {
     expect(() => parseUsageOptions({ watchUsage: true, usageInterval: '500ms' })).toThrow('--usage-interval must be at least 1s (or 0: off), not "500ms"');
     expect(() => parseUsageOptions({ watchUsage: true, usageInterval: 'often' })).toThrow(/--usage-interval must be a duration/);
+  });
+});
+
+describe('--parse-threads', () => {
+  it('reads 0 (the main thread only) up to the bound, and refuses anything else naming the option', () => {
+    expect(parseThreadCount('0', '--parse-threads')).toBe(0);
+    expect(parseThreadCount(String(MAX_PARSE_THREADS), '--parse-threads')).toBe(MAX_PARSE_THREADS);
+    for (const bad of ['-1', '1.5', 'two', '', ' 2', String(MAX_PARSE_THREADS + 1), '1e3']) {
+      expect(() => parseThreadCount(bad, '--parse-threads')).toThrow(UsageError);
+      expect(() => parseThreadCount(bad, '--parse-threads')).toThrow(`--parse-threads must be a whole number from 0 to ${MAX_PARSE_THREADS}, not "${bad}"`);
+    }
   });
 });

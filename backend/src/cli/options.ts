@@ -37,10 +37,15 @@ export function parsePositiveInt(value: string, option: string): number {
   return n;
 }
 
-/** A count that may be zero (`--parse-threads 0`: none). */
-export function parseCount(value: string, option: string): number {
+/** Worker threads a trace replay may start: each costs a V8 isolate (tens of MiB), so more than this is a typo. */
+export const MAX_PARSE_THREADS = 64;
+
+/** `--parse-threads`: a count of worker threads, 0 (none) to MAX_PARSE_THREADS. */
+export function parseThreadCount(value: string, option: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new UsageError(`${option} must be a whole number (0 or more), not "${value}"`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n > MAX_PARSE_THREADS) {
+    throw new UsageError(`${option} must be a whole number from 0 to ${MAX_PARSE_THREADS}, not "${value}"`);
+  }
   return n;
 }
 
