@@ -18,8 +18,27 @@ const STAGES = Object.keys(STAGE_IMPORTS);
 const BACKEND_TESTS = ['backend/src/**/*.test.ts'];
 // The backend package ships backend/src (and its image copies it): production code there never
 // reaches a test helper, which all live under test/ (README "Development"), nor backend/test.
-const TEST_HELPERS = { regex: '^(?:\\.\\./)+test/', message: 'backend/src is shipped: production code never imports test code (test helpers live in test/support/, README "Development"); only a *.test.ts may.' };
-const IO_MODULES = ['fs', 'fs/promises', 'child_process', 'net', 'http', 'https', 'http2', 'dgram', 'worker_threads', 'cluster', 'timers', 'timers/promises', 'os', 'process'];
+const TEST_HELPERS = {
+  regex: '^(?:\\.\\./)+test/',
+  message:
+    'backend/src is shipped: production code never imports test code (test helpers live in test/support/, README "Development"); only a *.test.ts may.',
+};
+const IO_MODULES = [
+  'fs',
+  'fs/promises',
+  'child_process',
+  'net',
+  'http',
+  'https',
+  'http2',
+  'dgram',
+  'worker_threads',
+  'cluster',
+  'timers',
+  'timers/promises',
+  'os',
+  'process',
+];
 const IO_PACKAGES = ['express', 'pg', '@kubernetes/client-node', 'commander', 'pino', 'prom-client'];
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -30,7 +49,10 @@ function reaching(stage, target, file = '') {
   const sibling = sub && stage.startsWith(`${group}/`) ? `|\\.\\./${escape(sub)}/` : '';
   return `^(?:(\\.\\./)+${escape(target)}/${sibling})${escape(file)}`;
 }
-const mayImport = (stage) => (STAGE_IMPORTS[stage].length > 0 ? `may import only ${STAGE_IMPORTS[stage].join(', ')}` : 'is the leaf: it imports no stage');
+const mayImport = (stage) =>
+  STAGE_IMPORTS[stage].length > 0
+    ? `may import only ${STAGE_IMPORTS[stage].join(', ')}`
+    : 'is the leaf: it imports no stage';
 function refusal(stage, target) {
   if (PURE.includes(stage) && !PURE.includes(target)) {
     return `backend/src/${stage} is pure and may not import backend/src/${target} (I/O): a pure stage imports only pure stages (eslint.stages.mjs PURE).`;
@@ -40,21 +62,35 @@ function refusal(stage, target) {
 
 function stageRules(stage) {
   const allowed = STAGE_IMPORTS[stage];
-  const patterns = STAGES.filter((other) => other !== stage && !allowed.includes(other)).map((other) => ({ regex: reaching(stage, other), message: refusal(stage, other) }));
+  const patterns = STAGES.filter((other) => other !== stage && !allowed.includes(other)).map((other) => ({
+    regex: reaching(stage, other),
+    message: refusal(stage, other),
+  }));
   patterns.push(TEST_HELPERS);
   // A stage allowed only some files of another, as types (the simulator's truth: timeline/types.ts).
   for (const [other, file] of Object.entries(TYPES_ONLY[stage] ?? {})) {
     const only = `${other}/${file}`;
-    patterns.push({ regex: `${reaching(stage, other)}(?!${escape(file)}$)`, message: `backend/src/${stage} takes only the types of ${only} from ${other} (eslint.stages.mjs TYPES_ONLY).` });
-    patterns.push({ regex: `${reaching(stage, other, file)}$`, message: `backend/src/${stage} takes only the types of ${only} from ${other}: use import type (eslint.stages.mjs TYPES_ONLY).`, allowTypeImports: true });
+    patterns.push({
+      regex: `${reaching(stage, other)}(?!${escape(file)}$)`,
+      message: `backend/src/${stage} takes only the types of ${only} from ${other} (eslint.stages.mjs TYPES_ONLY).`,
+    });
+    patterns.push({
+      regex: `${reaching(stage, other, file)}$`,
+      message: `backend/src/${stage} takes only the types of ${only} from ${other}: use import type (eslint.stages.mjs TYPES_ONLY).`,
+      allowTypeImports: true,
+    });
   }
   const paths = [];
   if (PURE.includes(stage)) {
     for (const name of IO_MODULES) {
-      paths.push({ name: `node:${name}`, message: `backend/src/${stage} is pure: no I/O, clock or process (DESIGN.md).` });
+      paths.push({
+        name: `node:${name}`,
+        message: `backend/src/${stage} is pure: no I/O, clock or process (DESIGN.md).`,
+      });
       paths.push({ name, message: `backend/src/${stage} is pure: no I/O, clock or process (DESIGN.md).` });
     }
-    for (const name of IO_PACKAGES) paths.push({ name, message: `backend/src/${stage} is pure: no framework or client (DESIGN.md).` });
+    for (const name of IO_PACKAGES)
+      paths.push({ name, message: `backend/src/${stage} is pure: no framework or client (DESIGN.md).` });
   }
   return {
     files: [`backend/src/${stage}/**/*.ts`],
@@ -70,9 +106,20 @@ const pureRules = {
   rules: {
     'no-restricted-globals': [
       'error',
-      ...['process', 'setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate', 'queueMicrotask', 'fetch', 'require', 'performance', 'Buffer'].map(
-        (name) => ({ name, message: `${name} ${PURE_MESSAGE}` }),
-      ),
+      ...[
+        'process',
+        'setTimeout',
+        'setInterval',
+        'setImmediate',
+        'clearTimeout',
+        'clearInterval',
+        'clearImmediate',
+        'queueMicrotask',
+        'fetch',
+        'require',
+        'performance',
+        'Buffer',
+      ].map((name) => ({ name, message: `${name} ${PURE_MESSAGE}` })),
     ],
     'no-restricted-properties': [
       'error',
@@ -81,7 +128,10 @@ const pureRules = {
     ],
     'no-restricted-syntax': [
       'error',
-      { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: `new Date() (the clock) ${PURE_MESSAGE}` },
+      {
+        selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+        message: `new Date() (the clock) ${PURE_MESSAGE}`,
+      },
       { selector: "CallExpression[callee.name='Date']", message: `Date() (the clock) ${PURE_MESSAGE}` },
       { selector: 'ImportExpression', message: `a dynamic import ${PURE_MESSAGE}` },
     ],
@@ -92,14 +142,7 @@ const FRONTEND_FILES = ['src/**/*.{js,jsx,ts,tsx}'];
 
 export default tseslint.config(
   {
-    ignores: [
-      'dist/',
-      'node_modules/',
-      'coverage/',
-      '**/results/',
-      '.config/',
-      'test-results/',
-    ],
+    ignores: ['dist/', 'node_modules/', 'coverage/', '**/results/', '.config/', 'test-results/'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

@@ -17,10 +17,33 @@ export const STAGE_IMPORTS = {
   series: ['observation', 'timeline'], // interval algebra
   query: ['observation', 'timeline', 'series', 'usage'], // a request's model: selection, windows, limits
   frames: ['observation', 'timeline', 'nodes', 'usage', 'series', 'query'], // Grafana data frames and JSON views
-  runtime: ['observation', 'sources/cluster', 'sources/trace', 'sources/simulator', 'timeline', 'nodes', 'usage', 'store', 'series'], // runs sources, stores and sessions: feeds, sinks, the served view, followers, retention
+  runtime: [
+    'observation',
+    'sources/cluster',
+    'sources/trace',
+    'sources/simulator',
+    'timeline',
+    'nodes',
+    'usage',
+    'store',
+    'series',
+  ], // runs sources, stores and sessions: feeds, sinks, the served view, followers, retention
   leader: ['observation', 'store', 'runtime'], // Lease election, replicas
   http: ['observation', 'store', 'query', 'frames', 'runtime'], // the API
-  cli: ['observation', 'sources/cluster', 'sources/trace', 'sources/simulator', 'timeline', 'store', 'series', 'query', 'frames', 'runtime', 'leader', 'http'], // the composition root
+  cli: [
+    'observation',
+    'sources/cluster',
+    'sources/trace',
+    'sources/simulator',
+    'timeline',
+    'store',
+    'series',
+    'query',
+    'frames',
+    'runtime',
+    'leader',
+    'http',
+  ], // the composition root
 };
 
 /** Pure stages: values in, values out; no clock, timers, process, file system or network. They import only pure stages. */
@@ -34,9 +57,11 @@ export function checkMap(map = STAGE_IMPORTS, pure = PURE) {
   const stages = Object.keys(map);
   for (const [stage, allowed] of Object.entries(map)) {
     for (const other of allowed) {
-      if (!stages.includes(other)) throw new Error(`eslint.stages.mjs: ${stage} may import "${other}", which is not a stage`);
+      if (!stages.includes(other))
+        throw new Error(`eslint.stages.mjs: ${stage} may import "${other}", which is not a stage`);
       if (other === stage) throw new Error(`eslint.stages.mjs: ${stage} lists itself`);
-      if (pure.includes(stage) && !pure.includes(other)) throw new Error(`eslint.stages.mjs: ${stage} is pure, so it may import only pure stages, not ${other}`);
+      if (pure.includes(stage) && !pure.includes(other))
+        throw new Error(`eslint.stages.mjs: ${stage} is pure, so it may import only pure stages, not ${other}`);
     }
   }
   const visiting = new Set();

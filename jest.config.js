@@ -30,12 +30,23 @@ const BACKEND_ROOTS = ['<rootDir>/backend/', '<rootDir>/test/'];
 const named = (...endings) => BACKEND_ROOTS.flatMap((root) => endings.map((ending) => `${root}**/*${ending}`));
 /** A folder that is a tier: everything in it. */
 const folder = (dir) => `<rootDir>/${dir}/**/*.test.ts`;
-const ENDINGS = { service: ['.service.test.ts', '.live.test.ts'], kube: ['.kube.test.ts'], postgres: ['.postgres.test.ts'] };
+const ENDINGS = {
+  service: ['.service.test.ts', '.live.test.ts'],
+  kube: ['.kube.test.ts'],
+  postgres: ['.postgres.test.ts'],
+};
 const TIER_FOLDERS = { kube: 'test/kube', postgres: 'test/postgres' };
 
 /** Packages that ship only ES modules, reached from the backend (client-node and its imports) and its tests. */
 const ESM_ONLY = [
-  '@kubernetes/client-node', 'openid-client', 'oauth4webapi', 'jose', 'jsonpath-plus', 'socks-proxy-agent', 'agent-base', 'rfc4648',
+  '@kubernetes/client-node',
+  'openid-client',
+  'oauth4webapi',
+  'jose',
+  'jsonpath-plus',
+  'socks-proxy-agent',
+  'agent-base',
+  'rfc4648',
   // The OpenAPI validator's reference parser (test only).
   '@apidevtools/json-schema-ref-parser',
 ];
@@ -49,7 +60,11 @@ const backend = (displayName, testMatch, { folders = [], endings = [] }, extra =
   testEnvironment: '<rootDir>/test/support/environment.cjs',
   setupFiles: ['<rootDir>/test/support/regexp-engine.cjs'],
   testMatch,
-  testPathIgnorePatterns: ['/node_modules/', ...literally(folders.map((dir) => `<rootDir>/${dir}/`)), ...literally(endings).map((e) => `${e}$`)],
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    ...literally(folders.map((dir) => `<rootDir>/${dir}/`)),
+    ...literally(endings).map((e) => `${e}$`),
+  ],
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',
@@ -57,7 +72,10 @@ const backend = (displayName, testMatch, { folders = [], endings = [] }, extra =
     ],
     // The ESM-only packages the backend uses (@kubernetes/client-node and what it imports), turned
     // into CommonJS the same way: Jest's module system cannot load ES modules without a flag.
-    '^.+\\.m?js$': ['@swc/jest', { jsc: { target: 'es2023', parser: { syntax: 'ecmascript' } }, module: { type: 'commonjs' } }],
+    '^.+\\.m?js$': [
+      '@swc/jest',
+      { jsc: { target: 'es2023', parser: { syntax: 'ecmascript' } }, module: { type: 'commonjs' } },
+    ],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   ...extra,
@@ -67,19 +85,33 @@ const backend = (displayName, testMatch, { folders = [], endings = [] }, extra =
 module.exports = {
   testTimeout: 60_000,
   projects: [
+    backend('unit', ['<rootDir>/backend/src/**/*.test.ts', ...named('.static.test.ts')], {
+      folders: Object.values(TIER_FOLDERS),
+      endings: [...ENDINGS.service, ...ENDINGS.kube, ...ENDINGS.postgres],
+    }),
     backend(
-      'unit',
-      ['<rootDir>/backend/src/**/*.test.ts', ...named('.static.test.ts')],
-      { folders: Object.values(TIER_FOLDERS), endings: [...ENDINGS.service, ...ENDINGS.kube, ...ENDINGS.postgres] }
+      'service',
+      named(...ENDINGS.service),
+      { folders: Object.values(TIER_FOLDERS) },
+      { globalSetup: '<rootDir>/test/support/setup-service.ts' }
     ),
-    backend('service', named(...ENDINGS.service), { folders: Object.values(TIER_FOLDERS) }, { globalSetup: '<rootDir>/test/support/setup-service.ts' }),
-    backend('kube', [folder(TIER_FOLDERS.kube), ...named(...ENDINGS.kube)], { folders: [TIER_FOLDERS.postgres] }, {
-      globalSetup: '<rootDir>/test/support/setup-kube.ts',
-    }),
-    backend('postgres', [folder(TIER_FOLDERS.postgres), ...named(...ENDINGS.postgres)], { folders: [TIER_FOLDERS.kube] }, {
-      globalSetup: '<rootDir>/test/support/setup-postgres.ts',
-      globalTeardown: '<rootDir>/test/support/teardown-postgres.ts',
-    }),
+    backend(
+      'kube',
+      [folder(TIER_FOLDERS.kube), ...named(...ENDINGS.kube)],
+      { folders: [TIER_FOLDERS.postgres] },
+      {
+        globalSetup: '<rootDir>/test/support/setup-kube.ts',
+      }
+    ),
+    backend(
+      'postgres',
+      [folder(TIER_FOLDERS.postgres), ...named(...ENDINGS.postgres)],
+      { folders: [TIER_FOLDERS.kube] },
+      {
+        globalSetup: '<rootDir>/test/support/setup-postgres.ts',
+        globalTeardown: '<rootDir>/test/support/teardown-postgres.ts',
+      }
+    ),
     {
       ...frontend,
       displayName: 'frontend',
@@ -92,5 +124,3 @@ module.exports = {
     },
   ],
 };
-
-

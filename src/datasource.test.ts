@@ -169,16 +169,24 @@ describe('DataSource.metricFindQuery', () => {
     expect(getResource).toHaveBeenCalledWith('values/jobsets', { namespace: ['team-z'] });
   });
 
-  it('asks for the values of the dashboard\'s time range when Grafana gives one (the variable query path)', async () => {
+  it("asks for the values of the dashboard's time range when Grafana gives one (the variable query path)", async () => {
     const { ds, getResource } = dataSource({ jobsets: ['train-1'] });
     const from = Date.UTC(2026, 0, 1);
     const to = Date.UTC(2026, 0, 8);
     const range = { from: dateTime(from), to: dateTime(to), raw: { from: 'now-7d', to: 'now' } };
     await ds.metricFindQuery('jobsets($namespace)', { range });
-    expect(getResource).toHaveBeenCalledWith('values/jobsets', { namespace: ['team-a'], from: String(from), to: String(to) });
+    expect(getResource).toHaveBeenCalledWith('values/jobsets', {
+      namespace: ['team-a'],
+      from: String(from),
+      to: String(to),
+    });
     // Through the variable support, as a dashboard variable runs (refresh on time range change).
     const variables = ds.variables as UpnessVariableSupport;
-    const request = { targets: [{ refId: 'v', what: 'namespaces' }], scopedVars: {}, range } as unknown as DataQueryRequest<UpnessVariableQuery>;
+    const request = {
+      targets: [{ refId: 'v', what: 'namespaces' }],
+      scopedVars: {},
+      range,
+    } as unknown as DataQueryRequest<UpnessVariableQuery>;
     await firstValueFrom(variables.query(request));
     expect(getResource).toHaveBeenLastCalledWith('values/namespaces', { from: String(from), to: String(to) });
   });

@@ -16,7 +16,8 @@ const SHOW_OPTIONS: Array<{ value: Show; label: string; description: string }> =
   {
     value: 'cause',
     label: 'Count by cause',
-    description: 'The interruptions in the range counted by cause: node, pod OOM, pod evicted/preempted, failure policy, unknown',
+    description:
+      'The interruptions in the range counted by cause: node, pod OOM, pod evicted/preempted, failure policy, unknown',
   },
 ];
 
@@ -26,7 +27,11 @@ export function EventsEditor(props: EditorProps) {
   return (
     <>
       <EditorRow>
-        <EditorField label="Show" tooltip="Regions for annotations, or tables for a bar chart: interruptions by cause, and suspensions by reason (Kueue's where its Workload told it)" htmlFor={id('show')}>
+        <EditorField
+          label="Show"
+          tooltip="Regions for annotations, or tables for a bar chart: interruptions by cause, and suspensions by reason (Kueue's where its Workload told it)"
+          htmlFor={id('show')}
+        >
           <RadioButtonGroup<Show>
             id={id('show')}
             options={SHOW_OPTIONS}
