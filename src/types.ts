@@ -31,6 +31,8 @@ export {
   unitOf,
   USAGE_DEFINITIONS,
   USAGE_METRICS,
+  USAGE_SPLITS,
+  usageColumn,
   WINDOWS,
 } from '../backend/src/query/types';
 export type {

@@ -82,3 +82,11 @@ export function frame(fields: Field[], options: { name?: string; refId?: string;
   schema.fields = columns;
   return { schema, data: { values } };
 }
+
+/**
+ * An empty answer that says why: one frame without fields whose info notice Grafana shows on the
+ * panel. For a query that is right but that this source cannot answer (no node layer, no usage).
+ */
+export function noticeFrame(refId: string, name: string, text: string): FrameJSON {
+  return frame([], { name, refId, meta: { notices: [{ severity: 'info', text }] } });
+}

@@ -14,7 +14,7 @@ import type { SelectionIndexes } from '../series/selection-indexes.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { UsageBook } from '../usage/book.ts';
 import type { QueryContext, ResolvedQuery } from './context.ts';
-import { frame, type FrameJSON } from './frame.ts';
+import { noticeFrame, type FrameJSON } from './frame.ts';
 import { QUERY_TYPE_MODULES, querySchema } from './query-types/index.ts';
 
 export interface QueryResult {
@@ -70,10 +70,10 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
     checkRange(from, to);
     let layer: { timelines: readonly Timeline[]; horizon: number } = observed;
     if (query.layer === 'nodes') {
-      if (!observed.nodes) return { status: 200, frames: [noNodeLayerFrame(q.refId)] };
+      if (!observed.nodes) return { status: 200, frames: [noticeFrame(q.refId, 'node layer', NO_NODE_LAYER)] };
       layer = observed.nodes;
     } else if (query.layer === 'nodepools') {
-      if (!observed.pools) return { status: 200, frames: [noNodeLayerFrame(q.refId, NO_POOL_LAYER)] };
+      if (!observed.pools) return { status: 200, frames: [noticeFrame(q.refId, 'node pools', NO_POOL_LAYER)] };
       layer = observed.pools;
     }
     const steps = planSteps(from, to, q.intervalMs, q.maxDataPoints);
@@ -103,7 +103,7 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
     };
     type.validate(ctx);
     const cost = type.cost(ctx);
-    shared.budget.take(cost.evaluated, cost.points, cost.what);
+    shared.budget.take(cost.evaluated, cost.points, cost.what, cost.perJobSetOnly !== true);
     const frames = type.frames(ctx);
     if (frames.length > LIMITS.maxSeriesPerQuery) {
       throw new QueryError('groupBy', `the query makes ${frames.length} series, more than the limit of ${LIMITS.maxSeriesPerQuery}`);
@@ -127,9 +127,7 @@ const NO_NODE_LAYER =
 const NO_POOL_LAYER =
   'No node pools here: they are computed from the Nodes of a Kubernetes cluster (upness serve --kubeconfig, a trace recorded from one, or the simulated cluster), and this source has JobSets only.';
 
-function noNodeLayerFrame(refId: string, text = NO_NODE_LAYER): FrameJSON {
-  return frame([], { name: text === NO_NODE_LAYER ? 'node layer' : 'node pools', refId, meta: { notices: [{ severity: 'info', text }] } });
-}
+
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;

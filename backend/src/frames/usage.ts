@@ -10,7 +10,7 @@ import type { UsageBook } from '../usage/book.ts';
 import type { StateMean, UsageByState } from '../usage/by-state.ts';
 import { jobsetUsageByState, jobsetUsageOverWindows } from '../usage/query.ts';
 import type { QueryContext } from './context.ts';
-import { frame, numberField, type Field, type FrameJSON } from './frame.ts';
+import { noticeFrame, numberField, type Field, type FrameJSON } from './frame.ts';
 
 export const NO_USAGE =
   'No resource usage here: it is sampled from the kubelets of a Kubernetes cluster (upness serve --watch-usage) or made by the simulator, and this source has none.';
@@ -18,9 +18,9 @@ export const NO_USAGE =
 /** The notice a panel shows when the service keeps no usage. */
 export const NO_USAGE_NOTICE = { severity: 'info', text: NO_USAGE } as const;
 
-/** An answer without usage: one frame without fields whose notice Grafana shows on the panel. */
+/** An answer without usage. */
 export function noUsageFrame(refId: string): FrameJSON {
-  return frame([], { name: 'usage', refId, meta: { notices: [NO_USAGE_NOTICE] } });
+  return noticeFrame(refId, 'usage', NO_USAGE);
 }
 
 export interface UsageGroup {

@@ -93,6 +93,18 @@ describe("a request's cost is checked before any work", () => {
     expect(LIMITS.maxValuesPerQuery).toBe(1_000_000);
   });
 
+  it('does not advise a pooled aggregate where none would help: the up state is worked out JobSet by JobSet', async () => {
+    const res = await service.post('/api/v1/query', {
+      from: FROM,
+      to: TO,
+      queries: [{ refId: 'A', metric: 'up', window: 'step', groupBy: 'all', aggregate: 'pooled', intervalMs: 1000, maxDataPoints: 1000 }],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.results.A.error).toBe(
+      'queries[0].maxDataPoints: the query would work out 1,922,961 values (2,001 JobSets × 961 points), more than the limit of 1,000,000 per query: ask for fewer points (a larger intervalMs or a smaller maxDataPoints), a shorter range or fewer JobSets',
+    );
+  });
+
   it('the same question pooled is answered from the fleet index, one series of 961 points', async () => {
     const res = await service.post('/api/v1/query', {
       from: FROM,

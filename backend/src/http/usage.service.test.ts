@@ -165,6 +165,8 @@ describe('summary: usage split by state', () => {
   it('sorts and limits by a usage column', async () => {
     const [top] = await frames({ queryType: 'summary', figures: ['upSeconds'], usageByState: ['cpuCores'], sort: { by: 'cpuCoresWhileUp', direction: 'desc' }, limit: 1 });
     expect(columns(top)).toMatchObject({ name: ['train'], cpuCoresWhileUp: [8] });
+    // The totals are of every row, the three JobSets pooled: up (8 × 40m + 2 × 40m) ÷ 80m; down only train's.
+    expect(top.schema.meta.custom).toMatchObject({ rows: 3, shown: 1, totals: { jobsets: 3, cpuCoresWhileUp: 5, cpuCoresWhileDown: 1, cpuCoresWhileNotUp: 0.75, cpuCoresWhileSuspended: null } });
     const [groups] = await frames({ queryType: 'summary', groupBy: 'namespace', figures: ['upSeconds'], usageByState: ['cpuCores'], sort: { by: 'cpuCoresWhileUp', direction: 'asc' } });
     // Nulls last either way.
     expect(columns(groups)).toMatchObject({ namespace: ['ml', 'other'], cpuCoresWhileUp: [5, null] });

@@ -29,12 +29,16 @@ const count = (n: number): string => n.toLocaleString('en-US');
 export class ValueBudget {
   #left: number = LIMITS.maxValuesPerRequest;
 
-  /** `series` evaluated (JobSets, or groups when answered per group) × `points` each; QueryError naming maxDataPoints when too many. */
-  take(series: number, points: number, what: 'JobSets' | 'series'): void {
+  /**
+   * `series` evaluated (JobSets, or groups when answered per group) × `points` each; QueryError
+   * naming maxDataPoints when too many. `pooledHelps`: whether a pooled aggregate would answer the
+   * query per group (the refusal advises one only then).
+   */
+  take(series: number, points: number, what: 'JobSets' | 'series', pooledHelps = true): void {
     const values = series * points;
     // Worded only for a refusal: toLocaleString costs more than a small query's answer.
     const shape = (): string => (points === 1 ? `${count(series)} ${what}` : `${count(series)} ${what} × ${count(points)} points`);
-    const advice = 'ask for fewer points (a larger intervalMs or a smaller maxDataPoints), a shorter range, fewer JobSets, or a pooled aggregate';
+    const advice = `ask for fewer points (a larger intervalMs or a smaller maxDataPoints), a shorter range${pooledHelps ? ', fewer JobSets, or a pooled aggregate' : ' or fewer JobSets'}`;
     if (values > LIMITS.maxValuesPerQuery) {
       throw new QueryError('maxDataPoints', `the query would work out ${count(values)} values (${shape()}), more than the limit of ${count(LIMITS.maxValuesPerQuery)} per query: ${advice}`);
     }

@@ -3,7 +3,7 @@
 import React from 'react';
 import { EditorRow } from '@grafana/plugin-ui';
 
-import { ColumnsField, LayerField } from './fields';
+import { ColumnsField, LayerField, UsageByStateField } from './fields';
 import { Filters } from './Filters';
 import { GroupingRow } from './GroupingRow';
 import type { EditorProps } from './props';
@@ -16,6 +16,11 @@ export function SummaryEditor(props: EditorProps) {
       <EditorRow>
         <ColumnsField id={id('figures')} value={q.figures} onChange={(figures) => update({ figures })} />
         <LayerField id={id('layer')} value={q.layer} onChange={(layer) => update({ layer })} />
+        <UsageByStateField
+          id={id('usageByState')}
+          value={q.usageByState ?? []}
+          onChange={(usageByState) => update({ usageByState })}
+        />
       </EditorRow>
       {/* A grouped summary aggregates every figure; the ratio's own aggregate (pooled) suits them all. */}
       <GroupingRow {...props} metric="uptimeRatio" />

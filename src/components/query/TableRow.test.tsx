@@ -76,6 +76,31 @@ describe('a table query sorted and limited in the service', () => {
     expect(await optionsOf(user, 'Sort by')).toContain('JobSets');
   });
 
+  it("chooses a summary's usage by state, and offers its five columns to sort by, in words", async () => {
+    const { onChange, query, rerender, user } = await setup({ ...newQuery('summary'), figures: ['upSeconds'] });
+    expect(screen.getByLabelText('Usage by state')).toHaveAttribute('placeholder', 'No usage columns');
+    await user.click(screen.getByLabelText('Usage by state'));
+    await user.click(await screen.findByRole('option', { name: /^CPU cores/ }));
+    await user.keyboard('{Escape}');
+    const withUsage: UpnessQuery = { ...query, usageByState: ['cpuCores'] };
+    expect(onChange).toHaveBeenLastCalledWith(withUsage);
+    rerender(withUsage);
+    expect((await optionsOf(user, 'Sort by')).map((o) => o.replace(/By namespace.*$/, ''))).toEqual([
+      'Table order',
+      'Time up',
+      'CPU cores, while up',
+      'CPU cores, while not up',
+      'CPU cores, while provisioning',
+      'CPU cores, while down',
+      'CPU cores, while suspended',
+    ]);
+    // Sorted by a usage column, then the usage removed: the sort is said to be stale, as the service would refuse it.
+    rerender({ ...withUsage, sort: { by: 'cpuCoresWhileDown', direction: 'desc' } });
+    expect(screen.queryByText(/Not a column of this table/)).not.toBeInTheDocument();
+    rerender({ ...query, usageByState: [], sort: { by: 'cpuCoresWhileDown', direction: 'desc' } });
+    expect(screen.getByText('Not a column of this table any more: cpuCoresWhileDown')).toBeInTheDocument();
+  });
+
   it('stores a sort by a column, largest first, then smallest first, and the table order as no sort', async () => {
     const { onChange, query, rerender, user } = await setup({ ...newQuery('slo'), sloAnswer: 'errorBudget' });
     // No order to choose before there is a sort.

@@ -5,7 +5,15 @@ import React from 'react';
 import { EditorField, EditorRow } from '@grafana/plugin-ui';
 import { Combobox, type ComboboxOption, RadioButtonGroup } from '@grafana/ui';
 
-import { type FigureName, FIGURES, type SortDirection, sortColumns } from '../../types';
+import {
+  type FigureName,
+  FIGURES,
+  type SortDirection,
+  sortColumns,
+  USAGE_METRICS,
+  USAGE_SPLITS,
+  usageColumn,
+} from '../../types';
 import { METRIC_LABELS } from '../labels';
 import { TextField, WIDTH } from './fields';
 import { limitError, staleSortColumn } from './model';
@@ -26,10 +34,25 @@ const COLUMN_LABELS: Record<string, string> = {
   alert: 'Alert firing',
 };
 
+/** A usage split's words: "CPU in use, while not up". */
+const SPLIT_WORDS: Record<(typeof USAGE_SPLITS)[number], string> = {
+  up: 'while up',
+  notUp: 'while not up',
+  provisioning: 'while provisioning',
+  down: 'while down',
+  suspended: 'while suspended',
+};
+
+const USAGE_COLUMN_LABELS: Record<string, string> = Object.fromEntries(
+  USAGE_METRICS.flatMap((m) =>
+    USAGE_SPLITS.map((split) => [usageColumn(m, split), `${METRIC_LABELS[m].label}, ${SPLIT_WORDS[split]}`])
+  )
+);
+
 const label = (column: string): string =>
   (FIGURES as readonly string[]).includes(column)
     ? METRIC_LABELS[column as FigureName].label
-    : (COLUMN_LABELS[column] ?? column);
+    : (COLUMN_LABELS[column] ?? USAGE_COLUMN_LABELS[column] ?? column);
 
 /** The value of the Sort by list that stands for no sort: the table's own order. */
 const TABLE_ORDER = '';

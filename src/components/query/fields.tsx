@@ -17,6 +17,8 @@ import {
   type Metric,
   METRICS,
   STATES,
+  type UsageMetric,
+  USAGE_METRICS,
   type WindowName,
   WINDOWS,
 } from '../../types';
@@ -564,6 +566,42 @@ export function ColumnsField({
         minWidth={WIDTH.long}
         maxWidth={WIDTH.long * 2}
         placeholder="Every figure"
+        options={options}
+        value={value}
+        onChange={(o) => onChange(o.map((x) => x.value))}
+      />
+    </EditorField>
+  );
+}
+
+/** A summary's usage split by state (issue 20 §4): for each chosen metric, its mean while up, not up, provisioning, down and suspended. */
+export function UsageByStateField({
+  id,
+  value,
+  onChange,
+}: {
+  id: string;
+  value: UsageMetric[];
+  onChange: (metrics: UsageMetric[]) => void;
+}) {
+  const options = USAGE_METRICS.map((m) => ({
+    value: m,
+    label: METRIC_LABELS[m].label,
+    description: METRIC_LABELS[m].description,
+  }));
+  return (
+    <EditorField
+      label="Usage by state"
+      tooltip="For each chosen resource, its mean while up, not up, provisioning, down and suspended: five columns a resource (none chosen: none)"
+      width={WIDTH.long}
+      htmlFor={id}
+    >
+      <MultiCombobox<UsageMetric>
+        id={id}
+        width="auto"
+        minWidth={WIDTH.long}
+        maxWidth={WIDTH.long * 2}
+        placeholder="No usage columns"
         options={options}
         value={value}
         onChange={(o) => onChange(o.map((x) => x.value))}

@@ -14,6 +14,8 @@ export interface Cost {
   evaluated: number;
   what: 'JobSets' | 'series';
   points: number;
+  /** No aggregate makes it cheaper (usage, the up state: JobSet by JobSet whatever the grouping), so a refusal does not advise one. */
+  perJobSetOnly?: boolean;
 }
 
 export interface QueryTypeModule {

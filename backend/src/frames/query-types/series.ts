@@ -37,11 +37,10 @@ function upValue(tl: Timeline, t: number): number | null {
 function seriesCost(ctx: QueryContext): Cost {
   const count = ctx.query.window === 'range' ? 1 : stepCount(ctx.steps);
   // Usage: each selected JobSet's steps at every point; nothing when the service keeps no usage.
-  if (isUsageMetric(ctx.query.metric)) return { points: count, evaluated: ctx.usage ? ctx.timelines.length : 0, what: 'JobSets' };
-  if (ctx.query.metric !== 'up') {
-    const pooled = pooledGroups(ctx, [ctx.query.metric as Exclude<typeof ctx.query.metric, 'up' | UsageMetric>]);
-    if (pooled !== null) return { points: count, evaluated: pooled.length, what: 'series' };
-  }
+  if (isUsageMetric(ctx.query.metric)) return { points: count, evaluated: ctx.usage ? ctx.timelines.length : 0, what: 'JobSets', perJobSetOnly: true };
+  if (ctx.query.metric === 'up') return { points: count, evaluated: ctx.timelines.length, what: 'JobSets', perJobSetOnly: true };
+  const pooled = pooledGroups(ctx, [ctx.query.metric as Exclude<typeof ctx.query.metric, 'up' | UsageMetric>]);
+  if (pooled !== null) return { points: count, evaluated: pooled.length, what: 'series' };
   return { points: count, evaluated: ctx.timelines.length, what: 'JobSets' };
 }
 

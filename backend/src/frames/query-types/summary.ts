@@ -123,7 +123,8 @@ function poolFields(timelines: readonly Timeline[]): Field[] {
 /**
  * The totals of a shaped summary, over every row the table had (not only those shown): its JobSets
  * pooled as one (additive figures summed, ratios and mean times of the summed totals), as
- * `groupBy: all, aggregate: pooled` answers them; `jobsets` their count. Null figures where none counts.
+ * `groupBy: all, aggregate: pooled` answers them; `jobsets` their count; the usage columns the
+ * JobSets' usage pooled. Null figures where none counts.
  */
 function summaryTotals(ctx: QueryContext, columns: readonly FigureName[]): Record<string, number | null> {
   const all: QueryContext = Object.create(ctx, { query: { value: { ...ctx.query, groupBy: 'all', aggregate: 'pooled' } } });
@@ -138,7 +139,13 @@ function summaryTotals(ctx: QueryContext, columns: readonly FigureName[]): Recor
     whole = fleetFigures(ctx.timelines, ctx.horizon, ctx.from, ctx.to, 'all', 'pooled', columns)[0];
   }
   const finite = (v: number | null | undefined): number | null => (v !== null && v !== undefined && Number.isFinite(v) ? v : null);
-  return { jobsets: whole?.count ?? 0, ...Object.fromEntries(columns.map((f) => [f, finite(whole?.figures[f])])) };
+  // Usage split by state over every row: all the JobSets pooled, as a group's row pools its members.
+  const usage = ctx.query.usageByState.length === 0 ? [] : usageByStateFields(ctx, [ctx.timelines]);
+  return {
+    jobsets: whole?.count ?? 0,
+    ...Object.fromEntries(columns.map((f) => [f, finite(whole?.figures[f])])),
+    ...Object.fromEntries(usage.map((f) => [f.schema.name, finite(f.values[0] as number | null)])),
+  };
 }
 
 export const summaryType: QueryTypeModule = {
