@@ -1,6 +1,8 @@
 // The `upness` command line. Each command lives in its own file; this one only wires options.
 
 import './regexp-engine.ts';
+// Before anything loads @kubernetes/client-node: its KubeConfig without the generated API.
+import '../sources/cluster/lean-client.ts';
 import { Command, Option } from 'commander';
 import { parseThreadCount, parseDataDuration, parseInteger, parsePort, parsePositiveInt, parsePositiveNumber, parsedOption, parsePoolSizes, UsageError } from './options.ts';
 import { replayCommand } from './replay.ts';

@@ -4,7 +4,8 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+// KubeConfig's own module: the package's index would load the whole generated API as well (lean-client.ts).
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { inCluster, type ClusterChoice } from './choice.ts';
 
 export class KubeConfigError extends Error {

@@ -3,7 +3,7 @@
 //
 // The list+watch is its own (client-node's ListWatch informer keeps the latest version of every
 // object in its cache: for a big fleet, most of the service's memory). Per collection path it lists
-// (a page at a time), then watches from the list's resourceVersion with client-node's Watch, asking
+// (a page at a time), then watches from the list's resourceVersion (watch-stream.ts), asking
 // for bookmarks, moving its resourceVersion on with every event and bookmark; it reopens a watch
 // that the server closed or that timed out from there (after a delay that grows while reopened
 // watches deliver nothing, as ListWatch does), and relists after a 410 Gone. On top of that, this class:
@@ -26,11 +26,12 @@
 //   (`synced()`), and counts every restart by cause.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject, ObservationType } from '../../observation/types.ts';
 import { backoffDelay, type BackoffOptions } from './backoff.ts';
 import { classifyError, type RestartCause } from './errors.ts';
 import { listPages } from './list.ts';
+import { openWatch } from './watch-stream.ts';
 
 export type ResourceName = 'jobsets' | 'pods' | 'nodes' | 'workloads';
 
@@ -52,7 +53,7 @@ export interface WatchTimings {
   backoff: BackoffOptions;
   /** A watch with no sign of life for this long is declared broken and restarted. */
   silenceMs: number;
-  /** A watch that has received nothing for this long is reopened (client-node's Watch request timeout). */
+  /** A watch that has received nothing for this long is reopened (its inactivity timeout). */
   watchTimeoutMs: number;
   /** A list that has not answered in this long fails. */
   listTimeoutMs: number;
@@ -122,23 +123,19 @@ interface WatchHooks {
   closed(coveredUntil: number | null): void;
 }
 
-/** client-node's Watch, asking for bookmarks and reporting every sign of life and every end. */
-class TrackedWatch extends Watch {
+/** A watch (watch-stream.ts), asking for bookmarks and reporting every sign of life and every end. */
+class TrackedWatch {
+  readonly #config: KubeConfig;
+  readonly #timeoutMs: number;
   readonly #hooks: WatchHooks;
 
   constructor(config: KubeConfig, timeoutMs: number, hooks: WatchHooks) {
-    super(config);
-    // Watch keeps its request (inactivity) timeout in a private field with no setter.
-    (this as unknown as { requestTimeoutMs: number }).requestTimeoutMs = timeoutMs;
+    this.#config = config;
+    this.#timeoutMs = timeoutMs;
     this.#hooks = hooks;
   }
 
-  override async watch(
-    path: string,
-    queryParams: Record<string, string | number | boolean | undefined>,
-    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
-    done: (err: unknown) => void,
-  ): Promise<AbortController> {
+  async watch(path: string, queryParams: Record<string, string>, callback: (phase: string, apiObj: unknown) => void, done: (err: unknown) => void): Promise<AbortController> {
     const hooks = this.#hooks;
     let finished = false;
     let connected = false;
@@ -160,12 +157,14 @@ class TrackedWatch extends Watch {
       queueMicrotask(() => finish(new StaleGeneration()));
       return dead;
     }
-    // Events may arrive before super.watch has returned its controller.
+    // Events may arrive before openWatch has returned its controller.
     const box: { controller?: AbortController; abort?: boolean } = {};
-    const controller = await super.watch(
+    const controller = await openWatch(
+      this.#config,
       path,
-      { ...queryParams, allowWatchBookmarks: true },
-      (phase, object, watchObj) => {
+      { ...queryParams, allowWatchBookmarks: 'true' },
+      this.#timeoutMs,
+      (phase, object) => {
         if (finished) return;
         hooks.data();
         const status = object as { code?: unknown; message?: unknown; reason?: unknown } | undefined;
@@ -182,7 +181,7 @@ class TrackedWatch extends Watch {
           finish(error);
           return;
         }
-        callback(phase, object, watchObj);
+        callback(phase, object);
       },
       finish,
     );
