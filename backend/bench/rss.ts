@@ -6,7 +6,11 @@
 //   (every module imported, nothing loaded) and after it, with the session still reachable; bytes
 //   per run (JobSet UID) and per transition. --snapshot FILE writes a heap snapshot after the load
 //   (backend/bench/heap-breakdown.ts groups it by constructor).
-// Options: --trace FILE | --jobsets N --days D [--profile P] [--seed S]; --snapshot FILE; --smoke.
+// Options: --trace FILE | --jobsets N --days D [--profile P] [--seed S]; --parse-threads N (as serve's;
+// 0: parse in the main thread, no worker isolate to leave its memory to malloc); --snapshot FILE; --smoke.
+// --packed: then measures what dropping every closed timeline's transition objects would save, its
+// columns and a side table of the transitions with extras kept instead (series/closed.ts, a prototype
+// no reader uses yet): each checked to read back exactly, put back before the session stops.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +20,9 @@ import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'no
 import { pino } from 'pino';
 import { simulateCommand } from '../src/cli/simulate.ts';
 import { traceFeed } from '../src/runtime/feeds.ts';
+import { closedTransitions, transitionsOf, type ClosedTransitions } from '../src/series/closed.ts';
+import { TERMINAL_STATES } from '../src/timeline/types.ts';
+import { isDeepStrictEqual } from 'node:util';
 import { openSession } from '../src/runtime/session.ts';
 import { memorySink } from '../src/runtime/sinks.ts';
 import type { ProfileName } from '../src/sources/simulator/index.ts';
@@ -27,8 +34,10 @@ const { values: args } = parseArgs({
     days: { type: 'string', default: '7' },
     profile: { type: 'string', default: 'realistic' },
     seed: { type: 'string', default: '1' },
+    'parse-threads': { type: 'string' },
     snapshot: { type: 'string' },
     spaces: { type: 'boolean', default: false },
+    packed: { type: 'boolean', default: false },
     smoke: { type: 'boolean', default: false },
   },
 });
@@ -70,7 +79,7 @@ if (trace === undefined) {
 try {
   const logger = pino({ level: 'warn' });
   const empty = settled();
-  const session = await openSession(traceFeed(trace), memorySink(), { logger, retentionMs: 90 * 86_400_000, snapshotEvery: 100_000 });
+  const session = await openSession(traceFeed(trace, args['parse-threads'] === undefined ? undefined : Number(args['parse-threads'])), memorySink(), { logger, retentionMs: 90 * 86_400_000, snapshotEvery: 100_000 });
   const started = Date.now();
   await session.start();
   const seconds = (Date.now() - started) / 1000;
@@ -83,6 +92,7 @@ try {
   const heap = loaded.heap - empty.heap;
   const rows: [string, string][] = [
     ['trace', trace],
+    ['parse threads', args['parse-threads'] ?? 'default'],
     ['load', `${seconds.toFixed(1)} s`],
     ['runs (JobSet UIDs)', int(runs)],
     ['transitions', int(transitions)],
@@ -102,6 +112,28 @@ try {
     process.stdout.write(`  external ${mib(external)}, array buffers ${mib(arrayBuffers)}, malloced ${mib(h.malloced_memory)} (peak ${mib(h.peak_malloced_memory)}), heap committed ${mib(h.total_heap_size)}\n`);
   }
   if (args.snapshot !== undefined) process.stdout.write(`heap snapshot: ${writeHeapSnapshot(args.snapshot)}\n`);
+  if (args.packed) {
+    // What is kept only to put the transitions back is allocated before the first measure, so that
+    // the difference is the objects dropped less the side tables made.
+    const closed = timelines.filter((t) => TERMINAL_STATES.has(t.transitions[t.transitions.length - 1]!.state));
+    const arrays = closed.map((t) => t.transitions);
+    const kept: (ClosedTransitions | null)[] = closed.map(() => null);
+    let count = 0;
+    const before = settled();
+    for (const [i, array] of arrays.entries()) {
+      const c = closedTransitions(array);
+      if (!isDeepStrictEqual(transitionsOf(c), array)) throw new Error(`${closed[i]!.uid}: its transitions do not read back exactly`);
+      kept[i] = c;
+      count += array.length;
+      // Emptied in place: the columns' cache is keyed by the array.
+      array.length = 0;
+    }
+    const after = settled();
+    process.stdout.write(
+      `packed (prototype)  ${int(closed.length)} closed timelines, ${int(count)} transitions: heap ${int((after.heap - before.heap) / runs)} B a run, RSS ${int((after.rss - before.rss) / runs)} B a run\n`,
+    );
+    for (const [i, array] of arrays.entries()) array.push(...transitionsOf(kept[i]!));
+  }
   await session.stop();
 } finally {
   if (scratch !== null) rmSync(scratch, { recursive: true, force: true });

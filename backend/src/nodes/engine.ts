@@ -91,8 +91,9 @@ export class ClusterEngine extends TimelineEngine {
 
   override forget(uids: Iterable<string>): void {
     const list = [...uids];
-    super.forget(list);
+    // The node layer first: a derived node layer finds its JobSet's name in the JobSet layer.
     this.nodeLayer.forget(list);
+    super.forget(list);
   }
 
   nodeTimelines(): readonly Timeline[] {

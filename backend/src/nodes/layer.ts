@@ -17,10 +17,16 @@
 // refers to. Nothing it attaches edits what a store wrote: a cause is a fact of its own, joined to the
 // transition in memory by joinCause, as a store's recovery and a follower join it.
 //
+// A closed node layer that never saw a pod and holds nothing the JobSet layer does not say (the
+// usual case of a trace or cluster without Pod and Node watches) keeps no timeline of its own: it is
+// derived from the JobSet layer when asked (derivedTimeline), and only what its causes need later
+// (the restart count, the cause keys) stays, packed in one number (CLOSED_*).
+//
 // Pure: observations and the JobSet layer's transitions in, transitions and facts out; no clock.
 
 import { z } from 'zod';
 import type { Observation, ObservationType } from '../observation/types.ts';
+import { sameLabels } from '../timeline/intern.ts';
 import { packClosed, TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
 import type { JobSetUpdate } from '../timeline/engine.ts';
 import { joinCause, nodeTransitionFact, type Layer, type LayerFact } from '../timeline/facts.ts';
@@ -97,6 +103,81 @@ function ownKey(uid: string, key: string): string {
   return key.startsWith(prefix) ? key.slice(prefix.length) : key;
 }
 
+// ---- Closed node layers derived from the JobSet layer -------------------------------------------
+
+/** The node layer's state for the JobSet layer's, while it has never been up (no pod placed on Ready nodes): #derive's. */
+function neverUpState(state: State): State {
+  return state === 'up' || state === 'down' ? 'provisioning' : state;
+}
+
+/**
+ * The node layer's transitions as a JobSet that was never up on its nodes makes them, seen from its
+ * creation without a gap: its JobSet layer's, with up and down read as provisioning.
+ */
+function derivedTransitions(jobset: Timeline): Transition[] {
+  const derived: Transition[] = [];
+  for (const t of jobset.transitions) {
+    const state = neverUpState(t.state);
+    const last = derived[derived.length - 1];
+    if (last === undefined) derived.push({ at: jobset.createdAt, state });
+    else if (!TERMINAL_STATES.has(last.state) && last.state !== state) derived.push({ at: Math.max(t.at, last.at), state });
+  }
+  return derived;
+}
+
+/** A closed node layer kept as its packed rest: made afresh from its JobSet layer on each read. */
+function derivedTimeline(jobset: Timeline): Timeline {
+  return { ...jobset, transitions: derivedTransitions(jobset) };
+}
+
+/**
+ * Whether `node` is exactly what derivedTimeline(jobset) makes: the same labels and fields, and the
+ * same transitions without anything attached (causes, unobserved events). Checked, not assumed: a
+ * gap, a late first sight or a pod's node make a node layer of its own, which is then kept.
+ */
+function isDerived(node: Timeline, jobset: Timeline): boolean {
+  const keys = Object.keys(node) as (keyof Timeline)[];
+  if (keys.length !== Object.keys(jobset).length) return false;
+  for (const k of keys) {
+    if (k === 'transitions') continue;
+    if (!(k in jobset)) return false;
+    if (k === 'labels' ? !sameLabels(node.labels, jobset.labels) : node[k] !== jobset[k]) return false;
+  }
+  const derived = derivedTransitions(jobset);
+  return (
+    derived.length === node.transitions.length &&
+    node.transitions.every((t, i) => t.at === derived[i]!.at && t.state === derived[i]!.state && t.causes === undefined && t.unobserved === undefined && t.suspension === undefined)
+  );
+}
+
+// What a derived node layer keeps, in one number: its restart count (+1, 0 for none known) times
+// CLOSED_SCALE, plus its cause keys as bits (`failed` bit 0, `restart/k` bit k for k ≤ CLOSED_RESTART_KEYS).
+const CLOSED_RESTART_KEYS = 24;
+const CLOSED_SCALE = 2 ** (CLOSED_RESTART_KEYS + 1);
+const RESTART_KEY = /^restart\/([1-9][0-9]?)$/;
+
+/** The packed rest of a closed entry; null when its cause keys do not fit (a node's, or a restart past 24): then the entry is kept. */
+function packClosedRest(restarts: number | null, causeKeys: readonly string[] | null): number | null {
+  if (restarts !== null && !(Number.isInteger(restarts) && restarts >= 0 && restarts < 2 ** 26)) return null;
+  let bits = 0;
+  for (const k of causeKeys ?? []) {
+    const restart = RESTART_KEY.exec(k);
+    if (k === 'failed') bits |= 1;
+    else if (restart !== null && Number(restart[1]) <= CLOSED_RESTART_KEYS) bits |= 2 ** Number(restart[1]);
+    else return null;
+  }
+  return (restarts === null ? 0 : restarts + 1) * CLOSED_SCALE + bits;
+}
+
+function unpackClosedRest(rest: number): { restarts: number | null; causeKeys: readonly string[] | null } {
+  const bits = rest % CLOSED_SCALE;
+  const count = Math.floor(rest / CLOSED_SCALE);
+  const causeKeys: string[] = [];
+  if (bits % 2 === 1) causeKeys.push('failed');
+  for (let k = 1; k <= CLOSED_RESTART_KEYS; k++) if ((bits & (2 ** k)) !== 0) causeKeys.push(`restart/${k}`);
+  return { restarts: count === 0 ? null : count - 1, causeKeys: causeKeys.length === 0 ? null : causeKeys };
+}
+
 function currentState(timeline: Timeline): State | null {
   return timeline.transitions[timeline.transitions.length - 1]?.state ?? null;
 }
@@ -111,7 +192,8 @@ export class NodeLayer {
   readonly #lookahead: number;
   /** The JobSet layer, to attach late causes to its transitions. */
   readonly #jobsetTimeline: (uid: string) => Timeline | undefined;
-  readonly #entries = new Map<string, Entry>();
+  /** An entry, or for a closed one derived from the JobSet layer (see the top of this file) its packed rest (packClosedRest). */
+  readonly #entries = new Map<string, Entry | number>();
   /** namespace/name → uid of the JobSet that bears the name now. */
   readonly #current = new Map<string, string>();
   /** Owner (a JobSet uid, or `name:ns/name` until the JobSet is seen) → place → node name. */
@@ -129,7 +211,8 @@ export class NodeLayer {
   readonly #causes = new Map<string, StoredCause[]>();
   #gap: { start: number; before: Map<string, Snapshot> } | null = null;
   #last = -Infinity;
-  #list: Timeline[] | null = null;
+  /** timelines(), while anything holds it: derived node layers are made afresh once it is collected. */
+  #list: WeakRef<readonly Timeline[]> | null = null;
   /** When recorded causes are next swept for ones too old to attach to anything. */
   #nextSweep = -Infinity;
   readonly #onFact: (fact: LayerFact) => void;
@@ -147,13 +230,60 @@ export class NodeLayer {
     return this.#gap?.start ?? null;
   }
 
-  /** Every node-layer timeline; the array is shared until one is added or dropped (they grow in place). */
+  /**
+   * Every node-layer timeline, the derived ones made from the JobSet layer; the array is shared,
+   * while anything holds it, until one is added or dropped (they grow in place).
+   */
   timelines(): readonly Timeline[] {
-    return (this.#list ??= Array.from(this.#entries.values(), (e) => e.timeline));
+    const kept = this.#list?.deref();
+    if (kept !== undefined) return kept;
+    const list: Timeline[] = [];
+    for (const uid of this.#entries.keys()) {
+      const timeline = this.timeline(uid);
+      if (timeline !== undefined) list.push(timeline);
+    }
+    this.#list = new WeakRef(list);
+    return list;
   }
 
   timeline(uid: string): Timeline | undefined {
-    return this.#entries.get(uid)?.timeline;
+    const entry = this.#entries.get(uid);
+    if (typeof entry !== 'number') return entry?.timeline;
+    const jobset = this.#jobsetTimeline(uid);
+    return jobset === undefined ? undefined : derivedTimeline(jobset);
+  }
+
+  /** The entry of `uid`, made again from the JobSet layer if it was derived, to change it. */
+  #entry(uid: string): Entry | undefined {
+    const entry = this.#entries.get(uid);
+    if (typeof entry !== 'number') return entry;
+    const jobset = this.#jobsetTimeline(uid);
+    if (jobset === undefined) return undefined;
+    const last = jobset.transitions[jobset.transitions.length - 1]!;
+    const made: Entry = {
+      uid,
+      key: key(jobset.namespace, jobset.name),
+      expected: jobset.pods ?? 0,
+      timeline: derivedTimeline(jobset),
+      everUp: false,
+      jobsetState: last.state,
+      jobsetStateAt: last.at,
+      ...unpackClosedRest(entry),
+    };
+    this.#entries.set(uid, made);
+    this.#list = null;
+    return made;
+  }
+
+  /** A closed entry that its JobSet layer answers for keeps only its packed rest (see the top of this file). */
+  #settle(entry: Entry): void {
+    if (!TERMINAL_STATES.has(currentState(entry.timeline) ?? 'unknown') || this.#slots.has(entry.uid)) return;
+    const jobset = this.#jobsetTimeline(entry.uid);
+    if (jobset === undefined || !isDerived(entry.timeline, jobset)) return;
+    const rest = packClosedRest(entry.restarts, entry.causeKeys);
+    if (rest === null) return;
+    this.#entries.set(entry.uid, rest);
+    this.#list = null;
   }
 
   /**
@@ -182,6 +312,7 @@ export class NodeLayer {
       };
       this.#entries.set(entry.uid, entry);
       if (!TERMINAL_STATES.has(last.state)) this.#current.set(entry.key, entry.uid);
+      this.#settle(entry);
     }
     this.#list = null;
     if (observedUntil !== null && this.#entries.size > 0) this.beginGap(observedUntil);
@@ -225,7 +356,7 @@ export class NodeLayer {
     const { view, at: receivedAt, deleted } = update;
     const uid = view.uid;
     const k = key(view.namespace, view.name);
-    let entry = this.#entries.get(uid);
+    let entry = this.#entry(uid);
     if (entry === undefined) {
       const tl = update.timeline;
       // A JobSet layer timeline older than this observation (restored from a store): the node
@@ -275,6 +406,7 @@ export class NodeLayer {
     }
     // The spec (the nodes it needs) may have changed without a JobSet layer transition.
     if (update.added.length === 0) this.#update(entry, receivedAt, receivedAt);
+    this.#settle(entry);
   }
 
   /** Places recorded by pods seen before their JobSet (without a jobset-uid label) move to it. */
@@ -303,8 +435,9 @@ export class NodeLayer {
     // A deleted pod's place keeps its node (see the top of this file).
     if (type !== 'DELETED' && pod.nodeName !== null && this.#slots.get(owner)?.get(pod.slot) !== pod.nodeName) {
       this.#place(owner, pod.slot, pod.nodeName);
+      // A derived entry is closed: #update would leave it as it is.
       const entry = this.#entries.get(owner);
-      if (entry !== undefined) this.#update(entry, pod.scheduledAt ?? receivedAt, receivedAt);
+      if (entry !== undefined && typeof entry !== 'number') this.#update(entry, pod.scheduledAt ?? receivedAt, receivedAt);
     }
   }
 
@@ -323,7 +456,7 @@ export class NodeLayer {
 
   #observeNode(receivedAt: number, type: ObservationType, view: NodeView): void {
     const before = this.#nodes.get(view.name);
-    const users = [...(this.#users.get(view.name) ?? [])].map((owner) => this.#entries.get(owner)).filter((e) => e !== undefined);
+    const users = [...(this.#users.get(view.name) ?? [])].map((owner) => this.#entry(owner)).filter((e) => e !== undefined);
     if (type === 'DELETED') {
       this.#nodes.delete(view.name);
       for (const entry of users) {
@@ -419,6 +552,8 @@ export class NodeLayer {
     if (this.#gap !== null) return;
     const before = new Map<string, Snapshot>();
     for (const entry of this.#entries.values()) {
+      // A derived entry is closed, and endGap leaves closed ones as they are.
+      if (typeof entry === 'number') continue;
       const state = currentState(entry.timeline);
       if (state !== null) before.set(entry.uid, { state, nodes: this.#nodeNames(entry).join(','), jobsetState: entry.jobsetState });
     }
@@ -436,6 +571,7 @@ export class NodeLayer {
     if (gap === null) return;
     this.#gap = null;
     for (const entry of this.#entries.values()) {
+      if (typeof entry === 'number') continue;
       const prior = currentState(entry.timeline) ?? 'unknown';
       if (TERMINAL_STATES.has(prior)) continue;
       const snap = gap.before.get(entry.uid);
@@ -459,6 +595,7 @@ export class NodeLayer {
       for (let i = transitions.length - added.length; i < transitions.length; i++) this.#written(entry, i);
       if (lastAdded !== undefined && isInterruption(lastAdded)) this.#attach(entry.key, entry.timeline, transitions.length - 1, 'nodes');
       if (lastAdded !== undefined && TERMINAL_STATES.has(lastAdded.state)) this.#release(entry.uid);
+      this.#settle(entry);
     }
   }
 
@@ -493,7 +630,8 @@ export class NodeLayer {
     if (uid === undefined) return;
     const layers: [Layer, Timeline | undefined][] = [
       ['jobset', this.#jobsetTimeline(uid)],
-      ['nodes', this.#entries.get(uid)?.timeline],
+      // A node's cause may attach to a derived node layer's last interruption: its entry is made again first.
+      ['nodes', NODE_CAUSES.has(fact.cause.kind) ? this.#entry(uid)?.timeline : undefined],
     ];
     for (const [layer, tl] of layers) {
       if (tl === undefined || (layer === 'nodes' && !NODE_CAUSES.has(fact.cause.kind))) continue;
@@ -518,6 +656,13 @@ export class NodeLayer {
     for (const [k, stored] of this.#causes) {
       if (stored.length === 0 || stored[stored.length - 1]!.cause.at < now - retention) this.#causes.delete(k);
     }
+  }
+
+  /** How many closed node layers are derived from their JobSet layer, keeping no timeline of their own (for tests and benchmarks). */
+  get derivedCount(): number {
+    let n = 0;
+    for (const entry of this.#entries.values()) if (typeof entry === 'number') n++;
+    return n;
   }
 
   /** How many JobSet names hold recorded causes (for tests). */
@@ -550,16 +695,24 @@ export class NodeLayer {
     for (const uid of uids) {
       const entry = this.#entries.get(uid);
       if (entry === undefined) continue;
+      // A derived entry's name is its JobSet layer's (ClusterEngine forgets the node layer first).
+      const jobset = typeof entry === 'number' ? this.#jobsetTimeline(uid) : undefined;
+      const k = typeof entry === 'number' ? (jobset === undefined ? null : key(jobset.namespace, jobset.name)) : entry.key;
       this.#entries.delete(uid);
       this.#list = null;
       this.#release(uid);
-      if (this.#current.get(entry.key) === uid) this.#current.delete(entry.key);
+      if (k !== null && this.#current.get(k) === uid) this.#current.delete(k);
     }
   }
 
   /** For tests and debugging: the nodes a JobSet is mapped to, and how many it needs. */
   nodesOf(uid: string): { nodes: string[]; expected: number } | null {
     const entry = this.#entries.get(uid);
+    if (typeof entry === 'number') {
+      // Derived: it needed what its JobSet layer last said (a closed JobSet's spec no longer matters).
+      const jobset = this.#jobsetTimeline(uid);
+      return jobset === undefined ? null : { nodes: [...new Set(this.#slots.get(uid)?.values() ?? [])].sort(), expected: jobset.pods ?? 0 };
+    }
     return entry === undefined ? null : { nodes: this.#nodeNames(entry), expected: entry.expected };
   }
 }

@@ -6,6 +6,7 @@ import { runInNewContext } from 'node:vm';
 import { figures } from '../series/figures.ts';
 import { iso, min, Scenario } from '../../../test/support/scenario.ts';
 import type { KubeObject, Observation } from '../observation/types.ts';
+import type { Fact } from '../timeline/facts.ts';
 import type { Timeline } from '../timeline/types.ts';
 import { ClusterEngine } from './engine.ts';
 import { viewJobSet } from '../timeline/jobset.ts';
@@ -370,5 +371,69 @@ describe('causes of an interruption', () => {
     const engine = run([...placed(js), obs(min(19.9), node('n1', 'False', min(19.9))), obs(min(20.5), node('n1', 'True', min(20.5)))]);
     const downs = engine.timeline('a')!.transitions.filter((t) => t.state === 'down');
     expect(downs.map((d) => d.causes?.map((c) => c.kind))).toEqual([['NodeNotReady', 'JobSetRestart'], ['JobSetRestart']]);
+  });
+});
+
+describe('a JobSet whose pods were never seen', () => {
+  // No Pod or Node watch (a trace of JobSets alone): once closed, its node layer is derived from the
+  // JobSet layer when asked, and keeps no timeline of its own.
+  //   jobset layer: 0 ─prov─ 5 ─up─ 20 ─down─ 21 ─up─ 30 failed      node layer: 0 ─prov─ 30 failed
+  const failing = (): Scenario => new Scenario({ uid: 'a' }, min(0)).created().up(min(5)).down(min(20), { restarts: 1 }).up(min(21)).at(min(30), { failedAt: min(30) });
+
+  it('answers its node layer from the JobSet layer once closed, as the layer it kept before', () => {
+    const js = failing();
+    const facts: Fact[] = [];
+    const engine = run(js.observations, new ClusterEngine({ onFact: (f) => facts.push(f) }));
+    expect(engine.nodeLayer.derivedCount).toBe(1);
+    expect(drawn(engine.nodeLayer.timeline('a'))).toEqual(['0:provisioning', '30:failed']);
+    expect(engine.nodeTimelines().map((t) => [t.uid, t.name, t.labels, drawn(t)])).toEqual([['a', 'train', engine.timeline('a')!.labels, ['0:provisioning', '30:failed']]]);
+    // What the stores keep is written as it happened: each node-layer transition, and the causes.
+    expect(facts.filter((f) => f.kind === 'node-transition').map((f) => (f.kind === 'node-transition' ? `${f.seq}:${f.transition.state}` : ''))).toEqual(['0:provisioning', '1:failed']);
+    expect(engine.timeline('a')!.transitions.at(-1)!.causes?.map((c) => c.kind)).toEqual(['JobSetFailed']);
+    expect(engine.nodeLayer.nodesOf('a')).toEqual({ nodes: [], expected: 2 });
+  });
+
+  it('observed again after it closed: the same causes, once, and derived again', () => {
+    const js = failing();
+    const facts: Fact[] = [];
+    const engine = run(js.observations, new ClusterEngine({ onFact: (f) => facts.push(f) }));
+    const told = facts.length;
+    // A relist lists it again (the same object), then it is deleted: its cause keys say the failure is known.
+    const last = js.observations.at(-1)!.object;
+    run([obs(min(30.1), last), obs(min(30.2), last, 'DELETED')], engine);
+    expect(facts).toHaveLength(told);
+    expect(engine.timeline('a')!.transitions.at(-1)!.causes?.map((c) => c.kind)).toEqual(['JobSetFailed']);
+    expect(engine.nodeLayer.derivedCount).toBe(1);
+    expect(drawn(engine.nodeLayer.timeline('a'))).toEqual(['0:provisioning', '30:failed']);
+  });
+
+  it("a pod seen after it closed on a node deleted then: the node's cause joins both layers' failure, as it would have", () => {
+    const js = failing();
+    const engine = run(js.observations);
+    expect(engine.nodeLayer.derivedCount).toBe(1);
+    run([obs(min(30), node('n1', 'True', min(0)), 'ADDED'), obs(min(30.1), pod({ index: 0, node: 'n1' }), 'ADDED'), obs(min(30.2), node('n1', 'True', min(0)), 'DELETED')], engine);
+    const cause = { kind: 'NodeDeleted', at: min(30.2), node: 'n1' };
+    expect(engine.nodeLayer.timeline('a')!.transitions.at(-1)!.causes).toEqual([cause]);
+    expect(engine.timeline('a')!.transitions.at(-1)!.causes).toEqual([{ kind: 'JobSetFailed', at: min(30), reason: 'Failed' }, cause]);
+    expect(engine.nodeLayer.derivedCount).toBe(0);
+  });
+
+  it('keeps a node layer of its own when it differs from the derived one (its pods were up)', () => {
+    const healthy = new Scenario({ uid: 'a' }, min(0)).created().up(min(5)).at(min(30), { failedAt: min(30) });
+    const engine = run(placed(healthy));
+    expect(engine.nodeLayer.derivedCount).toBe(0);
+    expect(drawn(engine.nodeLayer.timeline('a'))).toEqual(['0:provisioning', '2:up', '30:completed']);
+  });
+
+  it('restored from a store: derived again, the same answers, and forgotten with its JobSet', () => {
+    const engine = run(failing().observations);
+    const restored = new ClusterEngine();
+    restored.restore(structuredClone([...engine.machines()]), min(31));
+    restored.restoreNodeLayer(structuredClone([...engine.nodeTimelines()]), min(31));
+    expect(restored.nodeLayer.derivedCount).toBe(1);
+    expect(restored.nodeTimelines()).toEqual(engine.nodeTimelines());
+    restored.forget(['a']);
+    expect(restored.nodeTimelines()).toEqual([]);
+    expect(restored.nodeLayer.timeline('a')).toBeUndefined();
   });
 });
