@@ -7,8 +7,7 @@ const port = parentPort!;
 const { poolLabel } = workerData as { poolLabel: string | null };
 
 port.on('message', ({ seq, chunk }: { seq: number; chunk: string | Uint8Array }) => {
-  const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8');
-  const result = viewTraceChunk(text, poolLabel);
+  const result = viewTraceChunk(typeof chunk === 'string' ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), poolLabel);
   port.postMessage({ seq, result }, [result.lineNumbers.buffer as ArrayBuffer]);
 });
 port.postMessage({ ready: true });

@@ -217,7 +217,7 @@ export async function replayTraceInWorkers<C>(
     if (worker === null) {
       // No worker yet: this thread parses, once what is ahead of it has been applied.
       while (queue.length > 0) apply(await queue.shift()!);
-      apply(viewTraceChunk(typeof chunk === 'string' ? chunk : chunk.toString('utf8'), poolLabel));
+      apply(viewTraceChunk(chunk, poolLabel));
       here++;
       // Let the workers' "ready" in (an input that is not a stream would never yield to the event loop).
       if (pool !== null) await new Promise(setImmediate);
