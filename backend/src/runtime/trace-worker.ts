@@ -8,6 +8,8 @@ const { poolLabel } = workerData as { poolLabel: string | null };
 
 port.on('message', ({ seq, chunk }: { seq: number; chunk: string | Uint8Array }) => {
   const result = viewTraceChunk(typeof chunk === 'string' ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), poolLabel);
-  port.postMessage({ seq, result }, [result.lineNumbers.buffer as ArrayBuffer]);
+  // The chunk's memory goes back for a later chunk: its lines were decoded into strings of their own.
+  const memory = typeof chunk === 'string' ? null : (chunk.buffer as ArrayBuffer);
+  port.postMessage({ seq, result, memory }, memory === null ? [result.lineNumbers.buffer as ArrayBuffer] : [result.lineNumbers.buffer as ArrayBuffer, memory]);
 });
 port.postMessage({ ready: true });

@@ -99,6 +99,8 @@ describe('replay on worker threads', () => {
     expect(await inWorkers(reads, there.engine, { chunkBytes: 3000 })).toBeGreaterThan(10);
     expect(held(inThread)).toEqual(held(here));
     expect(held(there)).toEqual(held(here));
+    // The reads were copied to the workers, not taken from their owner.
+    expect(Buffer.concat(reads).toString('utf8')).toBe(text);
     expect(liveTraceWorkers()).toBe(0);
   });
 
