@@ -5,7 +5,7 @@
 //   2. Every figure for a fleet of long-lived JobSets (default 10,000 × 90 days), against the way a
 //      Prometheus-style tool derives uptime: evaluating a 0/1 sample every 15 s.
 // Options: --jobsets N --days D (the replayed trace), --parse-threads N (the worker replay; default: the
-// cores available), --fleet N --fleet-days D, --runs R, --smoke.
+// cores available), --fleet N --fleet-days D, --runs R, --smoke, --replay-only (part 1 alone).
 // Results go to stdout and, as JSON and Markdown, to backend/bench/results/ (git-ignored).
 
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -33,6 +33,7 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '5' },
     'parse-threads': { type: 'string' },
     smoke: { type: 'boolean', default: false },
+    'replay-only': { type: 'boolean', default: false },
   },
 });
 const smoke = args.smoke;
@@ -131,6 +132,20 @@ log(`         state machine) into ${int(timelinesReplayed)} timelines, one core 
 log(`  upness replay on ${parseThreads} worker threads          ${int(rate(median(workerReplay))).padStart(10)} obs/s  ${fmt(bytes / 2 ** 20 / (median(workerReplay) / 1000))} MiB/s  = ${fmt(median(replay) / median(workerReplay), 2)}× the one-core replay`);
 log(`         (pool started in each run; ${workerChunks.here} of ${workerChunks.here + workerChunks.workers} chunks parsed in the main thread)  ${int(perCpuSecond(workerCpu)).padStart(10)} obs per CPU-second (all threads)`);
 log('');
+const replayResults = {
+  observations: lines.length,
+  averageLineBytes: avgLine,
+  parseOnlyObsPerSec: rate(median(parseOnly)),
+  replayObsPerSec: rate(median(replay)),
+  replayObsPerCpuSecond: perCpuSecond(replayCpu),
+  workerThreads: parseThreads,
+  workerReplayObsPerSec: rate(median(workerReplay)),
+  workerReplayObsPerCpuSecond: perCpuSecond(workerCpu),
+};
+if (args['replay-only']) {
+  if (!smoke) writeResults('core-replay.json', { replay: replayResults });
+  process.exit(0);
+}
 
 // ── 2. Figures for a fleet ───────────────────────────────────────────────────────────────────
 /**
@@ -277,17 +292,7 @@ log(`  peer  15 s samples per JobSet (avg_over_time style)        ${fmt(perJobSe
 log(`  upness every figure from intervals                          ${fmt(perJobSet(upnessSample, peerSample.length), 1).padStart(8)} µs per JobSet  = ${int(median(peer) / median(upnessSample))}× faster, and exact (sampling was off by up to ${fmt(sampledError * 100, 3)} points of uptime)`);
 
 const results = {
-  machine: { cpu: cpus()[0]?.model, cores: availableParallelism(), memoryGiB: totalmem() / 2 ** 30, node: process.version },
-  replay: {
-    observations: lines.length,
-    averageLineBytes: avgLine,
-    parseOnlyObsPerSec: rate(median(parseOnly)),
-    replayObsPerSec: rate(median(replay)),
-    replayObsPerCpuSecond: perCpuSecond(replayCpu),
-    workerThreads: parseThreads,
-    workerReplayObsPerSec: rate(median(workerReplay)),
-    workerReplayObsPerCpuSecond: perCpuSecond(workerCpu),
-  },
+  replay: replayResults,
   figures: {
     jobsets: fleetSize,
     days: fleetDays,
@@ -305,10 +310,13 @@ const results = {
     sampledMaxErrorPoints: sampledError * 100,
   },
 };
-if (!smoke) {
+if (!smoke) writeResults('core.json', results);
+
+function writeResults(file: string, results: object): void {
   const dir = join(import.meta.dirname, 'results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'core.json'), JSON.stringify(results, null, 2) + '\n');
+  const machine = { cpu: cpus()[0]?.model, cores: availableParallelism(), memoryGiB: totalmem() / 2 ** 30, node: process.version };
+  writeFileSync(join(dir, file), JSON.stringify({ machine, ...results }, null, 2) + '\n');
   log('');
-  log(`Results written to ${join(dir, 'core.json')}`);
+  log(`Results written to ${join(dir, file)}`);
 }

@@ -4,7 +4,7 @@
 // chunks, as it applies them in order.
 
 import { parseTraceLine, TraceError } from '../sources/trace/parse.ts';
-import { lineText } from '../sources/trace/read.ts';
+import { lineText, linesOf } from '../sources/trace/read.ts';
 import { viewClusterObservation, type ClusterViewedObservation } from '../nodes/viewed.ts';
 
 export interface ViewedChunk {
@@ -17,11 +17,9 @@ export interface ViewedChunk {
   error: { line: number; detail: string } | null;
 }
 
-/** `text`: whole lines, the last one with or without its newline; `poolLabel`: the pool layer's option. */
-export function viewTraceChunk(text: string, poolLabel: string | null): ViewedChunk {
-  const raws = text.split('\n');
-  // A newline ends a line; it does not begin an empty one.
-  if (raws[raws.length - 1] === '') raws.pop();
+/** `chunk`: whole lines, the last one with or without its newline; `poolLabel`: the pool layer's option. */
+export function viewTraceChunk(chunk: Buffer | string, poolLabel: string | null): ViewedChunk {
+  const raws = linesOf(chunk);
   const observations: ClusterViewedObservation[] = [];
   const lineNumbers = new Int32Array(raws.length);
   let error: ViewedChunk['error'] = null;

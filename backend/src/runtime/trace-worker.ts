@@ -7,8 +7,9 @@ const port = parentPort!;
 const { poolLabel } = workerData as { poolLabel: string | null };
 
 port.on('message', ({ seq, chunk }: { seq: number; chunk: string | Uint8Array }) => {
-  const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8');
-  const result = viewTraceChunk(text, poolLabel);
-  port.postMessage({ seq, result }, [result.lineNumbers.buffer as ArrayBuffer]);
+  const result = viewTraceChunk(typeof chunk === 'string' ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), poolLabel);
+  // The chunk's memory goes back for a later chunk: its lines were decoded into strings of their own.
+  const memory = typeof chunk === 'string' ? null : (chunk.buffer as ArrayBuffer);
+  port.postMessage({ seq, result, memory }, memory === null ? [result.lineNumbers.buffer as ArrayBuffer] : [result.lineNumbers.buffer as ArrayBuffer, memory]);
 });
 port.postMessage({ ready: true });

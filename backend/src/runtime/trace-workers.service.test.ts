@@ -32,7 +32,7 @@ function held(r: ReturnType<typeof record>): unknown {
 }
 
 /** Replays through the workers, every chunk sent to them, and says how many went there. */
-async function inWorkers<C>(chunks: AsyncIterable<string> | Iterable<string>, engine: Parameters<typeof replayTraceInWorkers<C>>[1], options: Parameters<typeof replayTraceInWorkers<C>>[2] = {}): Promise<number> {
+async function inWorkers<C>(chunks: AsyncIterable<Buffer | string> | Iterable<Buffer | string>, engine: Parameters<typeof replayTraceInWorkers<C>>[1], options: Parameters<typeof replayTraceInWorkers<C>>[2] = {}): Promise<number> {
   let workers = 0;
   await replayTraceInWorkers(chunks, engine, { workers: 2, inThreadBytes: 0, waitForWorkers: true, chunkBytes: 16 << 10, onDone: (c) => (workers = c.workers), ...options });
   return workers;
@@ -81,6 +81,27 @@ describe('replay on worker threads', () => {
     expect(parsed.here).toBeGreaterThanOrEqual(1);
     expect(parsed.here + parsed.workers).toBeGreaterThan(20);
     expect(mixed.timelines()).toEqual(here.timelines());
+  });
+
+  it('reads Buffers as a file stream gives them, characters cut in two between reads, as the text itself', async () => {
+    const { lines } = trace(9);
+    // A free text the timelines keep (the Suspended condition's message), made of multi-byte characters.
+    const text = lines.map((l) => `${l.replaceAll('jobset is suspended', 'JobSet angehalten — 2 × wartend')}\n`).join('');
+    const bytes = Buffer.from(text, 'utf8');
+    const reads: Buffer[] = [];
+    for (let at = 0; at < bytes.length; at += 7001) reads.push(bytes.subarray(at, at + 7001));
+    const here = record(null);
+    await replayTrace([text], here.engine);
+    expect(JSON.stringify(here.engine.timelines())).toContain('JobSet angehalten — 2 × wartend');
+    const inThread = record(null);
+    await replayTrace(reads, inThread.engine);
+    const there = record(null);
+    expect(await inWorkers(reads, there.engine, { chunkBytes: 3000 })).toBeGreaterThan(10);
+    expect(held(inThread)).toEqual(held(here));
+    expect(held(there)).toEqual(held(here));
+    // The reads were copied to the workers, not taken from their owner.
+    expect(Buffer.concat(reads).toString('utf8')).toBe(text);
+    expect(liveTraceWorkers()).toBe(0);
   });
 
   /** The error of a replay, in-thread and through the workers. */

@@ -50,13 +50,50 @@ export function liveTraceWorkers(): number {
   return live;
 }
 
-/** Cuts a byte or text stream into chunks of whole lines of at least `size` (the last may be smaller or unended). */
+/**
+ * The memory of chunks of bytes: each chunk is copied once into memory of its own, which is handed to
+ * a worker without a copy and comes back with the chunk's result, to carry a later chunk. Fresh memory
+ * for every chunk of 1 MiB cost the main thread more than applying the chunk's observations.
+ */
+class ChunkMemory {
+  readonly #spare: ArrayBuffer[] = [];
+  readonly #ours = new WeakSet<ArrayBuffer>();
+
+  /** `length` bytes of memory that is the chunk's alone (a whole ArrayBuffer, so it can be transferred). */
+  take(length: number): Buffer {
+    const i = this.#spare.findIndex((m) => m.byteLength >= length);
+    // Room for the partial line that a chunk of the next read begins with.
+    const memory = i === -1 ? new ArrayBuffer(length + (64 << 10)) : this.#spare.splice(i, 1)[0]!;
+    this.#ours.add(memory);
+    return Buffer.from(memory, 0, length);
+  }
+
+  /** `bytes` copied into memory of their own. */
+  copy(bytes: Buffer): Buffer {
+    const own = this.take(bytes.length);
+    own.set(bytes);
+    return own;
+  }
+
+  ours(chunk: Buffer): boolean {
+    return this.#ours.has(chunk.buffer as ArrayBuffer);
+  }
+
+  /** Memory whose chunk is done with (decoded: its lines are strings of their own). */
+  give(memory: ArrayBuffer): void {
+    if (this.#spare.length < 16) this.#spare.push(memory);
+  }
+}
+
+/** Cuts a byte or text stream into chunks of whole lines of at least `size` (the last may be smaller or unended); bytes are copied once, into `memory`. */
 class LineChunker {
   #pending: (Buffer | string)[] = [];
   #length = 0;
   readonly #size: number;
-  constructor(size: number) {
+  readonly #memory: ChunkMemory;
+  constructor(size: number, memory: ChunkMemory) {
     this.#size = size;
+    this.#memory = memory;
   }
 
   push(piece: Buffer | string): Buffer | string | null {
@@ -69,7 +106,8 @@ class LineChunker {
       this.#pending = [all];
       return null;
     }
-    const rest = typeof all === 'string' ? all.slice(nl + 1) : all.subarray(nl + 1);
+    // The rest is copied out of bytes that go to a worker.
+    const rest = typeof all === 'string' ? all.slice(nl + 1) : Buffer.from(all.subarray(nl + 1));
     this.#pending = rest.length > 0 ? [rest] : [];
     this.#length = rest.length;
     return typeof all === 'string' ? all.slice(0, nl + 1) : all.subarray(0, nl + 1);
@@ -84,9 +122,17 @@ class LineChunker {
 
   #joined(): Buffer | string {
     const p = this.#pending;
-    if (p.length === 1) return p[0]!;
-    if (p.every((x) => typeof x === 'string')) return p.join('');
-    return Buffer.concat(p.map((x) => (typeof x === 'string' ? Buffer.from(x, 'utf8') : x)));
+    if (p.every((x) => typeof x === 'string')) return p.length === 1 ? p[0]! : p.join('');
+    if (p.length === 1 && this.#memory.ours(p[0] as Buffer)) return p[0]!;
+    const bytes = p.map((x) => (typeof x === 'string' ? Buffer.from(x, 'utf8') : x));
+    if (bytes.length === 1) return this.#memory.copy(bytes[0]!);
+    const all = this.#memory.take(bytes.reduce((n, b) => n + b.length, 0));
+    let at = 0;
+    for (const b of bytes) {
+      all.set(b, at);
+      at += b.length;
+    }
+    return all;
   }
 }
 
@@ -105,19 +151,23 @@ class Pool {
   readonly started: Promise<void>;
   #started!: { resolve: () => void; reject: (e: Error) => void };
 
-  constructor(size: number, poolLabel: string | null) {
+  readonly #memory: ChunkMemory;
+
+  constructor(size: number, poolLabel: string | null, memory: ChunkMemory) {
+    this.#memory = memory;
     this.started = new Promise((resolve, reject) => (this.#started = { resolve, reject }));
     this.started.catch(() => {}); // Seen by whoever awaits it; a failure also rejects every chunk.
     for (let i = 0; i < size; i++) {
       const worker = new Worker(WORKER, { workerData: { poolLabel } });
       live++;
       const entry: PoolWorker = { worker, ready: false, inFlight: 0 };
-      worker.on('message', (message: { ready: true } | { seq: number; result: ViewedChunk }) => {
+      worker.on('message', (message: { ready: true } | { seq: number; result: ViewedChunk; memory: ArrayBuffer | null }) => {
         if ('ready' in message) {
           entry.ready = true;
           this.#started.resolve();
           return;
         }
+        if (message.memory !== null) this.#memory.give(message.memory);
         const waiting = this.#waiting.get(message.seq);
         this.#waiting.delete(message.seq);
         entry.inFlight--;
@@ -145,13 +195,12 @@ class Pool {
     return new Promise((resolve, reject) => {
       this.#waiting.set(seq, { resolve, reject, worker });
       worker.inFlight++;
+      // Bytes are the chunk's own memory (ChunkMemory): handed over without a copy, and given back with the result.
       if (typeof chunk === 'string') worker.worker.postMessage({ seq, chunk });
       else {
-        // A Buffer is a view: posted as it is, the whole memory under it (a stream's pool, a larger
-        // read) would be copied. Its own bytes are copied once, and handed over without another copy.
-        const own = new Uint8Array(chunk.byteLength);
-        own.set(chunk);
-        worker.worker.postMessage({ seq, chunk: own }, [own.buffer]);
+        // Anyone else's memory (a stream's pool, the caller's buffer) is copied, never taken.
+        const own = this.#memory.ours(chunk) ? chunk : this.#memory.copy(chunk);
+        worker.worker.postMessage({ seq, chunk: own }, [own.buffer as ArrayBuffer]);
       }
     });
   }
@@ -182,7 +231,8 @@ export async function replayTraceInWorkers<C>(
   const size = options.workers ?? availableParallelism();
   const poolLabel = options.poolLabel ?? null;
   const inThreadBytes = options.inThreadBytes ?? 16 << 20;
-  const chunker = new LineChunker(options.chunkBytes ?? 256 << 10);
+  const memory = new ChunkMemory();
+  const chunker = new LineChunker(options.chunkBytes ?? 256 << 10, memory);
   const after = options.after ?? null;
   // Chunks in line order: parsed here (a value) or in flight to a worker.
   const queue: (ViewedChunk | Promise<ViewedChunk>)[] = [];
@@ -211,13 +261,14 @@ export async function replayTraceInWorkers<C>(
   };
   const dispatch = async (chunk: Buffer | string): Promise<void> => {
     seen += chunk.length;
-    if (pool === null && size > 0 && seen >= inThreadBytes) pool = new Pool(size, poolLabel);
+    if (pool === null && size > 0 && seen >= inThreadBytes) pool = new Pool(size, poolLabel, memory);
     if (pool !== null && options.waitForWorkers === true) await (pool as Pool).started;
     const worker = pool?.idlest() ?? null;
     if (worker === null) {
       // No worker yet: this thread parses, once what is ahead of it has been applied.
       while (queue.length > 0) apply(await queue.shift()!);
-      apply(viewTraceChunk(typeof chunk === 'string' ? chunk : chunk.toString('utf8'), poolLabel));
+      apply(viewTraceChunk(chunk, poolLabel));
+      if (typeof chunk !== 'string' && memory.ours(chunk)) memory.give(chunk.buffer as ArrayBuffer);
       here++;
       // Let the workers' "ready" in (an input that is not a stream would never yield to the event loop).
       if (pool !== null) await new Promise(setImmediate);

@@ -49,6 +49,35 @@ describe('reading a trace', () => {
     await expect(collect(text)).rejects.toThrow(/^line 3: goes back in time \(2026-01-01T00:00:04.000Z is before the previous line's 2026-01-01T00:00:06.000Z\)$/);
   });
 
+  it('reads Buffers cut anywhere, a character cut in two between reads included, as the whole text', async () => {
+    const named = { ...jobset, metadata: { ...jobset.metadata, annotations: { note: 'für die Wartung — 2 × 8 GPUs' } } };
+    const text = `${line({ object: named })}\r\n\n${line({ type: 'MODIFIED', object: named, time: '2026-01-01T00:00:02Z' })}\n${line({ type: 'DELETED', object: named, time: '2026-01-01T00:00:03Z' })}`;
+    const bytes = Buffer.from(text, 'utf8');
+    const whole = await collect(text);
+    expect(whole).toHaveLength(3);
+    expect((whole[2] as { object: typeof named }).object.metadata.annotations.note).toBe('für die Wartung — 2 × 8 GPUs');
+    // Every cut into two reads, and reads of 1 to 9 bytes: each cuts the multi-byte characters somewhere.
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const out: unknown[] = [];
+      for await (const o of readTrace([bytes.subarray(0, cut), bytes.subarray(cut)])) out.push(o);
+      expect(out).toEqual(whole);
+    }
+    for (let size = 1; size < 10; size++) {
+      const reads: Buffer[] = [];
+      for (let at = 0; at < bytes.length; at += size) reads.push(bytes.subarray(at, at + size));
+      const out: unknown[] = [];
+      for await (const o of readTrace(reads)) out.push(o);
+      expect(out).toEqual(whole);
+    }
+  });
+
+  it('reads a stream of Buffers and text mixed', async () => {
+    const text = `${line({})}\n${line({ type: 'MODIFIED', time: '2026-01-01T00:00:02Z' })}\n`;
+    const out: unknown[] = [];
+    for await (const o of readTrace([Buffer.from(text.slice(0, 30)), text.slice(30, 150), Buffer.from(text.slice(150, 160)), Buffer.from(text.slice(160))])) out.push(o);
+    expect(out).toEqual(await collect(text));
+  });
+
   it('counts line numbers across blank lines', async () => {
     await expect(collect(`${line({})}\n\n\nnot json\n`)).rejects.toThrow(/^line 4: not valid JSON/);
   });
