@@ -116,21 +116,30 @@ describe('the fleet index', () => {
     );
   });
 
-  it('answers the windows asked again as the fleet grows and forgets (what it keeps of earlier reads is forgotten when an event comes before it)', () => {
+  it('answers the windows asked again as the fleet grows and forgets (what it keeps of earlier reads, and a plan\'s answers, are dropped when an event comes before them)', () => {
     fc.assert(
       fc.property(arbFleet, fc.array(fc.nat(50), { minLength: 1, maxLength: 8 }), fc.array(arbWindow, { minLength: 1, maxLength: 4 }), fc.nat(12), (fleet, cuts, windows, forget) => {
         const index = new FleetIndex();
         const views = fleet.map((tl): Timeline => ({ ...tl, transitions: [] }));
         const last = Math.max(...fleet.map((tl) => tl.transitions[tl.transitions.length - 1]!.at));
+        // A series plan's times, asked again and again (the same arrays: a plan given again).
+        const bounds = windows.flatMap(([a, length]) => [T0 + a, T0 + a + length]);
+        const times = Float64Array.from(new Set([...bounds, T0 - 1, T0 + 1])).sort();
+        const starts = Int32Array.from(windows, ([a]) => times.indexOf(T0 + a));
+        const ends = Int32Array.from(windows, ([a, length]) => times.indexOf(T0 + a + length));
         // A dashboard's windows, asked after every round of growth: each read keeps C(t) at their bounds.
         const ask = (kept: readonly Timeline[], horizon: number): void => {
-          for (const [a, length] of windows) {
+          const many = index.windows(index.partitions(), Math.max(horizon, times[times.length - 1]!), times, starts, ends);
+          windows.forEach(([a, length], w) => {
             const from = T0 + a;
             const fast = index.window(index.partitions(), horizon, from, from + length);
             const expected = slow(kept, [], horizon, from, from + length);
             expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
             expect(fast.count).toBe(expected.count);
-          }
+            const again = slow(kept, [], Math.max(horizon, times[times.length - 1]!), from, from + length);
+            expect(Array.from(many[w]!.totals)).toEqual(Array.from(again.totals));
+            expect(many[w]!.count).toBe(again.count);
+          });
         };
         let k = 0;
         for (let progress = true; progress; ) {

@@ -245,6 +245,16 @@ class Partition {
     if (t > this.#keptUntil) this.#keptUntil = t;
   }
 
+  /**
+   * What it keeps of C(t) at t, after placing what waits: the same object for as long as C(t) and
+   * every C before t stand (an event at or before t makes #settle forget t and every later time),
+   * so a caller may hold it as a witness that sums it took up to t still hold. Undefined: not kept.
+   */
+  witness(t: number): Float64Array | undefined {
+    this.#settle();
+    return this.#keptAt(t);
+  }
+
   /** How many events it holds (placed and pending). */
   get size(): number {
     return this.length + this.pendingAt.length;
@@ -501,8 +511,16 @@ export class FleetIndex {
   /**
    * Pooled sums over many windows (times[starts[k]], times[ends[k]]] at once: each boundary is
    * evaluated once however many windows share it (a series' steps do). `times` sorted ascending.
+   * The answer is read, never written: a series plan's windows asked again (the same `times`, the
+   * same partitions, all times at or before the horizon) are answered with the same answer while
+   * each partition's sums up to the last time stand (#reused).
    */
   windows(partitions: readonly Partition[], horizon: number, times: ArrayLike<number>, starts: ArrayLike<number>, ends: ArrayLike<number>): PooledWindow[] {
+    const reusable = times.length > 2 && times[times.length - 1]! <= horizon;
+    if (reusable) {
+      const again = this.#reused(partitions, times, starts, ends);
+      if (again !== null) return again;
+    }
     const at = new Float64Array(times.length * ACC);
     for (const p of partitions) p.sumsAt(times, horizon, at);
     const out: PooledWindow[] = [];
@@ -525,8 +543,46 @@ export class FleetIndex {
         timeToFirstUpSeconds: ups > 0 ? (at[b + FIRST_UP_SUM]! - at[a + ENDED_FIRST_UP_SUM]!) / ups / 1000 : null,
       });
     }
+    if (reusable) this.#remember(partitions, times, starts, ends, out);
     return out;
   }
+
+  /**
+   * Answers of windows() kept by their `times` (a plan's, given again while its range is the same:
+   * series/range.ts), each with its partitions and their witnesses at the last time: C up to it
+   * stands while each partition still keeps that very object there.
+   */
+  readonly #answers = new WeakMap<object, { starts: ArrayLike<number>; ends: ArrayLike<number>; partitions: readonly Partition[]; witnesses: Float64Array[]; answer: PooledWindow[] }[]>();
+
+  #reused(partitions: readonly Partition[], times: ArrayLike<number>, starts: ArrayLike<number>, ends: ArrayLike<number>): PooledWindow[] | null {
+    const last = times[times.length - 1]!;
+    const kept = this.#answers.get(times) ?? [];
+    for (const entry of kept) {
+      if (entry.starts !== starts || entry.ends !== ends || entry.partitions.length !== partitions.length) continue;
+      if (!entry.partitions.every((p, i) => p === partitions[i] && p.witness(last) === entry.witnesses[i])) continue;
+      return entry.answer;
+    }
+    return null;
+  }
+
+  #remember(partitions: readonly Partition[], times: ArrayLike<number>, starts: ArrayLike<number>, ends: ArrayLike<number>, answer: PooledWindow[]): void {
+    const last = times[times.length - 1]!;
+    const witnesses: Float64Array[] = [];
+    for (const p of partitions) {
+      const witness = p.witness(last);
+      // An empty partition keeps nothing to vouch with: not reused.
+      if (witness === undefined) return;
+      witnesses.push(witness);
+    }
+    let kept = this.#answers.get(times);
+    if (kept === undefined) this.#answers.set(times, (kept = []));
+    // The groups of a query (namespaces, a label's values) each ask; a few queries share a plan.
+    const stale = kept.findIndex((e) => e.starts === starts && e.ends === ends && e.partitions.length === partitions.length && e.partitions.every((p, i) => p === partitions[i]));
+    if (stale >= 0) kept.splice(stale, 1);
+    if (kept.length >= 64) kept.shift();
+    kept.push({ starts, ends, partitions: [...partitions], witnesses, answer });
+  }
+
 }
 
 export type { Partition };
