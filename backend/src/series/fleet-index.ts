@@ -55,6 +55,8 @@ const K = 32;
 const KEPT = FIELDS + (ACC - CREATED);
 /** Times kept per generation of a partition's memory of C(t) (two generations: about 2 × 4,096 × 184 bytes at most). */
 const KEPT_TIMES = 4096;
+/** A read of more times than this keeps them (a series' steps); fewer (a window, an SLO's windows at one point) do not. */
+const KEEP_FROM_TIMES = 8;
 /** State codes from here on are terminal (columns.ts). */
 const TERMINAL_FROM = 5;
 
@@ -245,16 +247,6 @@ class Partition {
     if (t > this.#keptUntil) this.#keptUntil = t;
   }
 
-  /**
-   * What it keeps of C(t) at t, after placing what waits: the same object for as long as C(t) and
-   * every C before t stand (an event at or before t makes #settle forget t and every later time),
-   * so a caller may hold it as a witness that sums it took up to t still hold. Undefined: not kept.
-   */
-  witness(t: number): Float64Array | undefined {
-    this.#settle();
-    return this.#keptAt(t);
-  }
-
   /** How many events it holds (placed and pending). */
   get size(): number {
     return this.length + this.pendingAt.length;
@@ -366,10 +358,11 @@ class Partition {
    * Adds the sums at each of `times` (ascending), each clipped to `clip`, into `out` (ACC numbers a
    * time). One sweep: from one time to the next it adds the events in between, or starts again from
    * a checkpoint when that is closer, so a series of many points costs about the events it spans;
-   * a time asked before costs a look-up (#kept).
+   * a time asked before costs a look-up (#kept). `keep`: whether to keep the times asked (those of
+   * a series' steps, which the next refresh asks again; not a single window's, which ends at its own "now").
    * Sums are of whole numbers (and halves), so the order they are added in does not change them.
    */
-  sumsAt(times: ArrayLike<number>, clip: number, out: Float64Array): void {
+  sumsAt(times: ArrayLike<number>, clip: number, out: Float64Array, keep: boolean): void {
     this.#settle();
     if (this.length === 0) return;
     const acc = this.#scratch;
@@ -390,7 +383,7 @@ class Partition {
         for (let e = placed; e < m; e++) addEvent(this.owners[e]!, this.indices[e]!, this.origin, acc);
         placed = m;
         value = this.#emit(acc, t);
-        this.#keep(t, value);
+        if (keep) this.#keep(t, value);
       }
       const at = k * ACC;
       for (let f = 0; f < FIELDS; f++) out[at + f]! += value[f]!;
@@ -511,18 +504,12 @@ export class FleetIndex {
   /**
    * Pooled sums over many windows (times[starts[k]], times[ends[k]]] at once: each boundary is
    * evaluated once however many windows share it (a series' steps do). `times` sorted ascending.
-   * The answer is read, never written: a series plan's windows asked again (the same `times`, the
-   * same partitions, all times at or before the horizon) are answered with the same answer while
-   * each partition's sums up to the last time stand (#reused).
    */
   windows(partitions: readonly Partition[], horizon: number, times: ArrayLike<number>, starts: ArrayLike<number>, ends: ArrayLike<number>): PooledWindow[] {
-    const reusable = times.length > 2 && times[times.length - 1]! <= horizon;
-    if (reusable) {
-      const again = this.#reused(partitions, times, starts, ends);
-      if (again !== null) return again;
-    }
     const at = new Float64Array(times.length * ACC);
-    for (const p of partitions) p.sumsAt(times, horizon, at);
+    // A series' steps are asked again on the next refresh; a window or two of a range are not.
+    const keep = times.length > KEEP_FROM_TIMES;
+    for (const p of partitions) p.sumsAt(times, horizon, at, keep);
     const out: PooledWindow[] = [];
     for (let w = 0; w < starts.length; w++) {
       const a = starts[w]! * ACC;
@@ -543,46 +530,8 @@ export class FleetIndex {
         timeToFirstUpSeconds: ups > 0 ? (at[b + FIRST_UP_SUM]! - at[a + ENDED_FIRST_UP_SUM]!) / ups / 1000 : null,
       });
     }
-    if (reusable) this.#remember(partitions, times, starts, ends, out);
     return out;
   }
-
-  /**
-   * Answers of windows() kept by their `times` (a plan's, given again while its range is the same:
-   * series/range.ts), each with its partitions and their witnesses at the last time: C up to it
-   * stands while each partition still keeps that very object there.
-   */
-  readonly #answers = new WeakMap<object, { starts: ArrayLike<number>; ends: ArrayLike<number>; partitions: readonly Partition[]; witnesses: Float64Array[]; answer: PooledWindow[] }[]>();
-
-  #reused(partitions: readonly Partition[], times: ArrayLike<number>, starts: ArrayLike<number>, ends: ArrayLike<number>): PooledWindow[] | null {
-    const last = times[times.length - 1]!;
-    const kept = this.#answers.get(times) ?? [];
-    for (const entry of kept) {
-      if (entry.starts !== starts || entry.ends !== ends || entry.partitions.length !== partitions.length) continue;
-      if (!entry.partitions.every((p, i) => p === partitions[i] && p.witness(last) === entry.witnesses[i])) continue;
-      return entry.answer;
-    }
-    return null;
-  }
-
-  #remember(partitions: readonly Partition[], times: ArrayLike<number>, starts: ArrayLike<number>, ends: ArrayLike<number>, answer: PooledWindow[]): void {
-    const last = times[times.length - 1]!;
-    const witnesses: Float64Array[] = [];
-    for (const p of partitions) {
-      const witness = p.witness(last);
-      // An empty partition keeps nothing to vouch with: not reused.
-      if (witness === undefined) return;
-      witnesses.push(witness);
-    }
-    let kept = this.#answers.get(times);
-    if (kept === undefined) this.#answers.set(times, (kept = []));
-    // The groups of a query (namespaces, a label's values) each ask; a few queries share a plan.
-    const stale = kept.findIndex((e) => e.starts === starts && e.ends === ends && e.partitions.length === partitions.length && e.partitions.every((p, i) => p === partitions[i]));
-    if (stale >= 0) kept.splice(stale, 1);
-    if (kept.length >= 64) kept.shift();
-    kept.push({ starts, ends, partitions: [...partitions], witnesses, answer });
-  }
-
 }
 
 export type { Partition };

@@ -36,13 +36,16 @@ export interface SeriesPlan {
 
 /**
  * The plan of a range. Dashboards ask the same step-aligned ranges on every refresh, so the last
- * plans made are given again while their range is the same: a plan is read, never written.
+ * plans made of many points are given again while their range is the same: a plan is read, never
+ * written.
  */
 export function planSeries(spec: RangeSpec): SeriesPlan {
   const key = `${spec.start} ${spec.end} ${spec.stepMs} ${spec.mode} ${spec.rollingMs} ${spec.from}`;
   const known = plans.get(key);
   if (known !== undefined) return known;
   const plan = makePlan(spec);
+  // A plan of a point or two (a range's one window, ending at its own "now") is not asked again.
+  if (plan.points.length <= 2) return plan;
   if (plans.size >= KEPT_PLANS) plans.delete(plans.keys().next().value!);
   plans.set(key, plan);
   return plan;
