@@ -11,16 +11,32 @@
 // Options: --clients C, --seconds S (the load), --runs R (per panel request), --smoke, --profile
 // (the service runs with --cpu-prof; its profile is written to results/ when it stops).
 //
+// --in-process (no server, no HTTP): the same fleet (npm start's simulated cluster, its defaults)
+// built in this process at a fixed "now", and every panel request run through the service's query
+// runner (runQueries) and turned into its JSON, R times (default 25) in turn, each run a second
+// later than the one before (as refreshes ask); per request its CPU time (process.cpuUsage), the
+// least of the R runs, so other load on the machine counts little. Prints the mean per request,
+// the panels sorted by their cost, and a digest of the first run's answers: the fleet and "now" are
+// fixed, so two builds that answer alike print the same digest.
+//
 // Variables are set as the plugin sets them for these dashboards: All is the variables' custom all
 // value `*` (no namespace filter, every name), or the first value listed where a variable has no
 // All (the JobSet detail dashboard, as Grafana opens it); one value is the middle one the service
 // lists for the range (the test of every provisioned panel picks the same).
 
+import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { panelTime, relativeTime } from '../../test/provisioning/panel-time.ts';
+import { runQueries, type Observed } from '../src/frames/run-request.ts';
+import { valuesView } from '../src/frames/views.ts';
+import { ClusterEngine } from '../src/nodes/engine.ts';
+import { LiveSimulation } from '../src/runtime/live-simulation.ts';
+import { EngineView } from '../src/runtime/served-view.ts';
+import { SIMULATED_USAGE_INTERVAL_MS } from '../src/sources/simulator/index.ts';
+import { UsageBook } from '../src/usage/book.ts';
 import { cpuSeconds, fmt, int, memory, MiB, ms, sleep, stats, timedFetch, type Timed } from './prometheus/proc.ts';
 import { UpnessServer } from './prometheus/upness.ts';
 
@@ -31,11 +47,13 @@ const { values: args } = parseArgs({
     runs: { type: 'string' },
     smoke: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    'in-process': { type: 'boolean', default: false },
   },
 });
 const CLIENTS = Number(args.clients);
 const SECONDS = Number(args.seconds ?? (args.smoke ? 2 : 20));
-const RUNS = Number(args.runs ?? (args.smoke ? 1 : 5));
+const IN_PROCESS = args['in-process'];
+const RUNS = Number(args.runs ?? (args.smoke ? (IN_PROCESS ? 2 : 1) : IN_PROCESS ? 25 : 5));
 for (const [name, value] of [['clients', CLIENTS], ['seconds', SECONDS], ['runs', RUNS]] as const) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a whole number of at least 1, not ${String(args[name])}`);
 }
@@ -76,15 +94,24 @@ interface PanelRequest {
 
 type Selection = { label: string; namespace: string | null; jobset: string | null };
 
+/** The values a variable lists over a range: the namespaces, or the JobSet names (of one namespace, or of all). */
+type ValuesOf = (what: 'namespaces' | 'jobsets', namespace: string | null, from: number, to: number) => Promise<string[]>;
+
+/** What GET /api/v1/values/{what} answers the service at `url`. */
+function valuesOver(url: string): ValuesOf {
+  return async (what, namespace, from, to) => {
+    const scope = namespace === null ? '' : `namespace=${encodeURIComponent(namespace)}&`;
+    return (JSON.parse((await timedFetch(`${url}/api/v1/values/${what}?${scope}from=${from}&to=${to}`)).body) as { values: string[] }).values;
+  };
+}
+
 /** Every panel's request of every dashboard, for each selection. */
-async function panelRequests(url: string, now: number): Promise<PanelRequest[]> {
+async function panelRequests(values: ValuesOf, now: number): Promise<PanelRequest[]> {
   const out: PanelRequest[] = [];
   for (const file of readdirSync(DASHBOARDS).filter((f) => f.endsWith('.json')).sort()) {
     const dashboard = JSON.parse(readFileSync(join(DASHBOARDS, file), 'utf8')) as Json;
     const from = relativeTime(dashboard.time.from, now);
     const to = relativeTime(dashboard.time.to, now);
-    const range = `from=${from}&to=${to}`;
-    const values = async (path: string): Promise<string[]> => (JSON.parse((await timedFetch(`${url}${path}`)).body) as { values: string[] }).values;
     const variable = (name: string): Json => (dashboard.templating?.list ?? []).find((v: Json) => v.name === name) ?? {};
     // A variable without All opens on the first value it lists (Grafana's default), so "All" there is that value.
     const pick = (name: string, list: string[], choice: 'all' | 'one'): string | null =>
@@ -95,9 +122,8 @@ async function panelRequests(url: string, now: number): Promise<PanelRequest[]> 
       ['one namespace', 'one', 'all'],
       ['one namespace, one JobSet', 'one', 'one'],
     ] as const) {
-      const namespace = pick('namespace', await values(`/api/v1/values/namespaces?${range}`), nsChoice);
-      const scope = namespace === null ? '' : `namespace=${encodeURIComponent(namespace)}&`;
-      const jobset = pick('jobset', await values(`/api/v1/values/jobsets?${scope}${range}`), jobChoice);
+      const namespace = pick('namespace', await values('namespaces', null, from, to), nsChoice);
+      const jobset = pick('jobset', await values('jobsets', namespace, from, to), jobChoice);
       selections.push({ label, namespace, jobset });
     }
     const panels: Json[] = (dashboard.panels ?? []).flatMap((p: Json) => (p.type === 'row' ? (p.panels ?? []) : [p]));
@@ -128,10 +154,14 @@ async function panelRequests(url: string, now: number): Promise<PanelRequest[]> 
  * of a later moment, so no answer can be reused from an earlier one).
  */
 function post(url: string, body: Json): Promise<Timed> {
-  const to = Date.now();
+  return timedFetch(`${url}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(askedAt(body, Date.now())) });
+}
+
+/** A panel's request as asked at `to`: its range ends then. */
+function askedAt(body: Json, to: number): Json {
   const fresh = { ...body, from: String(to - body.spanMs), to: String(to) };
   delete fresh.spanMs;
-  return timedFetch(`${url}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fresh) });
+  return fresh;
 }
 
 interface PanelResult {
@@ -239,7 +269,7 @@ async function main(): Promise<void> {
   try {
     const ready = JSON.parse((await timedFetch(`${service.url}/readyz`)).body) as { jobsets: number; horizon: string };
     log(`ready in ${fmt((performance.now() - started) / 1000)} s: ${int(ready.jobsets)} JobSets, RSS ${fmt(memory(service.pid).rssBytes / MiB)} MiB`);
-    const requests = await panelRequests(service.url, Date.parse(ready.horizon));
+    const requests = await panelRequests(valuesOver(service.url), Date.parse(ready.horizon));
     log(`${requests.length} panel requests (${new Set(requests.map((r) => `${r.dashboard}/${r.panel}`)).size} panels × 3 selections), ${RUNS} timed runs each against its peer …`);
     const panels = await timePanels(service.url, requests);
     const failed = panels.filter((p) => p.status !== 200);
@@ -280,4 +310,129 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+/** The fixed "now" of --in-process: the simulated cluster's history ends here. */
+const IN_PROCESS_NOW = Date.UTC(2026, 10, 2, 13, 7, 11, 500);
+
+/** The simulated cluster of `npm start` (serve's defaults) built in this process at IN_PROCESS_NOW, as its feed builds it (runtime/feeds.ts). */
+function inProcessFleet(): { observed: (t: number) => Observed; counts: () => { jobsets: number } } {
+  const engine = new ClusterEngine();
+  const view = new EngineView('simulator', engine, true);
+  const book = new UsageBook({ holdMs: SIMULATED_USAGE_INTERVAL_MS });
+  view.setUsage(book);
+  const RETENTION_MS = 90 * 86_400_000;
+  const simulation = new LiveSimulation(engine, {
+    jobsets: 24,
+    historyDays: 7,
+    seed: 1,
+    profile: 'demo',
+    speed: 1,
+    nodes: true,
+    workloads: true,
+    usage: { book, retentionMs: RETENTION_MS },
+    now: () => IN_PROCESS_NOW,
+  });
+  simulation.advance();
+  view.prepare();
+  // As http/query.ts hands a request the view.
+  const observed = (t: number): Observed => ({
+    timelines: view.timelines(),
+    horizon: view.horizon(t),
+    get nodes() {
+      return view.nodeLayer(t);
+    },
+    get pools() {
+      return view.poolLayer(t);
+    },
+    index: view.index(),
+    selections: view.selections(),
+    retentionMs: RETENTION_MS,
+    usage: view.usage()?.book ?? null,
+  });
+  return { observed, counts: () => ({ jobsets: view.counts().jobsets }) };
+}
+
+interface InProcessResult {
+  dashboard: string;
+  panel: string;
+  selection: string;
+  /** CPU of answering and of its JSON, the least of the runs, ms. */
+  cpuMs: number;
+  /** Wall time of the same run, ms. */
+  wallMs: number;
+  /** CPU of the first run, ms: before anything a request leaves behind (a selection's index, the fleet index's sums at its times) serves the next. */
+  firstCpuMs: number;
+  status: number;
+  bytes: number;
+}
+
+/** Every panel request through runQueries and JSON.stringify in this process, RUNS times in turn: CPU time per request, the least of the runs. */
+async function inProcess(): Promise<void> {
+  log(`# bench:dashboards --in-process${args.smoke ? ' (smoke)' : ''}: ${cpus()[0]?.model ?? 'cpu'} × ${availableParallelism()}, load average ${loadavg().map((l) => fmt(l, 2)).join(' ')}`);
+  const built = performance.now();
+  const fleet = inProcessFleet();
+  log(`the simulated cluster of npm start, built in process in ${fmt((performance.now() - built) / 1000)} s: ${int(fleet.counts().jobsets)} JobSets`);
+  const values: ValuesOf = async (what, namespace, from, to) => {
+    const observed = fleet.observed(IN_PROCESS_NOW);
+    return valuesView(what, observed.timelines, { ...(namespace === null ? {} : { namespaces: [namespace] }), range: { horizon: observed.horizon, from, to } }).values;
+  };
+  const requests = await panelRequests(values, IN_PROCESS_NOW);
+  log(`${requests.length} panel requests (${new Set(requests.map((r) => `${r.dashboard}/${r.panel}`)).size} panels × 3 selections), ${RUNS} runs of them all …`);
+  const results: InProcessResult[] = requests.map((r) => ({ dashboard: r.dashboard, panel: r.panel, selection: r.selection, cpuMs: Infinity, wallMs: Infinity, firstCpuMs: 0, status: 0, bytes: 0 }));
+  const digest = createHash('sha256');
+  for (let run = 0; run < RUNS; run++) {
+    // Each run a second later: a refresh asks of its own "now", so no answer is the one before.
+    const t = IN_PROCESS_NOW + run * 1000;
+    requests.forEach((r, i) => {
+      const body = askedAt(r.body, t);
+      const wall0 = performance.now();
+      const cpu0 = process.cpuUsage();
+      const { status, results: answers } = runQueries(body, fleet.observed(t), t);
+      const json = JSON.stringify({ results: answers });
+      const cpu = process.cpuUsage(cpu0);
+      const wallMs = performance.now() - wall0;
+      const cpuMs = (cpu.user + cpu.system) / 1000;
+      const result = results[i]!;
+      if (cpuMs < result.cpuMs) {
+        result.cpuMs = cpuMs;
+        result.wallMs = wallMs;
+      }
+      result.status = status;
+      result.bytes = Buffer.byteLength(json);
+      if (run === 0) {
+        digest.update(json);
+        result.firstCpuMs = cpuMs;
+      }
+    });
+  }
+  const total = results.reduce((sum, r) => sum + r.cpuMs, 0);
+  const panels = new Map<string, { dashboard: string; panel: string; cpuMs: number; selections: string[] }>();
+  for (const r of results) {
+    const key = `${r.dashboard}\u0000${r.panel}`;
+    const p = panels.get(key) ?? { dashboard: r.dashboard, panel: r.panel, cpuMs: 0, selections: [] };
+    p.cpuMs += r.cpuMs;
+    p.selections.push(`${r.selection} ${fmt(r.cpuMs, 2)}`);
+    panels.set(key, p);
+  }
+  const sorted = [...panels.values()].sort((a, b) => b.cpuMs - a.cpuMs);
+  log();
+  log('| dashboard | panel | CPU of its 3 requests | share | per selection (ms) |');
+  log('|---|---|---:|---:|---|');
+  for (const p of sorted.slice(0, args.smoke ? 5 : 20)) {
+    log(`| ${p.dashboard} | ${p.panel} | ${fmt(p.cpuMs, 2)} ms | ${fmt((100 * p.cpuMs) / total, 1)}% | ${p.selections.join(' · ')} |`);
+  }
+  const failed = results.filter((r) => r.status !== 200);
+  log();
+  log(
+    `every panel request (${results.length}), CPU of answering and its JSON, the least of ${RUNS} runs: mean ${fmt(total / results.length, 2)} ms per request, ` +
+      `${fmt(total, 1)} ms for all; the first run: ${fmt(results.reduce((sum, r) => sum + r.firstCpuMs, 0) / results.length, 2)} ms per request; wall ${fmt(results.reduce((s, r) => s + r.wallMs, 0) / results.length, 2)} ms mean; not 200: ${failed.length}; load average now ${loadavg().map((l) => fmt(l, 2)).join(' ')}`,
+  );
+  log(`answers of the first run (at ${new Date(IN_PROCESS_NOW).toISOString()}): sha256 ${digest.digest('hex')}`);
+  mkdirSync(RESULTS, { recursive: true });
+  const out = join(RESULTS, args.smoke ? 'dashboards-in-process-smoke.json' : 'dashboards-in-process.json');
+  writeFileSync(out, JSON.stringify({ runs: RUNS, meanCpuMs: total / results.length, requests: results }, null, 2));
+  log(`every number: ${out}`);
+  for (const f of failed) log(`  ${f.status}: ${f.dashboard} · ${f.panel} · ${f.selection}`);
+  if (failed.length > 0) process.exitCode = 1;
+}
+
+await (IN_PROCESS ? inProcess() : main());

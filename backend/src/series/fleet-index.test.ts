@@ -116,6 +116,57 @@ describe('the fleet index', () => {
     );
   });
 
+  it('answers the windows asked again as the fleet grows and forgets (what it keeps of earlier reads is forgotten when an event comes before it)', () => {
+    fc.assert(
+      fc.property(arbFleet, fc.array(fc.nat(50), { minLength: 1, maxLength: 8 }), fc.array(arbWindow, { minLength: 1, maxLength: 4 }), fc.nat(12), (fleet, cuts, windows, forget) => {
+        const index = new FleetIndex();
+        const views = fleet.map((tl): Timeline => ({ ...tl, transitions: [] }));
+        const last = Math.max(...fleet.map((tl) => tl.transitions[tl.transitions.length - 1]!.at));
+        // A series' times (enough of them that the index keeps C at each), asked again and again.
+        const bounds = windows.flatMap(([a, length]) => [T0 + a, T0 + a + length]);
+        const steps = Array.from({ length: 10 }, (_, k) => T0 + k * 7_000_000);
+        const times = Float64Array.from(new Set([...bounds, ...steps])).sort();
+        const starts = Int32Array.from(windows, ([a]) => times.indexOf(T0 + a));
+        const ends = Int32Array.from(windows, ([a, length]) => times.indexOf(T0 + a + length));
+        // A dashboard's windows, asked after every round of growth: each read keeps C(t) at their bounds.
+        const ask = (kept: readonly Timeline[], horizon: number): void => {
+          const many = index.windows(index.partitions(), Math.max(horizon, times[times.length - 1]!), times, starts, ends);
+          windows.forEach(([a, length], w) => {
+            const from = T0 + a;
+            const fast = index.window(index.partitions(), horizon, from, from + length);
+            const expected = slow(kept, [], horizon, from, from + length);
+            expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
+            expect(fast.count).toBe(expected.count);
+            const again = slow(kept, [], Math.max(horizon, times[times.length - 1]!), from, from + length);
+            expect(Array.from(many[w]!.totals)).toEqual(Array.from(again.totals));
+            expect(many[w]!.count).toBe(again.count);
+          });
+        };
+        let k = 0;
+        for (let progress = true; progress; ) {
+          progress = false;
+          // Timelines grow in turn, so later rounds place events before the times read so far.
+          fleet.forEach((tl, i) => {
+            const view = views[i]!;
+            const have = view.transitions.length;
+            const n = tl.transitions.length;
+            if (have === n) return;
+            progress = true;
+            view.transitions.push(...tl.transitions.slice(have, have + 1 + (cuts[k++ % cuts.length]! % (n - have))));
+            index.grew(view, have);
+          });
+          const grown = views.filter((v) => v.transitions.length > 0);
+          ask(grown, Math.max(last, ...grown.map((v) => v.transitions[v.transitions.length - 1]!.at)));
+        }
+        // Retention forgets some: every kept C(t) held theirs.
+        const gone = views.slice(0, forget % (views.length + 1));
+        index.forgot(gone);
+        ask(views.slice(gone.length), last);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('says when it cannot answer: an event after the horizon', () => {
     const index = new FleetIndex();
     const tl: Timeline = {

@@ -51,6 +51,12 @@ const ENDED_FIRST_UPS = CREATED + 5;
 const ACC = CREATED + 6;
 
 const K = 32;
+/** What a partition keeps of C(t) at a time asked: the totals' columns, then CREATED … ACC. */
+const KEPT = FIELDS + (ACC - CREATED);
+/** Times kept per generation of a partition's memory of C(t) (two generations: about 2 × 4,096 × 184 bytes at most). */
+const KEPT_TIMES = 4096;
+/** A read of more times than this keeps them (a series' steps); fewer (a window, an SLO's windows at one point) do not. */
+const KEEP_FROM_TIMES = 8;
 /** State codes from here on are terminal (columns.ts). */
 const TERMINAL_FROM = 5;
 
@@ -162,6 +168,17 @@ class Partition {
   /** Checkpoints 0 … valid − 1 are true (checkpoint i: the sums of events before i·K). */
   valid = 1;
   readonly #scratch = new Float64Array(ACC);
+  /**
+   * C(t) at times already asked (KEPT numbers each). Dashboards ask the same step-aligned times on
+   * every refresh, each of its own "now"; C(t) depends only on the events at or before t, so a kept
+   * value stays exact until such an event is placed (#settle forgets those from its time on).
+   * Two generations: a time asked again moves to the newer one, the older is dropped when the newer
+   * fills, so times asked once (a request's own "now") do not push out those asked on every refresh.
+   */
+  #kept = new Map<number, Float64Array>();
+  #keptBefore = new Map<number, Float64Array>();
+  /** The latest time kept (−∞: none), so that events after every kept time cost no look. */
+  #keptUntil = -Infinity;
 
   constructor(cluster: string | undefined, namespace: string, group: string) {
     this.cluster = cluster;
@@ -199,6 +216,35 @@ class Partition {
     this.length = w;
     this.owners.length = w;
     this.valid = 1;
+    this.#forgetFrom(-Infinity);
+  }
+
+  /** Forgets the kept C(t) of every t at or after `from`: an event at `from` changed them. */
+  #forgetFrom(from: number): void {
+    if (from > this.#keptUntil) return;
+    for (const kept of [this.#kept, this.#keptBefore]) {
+      for (const t of kept.keys()) if (t >= from) kept.delete(t);
+    }
+    this.#keptUntil = -Infinity;
+    for (const kept of [this.#kept, this.#keptBefore]) for (const t of kept.keys()) if (t > this.#keptUntil) this.#keptUntil = t;
+  }
+
+  /** The kept C(t), moved to the newer generation when found in the older; undefined when not kept. */
+  #keptAt(t: number): Float64Array | undefined {
+    const kept = this.#kept.get(t);
+    if (kept !== undefined) return kept;
+    const before = this.#keptBefore.get(t);
+    if (before !== undefined) this.#keep(t, before);
+    return before;
+  }
+
+  #keep(t: number, value: Float64Array): void {
+    if (this.#kept.size >= KEPT_TIMES) {
+      this.#keptBefore = this.#kept;
+      this.#kept = new Map();
+    }
+    this.#kept.set(t, value);
+    if (t > this.#keptUntil) this.#keptUntil = t;
   }
 
   /** How many events it holds (placed and pending). */
@@ -263,6 +309,7 @@ class Partition {
     // Checkpoints after the first event that moved are redone.
     this.valid = Math.min(this.valid, Math.floor((r + 1) / K) + 1);
     const earliest = at[order === null ? 0 : order[0]!]!;
+    this.#forgetFrom(earliest);
     if (earliest < this.origin) {
       // W sums are relative to the origin: an event before it redoes every checkpoint.
       this.origin = earliest;
@@ -310,10 +357,12 @@ class Partition {
   /**
    * Adds the sums at each of `times` (ascending), each clipped to `clip`, into `out` (ACC numbers a
    * time). One sweep: from one time to the next it adds the events in between, or starts again from
-   * a checkpoint when that is closer, so a series of many points costs about the events it spans.
+   * a checkpoint when that is closer, so a series of many points costs about the events it spans;
+   * a time asked before costs a look-up (#kept). `keep`: whether to keep the times asked (those of
+   * a series' steps, which the next refresh asks again; not a single window's, which ends at its own "now").
    * Sums are of whole numbers (and halves), so the order they are added in does not change them.
    */
-  sumsAt(times: ArrayLike<number>, clip: number, out: Float64Array): void {
+  sumsAt(times: ArrayLike<number>, clip: number, out: Float64Array, keep: boolean): void {
     this.#settle();
     if (this.length === 0) return;
     const acc = this.#scratch;
@@ -321,25 +370,34 @@ class Partition {
     let placed = -1;
     for (let k = 0; k < times.length; k++) {
       const t = Math.min(times[k]!, clip);
-      const m = this.#count(t);
-      const i = Math.floor(m / K);
-      if (placed < i * K || placed > m) {
-        // #checkpoint works in the scratch too: take the checkpoint first, then copy it.
-        const o = this.#checkpoint(i);
-        acc.set(this.checkpoints.subarray(o, o + ACC));
-        placed = i * K;
+      let value = this.#keptAt(t);
+      if (value === undefined) {
+        const m = this.#count(t);
+        const i = Math.floor(m / K);
+        if (placed < i * K || placed > m) {
+          // #checkpoint works in the scratch too: take the checkpoint first, then copy it.
+          const o = this.#checkpoint(i);
+          acc.set(this.checkpoints.subarray(o, o + ACC));
+          placed = i * K;
+        }
+        for (let e = placed; e < m; e++) addEvent(this.owners[e]!, this.indices[e]!, this.origin, acc);
+        placed = m;
+        value = this.#emit(acc, t);
+        if (keep) this.#keep(t, value);
       }
-      for (let e = placed; e < m; e++) addEvent(this.owners[e]!, this.indices[e]!, this.origin, acc);
-      placed = m;
-      this.#emit(acc, t, out, k * ACC);
+      const at = k * ACC;
+      for (let f = 0; f < FIELDS; f++) out[at + f]! += value[f]!;
+      for (let f = CREATED; f < ACC; f++) out[at + f]! += value[FIELDS + f - CREATED]!;
     }
   }
 
-  /** Writes the sums of `acc` at time t into out[at …]: durations as rate·t − W, t relative to the origin. */
-  #emit(acc: Float64Array, t: number, out: Float64Array, at: number): void {
+  /** The sums of `acc` at time t, as kept: durations as rate·t − W (t relative to the origin), then CREATED … ACC. */
+  #emit(acc: Float64Array, t: number): Float64Array {
+    const value = new Float64Array(KEPT);
     const rel = Number.isNaN(this.origin) ? 0 : t - this.origin;
-    for (let f = 0; f < FIELDS; f++) out[at + f]! += ACCRUES_WITH_TIME[f] ? acc[f]! * rel - acc[W + f]! : acc[f]!;
-    for (let f = CREATED; f < ACC; f++) out[at + f]! += acc[f]!;
+    for (let f = 0; f < FIELDS; f++) value[f] = ACCRUES_WITH_TIME[f] ? acc[f]! * rel - acc[W + f]! : acc[f]!;
+    for (let f = CREATED; f < ACC; f++) value[FIELDS + f - CREATED] = acc[f]!;
+    return value;
   }
 }
 
@@ -449,7 +507,9 @@ export class FleetIndex {
    */
   windows(partitions: readonly Partition[], horizon: number, times: ArrayLike<number>, starts: ArrayLike<number>, ends: ArrayLike<number>): PooledWindow[] {
     const at = new Float64Array(times.length * ACC);
-    for (const p of partitions) p.sumsAt(times, horizon, at);
+    // A series' steps are asked again on the next refresh; a window or two of a range are not.
+    const keep = times.length > KEEP_FROM_TIMES;
+    for (const p of partitions) p.sumsAt(times, horizon, at, keep);
     const out: PooledWindow[] = [];
     for (let w = 0; w < starts.length; w++) {
       const a = starts[w]! * ACC;

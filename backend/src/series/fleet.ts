@@ -206,6 +206,38 @@ export function fleetFigure(
   );
 }
 
+/**
+ * Several aggregates of one figure over [from, to] for each group (a distribution's min, mean,
+ * percentiles, max), each JobSet's figure worked out once for all of them: per aggregate, the
+ * value fleetFigure gives (fleet.test.ts checks the two agree).
+ */
+export function fleetFigureAggregates(
+  timelines: readonly Timeline[],
+  horizon: number,
+  from: number,
+  to: number,
+  figure: FigureName,
+  groupBy: GroupBy,
+  hows: readonly Exclude<Aggregate, 'pooled'>[],
+): (GroupKey & { count: number; values: (number | null)[] })[] {
+  const totals = new Float64Array(FIELDS);
+  const needsFirstUp = definitionOf(figure).firstUp === true;
+  const additive = ADDITIVE_FIGURES.includes(figure);
+  return groupTimelines(timelines, groupBy).map(({ members, ...g }) => {
+    const aggregators = hows.map((how) => new Aggregator(how, 1, members.length));
+    for (const tl of members) {
+      // As in a series: the aggregate is over the JobSets that lived in the window.
+      if (!livedIn(tl, horizon, from, to)) continue;
+      windowTotals(tl, horizon, from, to, totals);
+      const value = figureValue(totals, 0, figure, needsFirstUp ? timeToFirstUpAt(firstUp(tl), to) : null);
+      for (const aggregator of aggregators) aggregator.add(0, value);
+    }
+    // A sum of durations or counts over no JobSet is 0, as in a series.
+    const values = aggregators.map((aggregator, i) => aggregator.result()[0]! ?? (hows[i] === 'sum' && additive ? 0 : null));
+    return { ...g, count: members.length, values };
+  });
+}
+
 export interface GroupSeries extends GroupKey {
   points: number[];
   values: (number | null)[];

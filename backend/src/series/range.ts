@@ -34,7 +34,27 @@ export interface SeriesPlan {
   starts: Int32Array;
 }
 
+/**
+ * The plan of a range. Dashboards ask the same step-aligned ranges on every refresh, so the last
+ * plans made of many points are given again while their range is the same: a plan is read, never
+ * written.
+ */
 export function planSeries(spec: RangeSpec): SeriesPlan {
+  const key = `${spec.start} ${spec.end} ${spec.stepMs} ${spec.mode} ${spec.rollingMs} ${spec.from}`;
+  const known = plans.get(key);
+  if (known !== undefined) return known;
+  const plan = makePlan(spec);
+  // A plan of a point or two (a range's one window, ending at its own "now") is not asked again.
+  if (plan.points.length <= 2) return plan;
+  if (plans.size >= KEPT_PLANS) plans.delete(plans.keys().next().value!);
+  plans.set(key, plan);
+  return plan;
+}
+
+const KEPT_PLANS = 64;
+const plans = new Map<string, SeriesPlan>();
+
+function makePlan(spec: RangeSpec): SeriesPlan {
   const { start, end, stepMs, mode } = spec;
   if (!(stepMs > 0) || !Number.isFinite(stepMs)) throw new RangeError('step must be a positive number of milliseconds');
   if (end < start) throw new RangeError('end must not be before start');

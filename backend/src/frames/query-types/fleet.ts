@@ -1,6 +1,6 @@
 // `fleet`: how a metric is distributed across the JobSets of each group, as a table.
 
-import { fleetFigure, groupingOf } from '../../series/fleet.ts';
+import { fleetFigureAggregates, groupingOf } from '../../series/fleet.ts';
 import { QueryError } from '../../query/selector.ts';
 import { isUsageMetric, unitOf, type Metric, type UsageMetric } from '../../query/types.ts';
 import type { FigureName } from '../../series/figures.ts';
@@ -15,8 +15,8 @@ export function fleetFrames(ctx: QueryContext): FrameJSON[] {
   // `none` would make each JobSet its own distribution of one: the fleet as a whole is meant.
   const groupBy = query.groupBy === 'none' ? 'all' : groupingOf(query);
   const metric: FigureName = query.metric === 'up' ? 'uptimeRatio' : (query.metric as Exclude<Metric, 'up' | UsageMetric>);
-  const stats = STATISTICS.map((how) => fleetFigure(ctx.timelines, ctx.horizon, ctx.from, ctx.to, metric, groupBy, how));
-  const groups = stats[0]!;
+  // Each JobSet's figure once, every statistic of it.
+  const groups = fleetFigureAggregates(ctx.timelines, ctx.horizon, ctx.from, ctx.to, metric, groupBy, STATISTICS);
   const dimensions = groups.length > 0 ? Object.keys(groups[0]!.labels) : [];
   const unit = unitOf(metric);
   return [
@@ -24,7 +24,7 @@ export function fleetFrames(ctx: QueryContext): FrameJSON[] {
       [
         ...dimensions.map((d) => stringField(d, groups.map((g) => g.labels[d] ?? ''))),
         numberField('jobsets', groups.map((g) => g.count), { unit: 'none' }),
-        ...STATISTICS.map((s, i) => numberField(s, stats[i]!.map((g) => g.value), { unit, displayName: `${metric} ${s}` })),
+        ...STATISTICS.map((s, i) => numberField(s, groups.map((g) => g.values[i]!), { unit, displayName: `${metric} ${s}` })),
       ],
       { name: `${metric} across JobSets`, refId: query.refId },
     ),
