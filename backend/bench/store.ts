@@ -225,5 +225,5 @@ function restart(): void {
   log(`    the fleet index (filled, sorted, summed)        ${ms('index')}`);
   log(`    the first fleet query                           ${ms('query')}`);
   log(`  peer  reading the data dir's bytes alone         ${ms('readBytes')}   → a start is ${fmt(m('total', 'cpuMs') / m('readBytes', 'cpuMs'), 1)}× its CPU`);
-  log(`  RSS once ready ${fmt(m('rssMiB'))} MiB; every start's first answer equals the simulated service's`);
+  log(`  RSS once ready ${fmt(median(measured.map((r) => r.rssMiB)))} MiB; every start's first answer equals the simulated service's`);
 }
