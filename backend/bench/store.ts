@@ -4,11 +4,19 @@
 //   size    bytes on disk per transition, in the log and in a snapshot
 //   start   recovery of N stored transitions (default 1,000,000) from a snapshot, and from the log
 //           alone, against reading the same bytes without parsing them (the floor)
-// Options: --transitions N, --runs R, --smoke.
+//   restart a whole start of the service from the data dir of a simulated fleet (the realistic
+//           profile, JobSets alone, as `npm run bench` simulates it; --fleet N --fleet-days D, default
+//           1,000 × 7; issue 21's size: --fleet 10000 --fleet-days 30) to its first fleet query
+//           answered, in parts: reading the data dir, restoring the engine, the fleet index; against
+//           reading the data dir's bytes alone. The data dir is built once (./restart.ts build) and
+//           kept under the temporary directory, keyed by size and seed, for the next runs; each start
+//           is a process of its own, as a restart is.
+// Options: --transitions N, --runs R, --fleet N, --fleet-days D, --seed S, --restart-only, --smoke.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Rng } from '../src/sources/simulator/rng.ts';
@@ -16,9 +24,18 @@ import { EmbeddedStore } from '../src/store/embedded.ts';
 import { encodeLine } from '../src/store/records.ts';
 import type { MachineState } from '../src/timeline/machine.ts';
 import type { State, Transition } from '../src/timeline/types.ts';
+import type { FleetFile, Measured } from './restart.ts';
 
 const { values: args } = parseArgs({
-  options: { transitions: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '3' }, smoke: { type: 'boolean', default: false } },
+  options: {
+    transitions: { type: 'string', default: '1000000' },
+    runs: { type: 'string', default: '3' },
+    fleet: { type: 'string', default: '1000' },
+    'fleet-days': { type: 'string', default: '7' },
+    seed: { type: 'string', default: '42' },
+    'restart-only': { type: 'boolean', default: false },
+    smoke: { type: 'boolean', default: false },
+  },
 });
 const total = args.smoke ? 20_000 : Number(args.transitions);
 const runs = args.smoke ? 1 : Number(args.runs);
@@ -58,7 +75,12 @@ function dirBytes(dir: string, prefix: string): number {
     .reduce((a, f) => a + statSync(join(dir, f)).size, 0);
 }
 
-log(`Upness store benchmark — ${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, ${fmt(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${tmpdir()}`);
+const load = (): string => `load average ${loadavg().map((l) => fmt(l, 1)).join(', ')}`;
+log(`Upness store benchmark — ${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, ${fmt(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${tmpdir()}, ${load()}`);
+// The restart first: it is measured in processes of its own, before this one holds the fleet below.
+restart();
+if (args['restart-only']) process.exit(0);
+
 const source = machines(total);
 log(`${fmt(total)} transitions in ${fmt(source.length)} timelines\n`);
 
@@ -162,3 +184,46 @@ log(`  upness from the log alone    median ${fmt(median(logOnlyMs)).padStart(7)}
 log(`  peer  read the bytes only    median ${fmt(median(readMs)).padStart(7)} ms   → recovery is ${fmt(median(recoverMs) / median(readMs), 1)}× the cost of reading`);
 rmSync(dir, { recursive: true });
 rmSync(logOnly, { recursive: true });
+
+// ── restart ───────────────────────────────────────────────────────────────────────────────────
+function restart(): void {
+  const jobsets = args.smoke ? 20 : Number(args.fleet);
+  const days = args.smoke ? 2 : Number(args['fleet-days']);
+  const seed = Number(args.seed);
+  const cache = join(tmpdir(), `upness-bench-restart-${jobsets}x${days}d-seed${seed}`);
+  const script = join(import.meta.dirname, 'restart.ts');
+  // Children get room for the fleet (10,000 × 30 days holds ~3 GiB while it is simulated).
+  const child = (step: string, extra: string[] = []): string => {
+    const r = spawnSync(process.execPath, [...process.execArgv, '--max-old-space-size=8192', script, step, '--dir', cache, ...extra], { stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 });
+    if (r.status !== 0) throw new Error(`restart.ts ${step} failed (${r.status ?? r.signal})`);
+    return r.stdout.toString();
+  };
+  log('');
+  if (!existsSync(join(cache, 'fleet.json'))) {
+    log(`Restart: simulating ${fmt(jobsets)} JobSets × ${days} days (seed ${seed}) into ${cache}, once (kept for the next runs) …`);
+    rmSync(cache, { recursive: true, force: true });
+    mkdirSync(cache, { recursive: true });
+    const t = performance.now();
+    child('build', ['--jobsets', String(jobsets), '--days', String(days), '--seed', String(seed)]);
+    log(`  built in ${fmt((performance.now() - t) / 1000)} s`);
+  }
+  // The data dir as this code writes it: a start, then a stop (which writes a snapshot).
+  child('refresh');
+  const fleet = JSON.parse(readFileSync(join(cache, 'fleet.json'), 'utf8')) as FleetFile;
+  const measured: Measured[] = [];
+  for (let i = 0; i < runs; i++) measured.push(JSON.parse(child('measure')) as Measured);
+  type PartName = 'total' | 'open' | 'engine' | 'index' | 'query' | 'readBytes';
+  const m = (key: PartName, of: 'ms' | 'cpuMs' = 'ms'): number => median(measured.map((r) => r[key][of]));
+  const bad = measured.find((r) => !r.same || r.transitions !== fleet.transitions || r.runs !== fleet.runs);
+  if (bad !== undefined) throw new Error(`a restart answered otherwise than the simulated service: ${JSON.stringify(bad)}`);
+  const ms = (key: PartName): string => `${fmt(m(key)).padStart(7)} ms ${fmt(m(key, 'cpuMs')).padStart(7)} ms`;
+  log(`Restart: ${fmt(fleet.jobsets)} JobSets × ${fleet.days} days (realistic, seed ${fleet.seed}): ${fmt(fleet.runs)} runs, ${fmt(fleet.transitions)} transitions, data dir ${fmt(measured[0]!.bytes / 2 ** 20, 1)} MiB; ${runs} starts, medians, ${load()}`);
+  log('                                                    on the clock     of CPU');
+  log(`  upness start to the first fleet query answered   ${ms('total')}   (issue 21: 5,000 ms at 10,000 × 30 days)`);
+  log(`    reading the data dir (snapshot and log)         ${ms('open')}`);
+  log(`    restoring the engine (both layers)              ${ms('engine')}`);
+  log(`    the fleet index (filled, sorted, summed)        ${ms('index')}`);
+  log(`    the first fleet query                           ${ms('query')}`);
+  log(`  peer  reading the data dir's bytes alone         ${ms('readBytes')}   → a start is ${fmt(m('total', 'cpuMs') / m('readBytes', 'cpuMs'), 1)}× its CPU`);
+  log(`  RSS once ready ${fmt(median(measured.map((r) => r.rssMiB)))} MiB; every start's first answer equals the simulated service's`);
+}

@@ -149,6 +149,35 @@ function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): v
   }
 }
 
+/**
+ * The positions of `at` in ascending order of time, ties in the order given: what
+ * sort((x, y) => at[x] − at[y] || x − y) of the positions gives, from one native sort of numbers
+ * (a restore sorts millions of events at once, and a comparator called from the sort costs ~7× as
+ * much). Each key is the time, from the earliest, times a power of two above the count, plus the
+ * position: exact while it stays a safe integer (whole-millisecond times over about 100 days for a
+ * million events); otherwise the comparator's sort.
+ */
+function sortedOrder(at: readonly number[]): ArrayLike<number> {
+  const count = at.length;
+  let min = Infinity;
+  let max = -Infinity;
+  let whole = true;
+  for (let i = 0; i < count; i++) {
+    const t = at[i]!;
+    if (t < min) min = t;
+    if (t > max) max = t;
+    if (!Number.isInteger(t)) whole = false;
+  }
+  const scale = 2 ** Math.ceil(Math.log2(count + 1));
+  if (!whole || (max - min + 1) * scale > Number.MAX_SAFE_INTEGER) return Array.from({ length: count }, (_, k) => k).sort((x, y) => at[x]! - at[y]! || x - y);
+  const keys = new Float64Array(count);
+  for (let i = 0; i < count; i++) keys[i] = (at[i]! - min) * scale + i;
+  keys.sort();
+  const order = new Uint32Array(count);
+  for (let i = 0; i < count; i++) order[i] = keys[i]! % scale;
+  return order;
+}
+
 /** One partition's events, sorted by time, with the sums before every K-th event. */
 class Partition {
   readonly cluster: string | undefined;
@@ -268,10 +297,10 @@ class Partition {
     this.pendingAt = [];
     this.pendingOwners = [];
     this.pendingIndices = [];
-    let order: number[] | null = null;
+    let order: ArrayLike<number> | null = null;
     for (let i = 1; i < count; i++) {
       if (at[i]! < at[i - 1]!) {
-        order = Array.from({ length: count }, (_, k) => k).sort((x, y) => at[x]! - at[y]! || x - y);
+        order = sortedOrder(at);
         break;
       }
     }

@@ -12,7 +12,8 @@ import { TimelineEngine } from '../timeline/engine.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
 import { EmbeddedStore, StoreError } from './embedded.ts';
 import { clusterEngine, clusterTrace, drawn, JOBSET, NODES, plainMachines } from '../../../test/support/store/scenes.ts';
-import { FORMAT } from './records.ts';
+import { FORMAT, parseSnapshot, snapshotOf, snapshotText, type UsageSnapshotEntry } from './records.ts';
+import { poolTimeline } from '../timeline/facts.ts';
 import { UPNESS_VERSION } from './version.ts';
 
 const fresh = (): string => mkdtempSync(join(tmpdir(), 'upness-store-'));
@@ -145,6 +146,82 @@ describe('the embedded store', () => {
     const again = await EmbeddedStore.open(dir);
     await again.store.close();
     expect(plainMachines(again.recovery.machines)).toEqual(plainMachines(engine.machines()));
+  });
+
+  it('writes a snapshot an element a line: the same JSON document as one line, and reads both layouts', async () => {
+    const dir = fresh();
+    const { engine, store } = await fill(dir);
+    await store.snapshot(engine.machines(), engine.horizon);
+    await store.close();
+    const text = readFileSync(join(dir, 'snapshot.json'), 'utf8');
+    const written = JSON.parse(text) as { nextSegment: number; machines: unknown[] };
+    expect(written).toEqual(JSON.parse(JSON.stringify(snapshotOf(engine.machines(), written.nextSegment, engine.horizon, UPNESS_VERSION))));
+    // The header, a line per timeline, the lists' separators: never the whole on one line.
+    const lines = text.split('\n');
+    expect(lines.length).toBe(written.machines.length + 3);
+    expect(lines[0]).toMatch(/^\{"format":\d+,"upness":"[^"]+","nextSegment":\d+,"observedUntil":\d+,"machines":\[$/);
+    expect(lines.slice(-2)).toEqual(['],"nodeLayers":[', ']}']);
+    const fromLines = await EmbeddedStore.open(dir);
+    await fromLines.store.close();
+    expect(plainMachines(fromLines.recovery.machines)).toEqual(plainMachines(engine.machines()));
+    // The one-line layout that earlier versions wrote reads the same.
+    writeFileSync(join(dir, 'snapshot.json'), JSON.stringify(written));
+    const fromOneLine = await EmbeddedStore.open(dir);
+    await fromOneLine.store.close();
+    expect(plainMachines(fromOneLine.recovery.machines)).toEqual(plainMachines(engine.machines()));
+  });
+
+  it('writes node pools and usage histories in the line layout as in one line, and reads them back', () => {
+    const [tl] = simulateFleet({ jobsets: 1, days: 1, seed: 3 }).truth();
+    const pool = { ...poolTimeline('pool-a', { name: 'a', createdAt: 5, accelerator: 'tpu', topology: '2x2' }), jobsets: [tl!.uid], transitions: [{ at: 5, state: 'up' as const }] };
+    const usage: UsageSnapshotEntry[] = [{ owner: tl!.uid, namespace: tl!.namespace, name: tl!.name, history: { raw: { t: [1, 2], v: [[0.5, null]] }, folded: { t: [], v: [[]] } } }];
+    const machine = { timeline: tl!, everUp: true, restarts: 0, resourceVersion: '7', deletedAt: null };
+    const nodeLayer = { ...tl!, transitions: [{ at: tl!.createdAt, state: 'provisioning' as const, causes: [{ kind: 'NodeNotReady', at: 1 }] }] };
+    const args = [[machine], 3, 99, UPNESS_VERSION, [nodeLayer], FORMAT, [pool], usage] as const;
+    const text = [...snapshotText(...args)].join('');
+    const whole = JSON.parse(JSON.stringify(snapshotOf(...args))) as Record<string, unknown[]>;
+    expect(JSON.parse(text)).toEqual(whole);
+    // The header, an element of each list, the three lists' separators after the first, the end.
+    expect(text.split('\n')).toHaveLength(1 + 4 + 3 + 1);
+    const { header, parts } = parseSnapshot(Buffer.from(text));
+    expect(header).toEqual({ format: FORMAT, upness: UPNESS_VERSION, nextSegment: 3, observedUntil: 99 });
+    const lists = [...parts].map((p) => [p.list, JSON.parse(JSON.stringify(p.item))]);
+    expect(lists).toEqual([
+      ['machines', whole.machines![0]],
+      ['nodeLayers', whole.nodeLayers![0]],
+      ['pools', whole.pools![0]],
+      ['usage', whole.usage![0]],
+    ]);
+  });
+
+  it('refuses a snapshot cut short, or with anything after its end', async () => {
+    const dir = fresh();
+    const { engine, store } = await fill(dir);
+    await store.snapshot(engine.machines(), engine.horizon);
+    await store.close();
+    const path = join(dir, 'snapshot.json');
+    const text = readFileSync(path, 'utf8');
+    writeFileSync(path, text.slice(0, text.lastIndexOf('\n')));
+    await expect(EmbeddedStore.open(dir)).rejects.toThrow(/snapshot\.json is not valid JSON \(the snapshot ends before its last line\)/);
+    writeFileSync(path, text.slice(0, text.indexOf('\n', text.indexOf('\n') + 1) - 5) + text.slice(text.indexOf('\n', text.indexOf('\n') + 1)));
+    await expect(EmbeddedStore.open(dir)).rejects.toThrow(/snapshot\.json is not valid JSON/);
+    writeFileSync(path, `${text}\n{}`);
+    await expect(EmbeddedStore.open(dir)).rejects.toThrow(/snapshot\.json is not valid JSON \(the snapshot goes on after its end\)/);
+  });
+
+  it('a snapshot is of the moment it was asked for, while the engine goes on observing', async () => {
+    const dir = fresh();
+    const { engine, store } = await fill(dir);
+    const taking = store.snapshot(engine.machines(), engine.horizon);
+    // Observed (and recorded) before the snapshot is on disk: in the next segment, not in the snapshot too.
+    const before = [...engine.machines()].reduce((n, m) => n + m.timeline.transitions.length, 0);
+    for (const o of simulateFleet({ jobsets: 2, days: 1, seed: 9, start: engine.horizon! + 1 }).observations()) engine.observe(o);
+    expect([...engine.machines()].reduce((n, m) => n + m.timeline.transitions.length, 0)).toBeGreaterThan(before);
+    await taking;
+    await store.close();
+    const { recovery, store: reopened } = await EmbeddedStore.open(dir);
+    await reopened.close();
+    expect(plainMachines(recovery.machines)).toEqual(plainMachines(engine.machines()));
   });
 
   it('refuses a data dir of a newer format, naming the Upness that wrote it, and one of a format no Upness wrote', async () => {

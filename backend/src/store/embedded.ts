@@ -19,7 +19,7 @@ import type { MachineState } from '../timeline/machine.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { Recovery, StoreStatus, TimelineStore } from './store.ts';
-import { formatOf, segmentName, SEGMENT, settle, SNAPSHOT, syncDir, upgrade, type Migration } from './formats.ts';
+import { formatOf, segmentName, SEGMENT, settle, SNAPSHOT, syncDir, upgrade, writeSnapshot, type Migration } from './formats.ts';
 import { UPNESS_VERSION } from './version.ts';
 import { identityChanged, identityOf, setIdentity } from '../timeline/identity.ts';
 import { memoryChanged, writtenOf, type Written } from './written.ts';
@@ -34,10 +34,10 @@ import {
   factRecord,
   FORMAT,
   metaRecord,
-  snapshotOf,
+  parseSnapshot,
+  snapshotText,
   type LogRecord,
   type MetaRecord,
-  type Snapshot,
   type UsageRecord,
   type UsageSnapshotEntry,
 } from './records.ts';
@@ -73,17 +73,24 @@ function newerFormat(file: string, format: number, upness: string | null | undef
  * worse. Every file must be in `format` (an older one is migrated first, by EmbeddedStore.open).
  */
 async function recover(dir: string, format: number = FORMAT): Promise<Recovery & { lastSegment: number }> {
-  let snapshot: Snapshot | null = null;
+  // The snapshot is read as bytes and taken element by element (records.ts parseSnapshot): a month of
+  // a large fleet is more than one string can hold.
+  let bytes: Buffer | null = null;
   try {
-    const text = await readFile(join(dir, SNAPSHOT), 'utf8');
-    try {
-      snapshot = JSON.parse(text) as Snapshot;
-    } catch (error) {
-      throw new StoreError(`${join(dir, SNAPSHOT)} is not valid JSON (${(error as Error).message}); it is written atomically, so the disk or something else changed it. Move it away to start from the log alone, if the log is complete.`);
-    }
-    if (snapshot.format !== format) throw new StoreError(newerFormat(join(dir, SNAPSHOT), snapshot.format, snapshot.upness));
+    bytes = await readFile(join(dir, SNAPSHOT));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const corrupt = (error: unknown): StoreError =>
+    new StoreError(`${join(dir, SNAPSHOT)} is not valid JSON (${(error as Error).message}); it is written atomically, so the disk or something else changed it. Move it away to start from the log alone, if the log is complete.`);
+  let snapshot: ReturnType<typeof parseSnapshot> | null = null;
+  if (bytes !== null) {
+    try {
+      snapshot = parseSnapshot(bytes);
+    } catch (error) {
+      throw corrupt(error);
+    }
+    if (snapshot.header.format !== format) throw new StoreError(newerFormat(join(dir, SNAPSHOT), snapshot.header.format, snapshot.header.upness));
   }
 
   const segments = (await readdir(dir))
@@ -91,26 +98,39 @@ async function recover(dir: string, format: number = FORMAT): Promise<Recovery &
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => Number(m[1]))
     .sort((a, b) => a - b);
-  const first = snapshot?.nextSegment ?? 1;
+  const first = snapshot?.header.nextSegment ?? 1;
   const wanted = segments.filter((n) => n >= first);
   if (snapshot === null && segments.length > 0 && segments[0] !== 1) {
     throw new StoreError(`${join(dir, SNAPSHOT)} is missing, and the log starts at ${segmentName(segments[0]!)}: what came before it was compacted into the missing snapshot. Restore the snapshot, or start with an empty --data-dir.`);
   }
 
   const machines = new Map<string, MachineState>();
-  for (const s of snapshot?.machines ?? []) {
-    machines.set(s.meta.uid, machineFrom(s.meta, s.update.add.map(decodeTransition), s.update));
-  }
   const layers = new Map<string, Timeline>();
-  for (const l of snapshot?.nodeLayers ?? []) {
-    const m = machines.get(l.uid);
-    if (m !== undefined) layers.set(l.uid, { ...m.timeline, transitions: l.add.map(decodeTransition) });
-  }
   const pools = new Map<string, Timeline>();
-  for (const p of snapshot?.pools ?? []) pools.set(p.uid, { ...poolTimeline(p.uid, p.pool), jobsets: [...p.jobsets], transitions: p.add.map(decodeTransition) });
+  const usage: NonNullable<Recovery['usage']> = { snapshot: [], log: [] };
+  try {
+    for (const part of snapshot?.parts ?? []) {
+      if (part.list === 'machines') {
+        const s = part.item;
+        machines.set(s.meta.uid, machineFrom(s.meta, s.update.add.map(decodeTransition), s.update));
+      } else if (part.list === 'nodeLayers') {
+        const m = machines.get(part.item.uid);
+        if (m !== undefined) layers.set(part.item.uid, { ...m.timeline, transitions: part.item.add.map(decodeTransition) });
+      } else if (part.list === 'pools') {
+        const p = part.item;
+        pools.set(p.uid, { ...poolTimeline(p.uid, p.pool), jobsets: [...p.jobsets], transitions: p.add.map(decodeTransition) });
+      } else usage.snapshot.push(part.item);
+    }
+  } catch (error) {
+    if (error instanceof SyntaxError) throw corrupt(error);
+    throw error;
+  }
+  const header = snapshot?.header ?? null;
+  // The bytes are garbage from here on: the timelines are read.
+  bytes = null;
+  snapshot = null;
   const facts = new FactJoin((uid) => machines.get(uid)?.timeline, layers, pools);
-  const usage: NonNullable<Recovery['usage']> = { snapshot: snapshot?.usage ?? [], log: [] };
-  let observedUntil = snapshot?.observedUntil ?? null;
+  let observedUntil = header?.observedUntil ?? null;
   let cut: Recovery['cut'] = null;
   let records = 0;
 
@@ -381,19 +401,18 @@ export class EmbeddedStore implements TimelineStore {
    */
   async snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline> = [], pools: Iterable<Timeline> = [], usage: Iterable<UsageSnapshotEntry> = []): Promise<void> {
     const next = ++this.#segment;
-    const snapshot = snapshotOf(machines, next, observedUntil, UPNESS_VERSION, nodeLayers, FORMAT, pools, usage);
     this.#sinceSnapshot = 0;
     // Known identities: retention may have dropped some, and they must not be resurrected.
     this.#written.clear();
-    for (const m of snapshot.machines) this.#written.set(m.meta.uid, writtenOf(m.meta, m.update));
+    const written = this.#written;
+    const kept = (function* () {
+      for (const m of machines) {
+        written.set(m.timeline.uid, writtenOf(m.timeline, m));
+        yield m;
+      }
+    })();
     const tmp = join(this.dir, `${SNAPSHOT}.tmp`);
-    const handle = await open(tmp, 'w');
-    try {
-      await handle.write(JSON.stringify(snapshot));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await writeSnapshot(tmp, snapshotText(kept, next, observedUntil, UPNESS_VERSION, nodeLayers, FORMAT, pools, usage));
     await rename(tmp, join(this.dir, SNAPSHOT));
     syncDir(this.dir);
     for (const f of await readdir(this.dir)) {

@@ -19,7 +19,7 @@ import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { cp, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Recovery } from './store.ts';
-import { decodeLine, FORMAT, snapshotOf } from './records.ts';
+import { decodeLine, FORMAT, parseSnapshot, snapshotHeaderOf, snapshotText } from './records.ts';
 import { UPNESS_VERSION } from './version.ts';
 
 export const SNAPSHOT = 'snapshot.json';
@@ -47,10 +47,28 @@ export function syncDir(dir: string): void {
   }
 }
 
-async function writeSynced(path: string, data: string): Promise<void> {
+/**
+ * Writes a snapshot's text (records.ts snapshotText) to `path`, and syncs it. The pieces are taken
+ * before the first await, so the snapshot is of one moment even when they come from live timelines;
+ * they are gathered into Buffers of about 1 MiB (outside V8's heap), never into one string.
+ */
+export async function writeSnapshot(path: string, pieces: Iterable<string>): Promise<void> {
+  const buffers: Buffer[] = [];
+  let chunk = '';
+  for (const piece of pieces) {
+    chunk += piece;
+    if (chunk.length >= 1 << 20) {
+      buffers.push(Buffer.from(chunk));
+      chunk = '';
+    }
+  }
+  buffers.push(Buffer.from(chunk));
   const handle = await open(path, 'w');
   try {
-    await handle.writeFile(data);
+    for (const buffer of buffers) {
+      // A write may stop short (a full disk) without failing; the next one then fails.
+      for (let offset = 0; offset < buffer.length; ) offset += (await handle.write(buffer, offset)).bytesWritten;
+    }
     await handle.sync();
   } finally {
     await handle.close();
@@ -77,7 +95,7 @@ export function snapshotStep(from: number, change: string): FormatStep {
     change,
     async migrate(dir, into, read) {
       const recovery = await read(dir, from);
-      await writeSynced(join(into, SNAPSHOT), JSON.stringify(snapshotOf(recovery.machines, 1, recovery.observedUntil, UPNESS_VERSION, recovery.nodeLayers, from + 1)));
+      await writeSnapshot(join(into, SNAPSHOT), snapshotText(recovery.machines, 1, recovery.observedUntil, UPNESS_VERSION, recovery.nodeLayers, from + 1));
       await copyOthers(dir, into);
     },
   };
@@ -99,7 +117,16 @@ export const STEPS: readonly FormatStep[] = [
 export async function formatOf(dir: string): Promise<{ format: number; upness: string | null; file: string } | null> {
   const snapshot = join(dir, SNAPSHOT);
   try {
-    const { format, upness } = JSON.parse(await readFile(snapshot, 'utf8')) as { format: number; upness?: string };
+    // Its first line is enough (records.ts snapshotText); a snapshot of the one-line layout is read whole.
+    const handle = await open(snapshot, 'r');
+    let start: Buffer;
+    try {
+      const { buffer, bytesRead } = await handle.read(Buffer.alloc(1 << 16), 0, 1 << 16, 0);
+      start = buffer.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+    const { format, upness } = snapshotHeaderOf(start) ?? parseSnapshot(await readFile(snapshot)).header;
     return { format, upness: upness ?? null, file: snapshot };
   } catch (error) {
     // A snapshot that is not JSON is reported by the recovery, which knows what to say.

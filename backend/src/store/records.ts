@@ -230,7 +230,8 @@ export interface Snapshot {
   usage?: UsageSnapshotEntry[];
 }
 
-/** `format`: FORMAT, except for a migration step that writes the next format of a chain. */
+/** `format`: FORMAT, except for a migration step that writes the next format of a chain. The whole
+ *  snapshot as one value: what snapshotText writes, for tests and small data dirs. */
 export function snapshotOf(
   machines: Iterable<MachineState>,
   nextSegment: number,
@@ -259,4 +260,136 @@ export function snapshotOf(
   }
   const usageOut = [...usage];
   return { format, upness, nextSegment, observedUntil, machines: out, nodeLayers: layers, ...(poolsOut.length > 0 ? { pools: poolsOut } : {}), ...(usageOut.length > 0 ? { usage: usageOut } : {}) };
+}
+
+/** A snapshot's fields before its lists. */
+export type SnapshotHeader = Pick<Snapshot, 'format' | 'upness' | 'nextSegment' | 'observedUntil'>;
+
+/** The lists of a snapshot, in the order they are written. */
+const LISTS = ['machines', 'nodeLayers', 'pools', 'usage'] as const;
+type ListName = (typeof LISTS)[number];
+
+/** How the header line ends: the first list opens. */
+const LISTS_START = ',"machines":[';
+const isHeaderLine = (line: string): boolean => line.startsWith('{') && line.endsWith(LISTS_START);
+/** The header line's fields, without the list that it opens. */
+const headerOf = (line: string): SnapshotHeader => JSON.parse(`${line.slice(0, -LISTS_START.length)}}`) as SnapshotHeader;
+
+/** One element of one of a snapshot's lists. */
+export type SnapshotPart = { [L in ListName]: { list: L; item: NonNullable<Snapshot[L]>[number] } }[ListName];
+
+/**
+ * The snapshot of snapshotOf as JSON text, in pieces: the same document, with each element of its
+ * lists on a line of its own. Neither writing it nor reading it back needs the whole as one string
+ * (V8's strings stop at 512 MiB, and a month of 10,000 JobSets is more) nor as one value, and a
+ * reader before this layout reads it as it read the one-line form (the newlines are whitespace).
+ * Each timeline is encoded as it is reached, so `machines` may be the engine's own (live) iterable.
+ */
+export function* snapshotText(
+  machines: Iterable<MachineState>,
+  nextSegment: number,
+  observedUntil: number | null,
+  upness: string,
+  nodeLayers: Iterable<Timeline> = [],
+  format = FORMAT,
+  pools: Iterable<Timeline> = [],
+  usage: Iterable<UsageSnapshotEntry> = [],
+): Generator<string, void, undefined> {
+  const header: SnapshotHeader = { format, upness, nextSegment, observedUntil };
+  yield `${JSON.stringify(header).slice(0, -1)}${LISTS_START}`;
+  const uids = new Set<string>();
+  let first = true;
+  for (const m of machines) {
+    uids.add(m.timeline.uid);
+    const item: Snapshot['machines'][number] = {
+      meta: metaRecord(m),
+      update: { add: m.timeline.transitions.map(encodeJoined), everUp: m.everUp, restarts: m.restarts, rv: m.resourceVersion, deletedAt: m.deletedAt },
+    };
+    yield `${first ? '' : ','}\n${JSON.stringify(item)}`;
+    first = false;
+  }
+  yield '\n],"nodeLayers":[';
+  first = true;
+  for (const tl of nodeLayers) {
+    if (!uids.has(tl.uid) || tl.transitions.length === 0) continue;
+    yield `${first ? '' : ','}\n${JSON.stringify({ uid: tl.uid, add: tl.transitions.map(encodeJoined) })}`;
+    first = false;
+  }
+  // Pools and usage are written only when there are any, as snapshotOf leaves them out.
+  const optional: [string, Iterable<unknown>][] = [
+    [
+      'pools',
+      (function* () {
+        for (const tl of pools) {
+          if (tl.transitions.length === 0) continue;
+          yield { uid: tl.uid, pool: { name: tl.name, createdAt: tl.createdAt, accelerator: tl.accelerator, topology: tl.topology }, jobsets: tl.jobsets ?? [], add: tl.transitions.map(encodeJoined) };
+        }
+      })(),
+    ],
+    ['usage', usage],
+  ];
+  for (const [name, items] of optional) {
+    first = true;
+    for (const item of items) {
+      yield `${first ? `\n],"${name}":[` : ','}\n${JSON.stringify(item)}`;
+      first = false;
+    }
+  }
+  yield '\n]}';
+}
+
+
+/** The header of a snapshot of snapshotText's layout from its first bytes (its first line); null for another layout, or too few bytes. */
+export function snapshotHeaderOf(start: Buffer): SnapshotHeader | null {
+  const nl = start.indexOf(10);
+  const head = nl === -1 ? '' : start.toString('utf8', 0, nl);
+  return isHeaderLine(head) ? (headerOf(head)) : null;
+}
+
+/**
+ * Reads a snapshot's bytes: its header, then its lists' elements one by one (lazily: a malformed
+ * element throws a SyntaxError when it is reached). The line-per-element layout of snapshotText is
+ * read a line at a time; a snapshot of the one-line layout (written before it) is parsed whole.
+ */
+export function parseSnapshot(bytes: Buffer): { header: SnapshotHeader; parts: Iterable<SnapshotPart> } {
+  const nl = bytes.indexOf(10);
+  const head = nl === -1 ? '' : bytes.toString('utf8', 0, nl);
+  if (!isHeaderLine(head)) {
+    const whole = JSON.parse(bytes.toString('utf8')) as Snapshot;
+    if (typeof whole !== 'object' || whole === null || Array.isArray(whole)) throw new SyntaxError('a snapshot is a JSON object');
+    return {
+      header: whole,
+      parts: (function* () {
+        for (const list of LISTS) for (const item of whole[list] ?? []) yield { list, item } as SnapshotPart;
+      })(),
+    };
+  }
+  const header = headerOf(head);
+  return {
+    header,
+    parts: (function* () {
+      let list: ListName = 'machines';
+      let at = nl + 1;
+      for (;;) {
+        const end = bytes.indexOf(10, at);
+        const line = bytes.toString('utf8', at, end === -1 ? bytes.length : end);
+        if (line.startsWith(']')) {
+          if (line === ']}') {
+            if (end !== -1 && end + 1 < bytes.length) throw new SyntaxError('the snapshot goes on after its end');
+            return;
+          }
+          // `],"<list>":[`: the next list.
+          const next = /^\],"(\w+)":\[$/.exec(line)?.[1];
+          const known = LISTS.find((l) => l === next);
+          if (known === undefined || LISTS.indexOf(known) <= LISTS.indexOf(list)) throw new SyntaxError(`unexpected line in the snapshot: ${line.slice(0, 80)}`);
+          list = known;
+        } else {
+          if (end === -1) throw new SyntaxError('the snapshot ends before its last line');
+          yield { list, item: JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line) } as SnapshotPart;
+        }
+        if (end === -1) throw new SyntaxError('the snapshot ends before its last line');
+        at = end + 1;
+      }
+    })(),
+  };
 }
