@@ -10,6 +10,7 @@ import { groupingOf, groupOf, type GroupBy, type GroupKey } from '../../series/f
 import { lifeOf, lived } from '../../series/summary.ts';
 import { alertFiring, maxBurnFactor, sloFigures, sloPlan, sloTotals, sloTotalsOf, type SloFigures, type SloTotals, type SloWindows } from '../../series/slo.ts';
 import { objectiveOf } from '../../timeline/jobset.ts';
+import { isMarkedSorted } from '../../timeline/order.ts';
 import type { Timeline } from '../../timeline/types.ts';
 import { MAX_DAYS } from '../../query/model.ts';
 import { QueryError } from '../../query/selector.ts';
@@ -61,6 +62,12 @@ interface SloGroup extends GroupKey {
  * recreation that lived in that point's own period (t − P, t], else the query's objective.
  */
 function nameObjectives(members: readonly Timeline[], horizon: number, fallback: number, points: readonly number[], windows: SloWindows): number[] {
+  if (members.length === 1) {
+    // Most names have one run in a period: its label, where it lived.
+    const life = lifeOf(members[0]!, horizon);
+    const objective = objectiveOf(members[0]!.labels) ?? fallback;
+    return points.map((t) => (lived(life, t - windows.periodMs, t) ? objective : fallback));
+  }
   const newestFirst = [...members].sort((a, b) => b.createdAt - a.createdAt).map((tl) => ({ life: lifeOf(tl, horizon), objective: objectiveOf(tl.labels) }));
   return points.map((t) => {
     const newest = newestFirst.find((m) => lived(m.life, t - windows.periodMs, t));
@@ -100,20 +107,46 @@ function groups(ctx: QueryContext): SloGroup[] {
     }));
   }
   const groupBy = groupingOf(ctx.query);
-  const byKey = new Map<string, GroupKey & { members: Timeline[] }>();
-  for (const tl of ctx.timelines) {
+  const members = (groupBy === 'none' ? namesInRuns(ctx.timelines) : null) ?? groupsByKey(ctx.timelines, groupBy);
+  return members.map(({ key, labels, members }) => {
+      const objectives = (points: readonly number[], windows: SloWindows): number[] =>
+        groupBy === 'none' ? nameObjectives(members, ctx.horizon, ctx.query.objective, points, windows) : points.map(() => ctx.query.objective);
+      return { key, labels, objectives, totals: (points, windows) => sloTotals(members, ctx.horizon, points, windows, ctx.query.indicator) };
+    });
+}
+
+type Members = GroupKey & { members: Timeline[] };
+
+/** The groups of the selected JobSets, in key order. */
+function groupsByKey(timelines: readonly Timeline[], groupBy: GroupBy): Members[] {
+  const byKey = new Map<string, Members>();
+  for (const tl of timelines) {
     const g = sloGroupOf(tl, groupBy);
     let group = byKey.get(g.key);
     if (group === undefined) byKey.set(g.key, (group = { ...g, members: [] }));
     group.members.push(tl);
   }
-  return [...byKey.values()]
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    .map(({ key, labels, members }) => {
-      const objectives = (points: readonly number[], windows: SloWindows): number[] =>
-        groupBy === 'none' ? nameObjectives(members, ctx.horizon, ctx.query.objective, points, windows) : points.map(() => ctx.query.objective);
-      return { key, labels, objectives, totals: (points, windows) => sloTotals(members, ctx.horizon, points, windows, ctx.query.indicator) };
-    });
+  return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/**
+ * The JobSet names of a list sorted by namespace, name and UID, without clusters: each name's
+ * timelines are one run of it, and the runs come in key order (sloGroupOf's key is then
+ * "\0namespace\0name", whose order is the list's). Null for any other list: groupsByKey groups it.
+ */
+function namesInRuns(timelines: readonly Timeline[]): Members[] | null {
+  if (!isMarkedSorted(timelines)) return null;
+  const groups: Members[] = [];
+  let current: Members | null = null;
+  for (const tl of timelines) {
+    if (tl.cluster !== undefined) return null;
+    if (current === null || current.labels.jobset !== tl.name || current.labels.namespace !== tl.namespace) {
+      current = { key: `\u0000${tl.namespace}\u0000${tl.name}`, labels: { namespace: tl.namespace, jobset: tl.name }, members: [] };
+      groups.push(current);
+    }
+    current.members.push(tl);
+  }
+  return groups;
 }
 
 const PERCENT = 'percentunit';
