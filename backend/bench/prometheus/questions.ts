@@ -137,7 +137,7 @@ export interface Question {
 // ── Reading the answers ──────────────────────────────────────────────────────────────────────
 
 interface Frame {
-  schema: { name?: string; fields: { name: string; labels?: Record<string, string> }[] };
+  schema: { name?: string; meta?: { custom?: unknown }; fields: { name: string; labels?: Record<string, string> }[] };
   data: { values: unknown[][] };
 }
 
@@ -270,6 +270,74 @@ function checkPerUid(body: string, truth: Truth, model: SampledModel, figure: Fi
   return { truth: diff, unit: figure === 'uptimeRatio' ? 'ratio' : 'count', sampled: vsModel };
 }
 
+/**
+ * A dashboard's per-JobSet table: the `limit` JobSets first by `figure` in `direction`, as the
+ * service sorts them (nulls last, ties by namespace, name and UID). The truth's rows in that order,
+ * JobSets whose UID the simulator reused left out.
+ */
+function truthOrder(truth: Truth, figure: FigureName, direction: 'asc' | 'desc'): { uid: string; value: number | null }[] {
+  const reused = new Set(truth.duplicates.uids);
+  const rows = [...truth.perJobSet].filter(([uid]) => !reused.has(uid)).map(([uid, t]) => ({ uid, namespace: t.namespace, name: t.name, value: t.figures[figure] }));
+  const sign = direction === 'asc' ? 1 : -1;
+  const byKey = (a: { namespace: string; name: string; uid: string }, b: { namespace: string; name: string; uid: string }): number =>
+    a.namespace !== b.namespace ? (a.namespace < b.namespace ? -1 : 1) : a.name !== b.name ? (a.name < b.name ? -1 : 1) : a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0;
+  rows.sort((a, b) => {
+    if (a.value === null || b.value === null) return a.value === b.value ? byKey(a, b) : a.value === null ? 1 : -1;
+    return a.value === b.value ? byKey(a, b) : sign * (a.value < b.value ? -1 : 1);
+  });
+  return rows;
+}
+
+/**
+ * Upness's sorted, limited table against the truth's order: the rows shown, reused UIDs left out,
+ * must be the truth's first rows in order with their values; meta.custom.rows the whole table's.
+ */
+function checkShapedTable(body: string, truth: Truth, figure: FigureName, direction: 'asc' | 'desc', limit: number): Check {
+  const frame = upnessFrames(body, 'A')[0]!;
+  const uids = column<string>(frame, 'uid');
+  const values = column<number | null>(frame, figure);
+  const reused = new Set(truth.duplicates.uids);
+  const expected = truthOrder(truth, figure, direction);
+  const diff = new Diff();
+  let k = 0;
+  uids.forEach((uid, r) => {
+    if (reused.has(uid)) {
+      diff.skipped++;
+      return;
+    }
+    const want = expected[k++];
+    if (want === undefined || want.uid !== uid) {
+      diff.extra++;
+      return;
+    }
+    diff.add(values[r] ?? null, want.value, uid);
+  });
+  diff.missing += Math.min(limit, expected.length + diff.skipped) - uids.length;
+  const rows = (frame.schema.meta?.custom as { rows?: number } | undefined)?.rows;
+  // Every UID that lived in the window is a row of the whole table (JobSets sharing a UID as one).
+  if (rows !== truth.perJobSet.size) {
+    diff.missing += 1;
+    diff.examples.push({ key: 'meta.custom.rows', answer: rows ?? null, reference: truth.perJobSet.size });
+  }
+  return { truth: diff, unit: figure === 'uptimeRatio' ? 'ratio' : 'count' };
+}
+
+/** Prometheus's topk/bottomk against the truth's first rows: each one's value where it answered, and its values against the 15 s sampling. */
+function checkShapedPerUid(body: string, truth: Truth, model: SampledModel, figure: FigureName, direction: 'asc' | 'desc', limit: number, sampled: (u: { count: number; up: number; resets: number; changes: number }) => number | null): Check {
+  const answer = promByUid(body);
+  const diff = new Diff();
+  for (const { uid, value } of truthOrder(truth, figure, direction).slice(0, limit)) diff.add(answer.get(uid), value, uid);
+  const vsModel = new Diff();
+  for (const [uid, v] of answer) {
+    const m = model.perUid.get(uid);
+    vsModel.add(v, m === undefined || m.count === 0 ? null : sampled(m), uid);
+  }
+  return { truth: diff, unit: figure === 'uptimeRatio' ? 'ratio' : 'count', sampled: vsModel };
+}
+
+/** The rows a dashboard's per-JobSet table shows (a bar gauge, a "worst 50" table). */
+const SHOWN = 50;
+
 const ratio = (totals: ArrayLike<number>): number | null => figureValue(totals, 0, 'uptimeRatio', null);
 
 /** Up seconds from a states frame: the rows' times and states, each lasting until the next row. */
@@ -312,6 +380,33 @@ export const QUESTIONS: Question[] = [
     prometheus: (w) => [instant(w, `changes(${METRIC}[${range(w)}]) - resets(${METRIC}[${range(w)}])`)],
     checkUpness: (body, truth) => checkSummaryTable(body, truth, 'recoveries'),
     checkPrometheus: ([body], truth, model) => checkPerUid(body!, truth, model, 'recoveries', (m) => m.changes - m.resets),
+  },
+  // What a dashboard's per-JobSet table asks (issue 21 §4): the 50 it shows, sorted and limited in
+  // the service, the whole table's row count and totals in the meta; Prometheus asked the same with
+  // bottomk/topk, which still evaluates every series.
+  {
+    id: 'uptime-worst-50-per-jobset',
+    title: 'Uptime ratio per JobSet, the 50 lowest (sort + limit)',
+    upness: (w) => grafanaBody(w, [{ refId: 'A', queryType: 'summary', groupBy: 'none', figures: ['uptimeRatio'], sort: { by: 'uptimeRatio', direction: 'asc' }, limit: SHOWN }]),
+    prometheus: (w) => [instant(w, `bottomk(${SHOWN}, avg_over_time(${METRIC}[${range(w)}]))`)],
+    checkUpness: (body, truth) => checkShapedTable(body, truth, 'uptimeRatio', 'asc', SHOWN),
+    checkPrometheus: ([body], truth, model) => checkShapedPerUid(body!, truth, model, 'uptimeRatio', 'asc', SHOWN, (m) => m.up / m.count),
+  },
+  {
+    id: 'interruptions-top-50-per-jobset',
+    title: 'Interruptions per JobSet, the 50 most (sort + limit)',
+    upness: (w) => grafanaBody(w, [{ refId: 'A', queryType: 'summary', groupBy: 'none', figures: ['interruptions'], sort: { by: 'interruptions', direction: 'desc' }, limit: SHOWN }]),
+    prometheus: (w) => [instant(w, `topk(${SHOWN}, resets(${METRIC}[${range(w)}]))`)],
+    checkUpness: (body, truth) => checkShapedTable(body, truth, 'interruptions', 'desc', SHOWN),
+    checkPrometheus: ([body], truth, model) => checkShapedPerUid(body!, truth, model, 'interruptions', 'desc', SHOWN, (m) => m.resets),
+  },
+  {
+    id: 'recoveries-top-50-per-jobset',
+    title: 'Recoveries per JobSet, the 50 most (sort + limit)',
+    upness: (w) => grafanaBody(w, [{ refId: 'A', queryType: 'summary', groupBy: 'none', figures: ['recoveries'], sort: { by: 'recoveries', direction: 'desc' }, limit: SHOWN }]),
+    prometheus: (w) => [instant(w, `topk(${SHOWN}, changes(${METRIC}[${range(w)}]) - resets(${METRIC}[${range(w)}]))`)],
+    checkUpness: (body, truth) => checkShapedTable(body, truth, 'recoveries', 'desc', SHOWN),
+    checkPrometheus: ([body], truth, model) => checkShapedPerUid(body!, truth, model, 'recoveries', 'desc', SHOWN, (m) => m.changes - m.resets),
   },
   {
     id: 'fleet-summary',
@@ -491,6 +586,17 @@ function remainingFraction(up: number, down: number): number | null {
   return (allowed - down) / allowed;
 }
 
+/** The names (reused ones left out) by remaining budget share, least first, as the service sorts them: nulls last, ties by namespace and name. */
+function namesOrder(truth: Truth): { name: string; value: number | null }[] {
+  const { byName, reused } = namesTruth(truth);
+  const rows = [...byName].filter(([name]) => !reused.has(name)).map(([name, n]) => ({ name, key: name.replace('/', '\u0000'), value: remainingFraction(n.up, n.down) }));
+  rows.sort((a, b) => {
+    if (a.value === null || b.value === null) return a.value === b.value ? (a.key < b.key ? -1 : 1) : a.value === null ? 1 : -1;
+    return a.value === b.value ? (a.key < b.key ? -1 : 1) : a.value < b.value ? -1 : 1;
+  });
+  return rows;
+}
+
 function burnRate(up: number, down: number): number | null {
   const counted = up + down;
   return counted === 0 ? null : down / counted / BUDGET;
@@ -502,13 +608,11 @@ function sloQuestions(): Question[] {
       // Ends in -per-jobset so the truth keeps each UID's figures (summed here per name).
       id: 'slo-budget-per-jobset',
       title: 'SLO: error budget remaining per JobSet name (95 %, period = the range)',
-      // One query per namespace, in one request: a fleet of 500 slots over 7 days has ~7,000 names,
-      // more than the 5,000 series one query may make (a dashboard asks per namespace too).
+      // One table frame, a row per name (`format: table`), as Prometheus answers one vector: until
+      // 2026-11-26 it asked a frame per name, one query per namespace (~7,000 names are more than
+      // the 5,000 series one query may make), 9.5 MiB of JSON of mostly repeated field schemas.
       upness: (w) =>
-        grafanaBody(
-          w,
-          SIM_NAMESPACES.map((ns, i) => ({ refId: `A${i}`, queryType: 'slo', sloAnswer: 'errorBudget', objective: OBJECTIVE, period: `${w.to - w.from}ms`, groupBy: 'none', window: 'range', namespaces: [ns] })),
-        ),
+        grafanaBody(w, [{ refId: 'A', queryType: 'slo', sloAnswer: 'errorBudget', objective: OBJECTIVE, period: `${w.to - w.from}ms`, groupBy: 'none', window: 'range', format: 'table' }]),
       prometheus: (w) => [
         instant(
           w,
@@ -517,9 +621,12 @@ function sloQuestions(): Question[] {
       ],
       checkUpness: (body, truth) => {
         const { byName, reused } = namesTruth(truth);
-        const answers = new Map(
-          SIM_NAMESPACES.flatMap((_, i) => upnessFrames(body, `A${i}`)).map((f) => [`${f.schema.fields[1]!.labels?.namespace}/${f.schema.fields[1]!.labels?.jobset}`, column<number | null>(f, 'remainingFraction')[0] ?? null]),
-        );
+        const table = upnessFrames(body, 'A')[0]!;
+        const namespaces = column<string>(table, 'namespace');
+        const jobsets = column<string>(table, 'jobset');
+        const remaining = column<number | null>(table, 'remainingFraction');
+        const answers = new Map(namespaces.map((ns, r) => [`${ns}/${jobsets[r]}`, remaining[r] ?? null]));
+        if (answers.size !== namespaces.length) throw new Error('Upness answered a JobSet name twice');
         const diff = new Diff();
         for (const [name, n] of byName) {
           if (reused.has(name)) {
@@ -556,6 +663,97 @@ function sloQuestions(): Question[] {
           sampled.add(answers.get(name), m === undefined || m.count === 0 ? null : 1 - (1 - m.up / m.count) / BUDGET, name);
         }
         return { truth: diff, unit: 'fraction', sampled };
+      },
+    },
+    {
+      // The same as a frame per name, one query per namespace, as it was asked until 2026-11-26
+      // (~7,000 names are more than the 5,000 series one query may make): the figure beside the table's.
+      id: 'slo-budget-frames-per-jobset',
+      title: 'SLO: error budget remaining per JobSet name, a frame per name (as asked before `format: table`)',
+      upness: (w) =>
+        grafanaBody(
+          w,
+          SIM_NAMESPACES.map((ns, i) => ({ refId: `A${i}`, queryType: 'slo', sloAnswer: 'errorBudget', objective: OBJECTIVE, period: `${w.to - w.from}ms`, groupBy: 'none', window: 'range', namespaces: [ns] })),
+        ),
+      prometheus: (w) => [
+        instant(
+          w,
+          `1 - (1 - sum by (namespace, jobset) (sum_over_time(${METRIC}[${range(w)}])) / sum by (namespace, jobset) (count_over_time(${METRIC}[${range(w)}]))) / (1 - ${OBJECTIVE})`,
+        ),
+      ],
+      checkUpness: (body, truth) => {
+        const { byName, reused } = namesTruth(truth);
+        const answers = new Map(
+          SIM_NAMESPACES.flatMap((_, i) => upnessFrames(body, `A${i}`)).map((f) => [`${f.schema.fields[1]!.labels?.namespace}/${f.schema.fields[1]!.labels?.jobset}`, column<number | null>(f, 'remainingFraction')[0] ?? null]),
+        );
+        const diff = new Diff();
+        for (const [name, n] of byName) {
+          if (reused.has(name)) {
+            diff.skipped++;
+            continue;
+          }
+          diff.add(answers.get(name), remainingFraction(n.up, n.down), name);
+        }
+        diff.extra += [...answers.keys()].filter((k) => !byName.has(k)).length;
+        return { truth: diff, unit: 'fraction' };
+      },
+      checkPrometheus: (bodies, truth, model, w, d) => QUESTIONS_BY_ID.get('slo-budget-per-jobset')!.checkPrometheus(bodies, truth, model, w, d),
+    },
+    {
+      // What the SLO dashboard's bar gauge asks: the names with least budget left, sorted and limited in the service.
+      id: 'slo-budget-least-50-per-jobset',
+      title: 'SLO: error budget remaining, the 50 JobSet names with least left (sort + limit)',
+      upness: (w) =>
+        grafanaBody(w, [
+          {
+            refId: 'A',
+            queryType: 'slo',
+            sloAnswer: 'errorBudget',
+            objective: OBJECTIVE,
+            period: `${w.to - w.from}ms`,
+            groupBy: 'none',
+            window: 'range',
+            format: 'table',
+            sort: { by: 'remainingFraction', direction: 'asc' },
+            limit: SHOWN,
+          },
+        ]),
+      prometheus: (w) => [
+        instant(
+          w,
+          `bottomk(${SHOWN}, 1 - (1 - sum by (namespace, jobset) (sum_over_time(${METRIC}[${range(w)}])) / sum by (namespace, jobset) (count_over_time(${METRIC}[${range(w)}]))) / (1 - ${OBJECTIVE}))`,
+        ),
+      ],
+      checkUpness: (body, truth) => {
+        const table = upnessFrames(body, 'A')[0]!;
+        const namespaces = column<string>(table, 'namespace');
+        const jobsets = column<string>(table, 'jobset');
+        const remaining = column<number | null>(table, 'remainingFraction');
+        const { reused } = namesTruth(truth);
+        const expected = namesOrder(truth);
+        const diff = new Diff();
+        let k = 0;
+        namespaces.forEach((ns, r) => {
+          const name = `${ns}/${jobsets[r]}`;
+          if (reused.has(name)) {
+            diff.skipped++;
+            return;
+          }
+          const want = expected[k++];
+          if (want === undefined || want.name !== name) {
+            diff.extra++;
+            return;
+          }
+          diff.add(remaining[r] ?? null, want.value, name);
+        });
+        diff.missing += Math.min(SHOWN, expected.length + diff.skipped) - namespaces.length;
+        return { truth: diff, unit: 'fraction' };
+      },
+      checkPrometheus: ([body], truth) => {
+        const answers = new Map(promResult(body!).map((r) => [`${r.metric.namespace}/${r.metric.jobset}`, promNumber(r.value![1])]));
+        const diff = new Diff();
+        for (const { name, value } of namesOrder(truth).slice(0, SHOWN)) diff.add(answers.get(name), value, name);
+        return { truth: diff, unit: 'fraction' };
       },
     },
     {
@@ -597,3 +795,5 @@ function sloQuestions(): Question[] {
     },
   ];
 }
+
+const QUESTIONS_BY_ID = new Map(QUESTIONS.map((q) => [q.id, q]));

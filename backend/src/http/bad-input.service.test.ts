@@ -249,6 +249,7 @@ describe('generated garbage in every field of every endpoint', () => {
     budgetThreshold: 0.05,
     sort: { by: 'uptimeRatio', direction: 'asc' },
     limit: 5,
+    format: 'table',
     intervalMs: 60_000,
     maxDataPoints: 100,
     timeRange: { from: FROM, to: TO },

@@ -105,10 +105,16 @@ export interface UpnessQuery {
   sort?: TableSort;
   /** At most this many rows (for slo: frames), after the sort; a whole number from 1. */
   limit?: number;
+  /** `slo`: `table` answers one table frame, a row per group (and point); absent or `series`: a frame per group. */
+  format?: SloFormat;
 }
 
-/** The fields without a default: absent means "not asked" (every row, in the table's own order). */
-export type OptionalQueryField = 'sort' | 'limit';
+/** The fields without a default: absent means "not asked" (every row, in the table's own order; an slo answer's frame per group). */
+export type OptionalQueryField = 'sort' | 'limit' | 'format';
+
+/** How an `slo` answer is laid out: `series`, a frame per group (what alert rules and time series panels read); `table`, one table frame with a row per group and point. */
+export const SLO_FORMATS = ['series', 'table'] as const;
+export type SloFormat = (typeof SLO_FORMATS)[number];
 
 /** What an `slo` query answers: `sli` (with the objective), `errorBudget` (allowed, consumed, remaining, time to exhaustion),
  *  `burnRate` over the burn window, `budgetConsumed` in the burn window, `alert` (1 firing, 0 not). */

@@ -60,27 +60,38 @@ export interface SloTotals {
 export function sloTotals(members: readonly Timeline[], horizon: number, points: readonly number[], windows: SloWindows, indicator: SloIndicator = 'uptime'): SloTotals[] {
   const { times, starts, ends } = sloPlan(points, windows);
   const bad = BAD_TIME[indicator];
-  const up = new Float64Array(times.length);
-  const down = new Float64Array(times.length);
-  const scratch = new Float64Array(times.length * FIELDS);
+  const n = times.length;
+  // Scratch reused by every call (a table per JobSet name makes thousands): synchronous, never re-entered.
+  if (sums.length < 2 * n) sums = new Float64Array(2 * n);
+  if (scratch.length < n * FIELDS) scratch = new Float64Array(n * FIELDS);
+  const up = sums;
+  sums.fill(0, 0, 2 * n);
   for (const tl of members) {
     cumulativeAt(tl, horizon, times, scratch);
-    for (let i = 0; i < times.length; i++) {
+    for (let i = 0; i < n; i++) {
       up[i]! += scratch[i * FIELDS + UP]!;
-      down[i]! += badOf(scratch, i * FIELDS, bad);
+      up[n + i]! += badOf(scratch, i * FIELDS, bad);
     }
   }
   // Window k of sloPlan's order (period, burn, short per point): C at its end minus C at its start.
-  const over = (c: Float64Array, k: number): number => c[ends[k]!]! - c[starts[k]!]!;
-  return points.map((_, p) => ({
-    periodUp: over(up, 3 * p),
-    periodDown: over(down, 3 * p),
-    burnUp: over(up, 3 * p + 1),
-    burnDown: over(down, 3 * p + 1),
-    shortUp: over(up, 3 * p + 2),
-    shortDown: over(down, 3 * p + 2),
-  }));
+  const over = (offset: number, k: number): number => up[offset + ends[k]!]! - up[offset + starts[k]!]!;
+  const out = new Array<SloTotals>(points.length);
+  for (let p = 0; p < points.length; p++) {
+    out[p] = {
+      periodUp: over(0, 3 * p),
+      periodDown: over(n, 3 * p),
+      burnUp: over(0, 3 * p + 1),
+      burnDown: over(n, 3 * p + 1),
+      shortUp: over(0, 3 * p + 2),
+      shortDown: over(n, 3 * p + 2),
+    };
+  }
+  return out;
 }
+
+/** sloTotals' scratch: C summed over the members (up, then bad time, at every time), and one member's C. */
+let sums = new Float64Array(8);
+let scratch = new Float64Array(4 * FIELDS);
 
 /**
  * The three windows of every point ((t − P, t], (t − w, t], (t − s, t]) as indices into one sorted

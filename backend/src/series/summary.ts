@@ -66,19 +66,27 @@ function isSorted(timelines: readonly Timeline[]): boolean {
   return true;
 }
 
-export function summaryColumns(timelines: readonly Timeline[], horizon: number, from: number, to: number): SummaryColumns {
-  const lived = timelines.filter((tl) => livedIn(tl, horizon, from, to));
+export interface SummaryOptions {
+  /** The timelines are already those that lived in [from, to] (a query's selection): not tested again. */
+  selected?: boolean;
+  /** Work out each row's time to first up (default); without it the column is null (a table that does not show it). */
+  timeToFirstUp?: boolean;
+}
+
+export function summaryColumns(timelines: readonly Timeline[], horizon: number, from: number, to: number, options: SummaryOptions = {}): SummaryColumns {
+  const lived = options.selected === true ? timelines.slice() : timelines.filter((tl) => livedIn(tl, horizon, from, to));
   // The engine keeps its timelines sorted (and a selection of them stays so): sort only what comes unsorted (another source's).
   if (!isMarkedSorted(timelines) && !isSorted(lived)) lived.sort(byNamespaceNameUid);
+  const withTimeToFirstUp = options.timeToFirstUp !== false;
   const totals = new Float64Array(lived.length * FIELDS);
-  const timeToFirstUp: (number | null)[] = new Array<number | null>(lived.length);
+  const timeToFirstUp: (number | null)[] = new Array<number | null>(lived.length).fill(null);
   const states: State[] = new Array<State>(lived.length);
   for (let i = 0; i < lived.length; i++) {
     const tl = lived[i]!;
     windowTotals(tl, horizon, from, to, totals, i * FIELDS);
     // From the columns windowTotals just read: numbers, not the transitions' fields.
     const c = columnsOf(tl.transitions);
-    timeToFirstUp[i] = timeToFirstUpFrom(c, to);
+    if (withTimeToFirstUp) timeToFirstUp[i] = timeToFirstUpFrom(c, to);
     states[i] = stateFrom(c, to)!;
   }
   return { timelines: lived, totals, timeToFirstUp, states };

@@ -127,6 +127,81 @@ describe('slo queries', () => {
   });
 });
 
+describe('slo queries with format: table', () => {
+  /** A table frame's columns by name. */
+  const columns = (f: FrameJSON): Record<string, unknown[]> => Object.fromEntries(f.schema.fields.map((x, i) => [x.name, f.data.values[i]!]));
+
+  it('answer one table frame, a row per JobSet name, with the values of the frames per name', () => {
+    const q = { period: '1d', sloAnswer: 'errorBudget', window: 'range' };
+    const perName = run(observed, q).frames!;
+    const [table, ...rest] = run(observed, { ...q, format: 'table' }).frames!;
+    expect(rest).toEqual([]);
+    expect(table!.schema.name).toBe('slo');
+    expect(table!.schema.meta).toBeUndefined();
+    expect(table!.schema.fields.map((f) => `${f.name}:${f.type}:${f.config?.unit ?? ''}`)).toEqual([
+      'namespace:string:',
+      'jobset:string:',
+      'time:time:',
+      'allowedSeconds:number:s',
+      'consumedSeconds:number:s',
+      'remainingSeconds:number:s',
+      'remainingFraction:number:percentunit',
+      'burnRate:number:none',
+      'timeToExhaustionSeconds:number:s',
+    ]);
+    // The same rows, in the same order, as the frames per name: eval, then train (budget by hand
+    // for train: allowed 0.05 × 1380 min = 69 min, consumed 120 min, 51 min overspent).
+    const c = columns(table!);
+    expect(c.namespace).toEqual(['ns', 'ns']);
+    expect(c.jobset).toEqual(['eval', 'train']);
+    expect(c.time).toEqual([min(24 * 60), min(24 * 60)]);
+    expect(c.consumedSeconds).toEqual([900 * 60, 120 * 60]);
+    expect(c.remainingSeconds![1]).toBeCloseTo(-51 * 60, 9);
+    for (const name of ['allowedSeconds', 'consumedSeconds', 'remainingSeconds', 'remainingFraction', 'burnRate', 'timeToExhaustionSeconds']) {
+      expect(c[name]).toEqual(last(perName).map((f) => f.values[name]));
+    }
+  });
+
+  it('give a row per group and point, groups in order, points in time order, and `series` is the frames per group', () => {
+    const q = { period: '1d', sloAnswer: 'burnRate', window: 'step', intervalMs: 12 * HOUR, maxDataPoints: 10, groupBy: 'none' };
+    const perName = run(observed, q).frames!;
+    expect(run(observed, { ...q, format: 'series' }).frames).toEqual(perName);
+    const c = columns(run(observed, { ...q, format: 'table' }).frames![0]!);
+    expect(c.jobset).toEqual(['eval', 'eval', 'eval', 'train', 'train', 'train']);
+    expect(c.time).toEqual([0, 12, 24, 0, 12, 24].map((h) => min(h * 60)));
+    expect(c.burnRate).toEqual(perName.flatMap((f) => f.data.values[1]));
+    // Grouped by namespace, the namespace is the one label column; grouped by all, there is none.
+    expect(Object.keys(columns(run(observed, { ...q, groupBy: 'namespace', format: 'table' }).frames![0]!))).toEqual(['namespace', 'time', 'burnRate']);
+    expect(Object.keys(columns(run(observed, { ...q, groupBy: 'all', format: 'table' }).frames![0]!))).toEqual(['time', 'burnRate']);
+  });
+
+  it('sort and limit the rows, with the whole table in the meta, and carry the notices of the frames per group', () => {
+    const r = run(observed, { period: '1d', sloAnswer: 'errorBudget', window: 'range', format: 'table', sort: { by: 'remainingFraction', direction: 'desc' }, limit: 1 });
+    const [table] = r.frames!;
+    expect(columns(table!).jobset).toEqual(['train']);
+    const shaped = run(observed, { period: '1d', sloAnswer: 'errorBudget', window: 'range', sort: { by: 'remainingFraction', direction: 'desc' }, limit: 1 }).frames!;
+    expect(table!.schema.meta).toEqual({ notices: shaped[0]!.schema.meta!.notices, custom: shaped[0]!.schema.meta!.custom });
+    expect((table!.schema.meta!.custom as { rows: number }).rows).toBe(2);
+    // A factor that cannot fire at 90 %: one notice per name, as each frame per name carries its own.
+    const noticed = run(observed, { period: '1d', sloAnswer: 'burnRate', objective: 0.9, burnFactor: 14.4, format: 'table' }).frames![0]!;
+    expect((noticed.schema.meta!.notices as { text: string }[]).map((n) => n.text.match(/\(ns\/\w+\)/)![0])).toEqual(['(ns/eval)', '(ns/train)']);
+  });
+
+  it.each([['tables'], [''], [1], [['table']], [null]])('refuse format %j with a 400 naming the field', (format) => {
+    const result = run(observed, { format });
+    expect(result.status).toBe(400);
+    expect(result.error).toContain('queries[0].format: must be series (a frame per group, the default) or table');
+  });
+
+  it('answer a per-name table of more names than the series limit allows frames', () => {
+    const many: Timeline[] = Array.from({ length: 5001 }, (_, i) => ({ ...fleet[1]!, uid: `u${i}`, name: `n${String(i).padStart(5, '0')}` }));
+    const wide: Observed = { ...observed, timelines: many };
+    expect(run(wide, { period: '1d' }).error).toContain('more than the limit of 5000');
+    const [table] = run(wide, { period: '1d', format: 'table' }).frames!;
+    expect(table!.data.values[0]).toHaveLength(5001);
+  });
+});
+
 describe('slo queries on a simulated fleet reproduce the truth', () => {
   const sim = simulateFleet({ jobsets: 30, days: 4, seed: 7 });
   const engine = new TimelineEngine();

@@ -1,20 +1,23 @@
 // `slo`: an objective over a period per group (issue 13 section 1). One frame per group: a time
 // field (one point at `to` for window `range`, else one per step) and the answer's number fields,
 // each labelled with the group, for stat, gauge, time series, table panels and alert rules. `sort`
-// and `limit` pick the groups a panel shows (../table.ts), by an answer's column at `to`.
+// and `limit` pick the groups a panel shows (../table.ts), by an answer's column at `to`. `format:
+// table` answers the same as one table frame instead, a row per group and point: a table of
+// thousands of JobSet names is then one schema, not one per name.
 
 import { z } from 'zod';
 import { groupingOf, groupOf, type GroupBy, type GroupKey } from '../../series/fleet.ts';
 import { lifeOf, lived } from '../../series/summary.ts';
 import { alertFiring, maxBurnFactor, sloFigures, sloPlan, sloTotals, sloTotalsOf, type SloFigures, type SloTotals, type SloWindows } from '../../series/slo.ts';
 import { objectiveOf } from '../../timeline/jobset.ts';
+import { isMarkedSorted } from '../../timeline/order.ts';
 import type { Timeline } from '../../timeline/types.ts';
 import { MAX_DAYS } from '../../query/model.ts';
 import { QueryError } from '../../query/selector.ts';
 import { LIMITS } from '../../query/step.ts';
-import { DEFAULT_QUERY, parseDuration, SLO_ANSWER_COLUMNS, SLO_ANSWERS, SLO_INDICATORS, type SloColumn } from '../../query/types.ts';
+import { DEFAULT_QUERY, parseDuration, SLO_ANSWER_COLUMNS, SLO_ANSWERS, SLO_FORMATS, SLO_INDICATORS, type SloColumn } from '../../query/types.ts';
 import type { QueryContext } from '../context.ts';
-import { frame, numberField, timeField, type Field, type FrameJSON } from '../frame.ts';
+import { frame, numberField, stringField, timeField, type Field, type FrameJSON } from '../frame.ts';
 import { pooledGroups, type PooledGroup } from '../pooled.ts';
 import { isShaped, pickRows, refuseUnknownSortColumn, TABLE_FIELDS, tableMeta } from '../table.ts';
 import { pointsOf, refuseCauseGroup, type Cost, type QueryTypeModule } from './module.ts';
@@ -59,6 +62,12 @@ interface SloGroup extends GroupKey {
  * recreation that lived in that point's own period (t − P, t], else the query's objective.
  */
 function nameObjectives(members: readonly Timeline[], horizon: number, fallback: number, points: readonly number[], windows: SloWindows): number[] {
+  if (members.length === 1) {
+    // Most names have one run in a period: its label, where it lived.
+    const life = lifeOf(members[0]!, horizon);
+    const objective = objectiveOf(members[0]!.labels) ?? fallback;
+    return points.map((t) => (lived(life, t - windows.periodMs, t) ? objective : fallback));
+  }
   const newestFirst = [...members].sort((a, b) => b.createdAt - a.createdAt).map((tl) => ({ life: lifeOf(tl, horizon), objective: objectiveOf(tl.labels) }));
   return points.map((t) => {
     const newest = newestFirst.find((m) => lived(m.life, t - windows.periodMs, t));
@@ -98,20 +107,46 @@ function groups(ctx: QueryContext): SloGroup[] {
     }));
   }
   const groupBy = groupingOf(ctx.query);
-  const byKey = new Map<string, GroupKey & { members: Timeline[] }>();
-  for (const tl of ctx.timelines) {
+  const members = (groupBy === 'none' ? namesInRuns(ctx.timelines) : null) ?? groupsByKey(ctx.timelines, groupBy);
+  return members.map(({ key, labels, members }) => {
+      const objectives = (points: readonly number[], windows: SloWindows): number[] =>
+        groupBy === 'none' ? nameObjectives(members, ctx.horizon, ctx.query.objective, points, windows) : points.map(() => ctx.query.objective);
+      return { key, labels, objectives, totals: (points, windows) => sloTotals(members, ctx.horizon, points, windows, ctx.query.indicator) };
+    });
+}
+
+type Members = GroupKey & { members: Timeline[] };
+
+/** The groups of the selected JobSets, in key order. */
+function groupsByKey(timelines: readonly Timeline[], groupBy: GroupBy): Members[] {
+  const byKey = new Map<string, Members>();
+  for (const tl of timelines) {
     const g = sloGroupOf(tl, groupBy);
     let group = byKey.get(g.key);
     if (group === undefined) byKey.set(g.key, (group = { ...g, members: [] }));
     group.members.push(tl);
   }
-  return [...byKey.values()]
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    .map(({ key, labels, members }) => {
-      const objectives = (points: readonly number[], windows: SloWindows): number[] =>
-        groupBy === 'none' ? nameObjectives(members, ctx.horizon, ctx.query.objective, points, windows) : points.map(() => ctx.query.objective);
-      return { key, labels, objectives, totals: (points, windows) => sloTotals(members, ctx.horizon, points, windows, ctx.query.indicator) };
-    });
+  return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/**
+ * The JobSet names of a list sorted by namespace, name and UID, without clusters: each name's
+ * timelines are one run of it, and the runs come in key order (sloGroupOf's key is then
+ * "\0namespace\0name", whose order is the list's). Null for any other list: groupsByKey groups it.
+ */
+function namesInRuns(timelines: readonly Timeline[]): Members[] | null {
+  if (!isMarkedSorted(timelines)) return null;
+  const groups: Members[] = [];
+  let current: Members | null = null;
+  for (const tl of timelines) {
+    if (tl.cluster !== undefined) return null;
+    if (current === null || current.labels.jobset !== tl.name || current.labels.namespace !== tl.namespace) {
+      current = { key: `\u0000${tl.namespace}\u0000${tl.name}`, labels: { namespace: tl.namespace, jobset: tl.name }, members: [] };
+      groups.push(current);
+    }
+    current.members.push(tl);
+  }
+  return groups;
 }
 
 const PERCENT = 'percentunit';
@@ -172,6 +207,7 @@ function sloFrames(ctx: QueryContext): FrameJSON[] {
     ? pickRows(answers.length, query.sort ? (i) => columnValues(query.sort!.by as SloColumn, answers[i]!.figures, answers[i]!.firing).at(-1)! : null, query.sort, query.limit)
     : null;
   const shown = rows === null ? answers : rows.map((i) => answers[i]!);
+  if (query.format === 'table') return [sloTable(ctx, shown, points, rows === null ? null : tableMeta(answers.length, rows.length, sloTotalsAtTo(ctx, answers, windows)))];
   return shown.map(({ group: g, objectives, figures, firing }, i) => {
     const name = groupBy === 'none' ? `${g.labels.namespace}/${g.labels.jobset}` : groupBy === 'all' ? 'all' : Object.values(g.labels)[0] || '(none)';
     // The notice checks the objective alert rules evaluate: the one in force at the last point (`to`).
@@ -185,6 +221,65 @@ function sloFrames(ctx: QueryContext): FrameJSON[] {
       meta: { type: 'timeseries-wide', ...(notices.length > 0 ? { notices } : {}), ...(table !== null ? { custom: table.custom } : {}) },
     });
   });
+}
+
+/** A group's label keys as the table's first columns, in the order its labels list them (a cluster first, where any group has one). */
+function dimensionsOf(groups: readonly { labels: Record<string, string> }[]): string[] {
+  const keys = new Set<string>();
+  for (const g of groups) for (const key in g.labels) keys.add(key);
+  return keys.has('cluster') ? ['cluster', ...[...keys].filter((k) => k !== 'cluster')] : [...keys];
+}
+
+/**
+ * `format: table`: the answers shown as one table frame, a row per group and point (groups in the
+ * answer's order, points in time order): the group's labels as string columns, `time`, then the
+ * answer's columns, the same values as the frames per group carry. The notices of the frames per
+ * group (a burn factor that cannot fire) and a shaped answer's meta go on the one frame.
+ */
+function sloTable(
+  ctx: QueryContext,
+  shown: readonly { group: SloGroup; objectives: number[]; figures: SloFigures[]; firing: boolean[] }[],
+  points: readonly number[],
+  table: ReturnType<typeof tableMeta> | null,
+): FrameJSON {
+  const { query } = ctx;
+  const groupBy = groupingOf(query);
+  const p = points.length;
+  const rows = shown.length * p;
+  const dimensions = dimensionsOf(shown.map((a) => a.group));
+  const times = new Array<number>(rows);
+  for (let g = 0; g < shown.length; g++) for (let k = 0; k < p; k++) times[g * p + k] = points[k]!;
+  const fields: Field[] = dimensions.map((d) => {
+    const values = new Array<string>(rows);
+    for (let g = 0; g < shown.length; g++) values.fill(shown[g]!.group.labels[d] ?? '', g * p, (g + 1) * p);
+    return stringField(d, values, { nullable: false });
+  });
+  fields.push(timeField('time', times, { nullable: false }));
+  for (const name of SLO_ANSWER_COLUMNS[query.sloAnswer] as readonly SloColumn[]) {
+    const values = new Array<number | null>(rows);
+    for (let g = 0; g < shown.length; g++) {
+      const column = columnValues(name, shown[g]!.figures, shown[g]!.firing);
+      for (let k = 0; k < p; k++) values[g * p + k] = column[k]!;
+    }
+    fields.push(numberField(name, values, { unit: UNIT[name] }));
+  }
+  const notices: { severity: 'warning' | 'info'; text: string }[] = [];
+  if (query.burnFactor > 0) {
+    const seen = new Set<string>();
+    for (const { group: g, objectives } of shown) {
+      const notice = factorNotice(query.burnFactor, objectives.at(-1)!, groupBy === 'none' ? ` (${g.labels.namespace}/${g.labels.jobset})` : '');
+      if (notice !== null && !seen.has(notice.text)) {
+        seen.add(notice.text);
+        notices.push(notice);
+      }
+    }
+  }
+  notices.push(...(table?.notices ?? []));
+  // No meta.type, as a summary table has none: its rows go by group, not by time.
+  const meta: Record<string, unknown> = {};
+  if (notices.length > 0) meta.notices = notices;
+  if (table !== null) meta.custom = table.custom;
+  return frame(fields, { name: 'slo', refId: query.refId, ...(notices.length > 0 || table !== null ? { meta } : {}) });
 }
 
 /**
@@ -255,6 +350,12 @@ export const sloType: QueryTypeModule = {
       .default(DEFAULT_QUERY.budgetThreshold)
       .describe("slo alert: the share of the period's budget consumed in the burn window that fires"),
     ...TABLE_FIELDS,
+    format: z
+      .enum(SLO_FORMATS, { error: 'must be series (a frame per group, the default) or table (one table frame, a row per group and point)' })
+      .describe(
+        'slo: how the answer is laid out: series (the default), a frame per group whose fields carry its labels; table, one table frame with the groups\' labels as columns, `time` and the answer\'s columns, a row per group and point (groups in the order sort and limit leave, meta.custom on it)',
+      )
+      .optional(),
   },
   // A point covers the period ending at it: every JobSet that lived in it counts.
   selectFrom: (query, steps, from, to) => Math.min(from, pointsOf({ query, steps, to })[0]! - (parseDuration(query.period) ?? 0)),

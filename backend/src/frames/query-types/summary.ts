@@ -37,7 +37,8 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   const groupBy = groupingOf(query);
   const columns = figureColumns(ctx);
   if (groupBy === 'none') {
-    const c = summaryColumns(ctx.timelines, ctx.horizon, ctx.from, ctx.to);
+    // The selection is of the JobSets that lived in [from, to] (selectFrom is `from`): not tested again.
+    const c = summaryColumns(ctx.timelines, ctx.horizon, ctx.from, ctx.to, { selected: ctx.selectFrom === ctx.from, timeToFirstUp: columns.includes('timeToFirstUpSeconds') });
     const n = c.timelines.length;
     // Usage split by state, for every row (a sort may name one of its columns).
     const usage = usageByStateFields(ctx, c.timelines.map((tl) => [tl]));
