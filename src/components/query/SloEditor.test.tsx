@@ -100,4 +100,15 @@ describe('SloEditor', () => {
     await user.click(screen.getByRole('radio', { name: 'Uptime' }));
     expect(onChange).toHaveBeenLastCalledWith({ ...query, indicator: 'uptime', sloAnswer: 'alert' });
   });
+
+  it('answers as a frame per group by default, or as one table, and stores no format for the default', async () => {
+    const { onChange, query, rerender, user } = await setup(newQuery('slo'));
+    expect(screen.getByRole('radio', { name: 'Frame per group' })).toBeChecked();
+    await user.click(screen.getByRole('radio', { name: 'Table' }));
+    expect(onChange).toHaveBeenLastCalledWith({ ...query, format: 'table' });
+    rerender({ ...query, format: 'table' });
+    expect(screen.getByRole('radio', { name: 'Table' })).toBeChecked();
+    await user.click(screen.getByRole('radio', { name: 'Frame per group' }));
+    expect(onChange).toHaveBeenLastCalledWith({ ...query, format: undefined });
+  });
 });

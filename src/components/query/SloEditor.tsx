@@ -88,6 +88,21 @@ export function SloEditor(props: EditorProps) {
             onChange={(window) => update({ window })}
           />
         </EditorField>
+        <EditorField
+          label="Format"
+          tooltip="A frame per group (time series panels, alert rules), or every group as one table (Table panels: no transformations needed)"
+          htmlFor={id('format')}
+        >
+          <RadioButtonGroup<'series' | 'table'>
+            id={id('format')}
+            options={[
+              { value: 'series', label: 'Frame per group', description: 'One frame per group, labelled' },
+              { value: 'table', label: 'Table', description: 'One table frame, a row per group and point' },
+            ]}
+            value={q.format === 'table' ? 'table' : 'series'}
+            onChange={(format) => update({ format: format === 'table' ? 'table' : undefined })}
+          />
+        </EditorField>
       </EditorRow>
       {BURNS.includes(q.sloAnswer) && (
         <EditorRow>
