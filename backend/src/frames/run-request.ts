@@ -127,8 +127,6 @@ const NO_NODE_LAYER =
 const NO_POOL_LAYER =
   'No node pools here: they are computed from the Nodes of a Kubernetes cluster (upness serve --kubeconfig, a trace recorded from one, or the simulated cluster), and this source has JobSets only.';
 
-
-
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
