@@ -230,6 +230,22 @@ export interface Snapshot {
   usage?: UsageSnapshotEntry[];
 }
 
+/** A snapshot's element of each list, as snapshotOf and snapshotText both write it. */
+function machineItem(m: MachineState): Snapshot['machines'][number] {
+  return {
+    meta: metaRecord(m),
+    update: { add: m.timeline.transitions.map(encodeJoined), everUp: m.everUp, restarts: m.restarts, rv: m.resourceVersion, deletedAt: m.deletedAt },
+  };
+}
+
+function nodeLayerItem(tl: Timeline): NonNullable<Snapshot['nodeLayers']>[number] {
+  return { uid: tl.uid, add: tl.transitions.map(encodeJoined) };
+}
+
+function poolItem(tl: Timeline): NonNullable<Snapshot['pools']>[number] {
+  return { uid: tl.uid, pool: { name: tl.name, createdAt: tl.createdAt, accelerator: tl.accelerator, topology: tl.topology }, jobsets: tl.jobsets ?? [], add: tl.transitions.map(encodeJoined) };
+}
+
 /** `format`: FORMAT, except for a migration step that writes the next format of a chain. The whole
  *  snapshot as one value: what snapshotText writes, for tests and small data dirs. */
 export function snapshotOf(
@@ -246,17 +262,14 @@ export function snapshotOf(
   const uids = new Set<string>();
   for (const m of machines) {
     uids.add(m.timeline.uid);
-    out.push({
-      meta: metaRecord(m),
-      update: { add: m.timeline.transitions.map(encodeJoined), everUp: m.everUp, restarts: m.restarts, rv: m.resourceVersion, deletedAt: m.deletedAt },
-    });
+    out.push(machineItem(m));
   }
   const layers: NonNullable<Snapshot['nodeLayers']> = [];
-  for (const tl of nodeLayers) if (uids.has(tl.uid) && tl.transitions.length > 0) layers.push({ uid: tl.uid, add: tl.transitions.map(encodeJoined) });
+  for (const tl of nodeLayers) if (uids.has(tl.uid) && tl.transitions.length > 0) layers.push(nodeLayerItem(tl));
   const poolsOut: NonNullable<Snapshot['pools']> = [];
   for (const tl of pools) {
     if (tl.transitions.length === 0) continue;
-    poolsOut.push({ uid: tl.uid, pool: { name: tl.name, createdAt: tl.createdAt, accelerator: tl.accelerator, topology: tl.topology }, jobsets: tl.jobsets ?? [], add: tl.transitions.map(encodeJoined) });
+    poolsOut.push(poolItem(tl));
   }
   const usageOut = [...usage];
   return { format, upness, nextSegment, observedUntil, machines: out, nodeLayers: layers, ...(poolsOut.length > 0 ? { pools: poolsOut } : {}), ...(usageOut.length > 0 ? { usage: usageOut } : {}) };
@@ -301,18 +314,14 @@ export function* snapshotText(
   let first = true;
   for (const m of machines) {
     uids.add(m.timeline.uid);
-    const item: Snapshot['machines'][number] = {
-      meta: metaRecord(m),
-      update: { add: m.timeline.transitions.map(encodeJoined), everUp: m.everUp, restarts: m.restarts, rv: m.resourceVersion, deletedAt: m.deletedAt },
-    };
-    yield `${first ? '' : ','}\n${JSON.stringify(item)}`;
+    yield `${first ? '' : ','}\n${JSON.stringify(machineItem(m))}`;
     first = false;
   }
   yield '\n],"nodeLayers":[';
   first = true;
   for (const tl of nodeLayers) {
     if (!uids.has(tl.uid) || tl.transitions.length === 0) continue;
-    yield `${first ? '' : ','}\n${JSON.stringify({ uid: tl.uid, add: tl.transitions.map(encodeJoined) })}`;
+    yield `${first ? '' : ','}\n${JSON.stringify(nodeLayerItem(tl))}`;
     first = false;
   }
   // Pools and usage are written only when there are any, as snapshotOf leaves them out.
@@ -322,7 +331,7 @@ export function* snapshotText(
       (function* () {
         for (const tl of pools) {
           if (tl.transitions.length === 0) continue;
-          yield { uid: tl.uid, pool: { name: tl.name, createdAt: tl.createdAt, accelerator: tl.accelerator, topology: tl.topology }, jobsets: tl.jobsets ?? [], add: tl.transitions.map(encodeJoined) };
+          yield poolItem(tl);
         }
       })(),
     ],
