@@ -75,12 +75,19 @@ async function suspensionRows(ns: string): Promise<string[][]> {
   return kinds.flatMap((k, i) => (k === 'suspension' ? [[String(column('title')[i]).split(':')[0]!, column('reason')[i] as string, column('message')[i] as string, column('text')[i] as string]] : []));
 }
 
+/** On a timeout, says what the service last answered and logged: an intermittent failure explains itself. */
 async function until(ns: string, name: string, expected: string[]): Promise<TimelineJson> {
-  return waitFor(`${ns}/${name} to be ${JSON.stringify(expected)}`, async () => {
-    const r = await getJson<{ timelines: TimelineJson[] }>(`${service.url}/api/v1/jobsets/${ns}/${name}`);
-    const tl = r.status === 200 ? r.body.timelines[0] : undefined;
-    return tl !== undefined && JSON.stringify(states(tl)) === JSON.stringify(expected) ? tl : undefined;
-  }, 10_000, 50);
+  let seen = 'nothing yet';
+  try {
+    return await waitFor(`${ns}/${name} to be ${JSON.stringify(expected)}`, async () => {
+      const r = await getJson<{ timelines: TimelineJson[] }>(`${service.url}/api/v1/jobsets/${ns}/${name}`);
+      const tl = r.status === 200 ? r.body.timelines[0] : undefined;
+      seen = tl !== undefined ? JSON.stringify(states(tl)) : `HTTP ${r.status}`;
+      return tl !== undefined && seen === JSON.stringify(expected) ? tl : undefined;
+    }, 10_000, 50);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; last seen: ${seen}; the service's last log lines:\n${service.logs().split('\n').slice(-30).join('\n')}`);
+  }
 }
 
 describe("Kueue's reasons", () => {

@@ -118,5 +118,7 @@ export const QUERY_MODEL_FIELDS = ['refId', 'queryType', 'metric', 'layer', 'nam
 QUERY_MODEL_FIELDS.push('objective', 'period', 'sloAnswer', 'indicator', 'burnWindow', 'shortWindow', 'burnFactor', 'budgetThreshold');
 /** The fields of a table query (summary, slo: issue 21 §2). */
 QUERY_MODEL_FIELDS.push('sort', 'limit');
+/** An `slo` query's answer as one table frame (issue 21 §4). */
+QUERY_MODEL_FIELDS.push('format');
 /** The buckets of `groupBy: size` (issue 20 §3). */
 QUERY_MODEL_FIELDS.push('sizeBuckets');

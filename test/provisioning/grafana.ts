@@ -334,6 +334,17 @@ export function checkShape(what: string, query: Json, frames: Json[]): void {
       const groupBy = query.groupBy ?? 'none';
       const labels = groupBy === 'none' ? ['namespace', 'jobset'] : groupBy === 'all' ? [] : [groupBy.replace(/^label:/, '')];
       let numbers = 0;
+      if (query.format === 'table') {
+        // One table frame: the group's columns (strings), time, then the answer's numbers.
+        if (frames.length !== 1) fail(`expected one table frame, got ${frames.length}`);
+        const frame = frames[0];
+        const expected = [...labels.map((l) => `${l}:string`), 'time:time', ...wanted[answer]!.map((n) => `${n}:number`)];
+        if (JSON.stringify(frame.schema.fields.map((f: Json) => `${f.name}:${f.type}`)) !== JSON.stringify(expected)) fail(`the table's fields are not ${expected.join(', ')}`);
+        if (rowCount(frame) === 0) fail('the table has no rows');
+        for (const column of frame.data.values.slice(labels.length + 1)) numbers += column.filter((v: unknown) => typeof v === 'number').length;
+        if (numbers === 0) fail('every value is null');
+        break;
+      }
       for (const frame of frames) {
         const [time, ...rest] = frame.schema.fields;
         if (time.type !== 'time' || JSON.stringify(rest.map((f: Json) => `${f.name}:${f.type}`)) !== JSON.stringify(wanted[answer]!.map((n) => `${n}:number`)))
