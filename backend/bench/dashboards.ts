@@ -365,6 +365,14 @@ interface InProcessResult {
   bytes: number;
 }
 
+/** The heap used after full collections; null without --expose-gc (npm run bench:dashboards gives it). */
+function settledHeap(): number | null {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) return null;
+  for (let i = 0; i < 3; i++) gc();
+  return process.memoryUsage().heapUsed;
+}
+
 /** Every panel request through runQueries and JSON.stringify in this process, RUNS times in turn: CPU time per request, the least of the runs. */
 async function inProcess(): Promise<void> {
   log(`# bench:dashboards --in-process${args.smoke ? ' (smoke)' : ''}: ${cpus()[0]?.model ?? 'cpu'} × ${availableParallelism()}, load average ${loadavg().map((l) => fmt(l, 2)).join(' ')}`);
@@ -376,6 +384,9 @@ async function inProcess(): Promise<void> {
     return valuesView(what, observed.timelines, { ...(namespace === null ? {} : { namespaces: [namespace] }), range: { horizon: observed.horizon, from, to } }).values;
   };
   const requests = await panelRequests(values, IN_PROCESS_NOW);
+  // The heap that answers leave behind (the selections' indexes, the kept C(t) of the fleet
+  // indexes' partitions, the plans), after full collections: what a long-served wall of screens holds.
+  const heapBefore = settledHeap();
   log(`${requests.length} panel requests (${new Set(requests.map((r) => `${r.dashboard}/${r.panel}`)).size} panels × 3 selections), ${RUNS} runs of them all …`);
   const results: InProcessResult[] = requests.map((r) => ({ dashboard: r.dashboard, panel: r.panel, selection: r.selection, cpuMs: Infinity, wallMs: Infinity, firstCpuMs: 0, status: 0, bytes: 0 }));
   const digest = createHash('sha256');
@@ -427,6 +438,10 @@ async function inProcess(): Promise<void> {
       `${fmt(total, 1)} ms for all; the first run: ${fmt(results.reduce((sum, r) => sum + r.firstCpuMs, 0) / results.length, 2)} ms per request; wall ${fmt(results.reduce((s, r) => s + r.wallMs, 0) / results.length, 2)} ms mean; not 200: ${failed.length}; load average now ${loadavg().map((l) => fmt(l, 2)).join(' ')}`,
   );
   log(`answers of the first run (at ${new Date(IN_PROCESS_NOW).toISOString()}): sha256 ${digest.digest('hex')}`);
+  const heapAfter = settledHeap();
+  if (heapBefore !== null && heapAfter !== null) {
+    log(`heap after full collections: ${fmt(heapBefore / MiB, 1)} MiB with the fleet built, ${fmt(heapAfter / MiB, 1)} MiB after the runs (${fmt((heapAfter - heapBefore) / MiB, 1)} MiB kept by what the answers left behind)`);
+  }
   mkdirSync(RESULTS, { recursive: true });
   const out = join(RESULTS, args.smoke ? 'dashboards-in-process-smoke.json' : 'dashboards-in-process.json');
   writeFileSync(out, JSON.stringify({ runs: RUNS, meanCpuMs: total / results.length, requests: results }, null, 2));
