@@ -37,6 +37,8 @@ const READY_CODE: Readonly<Record<ReadyStatus, number>> = { True: 0, False: 1, U
 /** What a record holds (its view's route), the number after its line, time and type. */
 const Route = { JobSet: 0, Workload: 1, Pod: 2, Node: 3, Other: 4, /** The observation is in `cloned`. */ Cloned: 5 } as const;
 
+/** The numbers of a record after its line, time, type and route, by route. */
+const LENGTH: readonly number[] = [28, 6, 9, 18, 0, 1];
 /** The most numbers one record takes (a JobSet's: 4 + 28). */
 const MOST_PER_RECORD = 40;
 /** No string: a string's number is its place in the table, from 0. */
@@ -243,39 +245,31 @@ export class ViewDecoder {
     for (let i = 0; i < encoded.count; i++) {
       const line = n[at]!;
       const receivedAt = n[at + 1]!;
-      const type = TYPES[n[at + 2]!]!;
       const route = n[at + 3]!;
-      at += 4;
-      const skipped = skip(receivedAt, line);
-      let o: ClusterViewedObservation;
+      const from = at + 4;
+      at = from + (LENGTH[route] ?? NaN);
+      if (!(at <= n.length)) throw new Error(`a trace worker sent an unknown record (${route})`);
+      if (skip(receivedAt, line)) continue;
+      const type = TYPES[n[from - 2]!]!;
       switch (route) {
         case Route.JobSet:
-          o = { receivedAt, type, route: 'JobSet', view: skipped ? (null as never) : this.#jobset(n, at) };
-          at += 28;
+          each({ receivedAt, type, route: 'JobSet', view: this.#jobset(n, from) }, line);
           break;
         case Route.Workload:
-          o = { receivedAt, type, route: 'Workload', view: skipped ? (null as never) : this.#workload(n, at) };
-          at += 6;
+          each({ receivedAt, type, route: 'Workload', view: this.#workload(n, from) }, line);
           break;
         case Route.Pod:
-          o = skipped ? (null as never) : this.#pod(receivedAt, type, n, at);
-          at += 9;
+          each(this.#pod(receivedAt, type, n, from), line);
           break;
         case Route.Node:
-          o = skipped ? (null as never) : this.#node(receivedAt, type, n, at);
-          at += 18;
+          each(this.#node(receivedAt, type, n, from), line);
           break;
         case Route.Other:
-          o = { receivedAt, type, route: 'other' };
-          break;
-        case Route.Cloned:
-          o = encoded.cloned[n[at]!]!;
-          at += 1;
+          each({ receivedAt, type, route: 'other' }, line);
           break;
         default:
-          throw new Error(`a trace worker sent an unknown record (${route})`);
+          each(encoded.cloned[n[from]!]!, line);
       }
-      if (!skipped) each(o, line);
     }
   }
 

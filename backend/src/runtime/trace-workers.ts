@@ -1,7 +1,9 @@
 // Replay on every core: worker threads split and parse a trace's lines and reduce each object to the
-// compact record the engine applies (trace-chunk.ts); this thread applies them strictly in line order,
-// checks time order across chunks and names a bad line exactly as the in-thread reader does
-// (sources/trace). JSON.parse and the garbage it leaves are most of a replay's time and happen there.
+// compact record the engine applies (trace-chunk.ts), sent as numbers in one transferred buffer a chunk
+// with the strings new to the worker's table (trace-views.ts); this thread rebuilds each view as it
+// applies it, strictly in line order, checks time order across chunks and names a bad line exactly as
+// the in-thread reader does (sources/trace). JSON.parse and the garbage it leaves are most of a
+// replay's time and happen there.
 //
 // Until the workers have started, and for a trace smaller than `inThreadBytes` (16 MiB), chunks are
 // parsed here: a worker loads the parser and its modules (zod) first, which costs about as much CPU
