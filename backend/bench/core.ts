@@ -99,11 +99,14 @@ const parseOnly = measure(() => {
 });
 let timelinesReplayed = 0;
 /** CPU time (all threads of the process, ms) of each run of `fn`, beside measureAsync's wall times. */
-const cpuOf = (fn: () => Promise<void>, cpu: number[]) => async (): Promise<void> => {
+const cpuOf = (fn: () => Promise<void>, cpu: number[], mainThreadCpu: number[] = []) => async (): Promise<void> => {
   const before = process.cpuUsage();
+  const mainBefore = process.threadCpuUsage();
   await fn();
   const used = process.cpuUsage(before);
+  const main = process.threadCpuUsage(mainBefore);
   cpu.push((used.user + used.system) / 1000);
+  mainThreadCpu.push((main.user + main.system) / 1000);
 };
 const replayCpu: number[] = [];
 let inThreadTimelines = '';
@@ -116,6 +119,8 @@ const replay = await measureAsync(cpuOf(async () => {
 // The same trace parsed by worker threads (as `upness replay` does it), the pool started and stopped
 // in every run; the same timelines, checked once.
 const workerCpu: number[] = [];
+// The main thread's own CPU: what it spends applying the workers' views (and parsing while they start).
+const workerMainCpu: number[] = [];
 let workerChunks = { here: 0, workers: 0 };
 let compared = false;
 const workerReplay = await measureAsync(cpuOf(async () => {
@@ -123,7 +128,7 @@ const workerReplay = await measureAsync(cpuOf(async () => {
   await replayTraceInWorkers(chunks, engine, { workers: parseThreads, onDone: (c) => (workerChunks = c) });
   if (!compared && JSON.stringify(engine.timelines()) !== inThreadTimelines) throw new Error('the worker replay and the in-thread replay differ');
   compared = true;
-}, workerCpu));
+}, workerCpu, workerMainCpu));
 const rate = (ms: number): number => lines.length / (ms / 1000);
 const perCpuSecond = (cpu: number[]): number => lines.length / (median([...cpu].sort((a, b) => a - b)) / 1000);
 log(`  peer  JSON.parse of each line alone      ${int(rate(median(parseOnly))).padStart(10)} obs/s  ${fmt(bytes / 2 ** 20 / (median(parseOnly) / 1000))} MiB/s`);
@@ -131,6 +136,7 @@ log(`  upness replay (split, parse, validate,  ${int(rate(median(replay))).padSt
 log(`         state machine) into ${int(timelinesReplayed)} timelines, one core  ${int(perCpuSecond(replayCpu)).padStart(10)} obs per CPU-second`);
 log(`  upness replay on ${parseThreads} worker threads          ${int(rate(median(workerReplay))).padStart(10)} obs/s  ${fmt(bytes / 2 ** 20 / (median(workerReplay) / 1000))} MiB/s  = ${fmt(median(replay) / median(workerReplay), 2)}× the one-core replay`);
 log(`         (pool started in each run; ${workerChunks.here} of ${workerChunks.here + workerChunks.workers} chunks parsed in the main thread)  ${int(perCpuSecond(workerCpu)).padStart(10)} obs per CPU-second (all threads)`);
+log(`                                                  ${int(perCpuSecond(workerMainCpu)).padStart(10)} obs per main-thread CPU-second`);
 log('');
 const replayResults = {
   observations: lines.length,
@@ -141,6 +147,8 @@ const replayResults = {
   workerThreads: parseThreads,
   workerReplayObsPerSec: rate(median(workerReplay)),
   workerReplayObsPerCpuSecond: perCpuSecond(workerCpu),
+  workerReplayObsPerMainThreadCpuSecond: perCpuSecond(workerMainCpu),
+  workerReplayChunksInMainThread: workerChunks,
 };
 if (args['replay-only']) {
   if (!smoke) writeResults('core-replay.json', { replay: replayResults });

@@ -1,15 +1,22 @@
-// A worker thread of trace-workers.ts: chunks of trace lines in, their compact records out, in the order given.
+// A worker thread of trace-workers.ts: chunks of trace lines in, their views encoded in numbers out
+// (trace-views.ts), in the order given.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { viewTraceChunk } from './trace-chunk.ts';
+import { ViewEncoder } from './trace-views.ts';
 
 const port = parentPort!;
 const { poolLabel } = workerData as { poolLabel: string | null };
+// One string table for all of this worker's chunks: the replay keeps its copy of it.
+const encoder = new ViewEncoder();
 
 port.on('message', ({ seq, chunk }: { seq: number; chunk: string | Uint8Array }) => {
-  const result = viewTraceChunk(typeof chunk === 'string' ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), poolLabel);
+  const { lines, observations, lineNumbers, error } = viewTraceChunk(typeof chunk === 'string' ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), poolLabel);
+  const views = encoder.encode(observations, lineNumbers);
   // The chunk's memory goes back for a later chunk: its lines were decoded into strings of their own.
   const memory = typeof chunk === 'string' ? null : (chunk.buffer as ArrayBuffer);
-  port.postMessage({ seq, result, memory }, memory === null ? [result.lineNumbers.buffer as ArrayBuffer] : [result.lineNumbers.buffer as ArrayBuffer, memory]);
+  const transfer = [views.numbers.buffer as ArrayBuffer];
+  if (memory !== null) transfer.push(memory);
+  port.postMessage({ seq, lines, error, views, memory }, transfer);
 });
 port.postMessage({ ready: true });

@@ -1,7 +1,9 @@
 // Replay on every core: worker threads split and parse a trace's lines and reduce each object to the
-// compact record the engine applies (trace-chunk.ts); this thread applies them strictly in line order,
-// checks time order across chunks and names a bad line exactly as the in-thread reader does
-// (sources/trace). JSON.parse and the garbage it leaves are most of a replay's time and happen there.
+// compact record the engine applies (trace-chunk.ts), sent as numbers in one transferred buffer a chunk
+// with the strings new to the worker's table (trace-views.ts); this thread rebuilds each view as it
+// applies it, strictly in line order, checks time order across chunks and names a bad line exactly as
+// the in-thread reader does (sources/trace). JSON.parse and the garbage it leaves are most of a
+// replay's time and happen there.
 //
 // Until the workers have started, and for a trace smaller than `inThreadBytes` (16 MiB), chunks are
 // parsed here: a worker loads the parser and its modules (zod) first, which costs about as much CPU
@@ -16,6 +18,7 @@ import { TraceError } from '../sources/trace/parse.ts';
 import { backInTime } from '../sources/trace/read.ts';
 import type { ClusterViewedObservation } from '../nodes/viewed.ts';
 import { viewTraceChunk, type ViewedChunk } from './trace-chunk.ts';
+import { ViewDecoder, type EncodedViews } from './trace-views.ts';
 
 /** An engine as the replay sees it (TimelineEngine, ClusterEngine). */
 export interface ViewedSink<Counts> {
@@ -140,12 +143,24 @@ interface PoolWorker {
   worker: Worker;
   ready: boolean;
   inFlight: number;
+  /** This thread's copy of the worker's string table. */
+  decoder: ViewDecoder;
 }
+
+/** A chunk as a worker answers it: its views encoded (trace-views.ts), with the table to decode them. */
+interface WorkerChunk {
+  lines: number;
+  error: ViewedChunk['error'];
+  views: EncodedViews;
+  decoder: ViewDecoder;
+}
+
+type WorkerMessage = { ready: true } | { seq: number; lines: number; error: ViewedChunk['error']; views: EncodedViews; memory: ArrayBuffer | null };
 
 /** The worker threads, each answering its chunks in order; results are matched to chunks by number. */
 class Pool {
   readonly #workers: PoolWorker[] = [];
-  readonly #waiting = new Map<number, { resolve: (r: ViewedChunk) => void; reject: (e: Error) => void; worker: PoolWorker }>();
+  readonly #waiting = new Map<number, { resolve: (r: WorkerChunk) => void; reject: (e: Error) => void; worker: PoolWorker }>();
   #failure: Error | null = null;
   /** Settles when the first worker has started (or one failed first). */
   readonly started: Promise<void>;
@@ -160,8 +175,8 @@ class Pool {
     for (let i = 0; i < size; i++) {
       const worker = new Worker(WORKER, { workerData: { poolLabel } });
       live++;
-      const entry: PoolWorker = { worker, ready: false, inFlight: 0 };
-      worker.on('message', (message: { ready: true } | { seq: number; result: ViewedChunk; memory: ArrayBuffer | null }) => {
+      const entry: PoolWorker = { worker, ready: false, inFlight: 0, decoder: new ViewDecoder() };
+      worker.on('message', (message: WorkerMessage) => {
         if ('ready' in message) {
           entry.ready = true;
           this.#started.resolve();
@@ -171,7 +186,9 @@ class Pool {
         const waiting = this.#waiting.get(message.seq);
         this.#waiting.delete(message.seq);
         entry.inFlight--;
-        waiting?.resolve(message.result);
+        // A worker's messages come in the order it sent them: its table grows here in the same order.
+        entry.decoder = entry.decoder.learn(message.views);
+        waiting?.resolve({ lines: message.lines, error: message.error, views: message.views, decoder: entry.decoder });
       });
       worker.on('error', (error) => this.#fail(error));
       worker.on('exit', (code) => {
@@ -190,7 +207,7 @@ class Pool {
     return best;
   }
 
-  send(worker: PoolWorker, seq: number, chunk: Buffer | string): Promise<ViewedChunk> {
+  send(worker: PoolWorker, seq: number, chunk: Buffer | string): Promise<WorkerChunk> {
     if (this.#failure !== null) return Promise.reject(this.#failure);
     return new Promise((resolve, reject) => {
       this.#waiting.set(seq, { resolve, reject, worker });
@@ -235,7 +252,7 @@ export async function replayTraceInWorkers<C>(
   const chunker = new LineChunker(options.chunkBytes ?? 256 << 10, memory);
   const after = options.after ?? null;
   // Chunks in line order: parsed here (a value) or in flight to a worker.
-  const queue: (ViewedChunk | Promise<ViewedChunk>)[] = [];
+  const queue: (ViewedChunk | Promise<WorkerChunk>)[] = [];
   const maxInFlight = 2 * size;
   let pool: Pool | null = null;
   let seen = 0;
@@ -246,15 +263,21 @@ export async function replayTraceInWorkers<C>(
   let here = 0;
   let inWorkers = 0;
 
-  const apply = (chunk: ViewedChunk): void => {
-    const { observations, lineNumbers } = chunk;
-    for (let i = 0; i < observations.length; i++) {
-      const o = observations[i]!;
-      if (o.receivedAt < last) throw backInTime(base + lineNumbers[i]!, o.receivedAt, last);
-      last = o.receivedAt;
-      if (after !== null && o.receivedAt <= after) continue;
-      engine.observeViewed(o);
-      if (options.onProgress !== undefined && ++applied % 100_000 === 0) options.onProgress(engine.counts);
+  /** Checks time order and `after`: true when the observation is left out. */
+  const skip = (receivedAt: number, line: number): boolean => {
+    if (receivedAt < last) throw backInTime(base + line, receivedAt, last);
+    last = receivedAt;
+    return after !== null && receivedAt <= after;
+  };
+  const observe = (o: ClusterViewedObservation): void => {
+    engine.observeViewed(o);
+    if (options.onProgress !== undefined && ++applied % 100_000 === 0) options.onProgress(engine.counts);
+  };
+  const apply = (chunk: ViewedChunk | WorkerChunk): void => {
+    if ('views' in chunk) chunk.decoder.forEach(chunk.views, observe, skip);
+    else {
+      const { observations, lineNumbers } = chunk;
+      for (let i = 0; i < observations.length; i++) if (!skip(observations[i]!.receivedAt, lineNumbers[i]!)) observe(observations[i]!);
     }
     if (chunk.error !== null) throw new TraceError(base + chunk.error.line, chunk.error.detail);
     base += chunk.lines;
