@@ -23,6 +23,7 @@ import { formatOf, segmentName, SEGMENT, settle, SNAPSHOT, syncDir, upgrade, wri
 import { UPNESS_VERSION } from './version.ts';
 import { identityChanged, identityOf, setIdentity } from '../timeline/identity.ts';
 import { derivedTransitions } from '../timeline/never-up.ts';
+import { DenseReader } from './dense.ts';
 import { memoryChanged, writtenOf, type Written } from './written.ts';
 
 export type { Recovery, StoreStatus } from './store.ts';
@@ -111,14 +112,16 @@ async function recover(dir: string, format: number = FORMAT): Promise<Recovery &
   /** JobSets whose node layer the snapshot keeps as derived from their JobSet layer. */
   const derived = new Set<string>();
   const layers = new Map<string, Timeline>();
+  /** The snapshot's interned strings and label sets (format 5 on). */
+  const dense = new DenseReader();
   const pools = new Map<string, Timeline>();
   const usage: NonNullable<Recovery['usage']> = { snapshot: [], log: [] };
   try {
     for (const part of snapshot?.parts ?? []) {
       if (part.list === 'machines') {
         const s = part.item;
-        const m = machineFrom(s.meta, s.update.add.map(decodeTransition), s.update);
-        machines.set(s.meta.uid, m);
+        const m = Array.isArray(s) ? dense.decode(s) : machineFrom(s.meta, s.update.add.map(decodeTransition), s.update);
+        machines.set(m.timeline.uid, m);
         order.push(m);
       } else if (part.list === 'nodeLayers') {
         const item = part.item;

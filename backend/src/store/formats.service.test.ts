@@ -80,9 +80,12 @@ describe('a data dir written by an older format', () => {
     await store.close();
     expect(migration).toMatchObject({ from: 2, to: FORMAT, backup: `${dir}.format-2.bak` });
     expect(migration!.changes).toEqual([expect.stringMatching(/^2 → 3: /), expect.stringMatching(/^3 → 4: /), expect.stringMatching(/^4 → 5: /)]);
-    const snapshot = JSON.parse(readFileSync(join(dir, 'snapshot.json'), 'utf8')) as { machines: { meta: Record<string, unknown> }[] };
-    expect(snapshot.machines.length).toBeGreaterThan(0);
-    for (const m of snapshot.machines) expect(m.meta).toMatchObject({ accelerators: 0, checkpointIntervalMs: null });
+    // As the migrated snapshot holds them.
+    const migrated = await EmbeddedStore.open(dir);
+    await migrated.store.close();
+    expect(migrated.recovery.records).toBe(0);
+    expect(migrated.recovery.machines.length).toBeGreaterThan(0);
+    for (const m of migrated.recovery.machines) expect(m.timeline).toMatchObject({ accelerators: 0, checkpointIntervalMs: null });
     const transitions = recovery.machines.flatMap((m) => m.timeline.transitions);
     expect(transitions.filter((t) => t.state === 'suspended').length).toBeGreaterThan(0);
     expect(transitions.filter((t) => t.suspension !== undefined)).toEqual([]);
@@ -98,13 +101,16 @@ describe('a data dir written by an older format', () => {
     await store.close();
     expect(migration).toMatchObject({ from: 3, to: FORMAT, backup: `${dir}.format-3.bak` });
     expect(migration!.changes).toEqual([expect.stringMatching(/^3 → 4: /), expect.stringMatching(/^4 → 5: /)]);
-    const snapshot = JSON.parse(readFileSync(join(dir, 'snapshot.json'), 'utf8')) as { machines: { meta: { uid: string } & Record<string, unknown> }[] };
-    expect(snapshot.machines.length).toBe(new Set(before.map((m) => m.uid)).size);
+    // As the migrated snapshot holds them.
+    const migrated = await EmbeddedStore.open(dir);
+    await migrated.store.close();
+    expect(migrated.recovery.records).toBe(0);
+    expect(migrated.recovery.machines.length).toBe(new Set(before.map((m) => m.uid)).size);
     // The simulated fleet's JobSets all hold accelerators: their size stays known (the accelerators).
     expect(before.every((m) => m.accelerators > 0)).toBe(true);
-    for (const m of snapshot.machines) {
-      const last = before.filter((b) => b.uid === m.meta.uid).at(-1)!;
-      expect(m.meta).toMatchObject({ pods: 0, accelerators: last.accelerators, checkpointIntervalMs: last.checkpointIntervalMs });
+    for (const { timeline } of migrated.recovery.machines) {
+      const last = before.filter((b) => b.uid === timeline.uid).at(-1)!;
+      expect(timeline).toMatchObject({ pods: 0, accelerators: last.accelerators, checkpointIntervalMs: last.checkpointIntervalMs });
     }
     expect(recovery.machines.every((m) => m.timeline.pods === 0)).toBe(true);
   });

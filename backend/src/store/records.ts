@@ -24,7 +24,9 @@
 //   5  the snapshot keeps no node layer that is derived from its JobSet layer (closed, never up on
 //      its nodes, nothing attached: timeline/never-up.ts): the nodeLayers list says which, as
 //      `{"derived":[…]}` elements (positions in the machines list, each as the difference from the one
-//      before, the first from -1), and the restore derives them. The log is format 4's.
+//      before, the first from -1), and the restore derives them. Each machine is one JSON array
+//      (./dense.ts: its strings and label set interned per snapshot, its transitions as a string of
+//      state codes and the times' differences). The log is format 4's.
 // Every change of the format bumps FORMAT, adds a step to ./formats.ts that migrates a data dir of
 // the previous format, and a data dir written by the last release of the previous format (with the
 // answers it gave) under ./fixtures/, which formats.service.test.ts reads with the new code. A new field or
@@ -36,6 +38,7 @@ import type { MachineState } from '../timeline/machine.ts';
 import type { Fact, Layer, PoolFact, PoolIdentity } from '../timeline/facts.ts';
 import { TERMINAL_STATES, type Cause, type State, type Suspension, type Timeline, type Transition } from '../timeline/types.ts';
 import { areDerivedTransitions } from '../timeline/never-up.ts';
+import { DenseWriter, type DenseMachine } from './dense.ts';
 
 /** Bumped when the on-disk format changes: an older data dir is migrated (./formats.ts), a newer one refused. */
 export const FORMAT = 5;
@@ -223,10 +226,14 @@ export interface Snapshot {
   /** Log segments from this one on hold what came after the snapshot. */
   nextSegment: number;
   observedUntil: number | null;
-  machines: {
-    meta: MetaRecord;
-    update: Omit<UpdateRecord, 'k' | 'uid'>;
-  }[];
+  /** Format 5 on: DenseMachine (./dense.ts). */
+  machines: (
+    | {
+        meta: MetaRecord;
+        update: Omit<UpdateRecord, 'k' | 'uid'>;
+      }
+    | DenseMachine
+  )[];
   /** The node layers of those machines, their transitions joined with their causes (format 2 on); from format 5 on, those derived from their JobSet layer only by their place. */
   nodeLayers?: ({ uid: string; add: EncodedTransition[] } | DerivedNodeLayers)[];
   /** The node pools' timelines, their transitions joined with their causes (added within format 4). */
@@ -235,8 +242,9 @@ export interface Snapshot {
   usage?: UsageSnapshotEntry[];
 }
 
-/** A snapshot's element of each list, as snapshotOf and snapshotText both write it. */
-function machineItem(m: MachineState): Snapshot['machines'][number] {
+/** A snapshot's element of each list, as snapshotOf and snapshotText both write it (`dense`: format 5 on). */
+function machineItem(m: MachineState, dense: DenseWriter | null): Snapshot['machines'][number] {
+  if (dense !== null) return dense.encode(m);
   return {
     meta: metaRecord(m),
     update: { add: m.timeline.transitions.map(encodeJoined), everUp: m.everUp, restarts: m.restarts, rv: m.resourceVersion, deletedAt: m.deletedAt },
@@ -296,9 +304,10 @@ export function snapshotOf(
 ): Snapshot {
   const out: Snapshot['machines'] = [];
   const written = new Map<string, { at: number; timeline: Timeline }>();
+  const dense = format >= 5 ? new DenseWriter() : null;
   for (const m of machines) {
     written.set(m.timeline.uid, { at: out.length, timeline: m.timeline });
-    out.push(machineItem(m));
+    out.push(machineItem(m, dense));
   }
   const layers = [...nodeLayerItems(nodeLayers, written, format)];
   const poolsOut: NonNullable<Snapshot['pools']> = [];
@@ -348,9 +357,10 @@ export function* snapshotText(
   const written = new Map<string, { at: number; timeline: Timeline }>();
   let first = true;
   let at = 0;
+  const dense = format >= 5 ? new DenseWriter() : null;
   for (const m of machines) {
     written.set(m.timeline.uid, { at: at++, timeline: m.timeline });
-    yield `${first ? '' : ','}\n${JSON.stringify(machineItem(m))}`;
+    yield `${first ? '' : ','}\n${JSON.stringify(machineItem(m, dense))}`;
     first = false;
   }
   yield '\n],"nodeLayers":[';
