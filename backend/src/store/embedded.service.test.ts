@@ -13,7 +13,7 @@ import { ClusterEngine } from '../nodes/engine.ts';
 import { EmbeddedStore, StoreError } from './embedded.ts';
 import { clusterEngine, clusterTrace, drawn, feedFleet, JOBSET, NODES, plainMachines } from '../../../test/support/store/scenes.ts';
 import { TERMINAL_STATES, type Cause, type Timeline, type Transition } from '../timeline/types.ts';
-import { FORMAT, parseSnapshot, snapshotOf, snapshotText, type UsageSnapshotEntry } from './records.ts';
+import { FORMAT, parseSnapshot, snapshotOf, snapshotText, type Snapshot, type UsageSnapshotEntry } from './records.ts';
 import { poolTimeline } from '../timeline/facts.ts';
 import { UPNESS_VERSION } from './version.ts';
 
@@ -193,6 +193,20 @@ describe('the embedded store', () => {
       ['pools', whole.pools![0]],
       ['usage', whole.usage![0]],
     ]);
+  });
+
+  it('reads a snapshot of many elements in batches of lines: the same elements as the whole document parsed at once', () => {
+    const engine = new ClusterEngine();
+    feedFleet(engine, null, { jobsets: 20, days: 6, seed: 8 });
+    const text = [...snapshotText(engine.machines(), 2, engine.horizon, UPNESS_VERSION, engine.nodeTimelines())].join('');
+    // Several batches (records.ts PARSED_TOGETHER, 64 KiB), the last cut at the end of its list.
+    expect(text.length).toBeGreaterThan(2 * 65_536);
+    const whole = JSON.parse(text) as Snapshot;
+    const { parts } = parseSnapshot(Buffer.from(text));
+    const read = [...parts];
+    expect(read.filter((p) => p.list === 'machines').map((p) => p.item)).toEqual(whole.machines);
+    expect(read.filter((p) => p.list === 'nodeLayers').map((p) => p.item)).toEqual(whole.nodeLayers);
+    expect(read.length).toBe(whole.machines.length + whole.nodeLayers!.length);
   });
 
   it('refuses a snapshot cut short, or with anything after its end', async () => {

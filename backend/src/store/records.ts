@@ -400,6 +400,11 @@ export function snapshotHeaderOf(start: Buffer): SnapshotHeader | null {
   return isHeaderLine(head) ? (headerOf(head)) : null;
 }
 
+const CLOSE = 0x5d; // ]
+const COMMA = 0x2c;
+/** Bytes of element lines parsed as one (a few hundred timelines). */
+const PARSED_TOGETHER = 1 << 16;
+
 /**
  * Reads a snapshot's bytes: its header, then its lists' elements one by one (lazily: a malformed
  * element throws a SyntaxError when it is reached). The line-per-element layout of snapshotText is
@@ -426,21 +431,27 @@ export function parseSnapshot(bytes: Buffer): { header: SnapshotHeader; parts: I
       let at = nl + 1;
       for (;;) {
         const end = bytes.indexOf(10, at);
-        const line = bytes.toString('utf8', at, end === -1 ? bytes.length : end);
-        if (line.startsWith(']')) {
-          if (line === ']}') {
-            if (end !== -1 && end + 1 < bytes.length) throw new SyntaxError('the snapshot goes on after its end');
-            return;
-          }
-          // `],"<list>":[`: the next list.
-          const next = /^\],"(\w+)":\[$/.exec(line)?.[1];
-          const known = LISTS.find((l) => l === next);
-          if (known === undefined || LISTS.indexOf(known) <= LISTS.indexOf(list)) throw new SyntaxError(`unexpected line in the snapshot: ${line.slice(0, 80)}`);
-          list = known;
-        } else {
-          if (end === -1) throw new SyntaxError('the snapshot ends before its last line');
-          yield { list, item: JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line) } as SnapshotPart;
+        if (bytes[at] !== CLOSE) {
+          // Elements, a batch of lines at a time (about PARSED_TOGETHER bytes, up to the end of their
+          // list): one decode and one JSON.parse of many short lines cost less than one of each a line.
+          let stop = end;
+          while (stop !== -1 && stop - at < PARSED_TOGETHER && bytes[stop + 1] !== CLOSE && stop + 1 < bytes.length) stop = bytes.indexOf(10, stop + 1);
+          if (stop === -1) throw new SyntaxError('the snapshot ends before its last line');
+          const text = bytes.toString('utf8', at, bytes[stop - 1] === COMMA ? stop - 1 : stop);
+          for (const item of JSON.parse(`[${text}]`) as unknown[]) yield { list, item } as SnapshotPart;
+          at = stop + 1;
+          continue;
         }
+        const line = bytes.toString('utf8', at, end === -1 ? bytes.length : end);
+        if (line === ']}') {
+          if (end !== -1 && end + 1 < bytes.length) throw new SyntaxError('the snapshot goes on after its end');
+          return;
+        }
+        // `],"<list>":[`: the next list.
+        const next = /^\],"(\w+)":\[$/.exec(line)?.[1];
+        const known = LISTS.find((l) => l === next);
+        if (known === undefined || LISTS.indexOf(known) <= LISTS.indexOf(list)) throw new SyntaxError(`unexpected line in the snapshot: ${line.slice(0, 80)}`);
+        list = known;
         if (end === -1) throw new SyntaxError('the snapshot ends before its last line');
         at = end + 1;
       }
