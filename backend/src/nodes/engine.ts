@@ -71,9 +71,9 @@ export class ClusterEngine extends TimelineEngine {
     return update;
   }
 
-  /** Restores the node layers a store kept, after restore() of the JobSet layer (see NodeLayer.restore). */
-  restoreNodeLayer(timelines: Iterable<Timeline>, observedUntil: number | null, pools: Iterable<Timeline> = []): void {
-    this.nodeLayer.restore(timelines, observedUntil);
+  /** Restores the node layers a store kept, after restore() of the JobSet layer (see NodeLayer.restore; `derived`: those kept as derived from their JobSet layer). */
+  restoreNodeLayer(timelines: Iterable<Timeline>, observedUntil: number | null, pools: Iterable<Timeline> = [], derived: Iterable<string> = []): void {
+    this.nodeLayer.restore(timelines, observedUntil, derived);
     this.poolLayer.restore(pools, observedUntil);
   }
 

@@ -28,6 +28,7 @@ import { z } from 'zod';
 import type { Observation, ObservationType } from '../observation/types.ts';
 import { sameLabels } from '../timeline/intern.ts';
 import { packClosed, TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
+import { areDerivedTransitions, derivedTransitions } from '../timeline/never-up.ts';
 import type { JobSetUpdate } from '../timeline/engine.ts';
 import { joinCause, nodeTransitionFact, type Layer, type LayerFact } from '../timeline/facts.ts';
 import { isNode, isPod, jobsetCauses, nodeNotReady, podFailures, viewNode, viewPod, type CauseFact, type NodeView, type PodView } from './objects.ts';
@@ -105,26 +106,6 @@ function ownKey(uid: string, key: string): string {
 
 // ---- Closed node layers derived from the JobSet layer -------------------------------------------
 
-/** The node layer's state for the JobSet layer's, while it has never been up (no pod placed on Ready nodes): #derive's. */
-function neverUpState(state: State): State {
-  return state === 'up' || state === 'down' ? 'provisioning' : state;
-}
-
-/**
- * The node layer's transitions as a JobSet that was never up on its nodes makes them, seen from its
- * creation without a gap: its JobSet layer's, with up and down read as provisioning.
- */
-function derivedTransitions(jobset: Timeline): Transition[] {
-  const derived: Transition[] = [];
-  for (const t of jobset.transitions) {
-    const state = neverUpState(t.state);
-    const last = derived[derived.length - 1];
-    if (last === undefined) derived.push({ at: jobset.createdAt, state });
-    else if (!TERMINAL_STATES.has(last.state) && last.state !== state) derived.push({ at: Math.max(t.at, last.at), state });
-  }
-  return derived;
-}
-
 /** A closed node layer kept as its packed rest: made afresh from its JobSet layer on each read. */
 function derivedTimeline(jobset: Timeline): Timeline {
   return { ...jobset, transitions: derivedTransitions(jobset) };
@@ -143,11 +124,7 @@ function isDerived(node: Timeline, jobset: Timeline): boolean {
     if (!(k in jobset)) return false;
     if (k === 'labels' ? !sameLabels(node.labels, jobset.labels) : node[k] !== jobset[k]) return false;
   }
-  const derived = derivedTransitions(jobset);
-  return (
-    derived.length === node.transitions.length &&
-    node.transitions.every((t, i) => t.at === derived[i]!.at && t.state === derived[i]!.state && t.causes === undefined && t.unobserved === undefined && t.suspension === undefined)
-  );
+  return areDerivedTransitions(node.transitions, jobset);
 }
 
 // What a derived node layer keeps, in one number: its restart count (+1, 0 for none known) times
@@ -289,10 +266,20 @@ export class NodeLayer {
   /**
    * Restores the node layers a store kept (their transitions and causes), before any observation.
    * Where the pods ran and whether their nodes are Ready was not kept: the layer is in a gap from
-   * `observedUntil`, which endGap closes once the watches have listed everything again.
+   * `observedUntil`, which endGap closes once the watches have listed everything again. `derived`:
+   * JobSets whose closed node layer a store kept as derived from their JobSet layer (no timeline of
+   * its own: what #settle would make of it), restored as such without making its transitions.
    */
-  restore(timelines: Iterable<Timeline>, observedUntil: number | null): void {
-    for (const timeline of timelines) {
+  restore(timelines: Iterable<Timeline>, observedUntil: number | null, derived: Iterable<string> = []): void {
+    const open: Timeline[] = [];
+    for (const uid of derived) {
+      const jobset = this.#jobsetTimeline(uid);
+      if (jobset === undefined) continue;
+      // What #settle makes of a restored one (no restarts or cause keys known); one whose JobSet is open is not derived: kept.
+      if (TERMINAL_STATES.has(currentState(jobset) ?? 'unknown')) this.#entries.set(uid, packClosedRest(null, null)!);
+      else open.push(derivedTimeline(jobset));
+    }
+    for (const timeline of open.length === 0 ? timelines : [...timelines, ...open]) {
       const jobset = this.#jobsetTimeline(timeline.uid);
       if (jobset === undefined || timeline.transitions.length === 0) continue;
       packClosed(timeline);

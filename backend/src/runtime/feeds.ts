@@ -74,7 +74,7 @@ function engineOptions(context: FeedContext): { onUpdate?: Sink['record']; onFac
 function restoreCluster(engine: ClusterEngine, recovery: Sink['recovery']): void {
   if (recovery === null) return;
   engine.restore(recovery.machines, recovery.observedUntil);
-  engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? []);
+  engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? [], recovery.derivedNodeLayers);
 }
 
 /** The time of the latest transition of any timeline; null when there is none. */

@@ -11,8 +11,9 @@ import { simulateFleet } from '../sources/simulator/index.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
 import { EmbeddedStore, StoreError } from './embedded.ts';
-import { clusterEngine, clusterTrace, drawn, JOBSET, NODES, plainMachines } from '../../../test/support/store/scenes.ts';
-import { FORMAT, parseSnapshot, snapshotOf, snapshotText, type UsageSnapshotEntry } from './records.ts';
+import { clusterEngine, clusterTrace, drawn, feedFleet, JOBSET, NODES, plainMachines } from '../../../test/support/store/scenes.ts';
+import { TERMINAL_STATES, type Cause, type Timeline, type Transition } from '../timeline/types.ts';
+import { FORMAT, parseSnapshot, snapshotOf, snapshotText, type Snapshot, type UsageSnapshotEntry } from './records.ts';
 import { poolTimeline } from '../timeline/facts.ts';
 import { UPNESS_VERSION } from './version.ts';
 
@@ -194,6 +195,20 @@ describe('the embedded store', () => {
     ]);
   });
 
+  it('reads a snapshot of many elements in batches of lines: the same elements as the whole document parsed at once', () => {
+    const engine = new ClusterEngine();
+    feedFleet(engine, null, { jobsets: 20, days: 6, seed: 8 });
+    const text = [...snapshotText(engine.machines(), 2, engine.horizon, UPNESS_VERSION, engine.nodeTimelines())].join('');
+    // Several batches (records.ts PARSED_TOGETHER, 64 KiB), the last cut at the end of its list.
+    expect(text.length).toBeGreaterThan(2 * 65_536);
+    const whole = JSON.parse(text) as Snapshot;
+    const { parts } = parseSnapshot(Buffer.from(text));
+    const read = [...parts];
+    expect(read.filter((p) => p.list === 'machines').map((p) => p.item)).toEqual(whole.machines);
+    expect(read.filter((p) => p.list === 'nodeLayers').map((p) => p.item)).toEqual(whole.nodeLayers);
+    expect(read.length).toBe(whole.machines.length + whole.nodeLayers!.length);
+  });
+
   it('refuses a snapshot cut short, or with anything after its end', async () => {
     const dir = fresh();
     const { engine, store } = await fill(dir);
@@ -285,6 +300,39 @@ describe('the embedded store', () => {
     await fourth.store.close();
     expect(fourth.recovery.machines).toEqual([]);
     expect(fourth.recovery.nodeLayers).toEqual([]);
+  });
+
+  it('keeps no line for a closed node layer its JobSet layer derives: restored, it is derived again; a cause found later makes it kept', async () => {
+    const dir = fresh();
+    const { store } = await EmbeddedStore.open(dir);
+    const engine = clusterEngine(store);
+    feedFleet(engine, store, { jobsets: 6, days: 2, seed: 3 });
+    await store.snapshot(engine.machines(), engine.horizon, engine.nodeTimelines());
+    const derived = engine.nodeTimelines().filter((tl) => TERMINAL_STATES.has(tl.transitions.at(-1)!.state));
+    expect(derived.length).toBeGreaterThan(10);
+    expect(engine.nodeLayer.derivedCount).toBe(derived.length);
+    // A node's cause found after the snapshot, on the last transition of a derived node layer.
+    const late = derived[0]!;
+    const cause: Cause = { kind: 'NodeNotReady', at: late.transitions.at(-1)!.at, node: 'n9', reason: 'KubeletNotReady' };
+    store.fact({ kind: 'cause', uid: late.uid, layer: 'nodes', seq: late.transitions.length - 1, cause });
+    await store.close();
+    const snapshot = parseSnapshot(readFileSync(join(dir, 'snapshot.json')));
+    const layers = [...snapshot.parts].filter((p) => p.list === 'nodeLayers').map((p) => p.item);
+    expect(layers.filter((l) => 'uid' in l).length).toBe(engine.nodeTimelines().length - derived.length);
+    expect(layers.flatMap((l) => ('derived' in l ? l.derived : [])).length).toBe(derived.length);
+
+    const { store: again, recovery } = await EmbeddedStore.open(dir);
+    await again.close();
+    expect(new Set(recovery.derivedNodeLayers)).toEqual(new Set(derived.filter((tl) => tl !== late).map((tl) => tl.uid)));
+    expect(recovery.nodeLayers.find((tl) => tl.uid === late.uid)!.transitions.at(-1)!.causes).toEqual([cause]);
+    const restored = new ClusterEngine();
+    restored.restore(recovery.machines, recovery.observedUntil);
+    restored.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, [], recovery.derivedNodeLayers);
+    expect(restored.nodeLayer.derivedCount).toBe(derived.length - 1);
+    const byUid = (tls: readonly Timeline[]): Map<string, Transition[]> => new Map(tls.map((tl) => [tl.uid, tl.transitions]));
+    const expected = byUid(engine.nodeTimelines());
+    expected.set(late.uid, late.transitions.map((t, i) => (i === late.transitions.length - 1 ? { ...t, causes: [cause] } : t)));
+    expect(byUid(restored.nodeTimelines())).toEqual(expected);
   });
 
   // A real full disk: a tiny tmpfs (needs root to mount; CI and the dev machines run as root).

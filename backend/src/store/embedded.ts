@@ -22,6 +22,8 @@ import type { Recovery, StoreStatus, TimelineStore } from './store.ts';
 import { formatOf, segmentName, SEGMENT, settle, SNAPSHOT, syncDir, upgrade, writeSnapshot, type Migration } from './formats.ts';
 import { UPNESS_VERSION } from './version.ts';
 import { identityChanged, identityOf, setIdentity } from '../timeline/identity.ts';
+import { derivedTransitions } from '../timeline/never-up.ts';
+import { DenseReader } from './dense.ts';
 import { memoryChanged, writtenOf, type Written } from './written.ts';
 
 export type { Recovery, StoreStatus } from './store.ts';
@@ -105,17 +107,35 @@ async function recover(dir: string, format: number = FORMAT): Promise<Recovery &
   }
 
   const machines = new Map<string, MachineState>();
+  /** The machines in the snapshot's order: derived node layers are given by position (format 5 on). */
+  const order: MachineState[] = [];
+  /** JobSets whose node layer the snapshot keeps as derived from their JobSet layer. */
+  const derived = new Set<string>();
   const layers = new Map<string, Timeline>();
+  /** The snapshot's interned strings and label sets (format 5 on). */
+  const dense = new DenseReader();
   const pools = new Map<string, Timeline>();
   const usage: NonNullable<Recovery['usage']> = { snapshot: [], log: [] };
   try {
     for (const part of snapshot?.parts ?? []) {
       if (part.list === 'machines') {
         const s = part.item;
-        machines.set(s.meta.uid, machineFrom(s.meta, s.update.add.map(decodeTransition), s.update));
+        const m = Array.isArray(s) ? dense.decode(s) : machineFrom(s.meta, s.update.add.map(decodeTransition), s.update);
+        machines.set(m.timeline.uid, m);
+        order.push(m);
       } else if (part.list === 'nodeLayers') {
-        const m = machines.get(part.item.uid);
-        if (m !== undefined) layers.set(part.item.uid, { ...m.timeline, transitions: part.item.add.map(decodeTransition) });
+        const item = part.item;
+        if ('derived' in item) {
+          let at = -1;
+          for (const step of item.derived) {
+            const m = order[(at += step)];
+            if (m === undefined) throw new SyntaxError(`a derived node layer of machine ${at}, of ${order.length}`);
+            derived.add(m.timeline.uid);
+          }
+          continue;
+        }
+        const m = machines.get(item.uid);
+        if (m !== undefined) layers.set(item.uid, { ...m.timeline, transitions: item.add.map(decodeTransition) });
       } else if (part.list === 'pools') {
         const p = part.item;
         pools.set(p.uid, { ...poolTimeline(p.uid, p.pool), jobsets: [...p.jobsets], transitions: p.add.map(decodeTransition) });
@@ -164,12 +184,19 @@ async function recover(dir: string, format: number = FORMAT): Promise<Recovery &
       }
       records++;
       if (record.k === 'usage') usage.log.push(record);
-      else apply(machines, facts, record);
+      else {
+        // A fact of a node layer kept as derived (a late cause): the layer is made, as the snapshot would have held it.
+        if ((record.k === 'nodes' || (record.k === 'cause' && record.layer === 'nodes')) && derived.delete(record.uid)) {
+          const jobset = machines.get(record.uid)!.timeline;
+          layers.set(record.uid, { ...jobset, transitions: derivedTransitions(jobset) });
+        }
+        apply(machines, facts, record);
+      }
       if (record.k === 'observed') observedUntil = Math.max(observedUntil ?? record.at, record.at);
     }
   }
   const nodeLayers = [...facts.layers.values()].filter((l) => machines.has(l.uid));
-  return { machines: [...machines.values()], nodeLayers, pools: [...facts.pools.values()], usage, observedUntil, cut, records, lastSegment: Math.max(first - 1, ...segments) };
+  return { machines: [...machines.values()], nodeLayers, derivedNodeLayers: [...derived], pools: [...facts.pools.values()], usage, observedUntil, cut, records, lastSegment: Math.max(first - 1, ...segments) };
 }
 
 function machineFrom(meta: MetaRecord, transitions: MachineState['timeline']['transitions'], memo: { everUp: boolean; restarts: number; rv: string | null; deletedAt: number | null }): MachineState {

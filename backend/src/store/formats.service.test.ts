@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ready, startServe } from '../../../test/support/serve.ts';
 import { EmbeddedStore } from './embedded.ts';
-import { FORMAT } from './records.ts';
+import { ClusterEngine } from '../nodes/engine.ts';
+import { decodeTransition, FORMAT, type EncodedTransition, type Snapshot } from './records.ts';
+import { allNodeLayers } from './store.ts';
 import { UPNESS_VERSION } from './version.ts';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
@@ -30,6 +32,8 @@ const CASES = [
   { fixture: 'format-2/cluster', from: 2, answers: 'format-2/cluster.answers.json', path: CLUSTER },
   { fixture: 'format-3/fleet', from: 3, answers: 'format-3/fleet.answers.json', path: FLEET },
   { fixture: 'format-3/cluster', from: 3, answers: 'format-3/cluster.answers.json', path: CLUSTER },
+  { fixture: 'format-4/fleet', from: 4, answers: 'format-4/fleet.answers.json', path: FLEET },
+  { fixture: 'format-4/cluster', from: 4, answers: 'format-4/cluster.answers.json', path: CLUSTER },
 ];
 
 describe('a data dir written by an older format', () => {
@@ -75,10 +79,13 @@ describe('a data dir written by an older format', () => {
     const { store, recovery, migration } = await EmbeddedStore.open(dir);
     await store.close();
     expect(migration).toMatchObject({ from: 2, to: FORMAT, backup: `${dir}.format-2.bak` });
-    expect(migration!.changes).toEqual([expect.stringMatching(/^2 → 3: /), expect.stringMatching(/^3 → 4: /)]);
-    const snapshot = JSON.parse(readFileSync(join(dir, 'snapshot.json'), 'utf8')) as { machines: { meta: Record<string, unknown> }[] };
-    expect(snapshot.machines.length).toBeGreaterThan(0);
-    for (const m of snapshot.machines) expect(m.meta).toMatchObject({ accelerators: 0, checkpointIntervalMs: null });
+    expect(migration!.changes).toEqual([expect.stringMatching(/^2 → 3: /), expect.stringMatching(/^3 → 4: /), expect.stringMatching(/^4 → 5: /)]);
+    // As the migrated snapshot holds them.
+    const migrated = await EmbeddedStore.open(dir);
+    await migrated.store.close();
+    expect(migrated.recovery.records).toBe(0);
+    expect(migrated.recovery.machines.length).toBeGreaterThan(0);
+    for (const m of migrated.recovery.machines) expect(m.timeline).toMatchObject({ accelerators: 0, checkpointIntervalMs: null });
     const transitions = recovery.machines.flatMap((m) => m.timeline.transitions);
     expect(transitions.filter((t) => t.state === 'suspended').length).toBeGreaterThan(0);
     expect(transitions.filter((t) => t.suspension !== undefined)).toEqual([]);
@@ -93,16 +100,43 @@ describe('a data dir written by an older format', () => {
     const { store, recovery, migration } = await EmbeddedStore.open(dir);
     await store.close();
     expect(migration).toMatchObject({ from: 3, to: FORMAT, backup: `${dir}.format-3.bak` });
-    expect(migration!.changes).toEqual([expect.stringMatching(/^3 → 4: /)]);
-    const snapshot = JSON.parse(readFileSync(join(dir, 'snapshot.json'), 'utf8')) as { machines: { meta: { uid: string } & Record<string, unknown> }[] };
-    expect(snapshot.machines.length).toBe(new Set(before.map((m) => m.uid)).size);
+    expect(migration!.changes).toEqual([expect.stringMatching(/^3 → 4: /), expect.stringMatching(/^4 → 5: /)]);
+    // As the migrated snapshot holds them.
+    const migrated = await EmbeddedStore.open(dir);
+    await migrated.store.close();
+    expect(migrated.recovery.records).toBe(0);
+    expect(migrated.recovery.machines.length).toBe(new Set(before.map((m) => m.uid)).size);
     // The simulated fleet's JobSets all hold accelerators: their size stays known (the accelerators).
     expect(before.every((m) => m.accelerators > 0)).toBe(true);
-    for (const m of snapshot.machines) {
-      const last = before.filter((b) => b.uid === m.meta.uid).at(-1)!;
-      expect(m.meta).toMatchObject({ pods: 0, accelerators: last.accelerators, checkpointIntervalMs: last.checkpointIntervalMs });
+    for (const { timeline } of migrated.recovery.machines) {
+      const last = before.filter((b) => b.uid === timeline.uid).at(-1)!;
+      expect(timeline).toMatchObject({ pods: 0, accelerators: last.accelerators, checkpointIntervalMs: last.checkpointIntervalMs });
     }
     expect(recovery.machines.every((m) => m.timeline.pods === 0)).toBe(true);
+  });
+
+  it('a format-4 data dir: the node layers its JobSet layers derive are kept by place, and restored as format 4 kept them', async () => {
+    const { dir } = copy('format-4/fleet');
+    const before = JSON.parse(readFileSync(join(FIXTURES, 'format-4/fleet/snapshot.json'), 'utf8')) as { nodeLayers: { uid: string; add: EncodedTransition[] }[] };
+    const { store, recovery, migration } = await EmbeddedStore.open(dir);
+    await store.close();
+    expect(migration).toMatchObject({ from: 4, to: FORMAT, backup: `${dir}.format-4.bak` });
+    expect(migration!.changes).toEqual([expect.stringMatching(/^4 → 5: /)]);
+    // Most of this fleet's node layers are closed and never saw a pod: no line of their own.
+    const after = JSON.parse(readFileSync(join(dir, 'snapshot.json'), 'utf8')) as Snapshot;
+    const kept = after.nodeLayers!.filter((l) => 'uid' in l);
+    expect(recovery.derivedNodeLayers!.length).toBeGreaterThan(kept.length);
+    expect(kept.length + recovery.derivedNodeLayers!.length).toBe(before.nodeLayers.length);
+    // Restored, every node layer is what format 4 held.
+    const engine = new ClusterEngine();
+    engine.restore(recovery.machines, recovery.observedUntil);
+    engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? [], recovery.derivedNodeLayers);
+    expect(engine.nodeLayer.derivedCount).toBe(recovery.derivedNodeLayers!.length);
+    for (const layer of before.nodeLayers) expect(engine.nodeLayer.timeline(layer.uid)!.transitions).toEqual(layer.add.map(decodeTransition));
+    expect(engine.nodeTimelines().length).toBe(before.nodeLayers.length);
+    // And so are those allNodeLayers makes of the recovery (a migration's next step, the store contract).
+    const all = new Map(allNodeLayers(recovery).map((tl) => [tl.uid, tl.transitions]));
+    expect(before.nodeLayers.map((l) => all.get(l.uid))).toEqual(before.nodeLayers.map((l) => l.add.map(decodeTransition)));
   });
 
   it('a migration stopped between its two renames (the data dir moved to the backup) is finished at the next start', async () => {

@@ -18,8 +18,8 @@
 import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { cp, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { Recovery } from './store.ts';
-import { decodeLine, FORMAT, parseSnapshot, snapshotHeaderOf, snapshotText } from './records.ts';
+import { allNodeLayers, type Recovery } from './store.ts';
+import { decodeLine, encodeLine, FORMAT, parseSnapshot, snapshotHeaderOf, snapshotText } from './records.ts';
 import { UPNESS_VERSION } from './version.ts';
 
 export const SNAPSHOT = 'snapshot.json';
@@ -85,8 +85,10 @@ async function copyOthers(dir: string, into: string): Promise<void> {
 
 /**
  * The usual step: the current reader reads the old format as it is (apply() in ./embedded.ts knows
- * its records), and the migrated data dir is one snapshot of it in the current format, with the other
- * files (simulation.json) copied. A step that must change records as it reads them writes its own.
+ * its records), and the migrated data dir is one snapshot of it in the next format (its node layers,
+ * pools and usage histories too), then the usage samplings logged after the old snapshot in a log
+ * segment after it, with the other files (simulation.json) copied. A step that must change records as
+ * it reads them writes its own.
  */
 export function snapshotStep(from: number, change: string): FormatStep {
   return {
@@ -95,7 +97,12 @@ export function snapshotStep(from: number, change: string): FormatStep {
     change,
     async migrate(dir, into, read) {
       const recovery = await read(dir, from);
-      await writeSnapshot(join(into, SNAPSHOT), snapshotText(recovery.machines, 1, recovery.observedUntil, UPNESS_VERSION, recovery.nodeLayers, from + 1));
+      const usage = recovery.usage ?? { snapshot: [], log: [] };
+      await writeSnapshot(
+        join(into, SNAPSHOT),
+        snapshotText(recovery.machines, 1, recovery.observedUntil, UPNESS_VERSION, allNodeLayers(recovery), from + 1, recovery.pools ?? [], usage.snapshot),
+      );
+      if (usage.log.length > 0) await writeSnapshot(join(into, segmentName(1)), [encodeLine({ k: 'header', format: from + 1, upness: UPNESS_VERSION }), ...usage.log.map(encodeLine)]);
       await copyOthers(dir, into);
     },
   };
@@ -111,6 +118,8 @@ export const STEPS: readonly FormatStep[] = [
   // Format 3's records are all format-4 records: meta without pods reads as 0 (not known: a JobSet
   // without accelerators has no known size until it is observed again), written out in full.
   snapshotStep(3, 'meta records carry the pod count (the job size without accelerators)'),
+  // Format 4's records are all format-5 records; only the snapshot changes.
+  snapshotStep(4, 'the snapshot keeps no node layer that its JobSet layer derives (closed, never up on its nodes)'),
 ];
 
 /** The format a data dir is in, and the Upness that wrote it; null for an empty (new) one. */

@@ -21,6 +21,12 @@
 //      them skips them (it loses only the pools). Later still + usage (one JobSet's resource usage
 //      at one sampling) and the snapshot's usage (each JobSet's usage history, as kept then): also
 //      without a bump, for the same reason (an older reader loses only the usage).
+//   5  the snapshot keeps no node layer that is derived from its JobSet layer (closed, never up on
+//      its nodes, nothing attached: timeline/never-up.ts): the nodeLayers list says which, as
+//      `{"derived":[…]}` elements (positions in the machines list, each as the difference from the one
+//      before, the first from -1), and the restore derives them. Each machine is one JSON array
+//      (./dense.ts: its strings and label set interned per snapshot, its transitions as a string of
+//      state codes and the times' differences). The log is format 4's.
 // Every change of the format bumps FORMAT, adds a step to ./formats.ts that migrates a data dir of
 // the previous format, and a data dir written by the last release of the previous format (with the
 // answers it gave) under ./fixtures/, which formats.service.test.ts reads with the new code. A new field or
@@ -30,10 +36,12 @@ import { crc32 } from 'node:zlib';
 import { identityOf, type TimelineIdentity } from '../timeline/identity.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Fact, Layer, PoolFact, PoolIdentity } from '../timeline/facts.ts';
-import type { Cause, State, Suspension, Timeline, Transition } from '../timeline/types.ts';
+import { TERMINAL_STATES, type Cause, type State, type Suspension, type Timeline, type Transition } from '../timeline/types.ts';
+import { areDerivedTransitions } from '../timeline/never-up.ts';
+import { DenseWriter, type DenseMachine } from './dense.ts';
 
 /** Bumped when the on-disk format changes: an older data dir is migrated (./formats.ts), a newer one refused. */
-export const FORMAT = 4;
+export const FORMAT = 5;
 
 /** A timeline's identity (timeline/identity.ts), written when first seen and whenever it changes. The
  *  goodput inputs are always written from format 3 on; absent in format 1 and most format-2 logs: read as none.
@@ -218,28 +226,64 @@ export interface Snapshot {
   /** Log segments from this one on hold what came after the snapshot. */
   nextSegment: number;
   observedUntil: number | null;
-  machines: {
-    meta: MetaRecord;
-    update: Omit<UpdateRecord, 'k' | 'uid'>;
-  }[];
-  /** The node layers of those machines, their transitions joined with their causes (format 2 on). */
-  nodeLayers?: { uid: string; add: EncodedTransition[] }[];
+  /** Format 5 on: DenseMachine (./dense.ts). */
+  machines: (
+    | {
+        meta: MetaRecord;
+        update: Omit<UpdateRecord, 'k' | 'uid'>;
+      }
+    | DenseMachine
+  )[];
+  /** The node layers of those machines, their transitions joined with their causes (format 2 on); from format 5 on, those derived from their JobSet layer only by their place. */
+  nodeLayers?: ({ uid: string; add: EncodedTransition[] } | DerivedNodeLayers)[];
   /** The node pools' timelines, their transitions joined with their causes (added within format 4). */
   pools?: { uid: string; pool: PoolIdentity; jobsets: string[]; add: EncodedTransition[] }[];
   /** Every JobSet's usage history (added within format 4). */
   usage?: UsageSnapshotEntry[];
 }
 
-/** A snapshot's element of each list, as snapshotOf and snapshotText both write it. */
-function machineItem(m: MachineState): Snapshot['machines'][number] {
+/** A snapshot's element of each list, as snapshotOf and snapshotText both write it (`dense`: format 5 on). */
+function machineItem(m: MachineState, dense: DenseWriter | null): Snapshot['machines'][number] {
+  if (dense !== null) return dense.encode(m);
   return {
     meta: metaRecord(m),
     update: { add: m.timeline.transitions.map(encodeJoined), everUp: m.everUp, restarts: m.restarts, rv: m.resourceVersion, deletedAt: m.deletedAt },
   };
 }
 
-function nodeLayerItem(tl: Timeline): NonNullable<Snapshot['nodeLayers']>[number] {
-  return { uid: tl.uid, add: tl.transitions.map(encodeJoined) };
+/** Node layers derived from their JobSet layer (format 5 on): their JobSets' positions in the machines list, each the difference from the one before (the first from -1). */
+export interface DerivedNodeLayers {
+  derived: number[];
+}
+
+/** Positions of derived node layers in one element: a line of at most ~40 KB. */
+const DERIVED_PER_ELEMENT = 4096;
+
+/** Whether the node layer `tl` is what its JobSet layer derives (closed, nothing attached): a snapshot of format 5 keeps only its place. */
+function isDerivedNodeLayer(tl: Timeline, jobset: Timeline): boolean {
+  return TERMINAL_STATES.has(tl.transitions[tl.transitions.length - 1]!.state) && areDerivedTransitions(tl.transitions, jobset);
+}
+
+/**
+ * The nodeLayers list's elements for the node layers of the machines written (by uid: their position
+ * and timeline), in the order given: each kept one, and from format 5 on the derived ones' places.
+ */
+function* nodeLayerItems(nodeLayers: Iterable<Timeline>, written: ReadonlyMap<string, { at: number; timeline: Timeline }>, format: number): Generator<NonNullable<Snapshot['nodeLayers']>[number]> {
+  let derived: number[] = [];
+  let last = -1;
+  for (const tl of nodeLayers) {
+    const jobset = written.get(tl.uid);
+    if (jobset === undefined || tl.transitions.length === 0) continue;
+    if (format >= 5 && isDerivedNodeLayer(tl, jobset.timeline)) {
+      derived.push(jobset.at - last);
+      last = jobset.at;
+      if (derived.length === DERIVED_PER_ELEMENT) {
+        yield { derived };
+        derived = [];
+      }
+    } else yield { uid: tl.uid, add: tl.transitions.map(encodeJoined) };
+  }
+  if (derived.length > 0) yield { derived };
 }
 
 function poolItem(tl: Timeline): NonNullable<Snapshot['pools']>[number] {
@@ -259,13 +303,13 @@ export function snapshotOf(
   usage: Iterable<UsageSnapshotEntry> = [],
 ): Snapshot {
   const out: Snapshot['machines'] = [];
-  const uids = new Set<string>();
+  const written = new Map<string, { at: number; timeline: Timeline }>();
+  const dense = format >= 5 ? new DenseWriter() : null;
   for (const m of machines) {
-    uids.add(m.timeline.uid);
-    out.push(machineItem(m));
+    written.set(m.timeline.uid, { at: out.length, timeline: m.timeline });
+    out.push(machineItem(m, dense));
   }
-  const layers: NonNullable<Snapshot['nodeLayers']> = [];
-  for (const tl of nodeLayers) if (uids.has(tl.uid) && tl.transitions.length > 0) layers.push(nodeLayerItem(tl));
+  const layers = [...nodeLayerItems(nodeLayers, written, format)];
   const poolsOut: NonNullable<Snapshot['pools']> = [];
   for (const tl of pools) {
     if (tl.transitions.length === 0) continue;
@@ -310,18 +354,19 @@ export function* snapshotText(
 ): Generator<string, void, undefined> {
   const header: SnapshotHeader = { format, upness, nextSegment, observedUntil };
   yield `${JSON.stringify(header).slice(0, -1)}${LISTS_START}`;
-  const uids = new Set<string>();
+  const written = new Map<string, { at: number; timeline: Timeline }>();
   let first = true;
+  let at = 0;
+  const dense = format >= 5 ? new DenseWriter() : null;
   for (const m of machines) {
-    uids.add(m.timeline.uid);
-    yield `${first ? '' : ','}\n${JSON.stringify(machineItem(m))}`;
+    written.set(m.timeline.uid, { at: at++, timeline: m.timeline });
+    yield `${first ? '' : ','}\n${JSON.stringify(machineItem(m, dense))}`;
     first = false;
   }
   yield '\n],"nodeLayers":[';
   first = true;
-  for (const tl of nodeLayers) {
-    if (!uids.has(tl.uid) || tl.transitions.length === 0) continue;
-    yield `${first ? '' : ','}\n${JSON.stringify(nodeLayerItem(tl))}`;
+  for (const item of nodeLayerItems(nodeLayers, written, format)) {
+    yield `${first ? '' : ','}\n${JSON.stringify(item)}`;
     first = false;
   }
   // Pools and usage are written only when there are any, as snapshotOf leaves them out.
@@ -355,6 +400,11 @@ export function snapshotHeaderOf(start: Buffer): SnapshotHeader | null {
   return isHeaderLine(head) ? (headerOf(head)) : null;
 }
 
+const CLOSE = 0x5d; // ]
+const COMMA = 0x2c;
+/** Bytes of element lines parsed as one (a few hundred timelines). */
+const PARSED_TOGETHER = 1 << 16;
+
 /**
  * Reads a snapshot's bytes: its header, then its lists' elements one by one (lazily: a malformed
  * element throws a SyntaxError when it is reached). The line-per-element layout of snapshotText is
@@ -381,21 +431,27 @@ export function parseSnapshot(bytes: Buffer): { header: SnapshotHeader; parts: I
       let at = nl + 1;
       for (;;) {
         const end = bytes.indexOf(10, at);
-        const line = bytes.toString('utf8', at, end === -1 ? bytes.length : end);
-        if (line.startsWith(']')) {
-          if (line === ']}') {
-            if (end !== -1 && end + 1 < bytes.length) throw new SyntaxError('the snapshot goes on after its end');
-            return;
-          }
-          // `],"<list>":[`: the next list.
-          const next = /^\],"(\w+)":\[$/.exec(line)?.[1];
-          const known = LISTS.find((l) => l === next);
-          if (known === undefined || LISTS.indexOf(known) <= LISTS.indexOf(list)) throw new SyntaxError(`unexpected line in the snapshot: ${line.slice(0, 80)}`);
-          list = known;
-        } else {
-          if (end === -1) throw new SyntaxError('the snapshot ends before its last line');
-          yield { list, item: JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line) } as SnapshotPart;
+        if (bytes[at] !== CLOSE) {
+          // Elements, a batch of lines at a time (about PARSED_TOGETHER bytes, up to the end of their
+          // list): one decode and one JSON.parse of many short lines cost less than one of each a line.
+          let stop = end;
+          while (stop !== -1 && stop - at < PARSED_TOGETHER && bytes[stop + 1] !== CLOSE && stop + 1 < bytes.length) stop = bytes.indexOf(10, stop + 1);
+          if (stop === -1) throw new SyntaxError('the snapshot ends before its last line');
+          const text = bytes.toString('utf8', at, bytes[stop - 1] === COMMA ? stop - 1 : stop);
+          for (const item of JSON.parse(`[${text}]`) as unknown[]) yield { list, item } as SnapshotPart;
+          at = stop + 1;
+          continue;
         }
+        const line = bytes.toString('utf8', at, end === -1 ? bytes.length : end);
+        if (line === ']}') {
+          if (end !== -1 && end + 1 < bytes.length) throw new SyntaxError('the snapshot goes on after its end');
+          return;
+        }
+        // `],"<list>":[`: the next list.
+        const next = /^\],"(\w+)":\[$/.exec(line)?.[1];
+        const known = LISTS.find((l) => l === next);
+        if (known === undefined || LISTS.indexOf(known) <= LISTS.indexOf(list)) throw new SyntaxError(`unexpected line in the snapshot: ${line.slice(0, 80)}`);
+        list = known;
         if (end === -1) throw new SyntaxError('the snapshot ends before its last line');
         at = end + 1;
       }

@@ -4,6 +4,7 @@ import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { Fact } from '../timeline/facts.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Timeline } from '../timeline/types.ts';
+import { derivedTransitions } from '../timeline/never-up.ts';
 import type { UsageRecord, UsageSnapshotEntry } from './records.ts';
 
 export type { UsageRecord, UsageSnapshotEntry };
@@ -20,8 +21,14 @@ export interface StoreStatus {
 
 export interface Recovery {
   machines: MachineState[];
-  /** The node layers of those machines (a cluster's), with their causes joined. */
+  /** The node layers of those machines (a cluster's), with their causes joined; not those in derivedNodeLayers. */
   nodeLayers: Timeline[];
+  /**
+   * JobSets whose closed node layer is what their JobSet layer derives (timeline/never-up.ts), kept
+   * without a timeline of its own (the embedded store's snapshot, format 5 on): the node layer's
+   * restore derives them (ClusterEngine.restoreNodeLayer); allNodeLayers() makes them.
+   */
+  derivedNodeLayers?: string[];
   /** The node pools' timelines (a cluster's), with their causes and JobSets joined; absent: none kept. */
   pools?: Timeline[];
   /** The JobSets' resource usage kept: the histories kept whole (the embedded store's snapshot, PostgreSQL's folded buckets), then the samplings after them. */
@@ -51,4 +58,16 @@ export interface TimelineStore {
   snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers?: Iterable<Timeline>, pools?: Iterable<Timeline>, usage?: Iterable<UsageSnapshotEntry>): Promise<void>;
   status(): StoreStatus;
   close(): Promise<void>;
+}
+
+/** Every node layer of a recovery: those it kept, then those kept as derived, made from their JobSet layer. */
+export function allNodeLayers(recovery: Pick<Recovery, 'machines' | 'nodeLayers' | 'derivedNodeLayers'>): Timeline[] {
+  if ((recovery.derivedNodeLayers ?? []).length === 0) return recovery.nodeLayers;
+  const jobsets = new Map(recovery.machines.map((m) => [m.timeline.uid, m.timeline]));
+  const derived: Timeline[] = [];
+  for (const uid of recovery.derivedNodeLayers!) {
+    const jobset = jobsets.get(uid);
+    if (jobset !== undefined) derived.push({ ...jobset, transitions: derivedTransitions(jobset) });
+  }
+  return [...recovery.nodeLayers, ...derived];
 }

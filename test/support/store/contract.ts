@@ -10,7 +10,7 @@ import type { MachineState } from '../../../backend/src/timeline/machine.ts';
 import type { Timeline } from '../../../backend/src/timeline/types.ts';
 import { TimelineEngine } from '../../../backend/src/timeline/engine.ts';
 import { simulateFleet } from '../../../backend/src/sources/simulator/index.ts';
-import type { Recovery, TimelineStore } from '../../../backend/src/store/store.ts';
+import { allNodeLayers, type Recovery, type TimelineStore } from '../../../backend/src/store/store.ts';
 import { UsageBook } from '../../../backend/src/usage/book.ts';
 import type { JobSetUsage } from '../../../backend/src/usage/jobset-usage.ts';
 import { restoreUsage, usageRecords } from '../../../backend/src/runtime/usage-store.ts';
@@ -46,7 +46,7 @@ export interface Subject {
 
 export const fromRecovery = (recovery: Recovery): ReadBack => ({
   timelines: recovery.machines.map((m) => m.timeline),
-  nodeLayers: recovery.nodeLayers,
+  nodeLayers: allNodeLayers(recovery),
   pools: recovery.pools ?? [],
   observedUntil: recovery.observedUntil,
   machines: recovery.machines,

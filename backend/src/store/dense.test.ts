@@ -1,0 +1,90 @@
+// Format 5's machine element (./dense.ts): every field and transition back exactly, strings and
+// label sets written once per snapshot, and a malformed element refused.
+
+import { simulateFleet } from '../sources/simulator/index.ts';
+import type { MachineState } from '../timeline/machine.ts';
+import type { Timeline } from '../timeline/types.ts';
+import { DenseReader, DenseWriter, type DenseMachine } from './dense.ts';
+
+const machine = (timeline: Timeline, more: Partial<MachineState> = {}): MachineState => ({ timeline, everUp: true, restarts: 2, resourceVersion: '41', deletedAt: null, ...more });
+
+/** Through JSON, as a snapshot's line. */
+const roundTrip = (machines: MachineState[]): MachineState[] => {
+  const writer = new DenseWriter();
+  const lines = machines.map((m) => JSON.stringify(writer.encode(m)));
+  const reader = new DenseReader();
+  return lines.map((line) => reader.decode(JSON.parse(line)));
+};
+
+describe("a snapshot's dense machine (format 5)", () => {
+  it('gives back every field and transition, whatever a transition carries', () => {
+    const t0 = Date.UTC(2026, 0, 1);
+    const timeline: Timeline = {
+      uid: 'u-1',
+      namespace: 'ml',
+      name: 'train',
+      labels: { team: 'a', queue: 'q' },
+      accelerator: 'tpu-v5p-slice',
+      topology: '2x2x2',
+      createdAt: t0,
+      accelerators: 8,
+      checkpointIntervalMs: 600_000,
+      pods: 2,
+      transitions: [
+        { at: t0, state: 'suspended', suspension: { reason: 'Preempted', message: null } },
+        { at: t0 + 5, state: 'provisioning' },
+        { at: t0 + 5, state: 'up' },
+        { at: t0 + 90, state: 'down', causes: [{ kind: 'NodeNotReady', at: t0 + 80, node: 'n1', reason: 'KubeletNotReady' }] },
+        { at: t0 + 200, state: 'unknown' },
+        // Proven after a gap; and a time that its difference would not give back (not an integer).
+        { at: t0 + 300.5, state: 'up', unobserved: { interruptions: 1, recoveries: 0 } },
+        { at: t0 + 400, state: 'failed', unobserved: { interruptions: 0, recoveries: 0 }, causes: [{ kind: 'JobSetFailed', at: t0 + 400 }] },
+      ],
+    };
+    const other: Timeline = { ...timeline, uid: 'u-2', accelerator: null, topology: null, accelerators: 0, checkpointIntervalMs: null, pods: 0, transitions: [{ at: t0 + 1, state: 'deleted' }] };
+    const machines = [machine(timeline, { deletedAt: t0 + 500 }), machine(other, { everUp: false, restarts: 0, resourceVersion: null })];
+    expect(roundTrip(machines)).toEqual(machines);
+    expect(roundTrip([machine({ ...timeline, transitions: [{ at: t0, state: 'completed' }] })])[0]!.timeline.transitions).toEqual([{ at: t0, state: 'completed' }]);
+  });
+
+  it('writes each string and label set once: later machines refer to it, and share it when read', () => {
+    const truth = simulateFleet({ jobsets: 4, days: 3, seed: 2 }).truth();
+    const machines = truth.map((tl) => machine(tl));
+    const writer = new DenseWriter();
+    const dense = machines.map((m) => writer.encode(m));
+    const full = dense.flatMap((d) => [d[1], d[2], d[4], d[5]]).filter((ref) => typeof ref === 'string');
+    expect(full.length).toBe(new Set(truth.flatMap((tl) => [tl.namespace, tl.name, tl.accelerator, tl.topology]).filter((s) => s !== null)).size);
+    expect(full.length).toBeLessThan(2 * truth.length);
+    expect(dense.filter((d) => typeof d[3] === 'object').length).toBe(new Set(truth.map((tl) => JSON.stringify(tl.labels))).size);
+    expect(truth.length).toBeGreaterThan(new Set(truth.map((tl) => JSON.stringify(tl.labels))).size);
+    const read = roundTrip(machines);
+    expect(read).toEqual(machines);
+    const first = new Map<string, object>();
+    for (const m of read) {
+      const key = JSON.stringify(m.timeline.labels);
+      expect(m.timeline.labels).toBe(first.get(key) ?? m.timeline.labels);
+      first.set(key, m.timeline.labels);
+    }
+  });
+
+  it('refuses a malformed element: a SyntaxError that says what is wrong', () => {
+    const t0 = Date.UTC(2026, 0, 1);
+    const tl: Timeline = { uid: 'u', namespace: 'ns', name: 'n', labels: {}, accelerator: null, topology: null, createdAt: t0, accelerators: 0, checkpointIntervalMs: null, pods: 0, transitions: [{ at: t0, state: 'up', causes: [{ kind: 'PodFailed', at: t0 }] }] };
+    const good = (): DenseMachine => new DenseWriter().encode(machine(tl));
+    const decode = (d: unknown): unknown => new DenseReader().decode(JSON.parse(JSON.stringify(d)));
+    expect(decode(good())).toEqual(machine(tl));
+    const cases: [string, (d: DenseMachine) => unknown, RegExp][] = [
+      ['not an array', () => ({ uid: 'u' }), /not an array/],
+      ['too short', (d) => d.slice(0, 15), /not an array/],
+      ['a string never written', (d) => ((d[1] = 3), d), /refers to string 3, of 0/],
+      ['a label set never written', (d) => ((d[3] = 0), d), /refers to label set 0/],
+      ['fewer times than states', (d) => ((d[14] = 'uu'), d), /as many times as states/],
+      ['an unknown state', (d) => ((d[14] = 'z'), d), /unknown state or time at 0/],
+      ['more of a transition that is not there', (d) => (d[16]![0]![0] = 4, d), /more of transition 4, of 1/],
+    ];
+    for (const [, change, message] of cases) {
+      expect(() => decode(change(good()))).toThrow(SyntaxError);
+      expect(() => decode(change(good()))).toThrow(message);
+    }
+  });
+});

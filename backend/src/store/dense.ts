@@ -1,0 +1,191 @@
+// A machine as a snapshot of format 5 keeps it (./records.ts): one JSON array a timeline, read
+// without a parsed object per transition or per identity. Its strings (namespace, name, accelerator,
+// topology) and its label set are interned per snapshot: the first element that needs one writes it
+// in full and gives it the next number of its table (strings, label sets), later elements write that
+// number. A realistic fleet has a few namespaces and label sets, and ~90 runs per JobSet name.
+//
+//   [uid, namespace, name, labels, accelerator, topology, createdAt, accelerators, checkpointIntervalMs,
+//    pods, everUp, restarts, rv, deletedAt, states, times, extras?]
+//
+// `states`: a character per transition (STATE_CODES); `times`: each transition's time as the
+// difference from the one before (the first from createdAt); a time whose difference would not
+// give it back exactly (not a safe integer) is written as [time]. `extras`, only when a transition
+// carries anything more: [index, [interruptions, recoveries] | null, causes | null, why suspended | null].
+
+import { internLabels, internNamespace } from '../timeline/intern.ts';
+import type { MachineState } from '../timeline/machine.ts';
+import type { Cause, State, Suspension, Transition } from '../timeline/types.ts';
+
+type Labels = Readonly<Record<string, string>>;
+/** An interned string: its number in the strings table, or (first use) the string itself. */
+type Ref = number | string;
+type Extra = [index: number, unobserved: [number, number] | null, causes: Cause[] | null, suspension: Suspension | null];
+
+export type DenseMachine = [
+  uid: string,
+  namespace: Ref,
+  name: Ref,
+  labels: number | Labels,
+  accelerator: Ref | null,
+  topology: Ref | null,
+  createdAt: number,
+  accelerators: number,
+  checkpointIntervalMs: number | null,
+  pods: number,
+  everUp: boolean,
+  restarts: number,
+  rv: string | null,
+  deletedAt: number | null,
+  states: string,
+  times: (number | [number])[],
+  extras?: Extra[],
+];
+
+const STATE_CODES: Readonly<Record<State, string>> = { provisioning: 'p', up: 'u', down: 'd', suspended: 's', unknown: 'n', completed: 'c', failed: 'f', deleted: 'x' };
+/** State by character code. */
+const STATES: (State | undefined)[] = [];
+for (const [state, code] of Object.entries(STATE_CODES)) STATES[code.charCodeAt(0)] = state as State;
+
+/** Encodes the machines of one snapshot, in order (the tables grow as they go). */
+export class DenseWriter {
+  readonly #strings = new Map<string, number>();
+  /** Label sets by reference (the engine shares them: timeline/intern.ts), then by content. */
+  readonly #labelSets = new Map<Labels, number>();
+  readonly #labelKeys = new Map<string, number>();
+
+  #ref(s: string): Ref {
+    const n = this.#strings.get(s);
+    if (n !== undefined) return n;
+    this.#strings.set(s, this.#strings.size);
+    return s;
+  }
+
+  #labels(labels: Labels): number | Labels {
+    let n = this.#labelSets.get(labels);
+    if (n !== undefined) return n;
+    const key = JSON.stringify(labels);
+    n = this.#labelKeys.get(key);
+    if (n === undefined) {
+      this.#labelKeys.set(key, this.#labelKeys.size);
+      this.#labelSets.set(labels, this.#labelKeys.size - 1);
+      return labels;
+    }
+    this.#labelSets.set(labels, n);
+    return n;
+  }
+
+  encode(m: MachineState): DenseMachine {
+    const tl = m.timeline;
+    let states = '';
+    const times: (number | [number])[] = [];
+    let extras: Extra[] | undefined;
+    let before = tl.createdAt;
+    for (let i = 0; i < tl.transitions.length; i++) {
+      const t = tl.transitions[i]!;
+      states += STATE_CODES[t.state];
+      const d = t.at - before;
+      times.push(before + d === t.at && Number.isSafeInteger(d) ? d : [t.at]);
+      before = t.at;
+      const causes = t.causes !== undefined && t.causes.length > 0 ? t.causes : null;
+      if (t.unobserved !== undefined || causes !== null || t.suspension !== undefined) {
+        (extras ??= []).push([i, t.unobserved === undefined ? null : [t.unobserved.interruptions, t.unobserved.recoveries], causes, t.suspension ?? null]);
+      }
+    }
+    const dense: DenseMachine = [
+      tl.uid,
+      this.#ref(tl.namespace),
+      this.#ref(tl.name),
+      this.#labels(tl.labels),
+      tl.accelerator === null ? null : this.#ref(tl.accelerator),
+      tl.topology === null ? null : this.#ref(tl.topology),
+      tl.createdAt,
+      tl.accelerators ?? 0,
+      tl.checkpointIntervalMs ?? null,
+      tl.pods ?? 0,
+      m.everUp,
+      m.restarts,
+      m.resourceVersion,
+      m.deletedAt,
+      states,
+      times,
+    ];
+    if (extras !== undefined) dense.push(extras);
+    return dense;
+  }
+}
+
+const malformed = (what: string): SyntaxError => new SyntaxError(`a machine of the snapshot ${what}`);
+
+/** Decodes the machines of one snapshot, in the order written; a malformed one throws a SyntaxError. */
+export class DenseReader {
+  readonly #strings: string[] = [];
+  readonly #labelSets: Labels[] = [];
+
+  #string(ref: unknown): string {
+    if (typeof ref === 'string') {
+      this.#strings.push(ref);
+      return ref;
+    }
+    const s = this.#strings[ref as number];
+    if (s === undefined) throw malformed(`refers to string ${String(ref)}, of ${this.#strings.length}`);
+    return s;
+  }
+
+  #labels(ref: unknown): Labels {
+    if (typeof ref === 'object' && ref !== null) {
+      const labels = internLabels(ref as Labels);
+      this.#labelSets.push(labels);
+      return labels;
+    }
+    const labels = this.#labelSets[ref as number];
+    if (labels === undefined) throw malformed(`refers to label set ${String(ref)}, of ${this.#labelSets.length}`);
+    return labels;
+  }
+
+  decode(item: unknown): MachineState {
+    if (!Array.isArray(item) || item.length < 16 || item.length > 17) throw malformed('is not an array of 16 or 17 elements');
+    const d = item as DenseMachine;
+    const [uid, , , , accelerator, topology, createdAt, accelerators, checkpointIntervalMs, pods, everUp, restarts, rv, deletedAt, states, times, extras] = d;
+    if (typeof uid !== 'string' || typeof createdAt !== 'number' || typeof states !== 'string' || !Array.isArray(times) || times.length !== states.length) {
+      throw malformed('has no uid, creation, or as many times as states');
+    }
+    const namespace = internNamespace(this.#string(d[1]));
+    const name = this.#string(d[2]);
+    const labels = this.#labels(d[3]);
+    const transitions: Transition[] = [];
+    let at = createdAt;
+    for (let i = 0; i < times.length; i++) {
+      const step = times[i]!;
+      at = typeof step === 'number' ? at + step : step[0];
+      const state = STATES[states.charCodeAt(i)];
+      if (state === undefined || typeof at !== 'number') throw malformed(`has an unknown state or time at ${i}`);
+      transitions.push({ at, state });
+    }
+    for (const [i, unobserved, causes, suspension] of extras ?? []) {
+      const t = transitions[i];
+      if (t === undefined) throw malformed(`has more of transition ${i}, of ${transitions.length}`);
+      if (unobserved !== null) t.unobserved = { interruptions: unobserved[0], recoveries: unobserved[1] };
+      if (causes !== null) t.causes = causes;
+      if (suspension !== null) t.suspension = { reason: suspension.reason ?? null, message: suspension.message ?? null };
+    }
+    return {
+      timeline: {
+        uid,
+        namespace,
+        name,
+        labels,
+        accelerator: accelerator === null ? null : this.#string(accelerator),
+        topology: topology === null ? null : this.#string(topology),
+        createdAt,
+        accelerators,
+        checkpointIntervalMs,
+        pods,
+        transitions,
+      },
+      everUp,
+      restarts,
+      resourceVersion: rv,
+      deletedAt,
+    };
+  }
+}
