@@ -66,6 +66,26 @@ export function packClosed(timeline: Timeline): void {
   if (transitions.length > 0 && TERMINAL_STATES.has(transitions[transitions.length - 1]!.state)) timeline.transitions = transitions.slice();
 }
 
+// Readers that need only a timeline's length or its end read it through these, not `transitions`: a
+// closed timeline is to be held packed, without an object per transition (issue 21 §3,
+// series/closed.ts), and these are what such a timeline answers without making one.
+
+/** How many transitions it has. */
+export function transitionCount(timeline: Timeline): number {
+  return timeline.transitions.length;
+}
+
+/** Its last transition's time (a timeline is never empty). */
+export function lastAt(timeline: Timeline): number {
+  return timeline.transitions[timeline.transitions.length - 1]!.at;
+}
+
+/** When it closed (its terminal transition's time); Infinity while it is open. */
+export function closedAt(timeline: Timeline): number {
+  const last = timeline.transitions[timeline.transitions.length - 1]!;
+  return TERMINAL_STATES.has(last.state) ? last.at : Infinity;
+}
+
 /** One JobSet UID's whole history. Name, namespace and the rest are labels of the UID. */
 export interface Timeline {
   /** Which cluster it belongs to, when several write to one store (`--cluster-name`). */
