@@ -66,7 +66,8 @@ export function packClosed(timeline: Timeline): void {
   if (transitions.length > 0 && TERMINAL_STATES.has(transitions[transitions.length - 1]!.state)) timeline.transitions = transitions.slice();
 }
 
-// Readers that need only a timeline's length or its end read it through these, not `transitions`: a
+// Readers that need only a timeline's length, its end, or its transitions' times and states read it
+// through these, not `transitions` (series/columns.ts timelineColumns for a sweep): a
 // closed timeline is to be held packed, without an object per transition (issue 21 §3,
 // series/closed.ts), and these are what such a timeline answers without making one.
 
@@ -78,6 +79,21 @@ export function transitionCount(timeline: Timeline): number {
 /** Its last transition's time (a timeline is never empty). */
 export function lastAt(timeline: Timeline): number {
   return timeline.transitions[timeline.transitions.length - 1]!.at;
+}
+
+/** Transition `i`'s time. */
+export function transitionTime(timeline: Timeline, i: number): number {
+  return timeline.transitions[i]!.at;
+}
+
+/** Transition `i`'s state. */
+export function transitionState(timeline: Timeline, i: number): State {
+  return timeline.transitions[i]!.state;
+}
+
+/** The events transition `i` counts that happened unobserved (Transition.unobserved); undefined when none. */
+export function unobservedAt(timeline: Timeline, i: number): Transition['unobserved'] {
+  return timeline.transitions[i]!.unobserved;
 }
 
 /** When it closed (its terminal transition's time); Infinity while it is open. */
