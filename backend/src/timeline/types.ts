@@ -71,33 +71,36 @@ export function packClosed(timeline: Timeline): void {
 // closed timeline is to be held packed, without an object per transition (issue 21 §3,
 // series/closed.ts), and these are what such a timeline answers without making one.
 
+/** What these read of a timeline (a Timeline is one). */
+export type Transitions = Pick<Timeline, 'transitions'>;
+
 /** How many transitions it has. */
-export function transitionCount(timeline: Timeline): number {
+export function transitionCount(timeline: Transitions): number {
   return timeline.transitions.length;
 }
 
 /** Its last transition's time (a timeline is never empty). */
-export function lastAt(timeline: Timeline): number {
+export function lastAt(timeline: Transitions): number {
   return timeline.transitions[timeline.transitions.length - 1]!.at;
 }
 
 /** Transition `i`'s time. */
-export function transitionTime(timeline: Timeline, i: number): number {
+export function transitionTime(timeline: Transitions, i: number): number {
   return timeline.transitions[i]!.at;
 }
 
 /** Transition `i`'s state. */
-export function transitionState(timeline: Timeline, i: number): State {
+export function transitionState(timeline: Transitions, i: number): State {
   return timeline.transitions[i]!.state;
 }
 
 /** The events transition `i` counts that happened unobserved (Transition.unobserved); undefined when none. */
-export function unobservedAt(timeline: Timeline, i: number): Transition['unobserved'] {
+export function unobservedAt(timeline: Transitions, i: number): Transition['unobserved'] {
   return timeline.transitions[i]!.unobserved;
 }
 
 /** When it closed (its terminal transition's time); Infinity while it is open. */
-export function closedAt(timeline: Timeline): number {
+export function closedAt(timeline: Transitions): number {
   const last = timeline.transitions[timeline.transitions.length - 1]!;
   return TERMINAL_STATES.has(last.state) ? last.at : Infinity;
 }
