@@ -94,6 +94,11 @@ export function transitionState(timeline: Transitions, i: number): State {
   return timeline.transitions[i]!.state;
 }
 
+/** Transition `i` as an object (a packed timeline will make one afresh for a transition without extras). */
+export function transitionAt(timeline: Transitions, i: number): Transition {
+  return timeline.transitions[i]!;
+}
+
 /** The events transition `i` counts that happened unobserved (Transition.unobserved); undefined when none. */
 export function unobservedAt(timeline: Transitions, i: number): Transition['unobserved'] {
   return timeline.transitions[i]!.unobserved;
