@@ -1,8 +1,8 @@
 // glibc's malloc gives each thread that allocates an arena of its own (up to 8 per core) and keeps
-// what is freed in it: the trace's parse threads, V8's helper threads and the worker isolates leave
-// tens of MiB of freed memory that the process never gives back (measured with `npm run bench:rss`:
-// 3,962–5,134 bytes of RSS a run by default, 1,772–1,984 with two arenas, for ~1,720 bytes of heap;
-// README "Performance"). MALLOC_ARENA_MAX is read when the process starts, so the process runs itself
+// what is freed in it: the trace's parse threads and V8's helper threads left 8–17 MiB freed in
+// their arenas that the process never gave back, 1–3 MiB with two (`npm run bench:rss` at 500 × 7 d:
+// medians ~5,400 and ~2,600 bytes of RSS a run, for ~1,720 bytes of heap; README "Performance").
+// MALLOC_ARENA_MAX is read when the process starts, so the process runs itself
 // again with it, in place (same pid, same stdin, no parent left waiting). A value already set,
 // whatever it is, is kept: `MALLOC_ARENA_MAX=16 upness serve` is glibc's default on 2 cores.
 
