@@ -6,18 +6,21 @@
 //   (every module imported, nothing loaded) and after it, with the session still reachable; bytes
 //   per run (JobSet UID) and per transition. --snapshot FILE writes a heap snapshot after the load
 //   (backend/bench/heap-breakdown.ts groups it by constructor).
+//   Run with MALLOC_ARENA_MAX as `upness` runs the service (backend/bin/malloc-arenas.js: 2 unless set;
+//   `MALLOC_ARENA_MAX=16` for glibc's default on 2 cores). --maps: where the RSS is, by kind of mapping.
 // Options: --trace FILE | --jobsets N --days D [--profile P] [--seed S]; --parse-threads N (as serve's;
 // 0: parse in the main thread, no worker isolate to leave its memory to malloc); --snapshot FILE; --smoke.
 // --packed: then measures what dropping every closed timeline's transition objects would save, its
 // columns and a side table of the transitions with extras kept instead (series/closed.ts, a prototype
 // no reader uses yet): each checked to read back exactly, put back before the session stops.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { pino } from 'pino';
+import { execWithFewMallocArenas } from '../bin/malloc-arenas.js';
 import { simulateCommand } from '../src/cli/simulate.ts';
 import { traceFeed } from '../src/runtime/feeds.ts';
 import { closedTransitions, transitionsOf, type ClosedTransitions } from '../src/series/closed.ts';
@@ -39,8 +42,11 @@ const { values: args } = parseArgs({
     spaces: { type: 'boolean', default: false },
     packed: { type: 'boolean', default: false },
     smoke: { type: 'boolean', default: false },
+    maps: { type: 'boolean', default: false },
   },
 });
+
+execWithFewMallocArenas();
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) {
@@ -61,6 +67,31 @@ function settled(): { rss: number; heap: number } {
   return { rss, heap: heapUsed };
 }
 
+/**
+ * Resident bytes by kind of mapping (/proc/self/smaps): glibc's main arena ([heap]), its other
+ * threads' arenas (anonymous heaps of 64 MiB, aligned to it), other anonymous memory (V8's heap
+ * pages, large malloc blocks), files (the node binary's pages, shared libraries).
+ */
+function residentByMapping(): Map<string, number> {
+  const HEAP = 64n << 20n;
+  const regions: { start: bigint; end: bigint; name: string; rss: number }[] = [];
+  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    const range = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (range !== null) regions.push({ start: BigInt(`0x${range[1]}`), end: BigInt(`0x${range[2]}`), name: range[3]!, rss: 0 });
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss !== null && regions.length > 0) regions[regions.length - 1]!.rss = Number(rss[1]) * 1024;
+  }
+  const out = new Map<string, number>([['glibc main arena', 0], ['glibc thread arenas', 0], ['other anonymous', 0], ['files', 0]]);
+  for (const [i, r] of regions.entries()) {
+    // A thread arena's heap: a 64 MiB-aligned mapping, read-write where used, the rest reserved after it.
+    const next = regions[i + 1];
+    const arena = r.name === '' && r.start % HEAP === 0n && (next !== undefined && next.name === '' && next.start === r.end ? next.end : r.end) - r.start === HEAP;
+    const kind = r.name === '[heap]' ? 'glibc main arena' : arena ? 'glibc thread arenas' : r.name === '' || r.name.startsWith('[') ? 'other anonymous' : 'files';
+    out.set(kind, out.get(kind)! + r.rss);
+  }
+  return out;
+}
+
 const MiB = 2 ** 20;
 const mib = (bytes: number): string => `${(bytes / MiB).toFixed(1)} MiB`;
 const int = (n: number): string => Math.round(n).toLocaleString('en-US');
@@ -79,10 +110,13 @@ if (trace === undefined) {
 try {
   const logger = pino({ level: 'warn' });
   const empty = settled();
+  const emptyMaps = args.maps ? residentByMapping() : null;
   const session = await openSession(traceFeed(trace, args['parse-threads'] === undefined ? undefined : Number(args['parse-threads'])), memorySink(), { logger, retentionMs: 90 * 86_400_000, snapshotEvery: 100_000 });
   const started = Date.now();
+  const cpu = process.cpuUsage();
   await session.start();
   const seconds = (Date.now() - started) / 1000;
+  const { user, system } = process.cpuUsage(cpu);
   const loaded = settled();
   const timelines = session.view.timelines();
   let transitions = 0;
@@ -93,7 +127,8 @@ try {
   const rows: [string, string][] = [
     ['trace', trace],
     ['parse threads', args['parse-threads'] ?? 'default'],
-    ['load', `${seconds.toFixed(1)} s`],
+    ['malloc arenas', process.env.MALLOC_ARENA_MAX ?? "glibc's default"],
+    ['load', `${seconds.toFixed(1)} s, CPU ${((user + system) / 1e6).toFixed(1)} s (every thread)`],
     ['runs (JobSet UIDs)', int(runs)],
     ['transitions', int(transitions)],
     ['RSS empty → loaded', `${mib(empty.rss)} → ${mib(loaded.rss)}`],
@@ -110,6 +145,10 @@ try {
     const { external, arrayBuffers } = process.memoryUsage();
     const h = getHeapStatistics();
     process.stdout.write(`  external ${mib(external)}, array buffers ${mib(arrayBuffers)}, malloced ${mib(h.malloced_memory)} (peak ${mib(h.peak_malloced_memory)}), heap committed ${mib(h.total_heap_size)}\n`);
+  }
+  if (emptyMaps !== null) {
+    const loadedMaps = residentByMapping();
+    for (const [kind, bytes] of loadedMaps) process.stdout.write(`  ${kind}: ${mib(emptyMaps.get(kind) ?? 0)} → ${mib(bytes)}\n`);
   }
   if (args.snapshot !== undefined) process.stdout.write(`heap snapshot: ${writeHeapSnapshot(args.snapshot)}\n`);
   if (args.packed) {

@@ -8,6 +8,9 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { execWithFewMallocArenas, MALLOC_ARENAS } from './malloc-arenas.js';
+
+execWithFewMallocArenas();
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 const canStripTypes = major > 22 || (major === 22 && minor >= 18);
@@ -24,7 +27,8 @@ if (canStripTypes) {
     );
     process.exit(1);
   }
-  const child = spawn(node, [...process.execArgv, process.argv[1], ...process.argv.slice(2)], { stdio: 'inherit' });
+  const env = { MALLOC_ARENA_MAX: MALLOC_ARENAS, ...process.env };
+  const child = spawn(node, [...process.execArgv, process.argv[1], ...process.argv.slice(2)], { stdio: 'inherit', env });
   // The child is the real process: pass on what would have stopped us, and end as it ends.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   child.on('error', (err) => {

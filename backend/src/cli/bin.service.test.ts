@@ -1,9 +1,10 @@
 // `node_modules/.bin/upness` is what a user, a script or a Dockerfile calls after `npm install`, with
 // whatever node is first on PATH. Under a node too old to strip types (the machine's Node 20) it runs
-// itself again with the project's Node 22, and stops when asked as the real process would.
+// itself again with the project's Node 22, and stops when asked as the real process would. On Linux
+// it runs with two malloc arenas (MALLOC_ARENA_MAX, unless set): the same process, run again in place.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ready, startServe } from '../../../test/support/serve.ts';
@@ -58,5 +59,47 @@ writeFileSync(
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(serve.logs()).toContain('"signal":"SIGTERM","msg":"stopping"');
+  });
+});
+
+/** The environment the process `pid` runs with now (Linux: what its last exec was given). */
+const environOf = (pid: number): Map<string, string> =>
+  new Map(
+    readFileSync(`/proc/${pid}/environ`, 'utf8')
+      .split('\0')
+      .filter((entry) => entry !== '')
+      .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
+  );
+
+(process.platform === 'linux' ? describe : describe.skip)('the malloc arenas the service runs with (backend/bin/malloc-arenas.js)', () => {
+  const withoutArenaMax = (): NodeJS.ProcessEnv => {
+    const env = { ...process.env };
+    delete env.MALLOC_ARENA_MAX;
+    return env;
+  };
+
+  it('runs itself again in place with MALLOC_ARENA_MAX=2: the same process, which stops when asked', async () => {
+    const serve = await startServe(['--memory', '--jobsets', '2', '--history-days', '1'], { env: withoutArenaMax() });
+    const { child } = serve;
+    expect(environOf(child.pid!).get('MALLOC_ARENA_MAX')).toBe('2');
+    await ready(serve);
+    const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(serve.logs()).toContain('"signal":"SIGTERM","msg":"stopping"');
+  });
+
+  it('keeps a value the caller set', async () => {
+    const serve = await startServe(['--memory', '--jobsets', '2', '--history-days', '1'], { env: { ...withoutArenaMax(), MALLOC_ARENA_MAX: '8' } });
+    expect(environOf(serve.child.pid!).get('MALLOC_ARENA_MAX')).toBe('8');
+    const exited = new Promise((resolve) => serve.child.once('exit', resolve));
+    serve.child.kill('SIGTERM');
+    await exited;
+  });
+
+  it('reads the trace from standard input after running itself again', () => {
+    const run = spawnSync(process.execPath, [BIN, 'replay', '-'], { input: readFileSync(trace), encoding: 'utf8', env: withoutArenaMax() });
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout).jobsets[0]).toMatchObject({ name: 'train', state: 'up', upSeconds: 50 });
   });
 });

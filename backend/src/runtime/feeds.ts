@@ -10,7 +10,7 @@ import { ClusterEngine } from '../nodes/engine.ts';
 import type { PoolLayerOptions } from '../nodes/pools/layer.ts';
 import type { ProfileName } from '../sources/simulator/index.ts';
 import { replayTraceInWorkers } from './trace-workers.ts';
-import type { Timeline } from '../timeline/types.ts';
+import { lastAt, transitionCount, type Timeline } from '../timeline/types.ts';
 import type { LiveCluster, LiveClusterOptions, UsageKeeping } from './live-cluster.ts';
 import type { JobSetUsage } from '../usage/jobset-usage.ts';
 import { restoreUsage, usageRecords } from './usage-store.ts';
@@ -80,9 +80,10 @@ function restoreCluster(engine: ClusterEngine, recovery: Sink['recovery']): void
 /** The time of the latest transition of any timeline; null when there is none. */
 function latestTransition(timelines: Iterable<Timeline>): number | null {
   let latest: number | null = null;
-  for (const { transitions } of timelines) {
-    const last = transitions[transitions.length - 1];
-    if (last !== undefined && (latest === null || last.at > latest)) latest = last.at;
+  for (const tl of timelines) {
+    if (transitionCount(tl) === 0) continue;
+    const last = lastAt(tl);
+    if (latest === null || last > latest) latest = last;
   }
   return latest;
 }

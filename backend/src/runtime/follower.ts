@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type pg from 'pg';
 import type { EngineCounts } from '../timeline/engine.ts';
 import { setIdentity } from '../timeline/identity.ts';
-import type { Timeline } from '../timeline/types.ts';
+import { lastAt, transitionCount, type Timeline } from '../timeline/types.ts';
 import type { StoreStatus } from '../store/store.ts';
 import {
   causeFactOf,
@@ -244,7 +244,7 @@ export class FollowerView implements ServedView {
       const list: ClusterTimeline[] = [];
       for (const state of this.#clusters.values()) {
         // A timeline is served once it has its first transition (they commit together; this is a guard).
-        for (const tl of state.timelines.values()) if (tl.transitions.length > 0) list.push(tl);
+        for (const tl of state.timelines.values()) if (transitionCount(tl) > 0) list.push(tl);
       }
       this.#list = list;
     }
@@ -255,7 +255,7 @@ export class FollowerView implements ServedView {
   nodeLayer(now: number): LayerView | null {
     if (this.#nodeList === null) {
       const list: Timeline[] = [];
-      for (const state of this.#clusters.values()) for (const tl of state.facts.layers.values()) if (tl.transitions.length > 0) list.push(tl);
+      for (const state of this.#clusters.values()) for (const tl of state.facts.layers.values()) if (transitionCount(tl) > 0) list.push(tl);
       this.#nodeList = list;
     }
     return this.#nodeList.length === 0 ? null : { timelines: this.#nodeList, horizon: this.horizon(now) };
@@ -265,7 +265,7 @@ export class FollowerView implements ServedView {
   poolLayer(now: number): LayerView | null {
     if (this.#poolList === null) {
       const list: Timeline[] = [];
-      for (const state of this.#clusters.values()) for (const tl of state.facts.pools.values()) if (tl.transitions.length > 0) list.push(tl);
+      for (const state of this.#clusters.values()) for (const tl of state.facts.pools.values()) if (transitionCount(tl) > 0) list.push(tl);
       this.#poolList = list;
     }
     return this.#poolList.length === 0 ? null : { timelines: this.#poolList, horizon: this.horizon(now) };
@@ -304,7 +304,7 @@ export class FollowerView implements ServedView {
     if (horizon !== null) return horizon;
     // No writer has marked anything yet: vouch for no more than the transitions say.
     let last: number | null = null;
-    for (const tl of this.timelines()) last = Math.max(last ?? 0, tl.transitions[tl.transitions.length - 1]!.at);
+    for (const tl of this.timelines()) last = Math.max(last ?? 0, lastAt(tl));
     return last ?? now;
   }
 

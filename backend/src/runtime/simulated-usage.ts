@@ -7,7 +7,7 @@
 // deterministic, so a simulation restarted from a store makes its history's usage again, the same.
 
 import type { Timeline } from '../timeline/types.ts';
-import { TERMINAL_STATES } from '../timeline/types.ts';
+import { closedAt, transitionCount, transitionState, transitionTime } from '../timeline/types.ts';
 import { SIMULATED_USAGE_INTERVAL_MS, simulatedUsage } from '../sources/simulator/index.ts';
 import type { UsageBook } from '../usage/book.ts';
 import type { JobSetUsage } from '../usage/jobset-usage.ts';
@@ -52,16 +52,15 @@ export class SimulatedUsageFeed {
     let added = 0;
     // JobSet by JobSet (each one's samplings ascend): a walk along its transitions, not a search per sampling.
     for (const tl of this.#timelines()) {
-      const ts = tl.transitions;
-      const lastTransition = ts[ts.length - 1]!;
-      const end = TERMINAL_STATES.has(lastTransition.state) ? lastTransition.at : Infinity;
+      const n = transitionCount(tl);
+      const end = closedAt(tl);
       const start = Math.max(first, Math.ceil(tl.createdAt / step) * step);
       if (start > last || end <= start) continue;
       const usages: JobSetUsage[] = [];
       let i = 0;
       for (let t = start; t <= last && t < end; t += step) {
-        while (i + 1 < ts.length && ts[i + 1]!.at <= t) i++;
-        const u = simulatedUsage(this.#seed, tl, ts[i]!.state, t);
+        while (i + 1 < n && transitionTime(tl, i + 1) <= t) i++;
+        const u = simulatedUsage(this.#seed, tl, transitionState(tl, i), t);
         if (u === null) continue;
         usages.push({ owner: tl.uid, namespace: tl.namespace, name: tl.name, at: t, values: { ...u, ephemeralStorageBytes: null, volumeBytes: null } });
       }

@@ -3,7 +3,7 @@
 // cost a fraction of object fields and string compares.
 // Timelines are append-only, so a cached prefix stays true; the cache is keyed by the array.
 
-import type { State, Transition } from '../timeline/types.ts';
+import type { State, Timeline, Transition } from '../timeline/types.ts';
 
 export const STATE_CODE: Readonly<Record<State, number>> = { up: 0, provisioning: 1, down: 2, suspended: 3, unknown: 4, completed: 5, failed: 6, deleted: 7 };
 export const UP_CODE = 0;
@@ -35,6 +35,11 @@ export interface Columns {
 }
 
 const cache = new WeakMap<readonly Transition[], Columns>();
+
+/** A timeline's transitions as columns (what a closed timeline is to be held as: series/closed.ts). */
+export function timelineColumns(timeline: Timeline): Columns {
+  return columnsOf(timeline.transitions);
+}
 
 export function columnsOf(transitions: readonly Transition[]): Columns {
   const n = transitions.length;

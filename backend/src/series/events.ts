@@ -3,7 +3,7 @@
 // Events proven after a gap in the watch (Transition.unobserved) have no time of their own and are
 // not listed here; the totals count them.
 
-import type { Timeline, Transition } from '../timeline/types.ts';
+import { transitionAt, transitionCount, transitionState, transitionTime, type Timeline, type Transition } from '../timeline/types.ts';
 
 export interface TimelineEvent {
   kind: 'interruption' | 'recovery';
@@ -17,14 +17,13 @@ export interface TimelineEvent {
 
 export function timelineEvents(timeline: Timeline): TimelineEvent[] {
   const events: TimelineEvent[] = [];
-  const tr = timeline.transitions;
-  for (let i = 1; i < tr.length; i++) {
-    const prev = tr[i - 1]!;
-    const t = tr[i]!;
-    if (prev.state === 'up' && (t.state === 'down' || t.state === 'failed')) {
-      events.push({ kind: 'interruption', index: i, at: t.at, periodStart: prev.at, transition: t });
-    } else if (prev.state === 'down' && t.state === 'up') {
-      events.push({ kind: 'recovery', index: i, at: t.at, periodStart: prev.at, transition: t });
+  for (let i = 1, n = transitionCount(timeline); i < n; i++) {
+    const prev = transitionState(timeline, i - 1);
+    const state = transitionState(timeline, i);
+    if (prev === 'up' && (state === 'down' || state === 'failed')) {
+      events.push({ kind: 'interruption', index: i, at: transitionTime(timeline, i), periodStart: transitionTime(timeline, i - 1), transition: transitionAt(timeline, i) });
+    } else if (prev === 'down' && state === 'up') {
+      events.push({ kind: 'recovery', index: i, at: transitionTime(timeline, i), periodStart: transitionTime(timeline, i - 1), transition: transitionAt(timeline, i) });
     }
   }
   return events;

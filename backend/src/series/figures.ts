@@ -1,7 +1,7 @@
 // The figures of DESIGN.md, derived from additive totals. Durations in seconds, null where undefined.
 
 import { definitionOf, FIGURE_DEFINITIONS, FIGURES, type FigureName, type Figures } from './figure-definitions.ts';
-import type { State, Timeline } from '../timeline/types.ts';
+import { transitionCount, transitionState, transitionTime, type State, type Timeline } from '../timeline/types.ts';
 import { FIELDS, windowTotals } from './totals.ts';
 
 export type { FigureName, Figures };
@@ -22,13 +22,12 @@ export interface FirstUp {
 
 export function firstUp(timeline: Timeline): FirstUp | null {
   let start: number | null = null;
-  const transitions = timeline.transitions;
-  for (let i = 0; i < transitions.length; i++) {
-    const t = transitions[i]!;
-    if (t.state === 'provisioning') start ??= t.at;
-    else if (t.state === 'up') return start === null ? null : { startedAt: start, firstUpAt: t.at, index: i };
+  for (let i = 0, n = transitionCount(timeline); i < n; i++) {
+    const state = transitionState(timeline, i);
+    if (state === 'provisioning') start ??= transitionTime(timeline, i);
+    else if (state === 'up') return start === null ? null : { startedAt: start, firstUpAt: transitionTime(timeline, i), index: i };
     // Queued or suspended before the first up: still on the way to it.
-    else if (t.state !== 'suspended') return null; // unknown (moment not seen), or ended first
+    else if (state !== 'suspended') return null; // unknown (moment not seen), or ended first
   }
   return null;
 }
@@ -60,15 +59,14 @@ export function figures(timeline: Timeline, horizon: number, from: number, to: n
 
 /** The state at time t (the last transition at or before t); null before creation. */
 export function stateAt(timeline: Timeline, t: number): State | null {
-  const transitions = timeline.transitions;
-  if (t < transitions[0]!.at) return null;
+  if (t < transitionTime(timeline, 0)) return null;
   let lo = 0;
-  let hi = transitions.length - 1;
+  let hi = transitionCount(timeline) - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (transitions[mid]!.at <= t) lo = mid;
+    if (transitionTime(timeline, mid) <= t) lo = mid;
     else hi = mid - 1;
   }
-  return transitions[lo]!.state;
+  return transitionState(timeline, lo);
 }
 

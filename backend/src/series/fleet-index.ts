@@ -12,8 +12,8 @@
 // An open timeline's last state accrues up to the horizon: C(t) for t past it is C(horizon). That
 // holds only when no event lies after the horizon; `covers` says when the index can answer.
 
-import type { Timeline } from '../timeline/types.ts';
-import { columnsOf, eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE } from './columns.ts';
+import { transitionCount, transitionTime, unobservedAt, type Timeline } from '../timeline/types.ts';
+import { eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, timelineColumns } from './columns.ts';
 import { firstUp } from './figures.ts';
 import { FIELD_OF } from './totals.ts';
 import {
@@ -82,7 +82,7 @@ function weigh(tl: Timeline, f: number, sign: number, tau: number, acc: Float64A
 
 /** Adds what transition j of the timeline changes (entering its state, leaving the one before). */
 function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): void {
-  const c = columnsOf(tl.transitions);
+  const c = timelineColumns(tl);
   const at = c.at[j]!;
   const tau = at - origin;
   const code = c.code[j]! & 7;
@@ -103,7 +103,7 @@ function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): v
     const event = eventOf(prev, code);
     const interval = tl.checkpointIntervalMs ?? null;
     if (interval !== null) {
-      const n = (event === INTERRUPTION ? 1 : 0) + ((c.code[j]! & UNOBSERVED_BIT) !== 0 ? tl.transitions[j]!.unobserved!.interruptions : 0);
+      const n = (event === INTERRUPTION ? 1 : 0) + ((c.code[j]! & UNOBSERVED_BIT) !== 0 ? unobservedAt(tl, j)!.interruptions : 0);
       acc[CHECKPOINT_LOSS]! += (n * interval) / 2;
     }
     if (event === INTERRUPTION) {
@@ -116,7 +116,7 @@ function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): v
       acc[RECOVERED_DOWN]! += at - s;
     }
     if ((c.code[j]! & UNOBSERVED_BIT) !== 0) {
-      const unobserved = tl.transitions[j]!.unobserved!;
+      const unobserved = unobservedAt(tl, j)!;
       acc[INTERRUPTIONS]! += unobserved.interruptions;
       acc[RECOVERIES]! += unobserved.recoveries;
     }
@@ -484,7 +484,7 @@ export class FleetIndex {
     const key = FleetIndex.#key(tl.cluster, tl.namespace, group);
     let p = this.#partitions.get(key);
     if (p === undefined) this.#partitions.set(key, (p = new Partition(tl.cluster, tl.namespace, group)));
-    for (let j = from; j < tl.transitions.length; j++) p.add(tl, j, tl.transitions[j]!.at);
+    for (let j = from, n = transitionCount(tl); j < n; j++) p.add(tl, j, transitionTime(tl, j));
   }
 
   /**

@@ -10,7 +10,7 @@
 // has (or `minEvents`), are dropped too: however many selections are asked, they cost at most about
 // one more fleet index of memory.
 
-import type { Timeline } from '../timeline/types.ts';
+import { transitionCount, type Timeline } from '../timeline/types.ts';
 import { FleetIndex, type IndexScope } from './fleet-index.ts';
 
 export interface SelectionIndexOptions {
@@ -55,7 +55,7 @@ export class SelectionIndexes {
       let fleet = 0;
       for (const tl of this.#timelines()) {
         index.grew(tl, 0);
-        fleet += tl.transitions.length;
+        fleet += transitionCount(tl);
       }
       this.#fleetEvents = fleet;
       index.prepare();

@@ -1,6 +1,6 @@
 // The order timelines are listed in: by namespace, name and UID.
 
-import { TERMINAL_STATES, type Timeline } from './types.ts';
+import { closedAt, type Timeline } from './types.ts';
 
 /** Code-unit order: namespaces, names and UIDs are DNS labels and hex, where it is the collation order. */
 export function byNamespaceNameUid(a: Timeline, b: Timeline): number {
@@ -51,14 +51,9 @@ function bisect(timelines: readonly Timeline[], namespace: string, name: string,
  */
 export function oldestFirst(a: Timeline, b: Timeline): number {
   if (a.createdAt !== b.createdAt) return a.createdAt - b.createdAt;
-  const ea = endedAt(a);
-  const eb = endedAt(b);
+  const ea = closedAt(a);
+  const eb = closedAt(b);
   return ea === eb ? 0 : ea < eb ? -1 : 1;
-}
-
-function endedAt(tl: Timeline): number {
-  const last = tl.transitions[tl.transitions.length - 1]!;
-  return TERMINAL_STATES.has(last.state) ? last.at : Infinity;
 }
 
 /** The timelines of `namespace` that bore `name`: bisected in a list known sorted, else found by a scan. */

@@ -66,6 +66,50 @@ export function packClosed(timeline: Timeline): void {
   if (transitions.length > 0 && TERMINAL_STATES.has(transitions[transitions.length - 1]!.state)) timeline.transitions = transitions.slice();
 }
 
+// Readers that need only a timeline's length, its end, or its transitions' times and states read it
+// through these, not `transitions` (series/columns.ts timelineColumns for a sweep): a
+// closed timeline is to be held packed, without an object per transition (issue 21 §3,
+// series/closed.ts), and these are what such a timeline answers without making one.
+
+/** What these read of a timeline (a Timeline is one). */
+export type Transitions = Pick<Timeline, 'transitions'>;
+
+/** How many transitions it has. */
+export function transitionCount(timeline: Transitions): number {
+  return timeline.transitions.length;
+}
+
+/** Its last transition's time (a timeline is never empty). */
+export function lastAt(timeline: Transitions): number {
+  return timeline.transitions[timeline.transitions.length - 1]!.at;
+}
+
+/** Transition `i`'s time. */
+export function transitionTime(timeline: Transitions, i: number): number {
+  return timeline.transitions[i]!.at;
+}
+
+/** Transition `i`'s state. */
+export function transitionState(timeline: Transitions, i: number): State {
+  return timeline.transitions[i]!.state;
+}
+
+/** Transition `i` as an object (a packed timeline will make one afresh for a transition without extras). */
+export function transitionAt(timeline: Transitions, i: number): Transition {
+  return timeline.transitions[i]!;
+}
+
+/** The events transition `i` counts that happened unobserved (Transition.unobserved); undefined when none. */
+export function unobservedAt(timeline: Transitions, i: number): Transition['unobserved'] {
+  return timeline.transitions[i]!.unobserved;
+}
+
+/** When it closed (its terminal transition's time); Infinity while it is open. */
+export function closedAt(timeline: Transitions): number {
+  const last = timeline.transitions[timeline.transitions.length - 1]!;
+  return TERMINAL_STATES.has(last.state) ? last.at : Infinity;
+}
+
 /** One JobSet UID's whole history. Name, namespace and the rest are labels of the UID. */
 export interface Timeline {
   /** Which cluster it belongs to, when several write to one store (`--cluster-name`). */

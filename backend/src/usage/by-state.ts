@@ -8,7 +8,7 @@
 // with no covered time has a null mean, never 0.
 
 import type { State, Timeline } from '../timeline/types.ts';
-import { TERMINAL_STATES } from '../timeline/types.ts';
+import { TERMINAL_STATES, transitionCount, transitionState, transitionTime } from '../timeline/types.ts';
 import type { UsageSegments } from './history.ts';
 
 /** The states a split reports: those that accrue time (terminal states accrue none). */
@@ -29,13 +29,12 @@ export type UsageByState = Record<SplitState | 'notUp', StateMean>;
 /** The timeline's intervals of the states that accrue time, clipped to [from, to]; the last lasts until `now`. */
 export function stateIntervals(timeline: Pick<Timeline, 'transitions'>, now: number, from: number, to: number): { start: number; end: number; state: State }[] {
   const out: { start: number; end: number; state: State }[] = [];
-  const ts = timeline.transitions;
-  for (let i = 0; i < ts.length; i++) {
-    const t = ts[i]!;
-    if (TERMINAL_STATES.has(t.state)) break;
-    const end = Math.min(i + 1 < ts.length ? ts[i + 1]!.at : now, to);
-    const start = Math.max(t.at, from);
-    if (end > start) out.push({ start, end, state: t.state });
+  for (let i = 0, n = transitionCount(timeline); i < n; i++) {
+    const state = transitionState(timeline, i);
+    if (TERMINAL_STATES.has(state)) break;
+    const end = Math.min(i + 1 < n ? transitionTime(timeline, i + 1) : now, to);
+    const start = Math.max(transitionTime(timeline, i), from);
+    if (end > start) out.push({ start, end, state });
   }
   return out;
 }
