@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { timelines as arbTimelines, T0 } from '../../../test/support/arbitraries.ts';
 import { selectedRows } from '../series/run-columns.ts';
+import { sloTotals } from '../series/slo.ts';
 import { livedIn, summaryColumns } from '../series/summary.ts';
 import { byNamespaceNameUid, markSorted } from '../timeline/order.ts';
 import type { Timeline } from '../timeline/types.ts';
@@ -18,6 +19,12 @@ const arbFleet = fc.array(arbTimelines(12), { minLength: 1, maxLength: 12 }).map
     .sort(byNamespaceNameUid),
 );
 const arbTime = fc.integer({ min: -1_000_000, max: 90_000_000 }).map((t) => T0 + t);
+/** A fleet and three times around it: often exactly one of its transitions' (the edges' rules are where reading a row instead would go wrong). */
+const arbFleetAndTimes = arbFleet.chain((fleet) => {
+  const at = fleet.flatMap((tl) => tl.transitions.map((t) => t.at));
+  const time = fc.oneof(arbTime, fc.constantFrom(...at));
+  return fc.tuple(fc.constant(fleet), time, time, time, fc.constantFrom(...at), fc.integer({ min: 0, max: 3_000_000 }), fc.integer({ min: 0, max: 3_000_000 }));
+});
 
 /** What the summary answers without rows: the same selection as a plain array (no columns to read). */
 function plain(tls: readonly Timeline[], horizon: number, from: number, to: number) {
@@ -32,7 +39,7 @@ function plain(tls: readonly Timeline[], horizon: number, from: number, to: numb
 describe('a selection by the list columns', () => {
   it('selects and sums exactly what the timelines do, before and after runs close', () => {
     fc.assert(
-      fc.property(arbFleet, arbTime, arbTime, arbTime, fc.array(fc.nat(), { maxLength: 4 }), (fleet, a, b, h, closing) => {
+      fc.property(arbFleetAndTimes, fc.array(fc.nat(), { maxLength: 4 }), ([fleet, a, b, h, edge, burn, short], closing) => {
         const list = markSorted(fleet.slice());
         const [from, to] = [Math.min(a, b), Math.max(a, b)];
         const check = (): void => {
@@ -40,6 +47,14 @@ describe('a selection by the list columns', () => {
           expect(selectedRows(selected)).toBeDefined();
           expect(selected).toEqual(list.filter((tl) => livedIn(tl, h, from, to)));
           expect(summaryColumns(selected, h, from, to, { selected: true })).toEqual(plain(list, h, from, to));
+          // An SLO's sums over the selection, its rows read where they serve, as the timelines give them.
+          const marked = selectedRows(selected)!;
+          // Two points: `to`, and one whose burn window begins exactly at a transition (a run's end, often).
+          const windows = { periodMs: Math.max(1, to - from), burnWindowMs: burn, shortWindowMs: Math.min(burn, short) };
+          const points = [...new Set([Math.min(to, edge + burn), to])].sort((x, y) => x - y);
+          for (const indicator of ['uptime', 'schedulingGoodput'] as const) {
+            expect(sloTotals(selected, h, points, windows, indicator, { ...marked, first: 0 })).toEqual(sloTotals(selected, h, points, windows, indicator));
+          }
         };
         check();
         // Runs of the same list close (the engine's list is kept while none is added or dropped).
