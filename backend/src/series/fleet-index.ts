@@ -15,7 +15,7 @@
 import type { Timeline } from '../timeline/types.ts';
 import { columnsOf, eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE } from './columns.ts';
 import { firstUp } from './figures.ts';
-import { FIELD_OF, keepLife } from './totals.ts';
+import { FIELD_OF } from './totals.ts';
 import {
   ACCELERATOR_LOST,
   ACCELERATOR_UP,
@@ -479,8 +479,6 @@ export class FleetIndex {
 
   /** Takes in the timeline's transitions from index `from` on (all of them, for a new timeline). */
   grew(tl: Timeline, from = 0): void {
-    // A run that has closed keeps its whole life's totals from now on: tables over a range read them.
-    keepLife(tl);
     const group = this.#groupOf(tl);
     if (group === null) return;
     const key = FleetIndex.#key(tl.cluster, tl.namespace, group);

@@ -10,9 +10,10 @@
 //
 // Pure: values in, values out (the rows are a cache of what the timelines say).
 
+import { byNamespaceNameUid } from '../timeline/order.ts';
 import { TERMINAL_STATES, type Timeline } from '../timeline/types.ts';
 import { CLOSED_FROM, columnsOf, STATE_CODE, SUSPENDED_CODE, UP_CODE, type Columns } from './columns.ts';
-import { addGoodputWith, BASE_FIELDS, lifeTotals } from './totals.ts';
+import { addGoodputWith, BASE_FIELDS, lifeInto } from './totals.ts';
 
 const PROVISIONING_CODE = STATE_CODE.provisioning;
 
@@ -39,8 +40,14 @@ export interface RunColumns {
 }
 
 const byList = new WeakMap<readonly Timeline[], RunColumns>();
+/** The columns made last: the next list (the engine's, a timeline added or dropped) takes its rows over. */
+let latest: RunColumns | null = null;
 
-/** The list's columns, made on first use and kept while the list lives (closed runs filled, open ones marked OPEN). */
+/**
+ * The list's columns, made on first use and kept while the list lives (closed runs filled, open ones
+ * marked OPEN). A closed run's row is copied from the columns made last when they have it (the
+ * engine's next list is the last one with timelines added or dropped), else worked out.
+ */
 export function runColumns(list: readonly Timeline[]): RunColumns {
   let rc = byList.get(list);
   if (rc !== undefined) return rc;
@@ -56,12 +63,34 @@ export function runColumns(list: readonly Timeline[]): RunColumns {
     checkpointMs: new Float64Array(n),
     life: new Float64Array(n * BASE_FIELDS),
   };
+  const before = latest;
+  // Both lists are in one order (namespace, name, UID), so one walk finds each run's earlier row.
+  let j = 0;
   for (let i = 0; i < n; i++) {
-    rc.created[i] = list[i]!.createdAt;
+    const tl = list[i]!;
+    rc.created[i] = tl.createdAt;
+    if (before !== null) {
+      while (j < before.list.length && before.list[j] !== tl && byNamespaceNameUid(before.list[j]!, tl) < 0) j++;
+      if (j < before.list.length && before.list[j] === tl && before.state[j] !== OPEN) {
+        copyRow(before, j, rc, i);
+        continue;
+      }
+    }
     fill(rc, i);
   }
   byList.set(list, rc);
+  latest = rc;
   return rc;
+}
+
+function copyRow(from: RunColumns, j: number, to: RunColumns, i: number): void {
+  to.end[i] = from.end[j]!;
+  to.second[i] = from.second[j]!;
+  to.timeToFirstUp[i] = from.timeToFirstUp[j]!;
+  to.accelerators[i] = from.accelerators[j]!;
+  to.checkpointMs[i] = from.checkpointMs[j]!;
+  to.life.set(from.life.subarray(j * BASE_FIELDS, (j + 1) * BASE_FIELDS), i * BASE_FIELDS);
+  to.state[i] = from.state[j]!;
 }
 
 /** Fills row i when its run has closed; false while it is open. */
@@ -75,8 +104,7 @@ function fill(rc: RunColumns, i: number): boolean {
   rc.timeToFirstUp[i] = timeToFirstUp(c);
   rc.accelerators[i] = tl.accelerators ?? 0;
   rc.checkpointMs[i] = tl.checkpointIntervalMs ?? NaN;
-  const life = lifeTotals(tl.transitions, c);
-  for (let f = 0; f < BASE_FIELDS; f++) rc.life[i * BASE_FIELDS + f] = life[f]!;
+  lifeInto(tl.transitions, c, rc.life, i * BASE_FIELDS);
   // Last: a row is read as closed only once the rest of it is there.
   rc.state[i] = c.code[n - 1]! & 7;
   return true;
@@ -106,7 +134,7 @@ export function holdsLife(rc: RunColumns, i: number, from: number, to: number): 
 }
 
 /** Row i's whole-life totals (FIELDS numbers, goodput included) into `out` at `o`: windowTotals of any window that holds its life. */
-export function lifeInto(rc: RunColumns, i: number, out: Float64Array, o: number): void {
+export function rowLifeInto(rc: RunColumns, i: number, out: Float64Array, o: number): void {
   const base = i * BASE_FIELDS;
   for (let f = 0; f < BASE_FIELDS; f++) out[o + f] = rc.life[base + f]!;
   const interval = rc.checkpointMs[i]!;

@@ -4,7 +4,7 @@ import { byNamespaceNameUid, isMarkedSorted } from '../timeline/order.ts';
 import { TERMINAL_STATES, type State, type Timeline } from '../timeline/types.ts';
 import { columnsOf, STATE_CODE, SUSPENDED_CODE, UP_CODE, type Columns } from './columns.ts';
 import { figuresFromTotals, type Figures } from './figures.ts';
-import { holdsLife, lifeInto, selectedRows } from './run-columns.ts';
+import { holdsLife, rowLifeInto, selectedRows } from './run-columns.ts';
 import { endOf, FIELDS, windowTotals } from './totals.ts';
 
 export interface JobSetSummary extends Figures {
@@ -91,7 +91,7 @@ export function summaryColumns(timelines: readonly Timeline[], horizon: number, 
     if (columns !== undefined) {
       const row = rows![i]!;
       if (holdsLife(columns, row, from, to)) {
-        lifeInto(columns, row, totals, i * FIELDS);
+        rowLifeInto(columns, row, totals, i * FIELDS);
         if (withTimeToFirstUp) {
           const t = columns.timeToFirstUp[row]!;
           timeToFirstUp[i] = Number.isNaN(t) ? null : t;

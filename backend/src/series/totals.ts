@@ -131,19 +131,21 @@ function isClosed(c: Columns): boolean {
  */
 export function lifeTotals(transitions: Timeline['transitions'], c: Columns): readonly number[] {
   if (c.life !== null) return c.life;
-  const acc = LIFE_ACC.fill(0);
-  for (let i = 0; i + 1 < c.length; i++) addSegment(transitions, c, i, acc);
+  const acc = LIFE_ACC;
+  lifeInto(transitions, c, acc, 0);
   // A literal of the exact length: no spare slots (a closed run keeps it for its lifetime).
   c.life = [acc[0]!, acc[1]!, acc[2]!, acc[3]!, acc[4]!, acc[5]!, acc[6]!, acc[7]!, acc[8]!, acc[9]!, acc[10]!, acc[11]!];
   return c.life;
 }
 const LIFE_ACC = new Float64Array(BASE_FIELDS);
 
-/** Keeps a timeline's whole-life totals once it has closed (the fleet index calls it as a run closes, and on restore). */
-export function keepLife(timeline: Timeline): void {
-  const c = columnsOf(timeline.transitions);
-  if (isClosed(c)) lifeTotals(timeline.transitions, c);
+/** Writes a closed timeline's whole-life totals (BASE_FIELDS numbers) into `out` at `o`. */
+export function lifeInto(transitions: Timeline['transitions'], c: Columns, out: Float64Array, o: number): void {
+  const acc = LIFE_SCRATCH.fill(0);
+  for (let i = 0; i + 1 < c.length; i++) addSegment(transitions, c, i, acc);
+  for (let f = 0; f < BASE_FIELDS; f++) out[o + f] = acc[f]!;
 }
+const LIFE_SCRATCH = new Float64Array(FIELDS);
 
 /**
  * Checkpoints: the totals before transition j·K for every j, over closed segments only, so they
