@@ -2,7 +2,7 @@
 // questions.ts) asked in process, as POST /api/v1/query asks them, of a trace loaded as `upness
 // serve --memory --trace FILE` loads it: no HTTP, no client, so what is left is the service's own
 // work. For each question: the least and median time of working the answer out (runQueries) and of
-// its JSON (JSON.stringify of the body the route sends), and the answer's size.
+// its JSON (JSON.stringify of the body the route sends), on the clock and in CPU time, and the answer's size.
 // Options: --trace FILE (else 500 JobSets × 7 days, seed 42, realistic, as `npm run bench` makes it,
 // simulated into a temporary file), --runs R (default 30), --questions id,… (default the four),
 // --cpu-prof DIR (a CPU profile of each question's runs, the load left out: DIR/<id>.cpuprofile).
@@ -75,6 +75,8 @@ function detailOf(timelines: readonly Timeline[], to: number): Detail {
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const least = (xs: number[]): number => Math.min(...xs);
+/** CPU milliseconds (user + system) between two process.cpuUsage() readings: on a loaded machine the clock says little. */
+const cpuMs = (a: NodeJS.CpuUsage, b: NodeJS.CpuUsage): number => (b.user - a.user + b.system - a.system) / 1000;
 
 try {
   const session = await openSession(traceFeed(trace), memorySink(), { logger: pino({ level: 'warn' }), retentionMs: 400 * DAY, snapshotEvery: 1_000_000 });
@@ -98,6 +100,8 @@ try {
     const body = q.upness(w, detail);
     const work: number[] = [];
     const json: number[] = [];
+    const workCpu: number[] = [];
+    const jsonCpu: number[] = [];
     let bytes = 0;
     const inspector = args['cpu-prof'] === undefined ? null : new Session();
     if (inspector !== null) {
@@ -106,16 +110,21 @@ try {
       await inspector.post('Profiler.start');
     }
     for (let i = 0; i < RUNS + 2; i++) {
+      const c0 = process.cpuUsage();
       const t0 = performance.now();
       const { status, results } = runQueries(body, observed(), now);
       const t1 = performance.now();
+      const c1 = process.cpuUsage();
       const text = JSON.stringify({ results });
       const t2 = performance.now();
+      const c2 = process.cpuUsage();
       if (status !== 200) throw new Error(`${q.id}: ${status} ${text.slice(0, 300)}`);
       bytes = Buffer.byteLength(text);
       if (i < 2) continue;
       work.push(t1 - t0);
       json.push(t2 - t1);
+      workCpu.push(cpuMs(c0, c1));
+      jsonCpu.push(cpuMs(c1, c2));
     }
     if (inspector !== null) {
       const { profile } = await inspector.post('Profiler.stop');
@@ -124,7 +133,7 @@ try {
       inspector.disconnect();
     }
     process.stdout.write(
-      `${q.id.padEnd(26)} work ${least(work).toFixed(2)} / ${median(work).toFixed(2)} ms, JSON ${least(json).toFixed(2)} / ${median(json).toFixed(2)} ms (least / median of ${RUNS}), ${(bytes / 1024).toFixed(0)} KiB\n`,
+      `${q.id.padEnd(32)} work ${least(work).toFixed(2)} / ${median(work).toFixed(2)} ms (CPU ${least(workCpu).toFixed(2)} / ${median(workCpu).toFixed(2)}), JSON ${least(json).toFixed(2)} / ${median(json).toFixed(2)} ms (CPU ${least(jsonCpu).toFixed(2)} / ${median(jsonCpu).toFixed(2)}) (least / median of ${RUNS}), ${(bytes / 1024).toFixed(0)} KiB\n`,
     );
   }
   process.stdout.write(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);

@@ -186,6 +186,20 @@ describe('pickRows', () => {
     expect(pickRows(values.length, (i) => values[i]!, { by: 'x', direction: 'asc' }, 2)).toEqual([2, 6]);
     expect(pickRows(3, null, undefined, 2)).toEqual([0, 1]);
   });
+
+  it('picks a few rows of many (one pass) exactly as the whole sort would, ties and nulls included', () => {
+    const value = fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constant(null), fc.constantFrom(Number.NaN, Infinity, -0, 0.5));
+    // Many more rows than the limit (a few of many take the one pass).
+    const arbCase = fc.integer({ min: 1, max: 12 }).chain((limit) => fc.tuple(fc.array(value, { minLength: limit * 16 + 1, maxLength: 400 }), fc.constant(limit)));
+    fc.assert(
+      fc.property(arbCase, fc.constantFrom('asc' as const, 'desc' as const), ([values, limit], direction) => {
+        const sort = { by: 'x', direction };
+        const all = pickRows(values.length, (i) => values[i]!, sort, undefined);
+        expect(pickRows(values.length, (i) => values[i]!, sort, limit)).toEqual(all.slice(0, limit));
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
 
 // Random fleets: JobSets in three namespaces on a 5-minute grid.

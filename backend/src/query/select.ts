@@ -2,6 +2,7 @@
 // the end of the range. Parsed once, applied to every timeline.
 
 import { stateAt } from '../series/figures.ts';
+import { livedRow, markRows, runColumns } from '../series/run-columns.ts';
 import { livedIn } from '../series/summary.ts';
 import { isMarkedSorted, markSorted, named, namespacesOf } from '../timeline/order.ts';
 import type { State, Timeline } from '../timeline/types.ts';
@@ -17,20 +18,29 @@ export interface Selection {
 
 /** Builds the filter; throws QueryError naming the field when a pattern or selector is malformed. */
 export function selector(selection: Selection): (timeline: Timeline, horizon: number, from: number, to: number) => boolean {
+  const { before, after } = filters(selection);
+  return (tl, horizon, from, to) => (before === null || before(tl)) && livedIn(tl, horizon, from, to) && (after === null || after(tl, to));
+}
+
+/**
+ * The selection's filters around the life test: `before` (name, namespaces, clusters: cheapest and
+ * most selective first; one JobSet's name rules out the fleet by a string compare) and `after`
+ * (labels, the state at `to`); null where nothing is filtered, as a dashboard's All asks.
+ */
+function filters(selection: Selection): { before: ((tl: Timeline) => boolean) | null; after: ((tl: Timeline, to: number) => boolean) | null } {
   const clusters = selection.clusters && selection.clusters.length > 0 ? new Set(selection.clusters) : null;
   const namespaces = selection.namespaces && selection.namespaces.length > 0 ? new Set(selection.namespaces) : null;
   // Filters that pass everything are left out (null): a dashboard's All asks this of every timeline.
   const nameMatches = matchesEveryName(selection.name ?? '') ? null : parseNamePattern(selection.name ?? '');
   const labelsMatch = (selection.labelSelector ?? '').trim() === '' ? null : parseLabelSelector(selection.labelSelector!);
   const states = selection.states && selection.states.length > 0 ? new Set(selection.states) : null;
-  // Cheapest and most selective first: one JobSet's name rules out the fleet by a string compare.
-  return (tl, horizon, from, to) =>
-    (nameMatches === null || nameMatches(tl.name)) &&
-    (namespaces === null || namespaces.has(tl.namespace)) &&
-    (clusters === null || clusters.has(tl.cluster ?? '')) &&
-    livedIn(tl, horizon, from, to) &&
-    (labelsMatch === null || labelsMatch(tl.labels)) &&
-    (states === null || states.has(stateAt(tl, to) as State));
+  const before =
+    nameMatches === null && namespaces === null && clusters === null
+      ? null
+      : (tl: Timeline): boolean => (nameMatches === null || nameMatches(tl.name)) && (namespaces === null || namespaces.has(tl.namespace)) && (clusters === null || clusters.has(tl.cluster ?? ''));
+  const after =
+    labelsMatch === null && states === null ? null : (tl: Timeline, to: number): boolean => (labelsMatch === null || labelsMatch(tl.labels)) && (states === null || states.has(stateAt(tl, to) as State));
+  return { before, after };
 }
 
 export function select(timelines: readonly Timeline[], selection: Selection, horizon: number, from: number, to: number): Timeline[] {
@@ -44,7 +54,27 @@ export function select(timelines: readonly Timeline[], selection: Selection, hor
   if (name !== null) return markSorted((namespaces ?? namespacesOf(timelines)).flatMap((namespace) => named(timelines, namespace, name)).filter(keep));
   // Namespaces: bisect to each one's run (an SLO table per name asks one query per namespace).
   if (namespaces !== null) return markSorted(namespaces.flatMap((namespace) => namespaceRun(timelines, namespace).filter(keep)));
-  return markSorted(timelines.filter(keep));
+  return selectByRows(timelines, selection, horizon, from, to);
+}
+
+/**
+ * The whole sorted list's selection, its life test a pass over the list's columns (series/
+ * run-columns.ts) rather than a visit to every timeline; the result says which rows it holds, so a
+ * table over it reads them by row.
+ */
+function selectByRows(timelines: readonly Timeline[], selection: Selection, horizon: number, from: number, to: number): Timeline[] {
+  const { before, after } = filters(selection);
+  const columns = runColumns(timelines);
+  const rows: number[] = [];
+  const out: Timeline[] = [];
+  for (let i = 0; i < timelines.length; i++) {
+    if (!livedRow(columns, i, horizon, from, to)) continue;
+    const tl = timelines[i]!;
+    if ((before !== null && !before(tl)) || (after !== null && !after(tl, to))) continue;
+    rows.push(i);
+    out.push(tl);
+  }
+  return markRows(markSorted(out), columns, Int32Array.from(rows));
 }
 
 /** The timelines of one namespace in a list sorted by namespace: the run between two bisections. */

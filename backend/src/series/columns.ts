@@ -11,7 +11,7 @@ export const DOWN_CODE = 2;
 export const SUSPENDED_CODE = 3;
 export const FAILED_CODE = 6;
 /** Codes from here on (completed, failed, deleted) are terminal. */
-const CLOSED_FROM = 5;
+export const CLOSED_FROM = 5;
 /** What leaving state code `from` for `to` counts as (DESIGN.md): up → down or failed interrupts, down → up recovers. */
 export const NO_EVENT = 0;
 export const INTERRUPTION = 1;
@@ -32,6 +32,12 @@ export interface Columns {
   code: number[];
   /** When the timeline first started (provisioning, up or down); Infinity while it has not. */
   start: number;
+  /**
+   * A closed timeline's totals over its whole life (totals.ts, the BASE_FIELDS numbers), worked out
+   * once and kept: they never change, and every window that holds the whole life reads them instead
+   * of sweeping its transitions. Null while open, or until first asked.
+   */
+  life: number[] | null;
 }
 
 const cache = new WeakMap<readonly Transition[], Columns>();
@@ -46,7 +52,7 @@ export function columnsOf(transitions: readonly Transition[]): Columns {
   let c = cache.get(transitions);
   if (c !== undefined && c.length === n) return c;
   if (c === undefined) {
-    c = { length: 0, at: [], code: [], start: Infinity };
+    c = { length: 0, at: [], code: [], start: Infinity, life: null };
     cache.set(transitions, c);
   }
   for (let i = c.length; i < n; i++) {

@@ -15,7 +15,8 @@
 // (t − w, t], the short window (t − s, t]. Pure: values in, values out.
 
 import type { Timeline } from '../timeline/types.ts';
-import { cumulativeAt, FIELDS, INTERRUPTION_DOWN, PROVISIONING, SUSPENDED, UNKNOWN, UP } from './totals.ts';
+import { OPEN, type RunColumns } from './run-columns.ts';
+import { BASE_FIELDS, cumulativeAt, FIELDS, INTERRUPTION_DOWN, PROVISIONING, SUSPENDED, UNKNOWN, UP } from './totals.ts';
 
 /**
  * The totals fields each indicator counts as bad time; up is the good time of both. Suspended
@@ -57,7 +58,14 @@ export interface SloTotals {
  * The pooled up and down time of `members` over the windows ending at each point: C(t) − C(t − x)
  * with C summed over the members (C is additive, so one sweep per member serves every window).
  */
-export function sloTotals(members: readonly Timeline[], horizon: number, points: readonly number[], windows: SloWindows, indicator: SloIndicator = 'uptime'): SloTotals[] {
+export function sloTotals(
+  members: readonly Timeline[],
+  horizon: number,
+  points: readonly number[],
+  windows: SloWindows,
+  indicator: SloIndicator = 'uptime',
+  rows?: MemberRows,
+): SloTotals[] {
   const { times, starts, ends } = sloPlan(points, windows);
   const bad = BAD_TIME[indicator];
   const n = times.length;
@@ -66,7 +74,10 @@ export function sloTotals(members: readonly Timeline[], horizon: number, points:
   if (scratch.length < n * FIELDS) scratch = new Float64Array(n * FIELDS);
   const up = sums;
   sums.fill(0, 0, 2 * n);
-  for (const tl of members) {
+  for (let m = 0; m < members.length; m++) {
+    // A closed run asked only before it began or after it ended: its row's whole-life totals, or nothing.
+    if (rows !== undefined && addLifeRow(rows.columns, rows.rows[rows.first + m]!, times, up, bad)) continue;
+    const tl = members[m]!;
     cumulativeAt(tl, horizon, times, scratch);
     for (let i = 0; i < n; i++) {
       up[i]! += scratch[i * FIELDS + UP]!;
@@ -87,6 +98,37 @@ export function sloTotals(members: readonly Timeline[], horizon: number, points:
     };
   }
   return out;
+}
+
+/** Where a group's members are in a selection marked with its rows (run-columns.ts): members[m] is row rows[first + m]. */
+export interface MemberRows {
+  columns: RunColumns;
+  rows: Int32Array;
+  first: number;
+}
+
+/**
+ * Adds row `row`'s C at every time to the sums (up at [0, n), bad time at [n, 2n)) when each time is
+ * at or after its end (its whole life) or before it began (nothing): what cumulativeAt gives then.
+ * False, adding nothing, when it is open or a time falls inside its life.
+ */
+function addLifeRow(rc: RunColumns, row: number, times: Float64Array, up: Float64Array, bad: readonly number[]): boolean {
+  if (rc.state[row] === OPEN) return false;
+  const n = times.length;
+  const end = rc.end[row]!;
+  const created = rc.created[row]!;
+  const second = rc.second[row]!;
+  for (let i = 0; i < n; i++) {
+    const t = times[i]!;
+    if (t < end && !(t <= created && second > t)) return false;
+  }
+  const o = row * BASE_FIELDS;
+  for (let i = 0; i < n; i++) {
+    if (times[i]! < end) continue;
+    up[i]! += rc.life[o + UP]!;
+    up[n + i]! += badOf(rc.life, o, bad);
+  }
+  return true;
 }
 
 /** sloTotals' scratch: C summed over the members (up, then bad time, at every time), and one member's C. */

@@ -4,6 +4,7 @@ import { byNamespaceNameUid, isMarkedSorted } from '../timeline/order.ts';
 import { TERMINAL_STATES, type State, type Timeline } from '../timeline/types.ts';
 import { columnsOf, STATE_CODE, SUSPENDED_CODE, UP_CODE, type Columns } from './columns.ts';
 import { figuresFromTotals, type Figures } from './figures.ts';
+import { holdsLife, rowLifeInto, selectedRows } from './run-columns.ts';
 import { endOf, FIELDS, windowTotals } from './totals.ts';
 
 export interface JobSetSummary extends Figures {
@@ -81,7 +82,24 @@ export function summaryColumns(timelines: readonly Timeline[], horizon: number, 
   const totals = new Float64Array(lived.length * FIELDS);
   const timeToFirstUp: (number | null)[] = new Array<number | null>(lived.length).fill(null);
   const states: State[] = new Array<State>(lived.length);
+  // A selection of the engine's list says which rows of its columns it holds (query/select.ts): a
+  // closed run whose whole life lies in the window is then read from its row (run-columns.ts).
+  const marked = options.selected === true && isMarkedSorted(timelines) ? selectedRows(timelines) : undefined;
+  const columns = marked?.columns;
+  const rows = marked?.rows;
   for (let i = 0; i < lived.length; i++) {
+    if (columns !== undefined) {
+      const row = rows![i]!;
+      if (holdsLife(columns, row, from, to)) {
+        rowLifeInto(columns, row, totals, i * FIELDS);
+        if (withTimeToFirstUp) {
+          const t = columns.timeToFirstUp[row]!;
+          timeToFirstUp[i] = Number.isNaN(t) ? null : t;
+        }
+        states[i] = STATE_OF[columns.state[row]!]!;
+        continue;
+      }
+    }
     const tl = lived[i]!;
     windowTotals(tl, horizon, from, to, totals, i * FIELDS);
     // From the columns windowTotals just read: numbers, not the transitions' fields.

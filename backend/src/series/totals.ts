@@ -4,7 +4,7 @@
 // step buckets, rolling windows and cumulative series alike.
 
 import { TERMINAL_STATES, type Timeline } from '../timeline/types.ts';
-import { columnsOf, eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, type Columns } from './columns.ts';
+import { CLOSED_FROM, columnsOf, eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, type Columns } from './columns.ts';
 import {
   ACCELERATOR_LOST,
   ACCELERATOR_UP,
@@ -35,8 +35,11 @@ export * from './totals-layout.ts';
  * Linear, so it holds for C(t) and for C(b) − C(a) alike.
  */
 export function addGoodput(timeline: Timeline, out: Float64Array, o: number): void {
-  const a = timeline.accelerators ?? 0;
-  const interval = timeline.checkpointIntervalMs ?? null;
+  addGoodputWith(timeline.accelerators ?? 0, timeline.checkpointIntervalMs ?? null, out, o);
+}
+
+/** addGoodput with the timeline's constants given: `a` accelerators, `interval` its checkpoint interval (null: none). */
+export function addGoodputWith(a: number, interval: number | null, out: Float64Array, o: number): void {
   const up = out[o + UP]!;
   out[o + ACCELERATOR_UP] = a * up;
   out[o + ACCELERATOR_LOST] = a * (out[o + PROVISIONING]! + out[o + INTERRUPTION_DOWN]! + out[o + UNKNOWN]!);
@@ -107,6 +110,44 @@ function addSegment(transitions: Timeline['transitions'], c: Columns, i: number,
 }
 
 /**
+ * Whether C(t) of a closed timeline is its whole life (t at or after its end) or nothing yet (t
+ * before its creation, or at it with no event there): then its totals at t are read, not swept.
+ * 1: its life; 0: nothing; -1: t falls inside its life (a sweep).
+ */
+function lifeAt(c: Columns, t: number): number {
+  const n = c.length;
+  if (t >= c.at[n - 1]!) return 1;
+  return t <= c.at[0]! && (n < 2 || c.at[1]! > t) ? 0 : -1;
+}
+
+function isClosed(c: Columns): boolean {
+  return c.length > 0 && (c.code[c.length - 1]! & 7) >= CLOSED_FROM;
+}
+
+/**
+ * A closed timeline's totals over its whole life (BASE_FIELDS numbers), worked out on first use and
+ * kept on its columns (columns.ts `life`): a closed timeline never changes, and a window that holds
+ * its whole life (most tables over a range: runs that began and ended inside it) reads them.
+ */
+export function lifeTotals(transitions: Timeline['transitions'], c: Columns): readonly number[] {
+  if (c.life !== null) return c.life;
+  const acc = LIFE_ACC;
+  lifeInto(transitions, c, acc, 0);
+  // A literal of the exact length: no spare slots (a closed run keeps it for its lifetime).
+  c.life = [acc[0]!, acc[1]!, acc[2]!, acc[3]!, acc[4]!, acc[5]!, acc[6]!, acc[7]!, acc[8]!, acc[9]!, acc[10]!, acc[11]!];
+  return c.life;
+}
+const LIFE_ACC = new Float64Array(BASE_FIELDS);
+
+/** Writes a closed timeline's whole-life totals (BASE_FIELDS numbers) into `out` at `o`. */
+export function lifeInto(transitions: Timeline['transitions'], c: Columns, out: Float64Array, o: number): void {
+  const acc = LIFE_SCRATCH.fill(0);
+  for (let i = 0; i + 1 < c.length; i++) addSegment(transitions, c, i, acc);
+  for (let f = 0; f < BASE_FIELDS; f++) out[o + f] = acc[f]!;
+}
+const LIFE_SCRATCH = new Float64Array(FIELDS);
+
+/**
  * Checkpoints: the totals before transition j·K for every j, over closed segments only, so they
  * stay true as the timeline grows. Built on demand from the last one.
  */
@@ -175,16 +216,32 @@ function cumulativeAtOne(transitions: Timeline['transitions'], c: Columns, end: 
 }
 
 export function cumulativeAt(timeline: Timeline, horizon: number, times: ArrayLike<number>, out: Float64Array): void {
-  cumulativeBase(timeline, horizon, times, out);
+  cumulativeBase(timeline, horizon, times, out, true);
   for (let k = 0; k < times.length; k++) addGoodput(timeline, out, k * FIELDS);
 }
 
-function cumulativeBase(timeline: Timeline, horizon: number, times: ArrayLike<number>, out: Float64Array): void {
+/** cumulativeAt by sweeping the transitions, never from a closed run's kept totals (for the tests that hold those to it). */
+export function cumulativeSwept(timeline: Timeline, horizon: number, times: ArrayLike<number>, out: Float64Array): void {
+  cumulativeBase(timeline, horizon, times, out, false);
+  for (let k = 0; k < times.length; k++) addGoodput(timeline, out, k * FIELDS);
+}
+
+function cumulativeBase(timeline: Timeline, horizon: number, times: ArrayLike<number>, out: Float64Array, kept: boolean): void {
   const transitions = timeline.transitions;
-  const end = endOf(timeline, horizon);
   const c = columnsOf(transitions);
-  const { length: n, at, code, start } = c;
   const count = times.length;
+  // A closed timeline asked only before it began or after it ended: its whole life, or nothing.
+  if (kept && isClosed(c) && lifeTimes(c, times)) {
+    const life = lifeTotals(transitions, c);
+    for (let k = 0; k < count; k++) {
+      const o = k * FIELDS;
+      if (lifeAt(c, times[k]!) === 1) for (let f = 0; f < BASE_FIELDS; f++) out[o + f] = life[f]!;
+      else for (let f = 0; f < BASE_FIELDS; f++) out[o + f] = 0;
+    }
+    return;
+  }
+  const end = endOf(timeline, horizon);
+  const { length: n, at, code, start } = c;
   // A few times over a long timeline: by checkpoint. Many times: one sweep serves them all.
   if (count * (K + 2 * Math.log2(n + 1)) < n) {
     for (let k = 0; k < count; k++) cumulativeAtOne(transitions, c, end, times[k]!, out, k * FIELDS);
@@ -227,16 +284,35 @@ function cumulativeBase(timeline: Timeline, horizon: number, times: ArrayLike<nu
   }
 }
 
+/** Whether no time falls inside the (closed) timeline's life. */
+function lifeTimes(c: Columns, times: ArrayLike<number>): boolean {
+  for (let k = 0; k < times.length; k++) if (lifeAt(c, times[k]!) < 0) return false;
+  return true;
+}
+
 /** Timelines up to this many transitions are swept directly for a window; longer ones use C(to) − C(from) by checkpoint. */
 const DIRECT = 64;
 
 /** Totals over the window (from, to]: C(to) − C(from), written into `out` at `o` (a new array by default). */
 export function windowTotals(timeline: Timeline, horizon: number, from: number, to: number, out: Float64Array = new Float64Array(FIELDS), o = 0): Float64Array {
   const c = columnsOf(timeline.transitions);
+  // A closed run whose whole life lies in the window (the most of a table over a range): its life's totals, kept.
+  if (isClosed(c) && lifeAt(c, to) === 1 && lifeAt(c, from) === 0) {
+    const life = lifeTotals(timeline.transitions, c);
+    for (let f = 0; f < BASE_FIELDS; f++) out[o + f] = life[f]!;
+    addGoodput(timeline, out, o);
+    return out;
+  }
+  return sweptWindowTotals(timeline, horizon, from, to, out, o);
+}
+
+/** windowTotals by sweeping the transitions, whatever the timeline (exported for the tests that hold the kept totals to it). */
+export function sweptWindowTotals(timeline: Timeline, horizon: number, from: number, to: number, out: Float64Array = new Float64Array(FIELDS), o = 0): Float64Array {
+  const c = columnsOf(timeline.transitions);
   if (c.length > DIRECT) {
     WINDOW_TIMES[0] = from;
     WINDOW_TIMES[1] = to;
-    cumulativeAt(timeline, horizon, WINDOW_TIMES, WINDOW_C);
+    cumulativeSwept(timeline, horizon, WINDOW_TIMES, WINDOW_C);
     for (let f = 0; f < FIELDS; f++) out[o + f] = WINDOW_C[FIELDS + f]! - WINDOW_C[f]!;
     return out;
   }

@@ -7,6 +7,7 @@
 
 import { z } from 'zod';
 import { groupingOf, groupOf, type GroupBy, type GroupKey } from '../../series/fleet.ts';
+import { selectedRows } from '../../series/run-columns.ts';
 import { lifeOf, lived } from '../../series/summary.ts';
 import { alertFiring, maxBurnFactor, sloFigures, sloPlan, sloTotals, sloTotalsOf, type SloFigures, type SloTotals, type SloWindows } from '../../series/slo.ts';
 import { objectiveOf } from '../../timeline/jobset.ts';
@@ -63,11 +64,14 @@ interface SloGroup extends GroupKey {
  */
 function nameObjectives(members: readonly Timeline[], horizon: number, fallback: number, points: readonly number[], windows: SloWindows): number[] {
   if (members.length === 1) {
-    // Most names have one run in a period: its label, where it lived.
-    const life = lifeOf(members[0]!, horizon);
+    // Most names have one run in a period: its label, where it lived (without one, the query's objective wherever it lived).
     const objective = objectiveOf(members[0]!.labels) ?? fallback;
+    if (objective === fallback) return new Array<number>(points.length).fill(fallback);
+    const life = lifeOf(members[0]!, horizon);
     return points.map((t) => (lived(life, t - windows.periodMs, t) ? objective : fallback));
   }
+  // No recreation has a label: the query's objective at every point, whichever lived.
+  if (members.every((tl) => objectiveOf(tl.labels) === null)) return new Array<number>(points.length).fill(fallback);
   const newestFirst = [...members].sort((a, b) => b.createdAt - a.createdAt).map((tl) => ({ life: lifeOf(tl, horizon), objective: objectiveOf(tl.labels) }));
   return points.map((t) => {
     const newest = newestFirst.find((m) => lived(m.life, t - windows.periodMs, t));
@@ -108,14 +112,18 @@ function groups(ctx: QueryContext): SloGroup[] {
   }
   const groupBy = groupingOf(ctx.query);
   const members = (groupBy === 'none' ? namesInRuns(ctx.timelines) : null) ?? groupsByKey(ctx.timelines, groupBy);
-  return members.map(({ key, labels, members }) => {
+  // Names in runs of a selection that says which rows of the list's columns it holds: closed runs are summed from those.
+  const marked = selectedRows(ctx.timelines);
+  return members.map(({ key, labels, members, first }) => {
       const objectives = (points: readonly number[], windows: SloWindows): number[] =>
         groupBy === 'none' ? nameObjectives(members, ctx.horizon, ctx.query.objective, points, windows) : points.map(() => ctx.query.objective);
-      return { key, labels, objectives, totals: (points, windows) => sloTotals(members, ctx.horizon, points, windows, ctx.query.indicator) };
+      const rows = marked !== undefined && first !== undefined ? { ...marked, first } : undefined;
+      return { key, labels, objectives, totals: (points, windows) => sloTotals(members, ctx.horizon, points, windows, ctx.query.indicator, rows) };
     });
 }
 
-type Members = GroupKey & { members: Timeline[] };
+/** `first`: where the members begin in the selection, when they are a run of it (namesInRuns). */
+type Members = GroupKey & { members: Timeline[]; first?: number };
 
 /** The groups of the selected JobSets, in key order. */
 function groupsByKey(timelines: readonly Timeline[], groupBy: GroupBy): Members[] {
@@ -138,10 +146,11 @@ function namesInRuns(timelines: readonly Timeline[]): Members[] | null {
   if (!isMarkedSorted(timelines)) return null;
   const groups: Members[] = [];
   let current: Members | null = null;
-  for (const tl of timelines) {
+  for (let i = 0; i < timelines.length; i++) {
+    const tl = timelines[i]!;
     if (tl.cluster !== undefined) return null;
     if (current === null || current.labels.jobset !== tl.name || current.labels.namespace !== tl.namespace) {
-      current = { key: `\u0000${tl.namespace}\u0000${tl.name}`, labels: { namespace: tl.namespace, jobset: tl.name }, members: [] };
+      current = { key: `\u0000${tl.namespace}\u0000${tl.name}`, labels: { namespace: tl.namespace, jobset: tl.name }, members: [], first: i };
       groups.push(current);
     }
     current.members.push(tl);

@@ -1,0 +1,76 @@
+// A selection of a sorted list is tested for life from the list's columns (series/run-columns.ts),
+// and a summary over it reads a closed run's whole-life totals from its row: both must answer
+// exactly what the timelines themselves answer, also after runs of the list have closed since its
+// columns were made.
+
+import fc from 'fast-check';
+import { timelines as arbTimelines, T0 } from '../../../test/support/arbitraries.ts';
+import { selectedRows } from '../series/run-columns.ts';
+import { sloTotals } from '../series/slo.ts';
+import { livedIn, summaryColumns } from '../series/summary.ts';
+import { byNamespaceNameUid, markSorted } from '../timeline/order.ts';
+import type { Timeline } from '../timeline/types.ts';
+import { select } from './select.ts';
+
+/** A small fleet, each run named apart and given its own transitions, sorted as the engine lists it. */
+const arbFleet = fc.array(arbTimelines(12), { minLength: 1, maxLength: 12 }).map((tls) =>
+  tls
+    .map((tl, i): Timeline => ({ ...tl, uid: `u${i}`, name: `js${i % 3}`, namespace: `ns${i % 2}`, transitions: tl.transitions.slice() }))
+    .sort(byNamespaceNameUid),
+);
+const arbTime = fc.integer({ min: -1_000_000, max: 90_000_000 }).map((t) => T0 + t);
+/** A fleet and three times around it: often exactly one of its transitions' (the edges' rules are where reading a row instead would go wrong). */
+const arbFleetAndTimes = arbFleet.chain((fleet) => {
+  const at = fleet.flatMap((tl) => tl.transitions.map((t) => t.at));
+  const time = fc.oneof(arbTime, fc.constantFrom(...at));
+  return fc.tuple(fc.constant(fleet), time, time, time, fc.constantFrom(...at), fc.integer({ min: 0, max: 3_000_000 }), fc.integer({ min: 0, max: 3_000_000 }));
+});
+
+/** What the summary answers without rows: the same selection as a plain array (no columns to read). */
+function plain(tls: readonly Timeline[], horizon: number, from: number, to: number) {
+  return summaryColumns(
+    tls.filter((tl) => livedIn(tl, horizon, from, to)),
+    horizon,
+    from,
+    to,
+  );
+}
+
+describe('a selection by the list columns', () => {
+  it('selects and sums exactly what the timelines do, before and after runs close', () => {
+    fc.assert(
+      fc.property(arbFleetAndTimes, fc.array(fc.nat(), { maxLength: 4 }), ([fleet, a, b, h, edge, burn, short], closing) => {
+        // The engine's list now, and its next one: a run dropped, the held-back ones added (rows are taken over from the last columns made).
+        const held = fleet.filter((_, i) => i % 4 === 3);
+        let list = markSorted(fleet.filter((_, i) => i % 4 !== 3));
+        const [from, to] = [Math.min(a, b), Math.max(a, b)];
+        const check = (): void => {
+          const selected = select(list, {}, h, from, to);
+          expect(selectedRows(selected)).toBeDefined();
+          expect(selected).toEqual(list.filter((tl) => livedIn(tl, h, from, to)));
+          expect(summaryColumns(selected, h, from, to, { selected: true })).toEqual(plain(list, h, from, to));
+          // An SLO's sums over the selection, its rows read where they serve, as the timelines give them.
+          const marked = selectedRows(selected)!;
+          // Two points: `to`, and one whose burn window begins exactly at a transition (a run's end, often).
+          const windows = { periodMs: Math.max(1, to - from), burnWindowMs: burn, shortWindowMs: Math.min(burn, short) };
+          const points = [...new Set([Math.min(to, edge + burn), to])].sort((x, y) => x - y);
+          for (const indicator of ['uptime', 'schedulingGoodput'] as const) {
+            expect(sloTotals(selected, h, points, windows, indicator, { ...marked, first: 0 })).toEqual(sloTotals(selected, h, points, windows, indicator));
+          }
+        };
+        check();
+        // Runs of the same list close (the engine's list is kept while none is added or dropped).
+        for (const k of closing) {
+          const tl = list[k % list.length]!;
+          const last = tl.transitions[tl.transitions.length - 1]!;
+          if (['completed', 'failed', 'deleted'].includes(last.state)) continue;
+          tl.transitions.push({ at: last.at + 1000 * (k % 5), state: k % 2 === 0 ? 'completed' : 'failed' });
+        }
+        check();
+        list = markSorted([...list.slice(1), ...held].sort(byNamespaceNameUid));
+        if (list.length > 0) check();
+      }),
+      { numRuns: 1500 },
+    );
+  });
+});
