@@ -3,6 +3,7 @@
 import './regexp-engine.ts';
 // Before anything loads @kubernetes/client-node: its KubeConfig without the generated API.
 import '../sources/cluster/lean-client.ts';
+import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { parseThreadCount, parseDataDuration, parseInteger, parsePort, parsePositiveInt, parsePositiveNumber, parsedOption, parsePoolSizes, UsageError } from './options.ts';
 import { replayCommand } from './replay.ts';
@@ -13,8 +14,12 @@ import { recordCommand } from './record.ts';
 import { usageOptions, watchOptions } from './watch-options.ts';
 import { TraceError } from '../sources/trace/parse.ts';
 
+/** The service's version: backend/package.json's (the image copies it too). */
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
 const program = new Command('upness')
   .description('Exact up/down timelines and figures for Kubernetes JobSets')
+  .version(version, '-V, --version', 'print the version and exit')
   .showHelpAfterError('(run with --help for usage)')
   // A usage error (unknown option, options that exclude each other, a missing argument) exits 2, as
   // the command's own UsageErrors do; help and --version exit 0. Subcommands inherit this.

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { upness } from '../../../test/support/cli.ts';
@@ -24,6 +24,15 @@ const evaluation = new Scenario({ uid: 'u-eval', name: 'eval', namespace: 'ml' }
 const other = { receivedAt: min(70), type: 'ADDED' as const, object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { uid: 'cm', name: 'cm' } } };
 const lines = [...train.observations, ...evaluation.observations, other].sort((a, b) => a.receivedAt - b.receivedAt).map(formatTraceLine);
 const good = traceFile('good.jsonl', lines);
+
+describe('upness --version', () => {
+  it('prints the version of backend/package.json and exits 0', () => {
+    const run = upness(['--version']);
+    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    expect([run.status, run.stdout.trim(), run.stderr]).toEqual([0, version, '']);
+  });
+});
 
 describe('upness replay', () => {
   it('prints one JSON document with every figure of every JobSet', () => {
