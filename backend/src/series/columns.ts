@@ -70,3 +70,22 @@ export function columnsOf(transitions: readonly Transition[]): Columns {
   }
   return c;
 }
+
+const PROVISIONING_CODE = STATE_CODE.provisioning;
+
+/**
+ * timeToFirstUpAt(firstUp(…), to) of the columns: provisioning (after any suspension) then up,
+ * seconds; null when it was not up by `to` (summary.ts; run-columns.ts asks with `to` = ∞).
+ */
+export function timeToFirstUpFrom(c: Columns, to: number): number | null {
+  let start = -1;
+  for (let i = 0; i < c.length; i++) {
+    const code = c.code[i]! & 7;
+    if (code === PROVISIONING_CODE) {
+      if (start < 0) start = i;
+    } else if (code === UP_CODE) {
+      return start < 0 || c.at[i]! > to ? null : (c.at[i]! - c.at[start]!) / 1000;
+    } else if (code !== SUSPENDED_CODE) return null;
+  }
+  return null;
+}

@@ -12,10 +12,8 @@
 
 import { byNamespaceNameUid } from '../timeline/order.ts';
 import { TERMINAL_STATES, type Timeline } from '../timeline/types.ts';
-import { CLOSED_FROM, columnsOf, STATE_CODE, SUSPENDED_CODE, UP_CODE, type Columns } from './columns.ts';
+import { CLOSED_FROM, columnsOf, timeToFirstUpFrom } from './columns.ts';
 import { addGoodputWith, BASE_FIELDS, lifeInto } from './totals.ts';
-
-const PROVISIONING_CODE = STATE_CODE.provisioning;
 
 /** `state` of a row that is not (yet) a closed run's. */
 export const OPEN = 255;
@@ -101,7 +99,7 @@ function fill(rc: RunColumns, i: number): boolean {
   if (n === 0 || (c.code[n - 1]! & 7) < CLOSED_FROM || c.at[0] !== tl.createdAt) return false;
   rc.end[i] = c.at[n - 1]!;
   rc.second[i] = n > 1 ? c.at[1]! : Infinity;
-  rc.timeToFirstUp[i] = timeToFirstUp(c);
+  rc.timeToFirstUp[i] = timeToFirstUpFrom(c, Infinity) ?? NaN;
   rc.accelerators[i] = tl.accelerators ?? 0;
   rc.checkpointMs[i] = tl.checkpointIntervalMs ?? NaN;
   lifeInto(tl.transitions, c, rc.life, i * BASE_FIELDS);
@@ -139,20 +137,6 @@ export function rowLifeInto(rc: RunColumns, i: number, out: Float64Array, o: num
   for (let f = 0; f < BASE_FIELDS; f++) out[o + f] = rc.life[base + f]!;
   const interval = rc.checkpointMs[i]!;
   addGoodputWith(rc.accelerators[i]!, Number.isNaN(interval) ? null : interval, out, o);
-}
-
-/** The time to first up of the columns (summary.ts timeToFirstUpFrom with `to` past the end), seconds; NaN for none. */
-function timeToFirstUp(c: Columns): number {
-  let start = -1;
-  for (let i = 0; i < c.length; i++) {
-    const code = c.code[i]! & 7;
-    if (code === PROVISIONING_CODE) {
-      if (start < 0) start = i;
-    } else if (code === UP_CODE) {
-      return start < 0 ? NaN : (c.at[i]! - c.at[start]!) / 1000;
-    } else if (code !== SUSPENDED_CODE) return NaN;
-  }
-  return NaN;
 }
 
 // Selections of a list: which rows a selected array holds (query/select.ts says so when it selects

@@ -2,7 +2,7 @@
 
 import { byNamespaceNameUid, isMarkedSorted } from '../timeline/order.ts';
 import { TERMINAL_STATES, type State, type Timeline } from '../timeline/types.ts';
-import { columnsOf, STATE_CODE, SUSPENDED_CODE, UP_CODE, type Columns } from './columns.ts';
+import { columnsOf, STATE_CODE, timeToFirstUpFrom, type Columns } from './columns.ts';
 import { figuresFromTotals, type Figures } from './figures.ts';
 import { holdsLife, rowLifeInto, selectedRows } from './run-columns.ts';
 import { endOf, FIELDS, windowTotals } from './totals.ts';
@@ -113,8 +113,6 @@ export function summaryColumns(timelines: readonly Timeline[], horizon: number, 
 /** The states by code (columns.ts). */
 const STATE_OF: readonly State[] = (Object.keys(STATE_CODE) as State[]).sort((a, b) => STATE_CODE[a] - STATE_CODE[b]);
 
-const PROVISIONING_CODE = STATE_CODE.provisioning;
-
 /** stateAt of the columns: the state of the last transition at or before `to`; null before the first. */
 function stateFrom(c: Columns, to: number): State | null {
   if (c.length === 0 || to < c.at[0]!) return null;
@@ -128,19 +126,6 @@ function stateFrom(c: Columns, to: number): State | null {
   return STATE_OF[c.code[lo]! & 7]!;
 }
 
-/** timeToFirstUpAt(firstUp(…), to) of the columns: provisioning (after any suspension) then up, seconds. */
-function timeToFirstUpFrom(c: Columns, to: number): number | null {
-  let start = -1;
-  for (let i = 0; i < c.length; i++) {
-    const code = c.code[i]! & 7;
-    if (code === PROVISIONING_CODE) {
-      if (start < 0) start = i;
-    } else if (code === UP_CODE) {
-      return start < 0 || c.at[i]! > to ? null : (c.at[i]! - c.at[start]!) / 1000;
-    } else if (code !== SUSPENDED_CODE) return null;
-  }
-  return null;
-}
 
 /** One row per timeline (the CLI's and /api/v1/jobsets' shape). */
 export function summarize(timelines: readonly Timeline[], horizon: number, from: number, to: number): JobSetSummary[] {
