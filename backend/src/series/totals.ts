@@ -133,8 +133,8 @@ export function lifeTotals(transitions: Timeline['transitions'], c: Columns): re
   if (c.life !== null) return c.life;
   const acc = LIFE_ACC;
   lifeInto(transitions, c, acc, 0);
-  // A literal of the exact length: no spare slots (a closed run keeps it for its lifetime).
-  c.life = [acc[0]!, acc[1]!, acc[2]!, acc[3]!, acc[4]!, acc[5]!, acc[6]!, acc[7]!, acc[8]!, acc[9]!, acc[10]!, acc[11]!];
+  // Of the exact length, BASE_FIELDS, whatever it is (a closed run keeps it for its lifetime).
+  c.life = Array.from(acc);
   return c.life;
 }
 const LIFE_ACC = new Float64Array(BASE_FIELDS);
