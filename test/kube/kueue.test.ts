@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCluster, type Cluster } from './cluster.ts';
-import { FAST_WATCH, getJson, jobsetManifest, jobsetStatus, Kube, rfc3339, startServe, states, waitFor, waitReady, type Meta, type Service, type TimelineJson } from './harness.ts';
+import { getJson, jobsetManifest, jobsetStatus, Kube, rfc3339, startServe, states, waitFor, waitReady, type Meta, type Service, type TimelineJson } from './harness.ts';
 
 const WORKLOADS = '/apis/kueue.x-k8s.io/v1beta2';
 const QUEUE = { 'kueue.x-k8s.io/queue-name': 'team-queue' };
@@ -23,7 +23,9 @@ beforeAll(async () => {
   cluster = await startCluster({ installWorkloadCrd: true });
   kube = new Kube(cluster);
   dataDir = await mkdtemp(join(tmpdir(), 'upness-kueue-'));
-  service = await startServe(['--kubeconfig', cluster.kubeconfigPath, '--data-dir', dataDir, '--watch-workloads', ...FAST_WATCH]);
+  // The default watch settings, not FAST_WATCH: nothing here breaks the watch, and FAST_WATCH's
+  // watchdog (2 s past the watch timeout) can restart a healthy watch on a starved apiserver.
+  service = await startServe(['--kubeconfig', cluster.kubeconfigPath, '--data-dir', dataDir, '--watch-workloads']);
   await waitReady(service);
 }, 120_000);
 
@@ -155,7 +157,7 @@ describe("Kueue's reasons", () => {
 
     // Started again on its data dir without --watch-workloads: the reason comes from the fact it wrote.
     await service.stop();
-    service = await startServe(['--kubeconfig', cluster.kubeconfigPath, '--data-dir', dataDir, ...FAST_WATCH]);
+    service = await startServe(['--kubeconfig', cluster.kubeconfigPath, '--data-dir', dataDir]);
     await waitReady(service);
     expect((await suspensionRows(ns)).map((r) => r.slice(0, 3))).toEqual(expected);
     expect((await suspensionRows('kueue-preempt')).map((r) => r[1])).toEqual(['SuspendedJobs', 'Preempted']);
