@@ -10,6 +10,12 @@
 //           p50, p99, max, the server's CPU per request, and any answer that is not 200
 // Options: --clients C, --seconds S (the load), --runs R (per panel request), --smoke, --profile
 // (the service runs with --cpu-prof; its profile is written to results/ when it stops).
+// A larger fleet than npm start's: --jobsets N, --history-days D, --sim-profile P (serve's simulated
+// cluster options --jobsets, --history-days and --profile; e.g. issue 21's 10,000 × 30 days of the
+// realistic profile: --jobsets 10000 --history-days 30 --sim-profile realistic). The simulated
+// cluster keeps nodes, pods and usage beside the JobSets (17,334 runs of 200 names × 30 days: 2.2 GiB);
+// --trace-fleet serves the same fleet as `npm run bench` does instead: JobSets alone, its trace piped
+// from the simulator into `upness serve --memory --trace -` (the node and usage panels answer empty).
 //
 // --in-process (no server, no HTTP): the same fleet (npm start's simulated cluster, its defaults)
 // built in this process at a fixed "now", and every panel request run through the service's query
@@ -26,7 +32,7 @@
 
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { panelTime, relativeTime } from '../../test/provisioning/panel-time.ts';
@@ -38,7 +44,7 @@ import { EngineView } from '../src/runtime/served-view.ts';
 import { SIMULATED_USAGE_INTERVAL_MS } from '../src/sources/simulator/index.ts';
 import { UsageBook } from '../src/usage/book.ts';
 import { cpuSeconds, fmt, int, memory, MiB, ms, sleep, stats, timedFetch, type Timed } from './prometheus/proc.ts';
-import { UpnessServer } from './prometheus/upness.ts';
+import { loadFleet, UpnessServer } from './prometheus/upness.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -48,8 +54,18 @@ const { values: args } = parseArgs({
     smoke: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     'in-process': { type: 'boolean', default: false },
+    jobsets: { type: 'string', default: '24' },
+    'history-days': { type: 'string', default: '7' },
+    'sim-profile': { type: 'string', default: 'demo' },
+    'trace-fleet': { type: 'boolean', default: false },
   },
 });
+/** The simulated cluster served (serve's defaults unless asked otherwise). */
+const FLEET = { jobsets: Number(args.jobsets), historyDays: Number(args['history-days']), profile: args['sim-profile'] as 'demo' | 'realistic' | 'long-running' };
+if (!Number.isInteger(FLEET.jobsets) || FLEET.jobsets < 1) throw new Error(`--jobsets must be a whole number of at least 1, not ${args.jobsets}`);
+if (!(FLEET.historyDays > 0)) throw new Error(`--history-days must be a positive number of days, not ${args['history-days']}`);
+if (!['demo', 'realistic', 'long-running'].includes(FLEET.profile)) throw new Error(`--sim-profile must be demo, realistic or long-running, not ${FLEET.profile}`);
+const FLEET_ARGS = ['--memory', '--jobsets', String(FLEET.jobsets), '--history-days', String(FLEET.historyDays), '--profile', FLEET.profile];
 const CLIENTS = Number(args.clients);
 const SECONDS = Number(args.seconds ?? (args.smoke ? 2 : 20));
 const IN_PROCESS = args['in-process'];
@@ -66,14 +82,21 @@ const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 /* eslint-disable @typescript-eslint/no-explicit-any -- dashboards are JSON documents */
 type Json = any;
 
-/** The upness service of `npm start`, in memory, on a free port of the loopback interface, once ready. */
+/** The upness service of `npm start` (or the fleet asked), in memory, on a free port of the loopback interface, once ready. */
 async function startService(): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  const server = await UpnessServer.start(null, args.profile ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${RESULTS}`] } : {});
+  if (args['trace-fleet']) return traceFleetService();
+  const server = await UpnessServer.start(null, { serveArgs: FLEET_ARGS, ...(args.profile ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${RESULTS}`] } : {}) });
   const stop = (): Promise<void> => server.stop();
   try {
+    // A large fleet's history takes minutes to simulate: a line every 30 s says it is still coming.
     const started = Date.now();
+    let said = started;
     while ((await timedFetch(`${server.url}/readyz`)).status !== 200) {
-      if (Date.now() - started > 300_000) throw new Error('upness serve was not ready after 300 s');
+      if (Date.now() - started > 3_600_000) throw new Error('upness serve was not ready after 3,600 s');
+      if (Date.now() - said >= 30_000) {
+        said = Date.now();
+        log(`… not ready yet after ${fmt((said - started) / 1000, 0)} s, RSS ${fmt(memory(server.pid).rssBytes / MiB)} MiB`);
+      }
       await sleep(100);
     }
   } catch (error) {
@@ -81,6 +104,19 @@ async function startService(): Promise<{ url: string; pid: number; stop: () => P
     throw error;
   }
   return { url: server.url, pid: server.pid, stop };
+}
+
+/** --trace-fleet: the fleet's JobSets alone, replayed from the simulator's trace as `npm run bench` loads them. */
+async function traceFleetService(): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  const horizonDays = FLEET.historyDays;
+  // Only the fleet's totals are summed on the simulator's side (loadFleet always sums a truth): no per-JobSet figures, no timelines kept.
+  const truth = { from: 0, to: horizonDays * 86_400_000, first: 0, last: 0, stepMs: 3_600_000, perJobSet: false, keepTimelines: false, detailSample: 1_000_000 };
+  const truthFile = join(tmpdir(), `upness-bench-dashboards-${process.pid}.truth.v8`);
+  log(`replaying the realistic simulator's trace of ${int(FLEET.jobsets)} names × ${FLEET.historyDays} days (${FLEET.profile}) into upness serve --memory --trace - …`);
+  const options = args.profile ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${RESULTS}`] } : {};
+  const { server, load } = await loadFleet({ jobsets: FLEET.jobsets, days: FLEET.historyDays, seed: 42, fleetProfile: FLEET.profile, truth, truthFile }, options);
+  log(`replayed ${int(load.observations)} observations in ${fmt(load.wallSeconds)} s (server CPU ${fmt(load.serverCpuSeconds)} s)`);
+  return { url: server.url, pid: server.pid, stop: () => server.stop() };
 }
 
 interface PanelRequest {
@@ -263,7 +299,7 @@ async function load(url: string, pid: number, requests: PanelRequest[]): Promise
 
 async function main(): Promise<void> {
   log(`# bench:dashboards${args.smoke ? ' (smoke)' : ''}: ${cpus()[0]?.model ?? 'cpu'} × ${availableParallelism()}`);
-  log('starting upness serve (the simulated cluster of npm start) …');
+  log(`starting upness serve ${FLEET_ARGS.join(' ')} (the simulated cluster; npm start's: 24 names, 7 days, demo) …`);
   const started = performance.now();
   const service = await startService();
   try {
@@ -302,7 +338,7 @@ async function main(): Promise<void> {
     log(`RSS after: ${fmt(memory(service.pid).rssBytes / MiB)} MiB`);
     mkdirSync(RESULTS, { recursive: true });
     const out = join(RESULTS, args.smoke ? 'dashboards-smoke.json' : 'dashboards.json');
-    writeFileSync(out, JSON.stringify({ jobsets: ready.jobsets, panels, load: loaded }, null, 2));
+    writeFileSync(out, JSON.stringify({ fleet: FLEET, jobsets: ready.jobsets, panels, load: loaded }, null, 2));
     log(`every number: ${out}`);
     if (failed.length > 0 || Object.keys(loaded.notOk).length > 0) process.exitCode = 1;
   } finally {
@@ -321,10 +357,10 @@ function inProcessFleet(): { observed: (t: number) => Observed; counts: () => { 
   view.setUsage(book);
   const RETENTION_MS = 90 * 86_400_000;
   const simulation = new LiveSimulation(engine, {
-    jobsets: 24,
-    historyDays: 7,
+    jobsets: FLEET.jobsets,
+    historyDays: FLEET.historyDays,
     seed: 1,
-    profile: 'demo',
+    profile: FLEET.profile,
     speed: 1,
     nodes: true,
     workloads: true,
