@@ -88,6 +88,26 @@ async function ask(q: Record<string, unknown>): Promise<any[]> {
   return res.body.results.A.frames;
 }
 
+describe('a history sampled in parts', () => {
+  it('holds what one sampling of the whole history holds, an hour at a time or all at once', () => {
+    const timelines = () => service.view.engine.timelines();
+    const atOnce = new UsageBook({ holdMs: STEP });
+    const added = new SimulatedUsageFeed(timelines, atOnce, { seed: SEED, from: fleet.start }).sampleUntil(fleet.end);
+    const hourly = new UsageBook({ holdMs: STEP });
+    const feed = new SimulatedUsageFeed(timelines, hourly, { seed: SEED, from: fleet.start });
+    let addedHourly = 0;
+    for (let t = fleet.start; t < fleet.end + HOUR; t += HOUR) addedHourly += feed.sampleUntil(Math.min(t, fleet.end));
+    expect(addedHourly).toBe(added);
+    expect(added).toBeGreaterThan(1000);
+    // Folded buckets and the last day's samplings, the same values.
+    const folded = atOnce.dump().reduce((n, e) => n + e.history.folded.t.length, 0);
+    expect(folded).toBeGreaterThan(100);
+    // By owner: a JobSet enters the book when it is first sampled, which the parts' order decides.
+    const byOwner = (book: UsageBook) => book.dump().sort((x, y) => (x.owner < y.owner ? -1 : x.owner > y.owner ? 1 : 0));
+    expect(byOwner(hourly)).toEqual(byOwner(atOnce));
+  });
+});
+
 describe('the simulated usage served equals the simulator truth', () => {
   it('the window holds up, provisioning and down time with usage, in several JobSets', async () => {
     const [frame] = await ask({ queryType: 'summary', figures: ['upSeconds', 'provisioningSeconds', 'interruptionDowntimeSeconds'], usageByState: ['cpuCores'] });

@@ -23,6 +23,9 @@ export interface SimulatedUsageOptions {
   retentionMs?: number;
 }
 
+/** How much of a long history is sampled before it is folded (a sampled point is kept a day, then folded). */
+const SAMPLE_PART_MS = 6 * 3_600_000;
+
 export class SimulatedUsageFeed {
   readonly #timelines: () => readonly Timeline[];
   readonly #book: UsageBook;
@@ -46,8 +49,21 @@ export class SimulatedUsageFeed {
   /** Samples every interval not yet sampled up to `delivered − lagMs`; returns the JobSet samplings added. */
   sampleUntil(delivered: number): number {
     const last = Math.floor((delivered - this.#lagMs) / this.#intervalMs) * this.#intervalMs;
-    const first = this.#next;
-    if (last < first) return 0;
+    let added = 0;
+    // A start's history (days of it) is sampled a few hours at a time, each part folded before the
+    // next: sampled whole, its points would all be held before the first fold, and malloc keeps that
+    // peak (a 30-day history of 4,325 JobSets: 750 MiB of RSS, of which 47 MiB stayed in use).
+    while (this.#next <= last) {
+      const to = Math.min(last, this.#next + SAMPLE_PART_MS - this.#intervalMs);
+      added += this.#sample(this.#next, to);
+      this.#next = to + this.#intervalMs;
+      this.#book.compact(to, this.#retentionMs !== undefined ? to - this.#retentionMs : -Infinity);
+    }
+    return added;
+  }
+
+  /** Every sampling in [first, last] (both on the interval's grid), JobSet by JobSet. */
+  #sample(first: number, last: number): number {
     const step = this.#intervalMs;
     let added = 0;
     // JobSet by JobSet (each one's samplings ascend): a walk along its transitions, not a search per sampling.
@@ -66,8 +82,6 @@ export class SimulatedUsageFeed {
       }
       added += this.#book.record(usages);
     }
-    this.#next = last + step;
-    this.#book.compact(last, this.#retentionMs !== undefined ? last - this.#retentionMs : -Infinity);
     return added;
   }
 }

@@ -91,6 +91,37 @@ describe('UsageHistory', () => {
     expect(h.append(usage(5, { cpuCores: 1 }))).toBe(true);
   });
 
+  it('gives back the room of sampled points once they are folded (a finished JobSet)', () => {
+    const h = new UsageHistory();
+    const columns = 2 * (1 + USAGE_METRICS.length); // times and each metric, sampled and folded
+    const empty = h.heldBytes;
+    expect(empty).toBe(columns * 16 * 8);
+    // A day of samplings every 30 s: 2,880 points, held in columns of 4,096.
+    for (let i = 0; i < 2 * DAY; i++) h.append(usage(i / 2, { cpuCores: 1 }));
+    const sampled = h.heldBytes;
+    expect(sampled).toBe((1 + USAGE_METRICS.length) * (4096 + 16) * 8);
+    // Two days later every point is folded into 288 buckets of 5 minutes; the sampled columns are
+    // back to their first 16 values, the folded ones hold their 288 values without spare room.
+    h.compact(min(3 * DAY));
+    expect(h.size).toEqual({ raw: 0, folded: 288 });
+    expect(h.heldBytes).toBe((1 + USAGE_METRICS.length) * (16 + 288) * 8);
+    expect(h.points('cpuCores').values.every((v) => v === 1)).toBe(true);
+    // It still grows when samplings come again.
+    for (let i = 0; i < 100; i++) h.append(usage(3 * DAY + i, { cpuCores: 2 }));
+    expect(h.size).toEqual({ raw: 100, folded: 288 });
+  });
+
+  it('a live history that folds a little at a time keeps its room', () => {
+    const h = new UsageHistory();
+    for (let i = 0; i < 2 * DAY + 20; i++) h.append(usage(i / 2, { cpuCores: 1 }));
+    const before = h.heldBytes;
+    expect(before).toBe((1 + USAGE_METRICS.length) * (4096 + 16) * 8);
+    h.compact(min(DAY + 10)); // folds the first 10 minutes: 20 of 2,900 points, into 2 buckets
+    expect(h.size).toEqual({ raw: 2 * DAY, folded: 2 });
+    // 2,880 of 4,096 still used: no copy, and the buckets keep their room to grow.
+    expect(h.heldBytes).toBe(before);
+  });
+
   it('grows past its first capacity', () => {
     const h = new UsageHistory();
     for (let i = 0; i < 100; i++) h.append(usage(i, { cpuCores: i }));

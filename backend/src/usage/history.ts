@@ -23,11 +23,13 @@ export const DEFAULT_HISTORY = { rawMs: 86_400_000, bucketMs: 300_000, holdMs: 6
 
 const METRIC_INDEX: Readonly<Record<UsageMetric, number>> = Object.fromEntries(USAGE_METRICS.map((m, i) => [m, i])) as Record<UsageMetric, number>;
 
+const MIN_CAPACITY = 16;
+
 /** A growable column of float64: times and values. */
 class Column {
   data: Float64Array;
   length = 0;
-  constructor(capacity = 16) {
+  constructor(capacity = MIN_CAPACITY) {
     this.data = new Float64Array(capacity);
   }
   push(value: number): void {
@@ -43,6 +45,13 @@ class Column {
     if (n <= 0) return;
     this.data.copyWithin(0, n, this.length);
     this.length -= n;
+    // Capacity only doubles as points come. A finished JobSet's day of sampled points all fold away,
+    // so a column down to a quarter gives the rest back (twice what it holds is kept: room to grow).
+    if (this.data.length > MIN_CAPACITY && this.length <= this.data.length / 4) this.data = this.data.slice(0, Math.max(MIN_CAPACITY, this.length * 2));
+  }
+  /** Its values without spare room (for a column that is not expected to grow soon). */
+  trim(): void {
+    if (this.data.length > Math.max(MIN_CAPACITY, this.length)) this.data = this.data.slice(0, Math.max(MIN_CAPACITY, this.length));
   }
   at(i: number): number {
     return this.data[i]!;
@@ -66,6 +75,14 @@ class Points {
   shift(n: number): void {
     this.times.shift(n);
     for (const column of this.values) column.shift(n);
+  }
+  trim(): void {
+    this.times.trim();
+    for (const column of this.values) column.trim();
+  }
+  /** The bytes its columns hold, spare room included. */
+  get heldBytes(): number {
+    return this.times.data.byteLength + this.values.reduce((sum, c) => sum + c.data.byteLength, 0);
   }
   /** How many points lie before `t` (times ascending). */
   countBefore(t: number): number {
@@ -131,12 +148,19 @@ export class UsageHistory {
     const history = new UsageHistory(options);
     restorePoints(history.#folded, data.folded);
     restorePoints(history.#raw, data.raw);
+    history.#folded.trim();
+    history.#raw.trim();
     return history;
   }
 
   /** Sampled points and folded buckets held now. */
   get size(): { raw: number; folded: number } {
     return { raw: this.#raw.length, folded: this.#folded.length };
+  }
+
+  /** The bytes its typed arrays hold, spare room included (what a history costs beyond its few objects). */
+  get heldBytes(): number {
+    return this.#raw.heldBytes + this.#folded.heldBytes;
   }
 
   /** Adds one sampling. A sampling not after the last one is ignored (times stay ascending). */
@@ -182,6 +206,9 @@ export class UsageHistory {
     // A bucket is dropped when it starts before the cutoff: retention drops whole buckets, never half.
     this.#folded.shift(this.#folded.countBefore(retainFrom));
     this.#raw.shift(this.#raw.countBefore(retainFrom));
+    // No sampled point left (a finished JobSet, or one not sampled for a day): its buckets grow no
+    // more for now, so they keep no spare room (a sampling that comes later grows them again).
+    if (this.#raw.length === 0 && n > 0) this.#folded.trim();
   }
 
   /** The steps of one metric that overlap [from, to) (unclipped), the folded ones first. NaN values are left out. */
