@@ -4,12 +4,13 @@
 //      threads (obs/s, and obs per CPU-second of all the process's threads).
 //   2. Every figure for a fleet of long-lived JobSets (default 10,000 × 90 days), against the way a
 //      Prometheus-style tool derives uptime: evaluating a 0/1 sample every 15 s.
-// Options: --jobsets N --days D (the replayed trace), --parse-threads N (the worker replay; default: the
-// cores available), --fleet N --fleet-days D, --runs R, --smoke, --replay-only (part 1 alone).
+// Options: --jobsets N --days D (the replayed trace), --parse-threads N (the worker replay's worker threads
+// beside the main thread, which parses a share too; default: one fewer than the cores, as `upness replay`),
+// --fleet N --fleet-days D, --runs R, --smoke, --replay-only (part 1 alone).
 // Results go to stdout and, as JSON and Markdown, to backend/bench/results/ (git-ignored).
 
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, totalmem } from 'node:os';
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fleetFigure, fleetSeries } from '../src/series/fleet.ts';
@@ -22,7 +23,7 @@ import { Rng } from '../src/sources/simulator/rng.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
 import type { State, Timeline, Transition } from '../src/timeline/types.ts';
 import { replayTrace } from '../src/sources/trace/replay.ts';
-import { replayTraceInWorkers } from '../src/runtime/trace-workers.ts';
+import { defaultParseWorkers, replayTraceInWorkers } from '../src/runtime/trace-workers.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -42,7 +43,9 @@ const traceJobsets = smoke ? 10 : Number(args.jobsets);
 const traceDays = smoke ? 1 : Number(args.days);
 const fleetSize = smoke ? 200 : Number(args.fleet);
 const fleetDays = smoke ? 3 : Number(args['fleet-days']);
-const parseThreads = args['parse-threads'] === undefined ? availableParallelism() : Number(args['parse-threads']);
+const parseThreads = args['parse-threads'] === undefined ? defaultParseWorkers() : Number(args['parse-threads']);
+// The peer of the shared parse: as many workers as cores, the main thread only applying their views (as before).
+const peerThreads = availableParallelism();
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -79,7 +82,7 @@ const fmt = (n: number, digits = 1): string => n.toLocaleString('en-US', { maxim
 const int = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 // ── 1. Replay ────────────────────────────────────────────────────────────────────────────────
-log(`Upness core benchmark — ${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, ${int(totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
+log(`Upness core benchmark — ${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, ${int(totalmem() / 2 ** 30)} GiB, Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 log('');
 const lines: string[] = [];
 for (const line of simulateFleet({ jobsets: traceJobsets, days: traceDays, seed: 7 }).traceLines()) lines.push(line);
@@ -116,39 +119,62 @@ const replay = await measureAsync(cpuOf(async () => {
   timelinesReplayed = engine.counts.jobsets;
   inThreadTimelines ||= JSON.stringify(engine.timelines());
 }, replayCpu));
-// The same trace parsed by worker threads (as `upness replay` does it), the pool started and stopped
-// in every run; the same timelines, checked once.
-const workerCpu: number[] = [];
-// The main thread's own CPU: what it spends applying the workers' views (and parsing while they start).
-const workerMainCpu: number[] = [];
-let workerChunks = { here: 0, workers: 0 };
-let compared = false;
-const workerReplay = await measureAsync(cpuOf(async () => {
-  const engine = new TimelineEngine();
-  await replayTraceInWorkers(chunks, engine, { workers: parseThreads, onDone: (c) => (workerChunks = c) });
-  if (!compared && JSON.stringify(engine.timelines()) !== inThreadTimelines) throw new Error('the worker replay and the in-thread replay differ');
-  compared = true;
-}, workerCpu, workerMainCpu));
+// The same trace parsed by worker threads and the main thread (as `upness replay` does it), the pool
+// started and stopped in every run; against its peer, a worker per core and a main thread that only
+// applies their views (parsing only while they start). The same timelines, checked once each.
+interface WorkerRun {
+  wall: number[];
+  /** CPU time of all threads of the process (ms), each run. */
+  cpu: number[];
+  /** The main thread's own CPU (ms): applying the workers' views and parsing its share. */
+  mainCpu: number[];
+  chunks: { here: number; workers: number };
+}
+async function workerRun(workers: number, mainThreadParses: boolean): Promise<WorkerRun> {
+  const run: WorkerRun = { wall: [], cpu: [], mainCpu: [], chunks: { here: 0, workers: 0 } };
+  let compared = false;
+  run.wall = await measureAsync(cpuOf(async () => {
+    const engine = new TimelineEngine();
+    await replayTraceInWorkers(chunks, engine, { workers, mainThreadParses, onDone: (c) => (run.chunks = c) });
+    if (!compared && JSON.stringify(engine.timelines()) !== inThreadTimelines) throw new Error('the worker replay and the in-thread replay differ');
+    compared = true;
+  }, run.cpu, run.mainCpu));
+  return run;
+}
+const shared = await workerRun(parseThreads, true);
+const peerRun = await workerRun(peerThreads, false);
 const rate = (ms: number): number => lines.length / (ms / 1000);
 const perCpuSecond = (cpu: number[]): number => lines.length / (median([...cpu].sort((a, b) => a - b)) / 1000);
+const load = (): string => loadavg().map((l) => fmt(l, 2)).join(' ');
 log(`  peer  JSON.parse of each line alone      ${int(rate(median(parseOnly))).padStart(10)} obs/s  ${fmt(bytes / 2 ** 20 / (median(parseOnly) / 1000))} MiB/s`);
 log(`  upness replay (split, parse, validate,  ${int(rate(median(replay))).padStart(10)} obs/s  ${fmt(bytes / 2 ** 20 / (median(replay) / 1000))} MiB/s  = ${int((100 * median(parseOnly)) / median(replay))}% of the parse-only rate`);
 log(`         state machine) into ${int(timelinesReplayed)} timelines, one core  ${int(perCpuSecond(replayCpu)).padStart(10)} obs per CPU-second`);
-log(`  upness replay on ${parseThreads} worker threads          ${int(rate(median(workerReplay))).padStart(10)} obs/s  ${fmt(bytes / 2 ** 20 / (median(workerReplay) / 1000))} MiB/s  = ${fmt(median(replay) / median(workerReplay), 2)}× the one-core replay`);
-log(`         (pool started in each run; ${workerChunks.here} of ${workerChunks.here + workerChunks.workers} chunks parsed in the main thread)  ${int(perCpuSecond(workerCpu)).padStart(10)} obs per CPU-second (all threads)`);
-log(`                                                  ${int(perCpuSecond(workerMainCpu)).padStart(10)} obs per main-thread CPU-second`);
+const workerRows = (label: string, run: WorkerRun): void => {
+  log(`  ${label.padEnd(39)} ${int(rate(median(run.wall))).padStart(10)} obs/s  ${fmt(bytes / 2 ** 20 / (median(run.wall) / 1000))} MiB/s  = ${fmt(median(replay) / median(run.wall), 2)}× the one-core replay`);
+  log(`         (pool started in each run; ${run.chunks.here} of ${run.chunks.here + run.chunks.workers} chunks parsed in the main thread)  ${int(perCpuSecond(run.cpu)).padStart(10)} obs per CPU-second (all threads)`);
+  log(`                                                  ${int(perCpuSecond(run.mainCpu)).padStart(10)} obs per main-thread CPU-second`);
+};
+workerRows(`upness replay, ${parseThreads} worker thread${parseThreads === 1 ? '' : 's'} + main`, shared);
+workerRows(`peer  ${peerThreads} worker threads, main applies`, peerRun);
+log(`  the shared parse: ${fmt(median(peerRun.wall) / median(shared.wall), 2)}× the peer's rate, ${fmt(perCpuSecond(shared.cpu) / perCpuSecond(peerRun.cpu), 2)}× its obs per CPU-second (load average ${load()})`);
 log('');
 const replayResults = {
   observations: lines.length,
   averageLineBytes: avgLine,
+  loadAverage: loadavg(),
   parseOnlyObsPerSec: rate(median(parseOnly)),
   replayObsPerSec: rate(median(replay)),
   replayObsPerCpuSecond: perCpuSecond(replayCpu),
   workerThreads: parseThreads,
-  workerReplayObsPerSec: rate(median(workerReplay)),
-  workerReplayObsPerCpuSecond: perCpuSecond(workerCpu),
-  workerReplayObsPerMainThreadCpuSecond: perCpuSecond(workerMainCpu),
-  workerReplayChunksInMainThread: workerChunks,
+  workerReplayObsPerSec: rate(median(shared.wall)),
+  workerReplayObsPerCpuSecond: perCpuSecond(shared.cpu),
+  workerReplayObsPerMainThreadCpuSecond: perCpuSecond(shared.mainCpu),
+  workerReplayChunksInMainThread: shared.chunks,
+  peerWorkerThreads: peerThreads,
+  peerWorkerReplayObsPerSec: rate(median(peerRun.wall)),
+  peerWorkerReplayObsPerCpuSecond: perCpuSecond(peerRun.cpu),
+  peerWorkerReplayObsPerMainThreadCpuSecond: perCpuSecond(peerRun.mainCpu),
+  peerWorkerReplayChunksInMainThread: peerRun.chunks,
 };
 if (args['replay-only']) {
   if (!smoke) writeResults('core-replay.json', { replay: replayResults });

@@ -27,7 +27,7 @@ const program = new Command('upness')
     process.exit(error.exitCode === 0 ? 0 : 2);
   });
 
-const PARSE_THREADS = 'worker threads that parse the trace (default: the cores available; 0: parse it in the main thread, as a trace under 16 MiB always is)';
+const PARSE_THREADS = 'worker threads that parse the trace beside the main thread, which parses a share too (default: one fewer than the cores available; 0: the main thread alone, as a trace under 16 MiB always is)';
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 program

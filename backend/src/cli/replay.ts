@@ -12,7 +12,7 @@ export interface ReplayOptions {
   to?: string;
   namespace?: string[];
   format: 'json' | 'table';
-  /** Worker threads that parse the trace (default: the available cores; 0: none). */
+  /** Worker threads that parse the trace beside the main thread, which parses a share too (default: one fewer than the available cores; 0: none). */
   parseThreads?: number;
 }
 

@@ -20,7 +20,7 @@ export interface ServeOptions extends WatchOptionValues, UsageOptionValues {
   host: string;
   port: number;
   trace?: string;
-  /** Worker threads that parse --trace (default: the available cores). */
+  /** Worker threads that parse --trace beside the main thread, which parses a share too (default: one fewer than the available cores). */
   parseThreads?: number;
   kubeconfig?: string;
   tokenFile?: string;

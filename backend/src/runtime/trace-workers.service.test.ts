@@ -1,13 +1,17 @@
-// Replay on worker threads (trace-workers.ts) against the in-thread replay (sources/trace): the same
-// timelines of every layer, the same facts in the same order, the same errors naming the same lines,
-// and no worker thread left once a replay has ended or failed.
+// Replay on worker threads (trace-workers.ts) against the in-thread replay (sources/trace), every chunk
+// parsed by the workers or the lines shared between a worker and the main thread: the same timelines of
+// every layer, the same facts in the same order, the same errors naming the same lines, and no worker
+// thread left once a replay has ended or failed.
 
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { replayTrace } from '../sources/trace/replay.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
 import type { Fact } from '../timeline/facts.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
-import { liveTraceWorkers, replayTraceInWorkers } from './trace-workers.ts';
+import { defaultParseWorkers, liveTraceWorkers, replayTraceInWorkers } from './trace-workers.ts';
 
 /** A simulated cluster's trace (JobSets, their Pods and Nodes, Kueue's Workloads), in chunks of `size` characters. */
 function trace(seed: number, jobsets = 12, size = 64 << 10): { lines: string[]; chunks: string[] } {
@@ -31,26 +35,48 @@ function held(r: ReturnType<typeof record>): unknown {
   return { timelines: engine.timelines(), nodes: engine.nodeTimelines(), pools: engine.poolTimelines(), counts: engine.counts, horizon: engine.horizon, facts: r.facts, updates: r.updates };
 }
 
-/** Replays through the workers, every chunk sent to them, and says how many went there. */
-async function inWorkers<C>(chunks: AsyncIterable<Buffer | string> | Iterable<Buffer | string>, engine: Parameters<typeof replayTraceInWorkers<C>>[1], options: Parameters<typeof replayTraceInWorkers<C>>[2] = {}): Promise<number> {
-  let workers = 0;
-  await replayTraceInWorkers(chunks, engine, { workers: 2, inThreadBytes: 0, waitForWorkers: true, chunkBytes: 16 << 10, onDone: (c) => (workers = c.workers), ...options });
-  return workers;
+/** How the lines are shared: every chunk to the workers, or the main thread parsing those no worker has room for. */
+type Mode = 'workers only' | 'shared';
+
+/** Replays through the workers once they have started (every chunk sent to them, or shared with this thread), and says how many chunks went where. */
+async function inWorkers<C>(
+  chunks: AsyncIterable<Buffer | string> | Iterable<Buffer | string>,
+  engine: Parameters<typeof replayTraceInWorkers<C>>[1],
+  options: Parameters<typeof replayTraceInWorkers<C>>[2] = {},
+  mode: Mode = 'workers only',
+): Promise<{ here: number; workers: number }> {
+  let parsed = { here: 0, workers: 0 };
+  const sharing = mode === 'shared' ? { workers: 1, mainThreadParses: true } : { workers: 2, mainThreadParses: false };
+  await replayTraceInWorkers(chunks, engine, { ...sharing, inThreadBytes: 0, waitForWorkers: true, chunkBytes: 16 << 10, onDone: (c) => (parsed = c), ...options });
+  return parsed;
 }
 
 describe('replay on worker threads', () => {
-  it.each([1, 2])('gives every layer the same timelines, facts and updates as the in-thread replay (seed %i)', async (seed) => {
+  it.each([
+    [1, 'workers only'],
+    [2, 'workers only'],
+    [1, 'shared'],
+    [2, 'shared'],
+  ] as const)('gives every layer the same timelines, facts and updates as the in-thread replay (seed %i, %s)', async (seed, mode) => {
     const { lines, chunks } = trace(seed);
     expect(lines.some((l) => l.includes('"kind":"Pod"')) && lines.some((l) => l.includes('"kind":"Node"')) && lines.some((l) => l.includes('"kind":"Workload"'))).toBe(true);
     const here = record('example.com/pool');
     await replayTrace(chunks, here.engine);
     const there = record('example.com/pool');
-    const sent = await inWorkers(chunks, there.engine, { poolLabel: there.engine.poolLayer.poolLabel });
-    expect(sent).toBeGreaterThan(100);
+    const parsed = await inWorkers(chunks, there.engine, { poolLabel: there.engine.poolLayer.poolLabel }, mode);
+    if (mode === 'workers only') expect(parsed).toEqual({ here: 0, workers: expect.any(Number) });
+    // Shared: a worker holds two chunks at a time, so the third of a row that it has not answered is parsed here.
+    else expect(parsed.here).toBeGreaterThan(0);
+    expect(parsed.workers).toBeGreaterThan(mode === 'shared' ? 1 : 100);
+    expect(parsed.here + parsed.workers).toBeGreaterThan(100);
     expect(here.engine.counts.observations).toBe(lines.length);
     expect(here.engine.nodeTimelines().length).toBeGreaterThan(0);
     expect(held(there)).toEqual(held(here));
     expect(liveTraceWorkers()).toBe(0);
+  });
+
+  it('starts one worker fewer than the cores by default, the main thread parsing a share (none on one core)', () => {
+    expect([1, 2, 4, 8].map((cores) => defaultParseWorkers(cores))).toEqual([0, 1, 3, 7]);
   });
 
   it('skips what a store holds (after) as the in-thread replay does', async () => {
@@ -58,10 +84,12 @@ describe('replay on worker threads', () => {
     const after = JSON.parse(lines[Math.floor(lines.length / 2)]!) as { time: string };
     const here = new TimelineEngine();
     await replayTrace(chunks, here, undefined, Date.parse(after.time));
-    const there = new TimelineEngine();
-    await inWorkers(chunks, there, { after: Date.parse(after.time) });
-    expect(there.timelines()).toEqual(here.timelines());
-    expect(there.counts).toEqual(here.counts);
+    for (const mode of ['workers only', 'shared'] as const) {
+      const there = new TimelineEngine();
+      await inWorkers(chunks, there, { after: Date.parse(after.time) }, mode);
+      expect(there.timelines()).toEqual(here.timelines());
+      expect(there.counts).toEqual(here.counts);
+    }
   });
 
   it('starts in this thread while the workers start, and stays there for a small trace', async () => {
@@ -96,7 +124,7 @@ describe('replay on worker threads', () => {
     const inThread = record(null);
     await replayTrace(reads, inThread.engine);
     const there = record(null);
-    expect(await inWorkers(reads, there.engine, { chunkBytes: 3000 })).toBeGreaterThan(10);
+    expect((await inWorkers(reads, there.engine, { chunkBytes: 3000 })).workers).toBeGreaterThan(10);
     expect(held(inThread)).toEqual(held(here));
     expect(held(there)).toEqual(held(here));
     // The reads were copied to the workers, not taken from their owner.
@@ -104,38 +132,84 @@ describe('replay on worker threads', () => {
     expect(liveTraceWorkers()).toBe(0);
   });
 
-  /** The error of a replay, in-thread and through the workers. */
-  async function errors(text: string): Promise<[string, string]> {
+  /** The error of a replay: in-thread, through the workers alone, and shared between a worker and the main thread. */
+  async function errors(text: string): Promise<[string, string, string]> {
     const chunks = [text.slice(0, 5000), text.slice(5000)];
     const here = await replayTrace(chunks, new TimelineEngine()).then(() => 'no error', (e: Error) => e.message);
     const there = await inWorkers(chunks, new TimelineEngine(), { chunkBytes: 3000 }).then(() => 'no error', (e: Error) => e.message);
-    return [here, there];
+    const shared = await inWorkers(chunks, new TimelineEngine(), { chunkBytes: 3000 }, 'shared').then(() => 'no error', (e: Error) => e.message);
+    return [here, there, shared];
   }
 
   it('names a malformed line by its number in the whole trace, blank lines counted', async () => {
     const { lines } = trace(5);
     const text = [...lines.slice(0, 40), '', '\r', ...lines.slice(40, 60), '{"time": "2026-01-01T00:00:00Z"', ...lines.slice(60)].join('\n');
-    const [here, there] = await errors(text);
+    const [here, there, shared] = await errors(text);
     expect(here).toMatch(/^line 63: not valid JSON/);
     expect(there).toBe(here);
+    expect(shared).toBe(here);
     expect(liveTraceWorkers()).toBe(0);
   });
 
   it('names a line that goes back in time, across the chunks of different workers', async () => {
     const { lines } = trace(6);
     const text = [...lines.slice(0, 50), lines[0]!, ...lines.slice(50)].join('\n');
-    const [here, there] = await errors(text);
+    const [here, there, shared] = await errors(text);
     expect(here).toMatch(/^line 51: goes back in time/);
     expect(there).toBe(here);
+    expect(shared).toBe(here);
     expect(liveTraceWorkers()).toBe(0);
   });
 
   it('names a line whose fields are wrong (the checks of parse.ts, in the worker)', async () => {
     const { lines } = trace(7);
     const text = [...lines.slice(0, 30), '{"time":"2026-01-01T00:00:00Z","type":"UPDATED","object":{"metadata":{"uid":"u","name":"n"}}}', ...lines.slice(30)].join('\n');
-    const [here, there] = await errors(text);
+    const [here, there, shared] = await errors(text);
     expect(here).toMatch(/^line 31: unknown type "UPDATED"/);
     expect(there).toBe(here);
+    expect(shared).toBe(here);
+  });
+
+  describe('the workers\' modules, stripped of types once', () => {
+    let dir = '';
+    beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'upness-stripped-test-'))));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('are kept in a cache of this user\'s own, and replay the same from it', async () => {
+      const { chunks } = trace(10);
+      const here = record(null);
+      await replayTrace(chunks, here.engine);
+      const cache = join(dir, 'cache');
+      const first = record(null);
+      await inWorkers(chunks, first.engine, { strippedCache: cache });
+      const files = readdirSync(cache);
+      // trace-worker.ts and the TypeScript it imports, as JavaScript: no type left.
+      expect(files.length).toBeGreaterThanOrEqual(10);
+      expect(files.every((f) => f.endsWith('.js'))).toBe(true);
+      expect(files.map((f) => readFileSync(join(cache, f), 'utf8')).join('\n')).not.toMatch(/\bimport type\b|: ClusterViewedObservation\b/);
+      expect(statSync(cache).mode & 0o077).toBe(0);
+      const written = files.map((f) => statSync(join(cache, f)).mtimeMs);
+      const second = record(null);
+      await inWorkers(chunks, second.engine, { strippedCache: cache }, 'shared');
+      expect(readdirSync(cache)).toEqual(files);
+      expect(files.map((f) => statSync(join(cache, f)).mtimeMs)).toEqual(written);
+      expect(held(first)).toEqual(held(here));
+      expect(held(second)).toEqual(held(here));
+    });
+
+    it('are not read from a directory that others may write to', async () => {
+      const { chunks } = trace(11);
+      const open = join(dir, 'open');
+      mkdirSync(open);
+      chmodSync(open, 0o777);
+      const here = new TimelineEngine();
+      await replayTrace(chunks, here);
+      const there = new TimelineEngine();
+      await inWorkers(chunks, there, { strippedCache: open });
+      expect(readdirSync(open)).toEqual([]);
+      expect(there.timelines()).toEqual(here.timelines());
+      expect(liveTraceWorkers()).toBe(0);
+    });
   });
 
   it('leaves no worker running when the input itself fails', async () => {

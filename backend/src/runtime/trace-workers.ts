@@ -1,9 +1,14 @@
-// Replay on every core: worker threads split and parse a trace's lines and reduce each object to the
-// compact record the engine applies (trace-chunk.ts), sent as numbers in one transferred buffer a chunk
-// with the strings new to the worker's table (trace-views.ts); this thread rebuilds each view as it
-// applies it, strictly in line order, checks time order across chunks and names a bad line exactly as
-// the in-thread reader does (sources/trace). JSON.parse and the garbage it leaves are most of a
-// replay's time and happen there.
+// Replay on every core: worker threads and this thread split and parse a trace's lines and reduce each
+// object to the compact record the engine applies (trace-chunk.ts). A worker sends its chunk's records as
+// numbers in one transferred buffer with the strings new to its table (trace-views.ts); this thread
+// rebuilds each view as it applies it, and applies the chunks it parsed itself as they are. Chunks are
+// applied strictly in line order; this thread checks time order across chunks and names a bad line
+// exactly as the in-thread reader does (sources/trace). JSON.parse and the garbage it leaves are most of
+// a replay's time.
+//
+// Who parses what adapts to the speed of each side: a chunk goes to a worker that holds fewer than two,
+// else this thread parses it. By default there is one worker fewer than the cores (none on one core),
+// since this thread takes a share: on 2 cores one worker and this thread share the lines.
 //
 // Until the workers have started, and for a trace smaller than `inThreadBytes` (16 MiB), chunks are
 // parsed here: a worker loads the parser and its modules (zod) first, which costs about as much CPU
@@ -11,8 +16,9 @@
 // replay reads ~40 MiB per CPU-second). The workers are always terminated before the replay returns
 // or throws.
 
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { TraceError } from '../sources/trace/parse.ts';
 import { backInTime } from '../sources/trace/read.ts';
@@ -27,8 +33,14 @@ export interface ViewedSink<Counts> {
 }
 
 export interface TraceWorkersOptions<Counts> {
-  /** Worker threads; default: the cores available to the process. 0: parse in this thread only. */
+  /** Worker threads; default: one fewer than the cores available to the process (defaultParseWorkers). 0: parse in this thread only. */
   workers?: number;
+  /**
+   * This thread parses the chunks that no worker has room for (default true): on 2 cores one worker and
+   * this thread share the lines. False: once a worker has started, every chunk goes to the workers and
+   * this thread only applies (the benchmark's comparison).
+   */
+  mainThreadParses?: boolean;
   /** The pool layer's poolLabel (ClusterEngine.poolLayer.poolLabel): its view of a Node depends on it. */
   poolLabel?: string | null;
   /** Below this many bytes a trace is parsed in this thread (default 16 MiB, ~5,000 lines of JobSets; see the top). */
@@ -39,13 +51,22 @@ export interface TraceWorkersOptions<Counts> {
   onProgress?: (counts: Counts) => void;
   /** Skips observations at or before this time (already held by a store). */
   after?: number | null;
-  /** Once the workers are asked for, wait for them rather than parse here meanwhile (tests: every chunk to a worker). */
+  /** Once the workers are asked for, wait for them to start rather than parse here meanwhile (tests; with mainThreadParses false every chunk goes to a worker). */
   waitForWorkers?: boolean;
+  /** The directory where workers keep their modules stripped of types (default: defaultStrippedCache); null: each worker strips them itself. */
+  strippedCache?: string | null;
   /** Told at the end how many chunks were parsed in this thread and how many by the workers. */
   onDone?: (chunks: { here: number; workers: number }) => void;
 }
 
-const WORKER = join(import.meta.dirname, 'trace-worker.ts');
+// The worker's entry is plain JavaScript: it loads the TypeScript modules of trace-worker.ts already stripped (trace-worker-start.js).
+const WORKER_START = join(import.meta.dirname, 'trace-worker-start.js');
+const WORKER_MODULE = pathToFileURL(join(import.meta.dirname, 'trace-worker.ts')).href;
+
+/** Where workers keep their modules stripped of types, for every later worker: this user's own directory under the temporary one. */
+export function defaultStrippedCache(): string | null {
+  return typeof process.getuid === 'function' ? join(tmpdir(), `upness-stripped-modules-${process.getuid()}`) : null;
+}
 
 let live = 0;
 /** Worker threads of trace replays that have not exited yet (tests check that none outlive a replay). */
@@ -168,12 +189,12 @@ class Pool {
 
   readonly #memory: ChunkMemory;
 
-  constructor(size: number, poolLabel: string | null, memory: ChunkMemory) {
+  constructor(size: number, poolLabel: string | null, strippedCache: string | null, memory: ChunkMemory) {
     this.#memory = memory;
     this.started = new Promise((resolve, reject) => (this.#started = { resolve, reject }));
     this.started.catch(() => {}); // Seen by whoever awaits it; a failure also rejects every chunk.
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(WORKER, { workerData: { poolLabel } });
+      const worker = new Worker(WORKER_START, { workerData: { poolLabel, module: WORKER_MODULE, strippedCache } });
       live++;
       const entry: PoolWorker = { worker, ready: false, inFlight: 0, decoder: new ViewDecoder() };
       worker.on('message', (message: WorkerMessage) => {
@@ -199,11 +220,11 @@ class Pool {
     }
   }
 
-  /** A started worker with the fewest chunks in flight; null while none has started. */
-  idlest(): PoolWorker | null {
+  /** A started worker with the fewest chunks in flight, fewer than `room`; null while none has started or none has room. */
+  idlest(room = Infinity): PoolWorker | null {
     if (this.#failure !== null) throw this.#failure;
     let best: PoolWorker | null = null;
-    for (const w of this.#workers) if (w.ready && (best === null || w.inFlight < best.inFlight)) best = w;
+    for (const w of this.#workers) if (w.ready && w.inFlight < room && (best === null || w.inFlight < best.inFlight)) best = w;
     return best;
   }
 
@@ -236,24 +257,39 @@ class Pool {
   }
 }
 
+/** Chunks a worker holds at once when this thread parses too: one it parses and one waiting, so it never idles between messages. */
+const WORKER_ROOM = 2;
+
+/** The worker threads a replay starts by default: one fewer than the cores, as this thread parses a share too. */
+export function defaultParseWorkers(cores = availableParallelism()): number {
+  return Math.max(0, cores - 1);
+}
+
+/** A chunk in line order: parsed here, or in flight to a worker (`done` once its answer is in). */
+interface Queued {
+  done: ViewedChunk | WorkerChunk | null;
+  answer: Promise<WorkerChunk> | null;
+}
+
 /**
  * Feeds every observation of `input` to `engine` through observeViewed, in line order, the lines
- * parsed by worker threads; the same observations, errors and line numbers as replayTrace.
+ * parsed by worker threads and by this thread; the same observations, errors and line numbers as replayTrace.
  */
 export async function replayTraceInWorkers<C>(
   input: AsyncIterable<Buffer | string> | Iterable<Buffer | string>,
   engine: ViewedSink<C>,
   options: TraceWorkersOptions<C> = {},
 ): Promise<C> {
-  const size = options.workers ?? availableParallelism();
+  const size = options.workers ?? defaultParseWorkers();
   const poolLabel = options.poolLabel ?? null;
   const inThreadBytes = options.inThreadBytes ?? 16 << 20;
   const memory = new ChunkMemory();
   const chunker = new LineChunker(options.chunkBytes ?? 256 << 10, memory);
   const after = options.after ?? null;
-  // Chunks in line order: parsed here (a value) or in flight to a worker.
-  const queue: (ViewedChunk | Promise<WorkerChunk>)[] = [];
-  const maxInFlight = 2 * size;
+  const shares = options.mainThreadParses !== false;
+  // Chunks in line order, parsed here or in flight to a worker; this thread runs at most a few chunks ahead of the oldest.
+  const queue: Queued[] = [];
+  const most = shares ? WORKER_ROOM * size + 4 : 2 * size;
   let pool: Pool | null = null;
   let seen = 0;
   let seq = 0;
@@ -282,27 +318,39 @@ export async function replayTraceInWorkers<C>(
     if (chunk.error !== null) throw new TraceError(base + chunk.error.line, chunk.error.detail);
     base += chunk.lines;
   };
+  /** Applies the oldest chunk, waiting for its worker's answer if need be. */
+  const applyOldest = async (): Promise<void> => {
+    const oldest = queue.shift()!;
+    apply(oldest.done ?? (await oldest.answer!));
+  };
+  /** Applies the chunks at the front whose answers are in. */
+  const applyReady = (): void => {
+    while (queue.length > 0 && queue[0]!.done !== null) apply(queue.shift()!.done!);
+  };
   const dispatch = async (chunk: Buffer | string): Promise<void> => {
     seen += chunk.length;
-    if (pool === null && size > 0 && seen >= inThreadBytes) pool = new Pool(size, poolLabel, memory);
+    if (pool === null && size > 0 && seen >= inThreadBytes) pool = new Pool(size, poolLabel, options.strippedCache === undefined ? defaultStrippedCache() : options.strippedCache, memory);
     if (pool !== null && options.waitForWorkers === true) await (pool as Pool).started;
-    const worker = pool?.idlest() ?? null;
+    applyReady();
+    // Sharing, a chunk goes to a worker with room, else this thread parses it: each side takes what it can keep up with.
+    const worker = (pool as Pool | null)?.idlest(shares ? WORKER_ROOM : Infinity) ?? null;
     if (worker === null) {
-      // No worker yet: this thread parses, once what is ahead of it has been applied.
-      while (queue.length > 0) apply(await queue.shift()!);
-      apply(viewTraceChunk(chunk, poolLabel));
+      const parsed = viewTraceChunk(chunk, poolLabel);
       if (typeof chunk !== 'string' && memory.ours(chunk)) memory.give(chunk.buffer as ArrayBuffer);
       here++;
-      // Let the workers' "ready" in (an input that is not a stream would never yield to the event loop).
+      if (queue.length === 0) apply(parsed);
+      else queue.push({ done: parsed, answer: null });
+      // Let the workers' messages in (an input that is not a stream would never yield to the event loop).
       if (pool !== null) await new Promise(setImmediate);
-      return;
+    } else {
+      const answer = (pool as Pool).send(worker, seq++, chunk);
+      const queued: Queued = { done: null, answer };
+      // A worker's failure rejects every chunk in flight at once; the first one awaited reports it.
+      answer.then((r) => (queued.done = r), () => {});
+      queue.push(queued);
+      inWorkers++;
     }
-    const result = pool!.send(worker, seq++, chunk);
-    // A worker's failure rejects every chunk in flight at once; the first one awaited reports it.
-    result.catch(() => {});
-    queue.push(result);
-    inWorkers++;
-    while (queue.length >= maxInFlight) apply(await queue.shift()!);
+    while (queue.length > 0 && queue.length >= most) await applyOldest();
   };
 
   try {
@@ -312,7 +360,7 @@ export async function replayTraceInWorkers<C>(
     }
     const rest = chunker.end();
     if (rest !== null) await dispatch(rest);
-    while (queue.length > 0) apply(await queue.shift()!);
+    while (queue.length > 0) await applyOldest();
     options.onDone?.({ here, workers: inWorkers });
   } finally {
     await (pool as Pool | null)?.terminate();
