@@ -3,9 +3,6 @@
 // every layer, the same facts in the same order, the same errors naming the same lines, and no worker
 // thread left once a replay has ended or failed.
 
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { replayTrace } from '../sources/trace/replay.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
@@ -168,48 +165,6 @@ describe('replay on worker threads', () => {
     expect(here).toMatch(/^line 31: unknown type "UPDATED"/);
     expect(there).toBe(here);
     expect(shared).toBe(here);
-  });
-
-  describe('the workers\' modules, stripped of types once', () => {
-    let dir = '';
-    beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'upness-stripped-test-'))));
-    afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-    it('are kept in a cache of this user\'s own, and replay the same from it', async () => {
-      const { chunks } = trace(10);
-      const here = record(null);
-      await replayTrace(chunks, here.engine);
-      const cache = join(dir, 'cache');
-      const first = record(null);
-      await inWorkers(chunks, first.engine, { strippedCache: cache });
-      const files = readdirSync(cache);
-      // trace-worker.ts and the TypeScript it imports, as JavaScript: no type left.
-      expect(files.length).toBeGreaterThanOrEqual(10);
-      expect(files.every((f) => f.endsWith('.js'))).toBe(true);
-      expect(files.map((f) => readFileSync(join(cache, f), 'utf8')).join('\n')).not.toMatch(/\bimport type\b|: ClusterViewedObservation\b/);
-      expect(statSync(cache).mode & 0o077).toBe(0);
-      const written = files.map((f) => statSync(join(cache, f)).mtimeMs);
-      const second = record(null);
-      await inWorkers(chunks, second.engine, { strippedCache: cache }, 'shared');
-      expect(readdirSync(cache)).toEqual(files);
-      expect(files.map((f) => statSync(join(cache, f)).mtimeMs)).toEqual(written);
-      expect(held(first)).toEqual(held(here));
-      expect(held(second)).toEqual(held(here));
-    });
-
-    it('are not read from a directory that others may write to', async () => {
-      const { chunks } = trace(11);
-      const open = join(dir, 'open');
-      mkdirSync(open);
-      chmodSync(open, 0o777);
-      const here = new TimelineEngine();
-      await replayTrace(chunks, here);
-      const there = new TimelineEngine();
-      await inWorkers(chunks, there, { strippedCache: open });
-      expect(readdirSync(open)).toEqual([]);
-      expect(there.timelines()).toEqual(here.timelines());
-      expect(liveTraceWorkers()).toBe(0);
-    });
   });
 
   it('leaves no worker running when the input itself fails', async () => {

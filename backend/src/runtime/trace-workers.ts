@@ -16,9 +16,8 @@
 // replay reads ~40 MiB per CPU-second). The workers are always terminated before the replay returns
 // or throws.
 
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { TraceError } from '../sources/trace/parse.ts';
 import { backInTime } from '../sources/trace/read.ts';
@@ -53,20 +52,11 @@ export interface TraceWorkersOptions<Counts> {
   after?: number | null;
   /** Once the workers are asked for, wait for them to start rather than parse here meanwhile (tests; with mainThreadParses false every chunk goes to a worker). */
   waitForWorkers?: boolean;
-  /** The directory where workers keep their modules stripped of types (default: defaultStrippedCache); null: each worker strips them itself. */
-  strippedCache?: string | null;
   /** Told at the end how many chunks were parsed in this thread and how many by the workers. */
   onDone?: (chunks: { here: number; workers: number }) => void;
 }
 
-// The worker's entry is plain JavaScript: it loads the TypeScript modules of trace-worker.ts already stripped (trace-worker-start.js).
-const WORKER_START = join(import.meta.dirname, 'trace-worker-start.js');
-const WORKER_MODULE = pathToFileURL(join(import.meta.dirname, 'trace-worker.ts')).href;
-
-/** Where workers keep their modules stripped of types, for every later worker: this user's own directory under the temporary one. */
-export function defaultStrippedCache(): string | null {
-  return typeof process.getuid === 'function' ? join(tmpdir(), `upness-stripped-modules-${process.getuid()}`) : null;
-}
+const WORKER = join(import.meta.dirname, 'trace-worker.ts');
 
 let live = 0;
 /** Worker threads of trace replays that have not exited yet (tests check that none outlive a replay). */
@@ -189,12 +179,12 @@ class Pool {
 
   readonly #memory: ChunkMemory;
 
-  constructor(size: number, poolLabel: string | null, strippedCache: string | null, memory: ChunkMemory) {
+  constructor(size: number, poolLabel: string | null, memory: ChunkMemory) {
     this.#memory = memory;
     this.started = new Promise((resolve, reject) => (this.#started = { resolve, reject }));
     this.started.catch(() => {}); // Seen by whoever awaits it; a failure also rejects every chunk.
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(WORKER_START, { workerData: { poolLabel, module: WORKER_MODULE, strippedCache } });
+      const worker = new Worker(WORKER, { workerData: { poolLabel } });
       live++;
       const entry: PoolWorker = { worker, ready: false, inFlight: 0, decoder: new ViewDecoder() };
       worker.on('message', (message: WorkerMessage) => {
@@ -329,7 +319,7 @@ export async function replayTraceInWorkers<C>(
   };
   const dispatch = async (chunk: Buffer | string): Promise<void> => {
     seen += chunk.length;
-    if (pool === null && size > 0 && seen >= inThreadBytes) pool = new Pool(size, poolLabel, options.strippedCache === undefined ? defaultStrippedCache() : options.strippedCache, memory);
+    if (pool === null && size > 0 && seen >= inThreadBytes) pool = new Pool(size, poolLabel, memory);
     if (pool !== null && options.waitForWorkers === true) await (pool as Pool).started;
     applyReady();
     // Sharing, a chunk goes to a worker with room, else this thread parses it: each side takes what it can keep up with.
