@@ -2,11 +2,13 @@
 // questions.ts) asked in process, as POST /api/v1/query asks them, of a trace loaded as `upness
 // serve --memory --trace FILE` loads it: no HTTP, no client, so what is left is the service's own
 // work. For each question: the least and median time of working the answer out (runQueries) and of
-// its JSON (JSON.stringify of the body the route sends), on the clock and in CPU time, and the answer's size.
+// its JSON (JSON.stringify of the body the route sends), on the clock and in CPU time, the answer's size,
+// and a digest of its first answer (the fleet and "now" are fixed: two builds that answer alike print the same).
 // Options: --trace FILE (else 500 JobSets × 7 days, seed 42, realistic, as `npm run bench` makes it,
 // simulated into a temporary file), --runs R (default 30), --questions id,… (default the four),
 // --cpu-prof DIR (a CPU profile of each question's runs, the load left out: DIR/<id>.cpuprofile).
 
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -103,6 +105,7 @@ try {
     const workCpu: number[] = [];
     const jsonCpu: number[] = [];
     let bytes = 0;
+    let digest = '';
     const inspector = args['cpu-prof'] === undefined ? null : new Session();
     if (inspector !== null) {
       inspector.connect();
@@ -120,6 +123,7 @@ try {
       const c2 = process.cpuUsage();
       if (status !== 200) throw new Error(`${q.id}: ${status} ${text.slice(0, 300)}`);
       bytes = Buffer.byteLength(text);
+      if (i === 0) digest = createHash('sha256').update(text).digest('hex').slice(0, 12);
       if (i < 2) continue;
       work.push(t1 - t0);
       json.push(t2 - t1);
@@ -133,7 +137,7 @@ try {
       inspector.disconnect();
     }
     process.stdout.write(
-      `${q.id.padEnd(32)} work ${least(work).toFixed(2)} / ${median(work).toFixed(2)} ms (CPU ${least(workCpu).toFixed(2)} / ${median(workCpu).toFixed(2)}), JSON ${least(json).toFixed(2)} / ${median(json).toFixed(2)} ms (CPU ${least(jsonCpu).toFixed(2)} / ${median(jsonCpu).toFixed(2)}) (least / median of ${RUNS}), ${(bytes / 1024).toFixed(0)} KiB\n`,
+      `${q.id.padEnd(32)} work ${least(work).toFixed(2)} / ${median(work).toFixed(2)} ms (CPU ${least(workCpu).toFixed(2)} / ${median(workCpu).toFixed(2)}), JSON ${least(json).toFixed(2)} / ${median(json).toFixed(2)} ms (CPU ${least(jsonCpu).toFixed(2)} / ${median(jsonCpu).toFixed(2)}) (least / median of ${RUNS}), ${(bytes / 1024).toFixed(0)} KiB, sha256 ${digest}…\n`,
     );
   }
   process.stdout.write(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
