@@ -2,17 +2,23 @@
 // questions.ts) asked in process, as POST /api/v1/query asks them, of a trace loaded as `upness
 // serve --memory --trace FILE` loads it: no HTTP, no client, so what is left is the service's own
 // work. For each question: the least and median time of working the answer out (runQueries) and of
-// its JSON (JSON.stringify of the body the route sends), on the clock and in CPU time, and the answer's size.
+// its JSON (JSON.stringify of the body the route sends), on the clock and in CPU time, the answer's size,
+// and a digest of its first answer (the fleet and "now" are fixed: two builds that answer alike print the same).
 // Options: --trace FILE (else 500 JobSets × 7 days, seed 42, realistic, as `npm run bench` makes it,
 // simulated into a temporary file), --runs R (default 30), --questions id,… (default the four),
-// --cpu-prof DIR (a CPU profile of each question's runs, the load left out: DIR/<id>.cpuprofile).
+// --cpu-prof DIR (a CPU profile of each question's runs, the load left out: DIR/<id>.cpuprofile),
+// --http (also each question over HTTP: the service's app, as `upness serve` makes it, listening on
+// loopback in this process, asked with fetch as `npm run bench` asks; the round trip on the clock,
+// and the CPU of client and service together, this process's only work then).
 
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
+import { serveApi } from '../src/cli/compose.ts';
 import { simulateCommand } from '../src/cli/simulate.ts';
 import { runQueries, type Observed } from '../src/frames/run-request.ts';
 import { planSteps } from '../src/query/step.ts';
@@ -31,6 +37,7 @@ const { values: args } = parseArgs({
     jobsets: { type: 'string', default: '500' },
     days: { type: 'string', default: '7' },
     'cpu-prof': { type: 'string' },
+    http: { type: 'boolean', default: false },
   },
 });
 const RUNS = Number(args.runs);
@@ -95,6 +102,7 @@ try {
     retentionMs: null,
     usage: view.usage?.()?.book ?? null,
   });
+  const api = args.http ? await serveApi('127.0.0.1', 0, { view, token: null, logger: pino({ level: 'warn' }), now: () => now, retentionMs: 400 * DAY }) : null;
   const wanted = args.questions.split(',');
   for (const q of QUESTIONS.filter((x) => wanted.includes(x.id))) {
     const body = q.upness(w, detail);
@@ -103,6 +111,7 @@ try {
     const workCpu: number[] = [];
     const jsonCpu: number[] = [];
     let bytes = 0;
+    let digest = '';
     const inspector = args['cpu-prof'] === undefined ? null : new Session();
     if (inspector !== null) {
       inspector.connect();
@@ -120,11 +129,26 @@ try {
       const c2 = process.cpuUsage();
       if (status !== 200) throw new Error(`${q.id}: ${status} ${text.slice(0, 300)}`);
       bytes = Buffer.byteLength(text);
+      if (i === 0) digest = createHash('sha256').update(text).digest('hex').slice(0, 12);
       if (i < 2) continue;
       work.push(t1 - t0);
       json.push(t2 - t1);
       workCpu.push(cpuMs(c0, c1));
       jsonCpu.push(cpuMs(c1, c2));
+    }
+    const http: number[] = [];
+    const httpCpu: number[] = [];
+    for (let i = 0; api !== null && i < RUNS + 2; i++) {
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      const res = await fetch(`${api.url}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const text = await res.text();
+      const t1 = performance.now();
+      const c1 = process.cpuUsage();
+      if (res.status !== 200) throw new Error(`${q.id} over HTTP: ${res.status} ${text.slice(0, 300)}`);
+      if (i < 2) continue;
+      http.push(t1 - t0);
+      httpCpu.push(cpuMs(c0, c1));
     }
     if (inspector !== null) {
       const { profile } = await inspector.post('Profiler.stop');
@@ -133,10 +157,12 @@ try {
       inspector.disconnect();
     }
     process.stdout.write(
-      `${q.id.padEnd(32)} work ${least(work).toFixed(2)} / ${median(work).toFixed(2)} ms (CPU ${least(workCpu).toFixed(2)} / ${median(workCpu).toFixed(2)}), JSON ${least(json).toFixed(2)} / ${median(json).toFixed(2)} ms (CPU ${least(jsonCpu).toFixed(2)} / ${median(jsonCpu).toFixed(2)}) (least / median of ${RUNS}), ${(bytes / 1024).toFixed(0)} KiB\n`,
+      `${q.id.padEnd(32)} work ${least(work).toFixed(2)} / ${median(work).toFixed(2)} ms (CPU ${least(workCpu).toFixed(2)} / ${median(workCpu).toFixed(2)}), JSON ${least(json).toFixed(2)} / ${median(json).toFixed(2)} ms (CPU ${least(jsonCpu).toFixed(2)} / ${median(jsonCpu).toFixed(2)}) (least / median of ${RUNS}), ${(bytes / 1024).toFixed(0)} KiB, sha256 ${digest}…\n`,
     );
+    if (api !== null) process.stdout.write(`${''.padEnd(32)} over HTTP ${least(http).toFixed(2)} / ${median(http).toFixed(2)} ms (CPU, client and service, ${least(httpCpu).toFixed(2)} / ${median(httpCpu).toFixed(2)})\n`);
   }
   process.stdout.write(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  if (api !== null) await new Promise((resolve) => api.server.close(resolve));
   await session.stop();
 } finally {
   if (scratch !== null) rmSync(scratch, { recursive: true, force: true });

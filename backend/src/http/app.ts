@@ -17,7 +17,7 @@ import { healthRoutes } from './health.ts';
 import { jobsetRoutes } from './jobsets.ts';
 import { createRegistry, metricsRoutes, requestTiming } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
-import { queryRoutes } from './query.ts';
+import { queryHandler } from './query.ts';
 import { valuesRoutes } from './values.ts';
 
 export interface AppOptions {
@@ -59,10 +59,13 @@ export function createApp(appOptions: AppOptions): express.Express {
   if (options.store !== undefined) registerStoreMetrics(registry, options.store);
   registerJobSetMetrics(registry, { view, now, terminalGraceMs: options.terminalGraceMs });
 
-  const durable: RequestHandler = async (_req, _res, next) => {
-    await options.beforeRead?.();
-    next();
-  };
+  const durable: RequestHandler =
+    options.beforeRead === undefined
+      ? (_req, _res, next) => next()
+      : async (_req, _res, next) => {
+          await options.beforeRead?.();
+          next();
+        };
   const auth = requireToken(options.token);
 
   const app = express();
@@ -72,6 +75,11 @@ export function createApp(appOptions: AppOptions): express.Express {
   app.disable('etag');
   app.set('query parser', 'simple');
   app.use(timing);
+  // Not strict: `null`, `42` or `"q"` are JSON too, and the schema names what the body should be.
+  const json = express.json({ limit: '1mb', strict: false });
+  // POST /api/v1/query first, with the same steps as the rest of /api/v1 (token, body, durability):
+  // what every panel asks, routed without passing the other routers' layers.
+  app.post('/api/v1/query', auth, json, durable, queryHandler({ view, now, retentionMs: options.retentionMs }));
   app.use(healthRoutes(view, now));
   app.use(metricsRoutes(registry, auth, durable));
 
@@ -80,10 +88,8 @@ export function createApp(appOptions: AppOptions): express.Express {
     res.json(openApiDocument());
   });
   api.use(auth);
-  // Not strict: `null`, `42` or `"q"` are JSON too, and the schema names what the body should be.
-  api.use(express.json({ limit: '1mb', strict: false }));
+  api.use(json);
   api.use(durable);
-  api.use(queryRoutes({ view, now, retentionMs: options.retentionMs }));
   api.use(jobsetRoutes(view, now));
   api.use(valuesRoutes(view, now));
   app.use('/api/v1', api);

@@ -4,7 +4,7 @@
 // without it, the frame JSON. A result whose times Arrow cannot carry (after 2262) keeps its frame
 // JSON either way.
 
-import { Router } from 'express';
+import type { RequestHandler } from 'express';
 import { runQueries, type QueryResult } from '../frames/run-request.ts';
 import type * as ArrowModule from '../frames/arrow.ts';
 import type { ServedView } from '../runtime/served-view.ts';
@@ -99,9 +99,14 @@ export function readArrowAnswer(body: Uint8Array): { results: Record<string, Que
   return { results };
 }
 
-export function queryRoutes({ view, now, retentionMs }: QueryRouteOptions): Router {
-  const router = Router();
-  router.post('/query', async (req, res) => {
+/**
+ * POST /api/v1/query's handler. app.ts routes it ahead of the other routers (every panel of every
+ * dashboard asks it: a small answer's time is mostly the request's path, not its work), and writes the
+ * frame JSON itself, as one string with its length: the bytes and headers res.json would send, without
+ * its generic steps (its Content-Type lookup and a copy of the answer into a Buffer).
+ */
+export function queryHandler({ view, now, retentionMs }: QueryRouteOptions): RequestHandler {
+  return async (req, res) => {
     const encoding = frameEncoding(req.query.frames);
     if (req.body === undefined) throw new HttpError(400, 'body: missing, or not sent as JSON (Content-Type: application/json)');
     const t = now();
@@ -125,11 +130,11 @@ export function queryRoutes({ view, now, retentionMs }: QueryRouteOptions): Rout
       t,
     );
     if (encoding === 'json') {
-      res.status(status).json({ results });
+      const text = JSON.stringify({ results });
+      res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) }).end(text);
       return;
     }
     const encoder = await (arrowEncoder ??= import('../frames/arrow.ts'));
     res.status(status).type(ARROW_ANSWER_TYPE).send(arrowAnswer(results, encoder));
-  });
-  return router;
+  };
 }

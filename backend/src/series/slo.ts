@@ -66,36 +66,81 @@ export function sloTotals(
   indicator: SloIndicator = 'uptime',
   rows?: MemberRows,
 ): SloTotals[] {
+  const sums = sloSumsByGroup(members, [0, members.length], horizon, points, windows, indicator, rows);
+  const out = new Array<SloTotals>(points.length);
+  for (let k = 0; k < points.length; k++) out[k] = sloTotalsAt(sums, k * SLO_SUMS);
+  return out;
+}
+
+/** Numbers a group's point has in sloSumsByGroup's answer: SloTotals' six, in this order. */
+export const SLO_SUMS = 6;
+export const PERIOD_UP = 0;
+export const PERIOD_DOWN = 1;
+export const BURN_UP = 2;
+export const BURN_DOWN = 3;
+export const SHORT_UP = 4;
+export const SHORT_DOWN = 5;
+
+/** The SloTotals of one group's point in a sums column (sloSumsByGroup), at `o`. */
+export function sloTotalsAt(sums: ArrayLike<number>, o: number): SloTotals {
+  return {
+    periodUp: sums[o + PERIOD_UP]!,
+    periodDown: sums[o + PERIOD_DOWN]!,
+    burnUp: sums[o + BURN_UP]!,
+    burnDown: sums[o + BURN_DOWN]!,
+    shortUp: sums[o + SHORT_UP]!,
+    shortDown: sums[o + SHORT_DOWN]!,
+  };
+}
+
+/**
+ * sloTotals of many groups at once, as one column of numbers and no object per group (a table per
+ * JobSet name has thousands): group g's members are members[bounds[g]] up to members[bounds[g + 1]],
+ * and its point k's totals are the SLO_SUMS numbers at (g × points + k) × SLO_SUMS. `rows`: where the
+ * members are in the list's columns (members[m] is row rows[first + m]), so closed runs are summed
+ * from their rows.
+ */
+export function sloSumsByGroup(
+  members: readonly Timeline[],
+  bounds: ArrayLike<number>,
+  horizon: number,
+  points: readonly number[],
+  windows: SloWindows,
+  indicator: SloIndicator = 'uptime',
+  rows?: MemberRows,
+): Float64Array {
   const { times, starts, ends } = sloPlan(points, windows);
   const bad = BAD_TIME[indicator];
   const n = times.length;
-  // Scratch reused by every call (a table per JobSet name makes thousands): synchronous, never re-entered.
+  const p = points.length;
+  const groups = bounds.length - 1;
+  const out = new Float64Array(groups * p * SLO_SUMS);
+  // Scratch reused by every call: synchronous, never re-entered.
   if (sums.length < 2 * n) sums = new Float64Array(2 * n);
   if (scratch.length < n * FIELDS) scratch = new Float64Array(n * FIELDS);
   const up = sums;
-  sums.fill(0, 0, 2 * n);
-  for (let m = 0; m < members.length; m++) {
-    // A closed run asked only before it began or after it ended: its row's whole-life totals, or nothing.
-    if (rows !== undefined && addLifeRow(rows.columns, rows.rows[rows.first + m]!, times, up, bad)) continue;
-    const tl = members[m]!;
-    cumulativeAt(tl, horizon, times, scratch);
-    for (let i = 0; i < n; i++) {
-      up[i]! += scratch[i * FIELDS + UP]!;
-      up[n + i]! += badOf(scratch, i * FIELDS, bad);
+  for (let g = 0; g < groups; g++) {
+    up.fill(0, 0, 2 * n);
+    for (let m = bounds[g]!; m < bounds[g + 1]!; m++) {
+      // A closed run asked only before it began or after it ended: its row's whole-life totals, or nothing.
+      if (rows !== undefined && addLifeRow(rows.columns, rows.rows[rows.first + m]!, times, up, bad)) continue;
+      cumulativeAt(members[m]!, horizon, times, scratch);
+      for (let i = 0; i < n; i++) {
+        up[i]! += scratch[i * FIELDS + UP]!;
+        up[n + i]! += badOf(scratch, i * FIELDS, bad);
+      }
     }
-  }
-  // Window k of sloPlan's order (period, burn, short per point): C at its end minus C at its start.
-  const over = (offset: number, k: number): number => up[offset + ends[k]!]! - up[offset + starts[k]!]!;
-  const out = new Array<SloTotals>(points.length);
-  for (let p = 0; p < points.length; p++) {
-    out[p] = {
-      periodUp: over(0, 3 * p),
-      periodDown: over(n, 3 * p),
-      burnUp: over(0, 3 * p + 1),
-      burnDown: over(n, 3 * p + 1),
-      shortUp: over(0, 3 * p + 2),
-      shortDown: over(n, 3 * p + 2),
-    };
+    // Window j of sloPlan's order (period, burn, short per point): C at its end minus C at its start.
+    for (let k = 0; k < p; k++) {
+      const o = (g * p + k) * SLO_SUMS;
+      const j = 3 * k;
+      out[o + PERIOD_UP] = up[ends[j]!]! - up[starts[j]!]!;
+      out[o + PERIOD_DOWN] = up[n + ends[j]!]! - up[n + starts[j]!]!;
+      out[o + BURN_UP] = up[ends[j + 1]!]! - up[starts[j + 1]!]!;
+      out[o + BURN_DOWN] = up[n + ends[j + 1]!]! - up[n + starts[j + 1]!]!;
+      out[o + SHORT_UP] = up[ends[j + 2]!]! - up[starts[j + 2]!]!;
+      out[o + SHORT_DOWN] = up[n + ends[j + 2]!]! - up[n + starts[j + 2]!]!;
+    }
   }
   return out;
 }
@@ -131,7 +176,7 @@ function addLifeRow(rc: RunColumns, row: number, times: Float64Array, up: Float6
   return true;
 }
 
-/** sloTotals' scratch: C summed over the members (up, then bad time, at every time), and one member's C. */
+/** sloSumsByGroup's scratch: C summed over the members (up, then bad time, at every time), and one member's C. */
 let sums = new Float64Array(8);
 let scratch = new Float64Array(4 * FIELDS);
 
@@ -219,23 +264,69 @@ export interface SloFigures {
 }
 
 export function sloFigures(totals: SloTotals, objective: number, windows: SloWindows): SloFigures {
-  const counted = totals.periodUp + totals.periodDown;
+  const at = [totals.periodUp, totals.periodDown, totals.burnUp, totals.burnDown, totals.shortUp, totals.shortDown];
+  const figures = {} as Record<SloFigure, number | null>;
+  for (const name of SLO_FIGURES) figures[name] = sloFigure(name, at, 0, objective, windows);
+  return figures as unknown as SloFigures;
+}
+
+export type SloFigure = keyof SloFigures;
+/** SloFigures' keys, in its order. */
+export const SLO_FIGURES = [
+  'objective',
+  'sli',
+  'countedSeconds',
+  'allowedSeconds',
+  'consumedSeconds',
+  'remainingSeconds',
+  'remainingFraction',
+  'burnRate',
+  'budgetConsumed',
+  'timeToExhaustionSeconds',
+] as const satisfies readonly SloFigure[];
+
+/**
+ * One SLO figure of the totals at `o` of a sums column (SLO_SUMS numbers: sloSumsByGroup's layout):
+ * the one definition of each figure, which sloFigures and the columns of a table both read.
+ */
+export function sloFigure(name: SloFigure, sums: ArrayLike<number>, o: number, objective: number, windows: SloWindows): number | null {
+  const periodUp = sums[o + PERIOD_UP]!;
+  const periodDown = sums[o + PERIOD_DOWN]!;
+  const burnDown = sums[o + BURN_DOWN]!;
+  const counted = periodUp + periodDown;
   const allowed = (1 - objective) * counted;
-  const remaining = allowed - totals.periodDown;
-  const burnCounted = totals.burnUp + totals.burnDown;
-  const downPerMs = totals.burnDown / windows.burnWindowMs;
-  return {
-    objective,
-    sli: counted === 0 ? null : totals.periodUp / counted,
-    countedSeconds: counted / 1000,
-    allowedSeconds: allowed / 1000,
-    consumedSeconds: totals.periodDown / 1000,
-    remainingSeconds: remaining / 1000,
-    remainingFraction: counted === 0 ? null : remaining / allowed,
-    burnRate: burnCounted === 0 ? null : totals.burnDown / burnCounted / (1 - objective),
-    budgetConsumed: allowed === 0 ? null : totals.burnDown / allowed,
-    timeToExhaustionSeconds: downPerMs === 0 ? null : Math.max(0, remaining) / downPerMs / 1000,
-  };
+  switch (name) {
+    case 'objective':
+      return objective;
+    case 'sli':
+      return counted === 0 ? null : periodUp / counted;
+    case 'countedSeconds':
+      return counted / 1000;
+    case 'allowedSeconds':
+      return allowed / 1000;
+    case 'consumedSeconds':
+      return periodDown / 1000;
+    case 'remainingSeconds':
+      return (allowed - periodDown) / 1000;
+    case 'remainingFraction':
+      return counted === 0 ? null : (allowed - periodDown) / allowed;
+    case 'burnRate': {
+      const burnCounted = sums[o + BURN_UP]! + burnDown;
+      return burnCounted === 0 ? null : burnDown / burnCounted / (1 - objective);
+    }
+    case 'budgetConsumed':
+      return allowed === 0 ? null : burnDown / allowed;
+    case 'timeToExhaustionSeconds': {
+      const downPerMs = burnDown / windows.burnWindowMs;
+      return downPerMs === 0 ? null : Math.max(0, allowed - periodDown) / downPerMs / 1000;
+    }
+  }
+}
+
+/** alertFiring of the totals at `o` of a sums column. */
+export function sloAlert(sums: ArrayLike<number>, o: number, objective: number, threshold: number, windows: SloWindows): boolean {
+  const consumed = sloFigure('budgetConsumed', sums, o, objective, windows);
+  return consumed !== null && consumed >= alertThreshold(threshold, objective, windows) && sums[o + SHORT_DOWN]! > 0;
 }
 
 /** The largest burn factor that can ever fire at this objective: a burn rate is at most 1 / (1 − o). */

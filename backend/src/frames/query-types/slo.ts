@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { groupingOf, groupOf, type GroupBy, type GroupKey } from '../../series/fleet.ts';
 import { selectedRows } from '../../series/run-columns.ts';
 import { lifeOf, lived } from '../../series/summary.ts';
-import { alertFiring, maxBurnFactor, sloFigures, sloPlan, sloTotals, sloTotalsOf, type SloFigures, type SloTotals, type SloWindows } from '../../series/slo.ts';
+import { maxBurnFactor, SLO_SUMS, sloAlert, sloFigure, sloPlan, sloSumsByGroup, sloTotalsOf, type SloWindows } from '../../series/slo.ts';
 import { objectiveOf } from '../../timeline/jobset.ts';
 import { isMarkedSorted } from '../../timeline/order.ts';
 import type { Timeline } from '../../timeline/types.ts';
@@ -51,13 +51,6 @@ function sloGroupOf(tl: Timeline, groupBy: GroupBy): GroupKey {
   };
 }
 
-interface SloGroup extends GroupKey {
-  /** The group's totals over the windows of every point. */
-  totals(points: readonly number[], windows: SloWindows): SloTotals[];
-  /** The objective in force at each point. */
-  objectives(points: readonly number[], windows: SloWindows): number[];
-}
-
 /**
  * A JobSet name's objective at each point t: the `upness.dev/objective` label of its newest
  * recreation that lived in that point's own period (t − P, t], else the query's objective.
@@ -94,36 +87,92 @@ function sloPooledGroups(ctx: QueryContext): PooledGroup[] | null {
   return fromIndex.get(ctx)!;
 }
 
-function groups(ctx: QueryContext): SloGroup[] {
-  const pooled = sloPooledGroups(ctx);
-  if (pooled !== null) {
-    return pooled.map((g) => ({
-      key: g.key,
-      labels: g.labels,
-      objectives: (points) => points.map(() => ctx.query.objective),
-      totals: (points, windows) => {
-        const plan = sloPlan(points, windows);
-        return sloTotalsOf(
-          g.windows(plan.times, plan.starts, plan.ends).map((w) => w.totals),
-          ctx.query.indicator,
-        );
-      },
-    }));
-  }
-  const groupBy = groupingOf(ctx.query);
-  const members = (groupBy === 'none' ? namesInRuns(ctx.timelines) : null) ?? groupsByKey(ctx.timelines, groupBy);
-  // Names in runs of a selection that says which rows of the list's columns it holds: closed runs are summed from those.
-  const marked = selectedRows(ctx.timelines);
-  return members.map(({ key, labels, members, first }) => {
-      const objectives = (points: readonly number[], windows: SloWindows): number[] =>
-        groupBy === 'none' ? nameObjectives(members, ctx.horizon, ctx.query.objective, points, windows) : points.map(() => ctx.query.objective);
-      const rows = marked !== undefined && first !== undefined ? { ...marked, first } : undefined;
-      return { key, labels, objectives, totals: (points, windows) => sloTotals(members, ctx.horizon, points, windows, ctx.query.indicator, rows) };
-    });
+/**
+ * Every group's answer as columns of numbers, no object per group (a table per JobSet name has
+ * thousands): group g's point k is at g × points + k, its totals at that × SLO_SUMS (sloSumsByGroup).
+ */
+interface SloAnswers {
+  /** Groups, in key order. */
+  count: number;
+  /** Group g's labels: made when a frame is written for it. */
+  labels(g: number): Record<string, string>;
+  /** Group g's label `key` ('' when it has none): a table's cell. */
+  label(g: number, key: string): string;
+  /** The label keys of the groups shown, a table's first columns (a cluster first, where any group has one). */
+  dimensions(shown: readonly number[]): string[];
+  /** The objective in force at each group's points. */
+  objectives: Float64Array;
+  /** SLO_SUMS numbers at each group's points. */
+  totals: Float64Array;
 }
 
-/** `first`: where the members begin in the selection, when they are a run of it (namesInRuns). */
-type Members = GroupKey & { members: Timeline[]; first?: number };
+function sloAnswers(ctx: QueryContext, points: readonly number[], windows: SloWindows): SloAnswers {
+  const p = points.length;
+  const fallback = ctx.query.objective;
+  const pooled = sloPooledGroups(ctx);
+  if (pooled !== null) {
+    const plan = sloPlan(points, windows);
+    const totals = new Float64Array(pooled.length * p * SLO_SUMS);
+    pooled.forEach((g, i) => {
+      const at = sloTotalsOf(
+        g.windows(plan.times, plan.starts, plan.ends).map((w) => w.totals),
+        ctx.query.indicator,
+      );
+      at.forEach((t, k) => totals.set([t.periodUp, t.periodDown, t.burnUp, t.burnDown, t.shortUp, t.shortDown], (i * p + k) * SLO_SUMS));
+    });
+    return labelled(pooled, new Float64Array(pooled.length * p).fill(fallback), totals);
+  }
+  const groupBy = groupingOf(ctx.query);
+  const timelines = ctx.timelines;
+  const bounds = groupBy === 'none' ? nameBounds(timelines) : null;
+  if (bounds !== null) {
+    // Names in runs of the sorted selection: closed runs summed from the list's rows where it says which it holds.
+    const marked = selectedRows(timelines);
+    const count = bounds.length - 1;
+    const totals = sloSumsByGroup(timelines, bounds, ctx.horizon, points, windows, ctx.query.indicator, marked === undefined ? undefined : { ...marked, first: 0 });
+    const objectives = new Float64Array(count * p).fill(fallback);
+    for (let g = 0; g < count; g++) {
+      if (!anyObjectiveLabel(timelines, bounds[g]!, bounds[g + 1]!)) continue;
+      objectives.set(nameObjectives(timelines.slice(bounds[g], bounds[g + 1]), ctx.horizon, fallback, points, windows), g * p);
+    }
+    const first = (g: number): Timeline => timelines[bounds[g]!]!;
+    return {
+      count,
+      labels: (g) => ({ namespace: first(g).namespace, jobset: first(g).name }),
+      label: (g, key) => (key === 'namespace' ? first(g).namespace : key === 'jobset' ? first(g).name : ''),
+      dimensions: () => ['namespace', 'jobset'],
+      objectives,
+      totals,
+    };
+  }
+  const groups = groupsByKey(timelines, groupBy);
+  const members = groups.flatMap((g) => g.members);
+  const starts = [0];
+  for (const g of groups) starts.push(starts.at(-1)! + g.members.length);
+  const totals = sloSumsByGroup(members, starts, ctx.horizon, points, windows, ctx.query.indicator);
+  const objectives = new Float64Array(groups.length * p).fill(fallback);
+  if (groupBy === 'none') groups.forEach((g, i) => objectives.set(nameObjectives(g.members, ctx.horizon, fallback, points, windows), i * p));
+  return labelled(groups, objectives, totals);
+}
+
+/** SloAnswers of groups that carry their labels. */
+function labelled(groups: readonly GroupKey[], objectives: Float64Array, totals: Float64Array): SloAnswers {
+  return {
+    count: groups.length,
+    labels: (g) => groups[g]!.labels,
+    label: (g, key) => groups[g]!.labels[key] ?? '',
+    dimensions: (shown) => dimensionsOf(shown.map((g) => groups[g]!)),
+    objectives,
+    totals,
+  };
+}
+
+function anyObjectiveLabel(timelines: readonly Timeline[], from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (objectiveOf(timelines[i]!.labels) !== null) return true;
+  return false;
+}
+
+type Members = GroupKey & { members: Timeline[] };
 
 /** The groups of the selected JobSets, in key order. */
 function groupsByKey(timelines: readonly Timeline[], groupBy: GroupBy): Members[] {
@@ -140,22 +189,25 @@ function groupsByKey(timelines: readonly Timeline[], groupBy: GroupBy): Members[
 /**
  * The JobSet names of a list sorted by namespace, name and UID, without clusters: each name's
  * timelines are one run of it, and the runs come in key order (sloGroupOf's key is then
- * "\0namespace\0name", whose order is the list's). Null for any other list: groupsByKey groups it.
+ * "\0namespace\0name", whose order is the list's). Where each run begins, and the list's length
+ * last; null for any other list: groupsByKey groups it.
  */
-function namesInRuns(timelines: readonly Timeline[]): Members[] | null {
+function nameBounds(timelines: readonly Timeline[]): Int32Array | null {
   if (!isMarkedSorted(timelines)) return null;
-  const groups: Members[] = [];
-  let current: Members | null = null;
+  const bounds: number[] = [];
+  let name: string | null = null;
+  let namespace: string | null = null;
   for (let i = 0; i < timelines.length; i++) {
     const tl = timelines[i]!;
     if (tl.cluster !== undefined) return null;
-    if (current === null || current.labels.jobset !== tl.name || current.labels.namespace !== tl.namespace) {
-      current = { key: `\u0000${tl.namespace}\u0000${tl.name}`, labels: { namespace: tl.namespace, jobset: tl.name }, members: [], first: i };
-      groups.push(current);
+    if (tl.name !== name || tl.namespace !== namespace) {
+      bounds.push(i);
+      name = tl.name;
+      namespace = tl.namespace;
     }
-    current.members.push(tl);
   }
-  return groups;
+  bounds.push(timelines.length);
+  return Int32Array.from(bounds);
 }
 
 const PERCENT = 'percentunit';
@@ -173,14 +225,11 @@ const UNIT: Record<SloColumn, string> = {
   alert: 'none',
 };
 
-/** One column's values at every point: a figure, or the alert (1 firing, 0 not). */
-function columnValues(name: SloColumn, figures: readonly SloFigures[], firing: readonly boolean[]): (number | null)[] {
-  return name === 'alert' ? firing.map((f) => (f ? 1 : 0)) : figures.map((f) => f[name]);
-}
-
-/** The number fields of one answer, from the figures at every point. */
-function answerFields(ctx: QueryContext, labels: Record<string, string>, figures: SloFigures[], firing: boolean[]): Field[] {
-  return SLO_ANSWER_COLUMNS[ctx.query.sloAnswer].map((name: SloColumn) => numberField(name, columnValues(name, figures, firing), { labels, unit: UNIT[name] }));
+/** One column's value at group g's point k (at g × points + k): a figure, or the alert (1 firing, 0 not). */
+function valueAt(name: SloColumn, answers: SloAnswers, at: number, windows: SloWindows, threshold: number): number | null {
+  const o = at * SLO_SUMS;
+  const objective = answers.objectives[at]!;
+  return name === 'alert' ? (sloAlert(answers.totals, o, objective, threshold, windows) ? 1 : 0) : sloFigure(name, answers.totals, o, objective, windows);
 }
 
 /** The notice for a burn-rate factor that can never fire at an objective. */
@@ -197,34 +246,37 @@ function sloFrames(ctx: QueryContext): FrameJSON[] {
   const { query } = ctx;
   const windows = sloWindows(query, ctx.retentionMs ?? null);
   const points = pointsOf(ctx);
+  const p = points.length;
   const groupBy = groupingOf(query);
-  const all = groups(ctx);
-  if (all.length === 0) {
+  const answers = sloAnswers(ctx, points, windows);
+  if (answers.count === 0) {
     // Nothing selected: still say when the factor asked can never fire.
     const notice = query.burnFactor > 0 ? factorNotice(query.burnFactor, query.objective, '') : null;
     return notice === null ? [] : [frame([], { name: 'slo', refId: query.refId, meta: { notices: [notice] } })];
   }
   // Every group's answer is worked out (a sort needs them all); frames are made for those shown.
-  const answers = all.map((g) => {
-    const totals = g.totals(points, windows);
-    const objectives = g.objectives(points, windows);
-    const figures = totals.map((t, k) => sloFigures(t, objectives[k]!, windows));
-    const firing = figures.map((f, k) => alertFiring(f, totals[k]!, query.budgetThreshold, windows));
-    return { group: g, totals, objectives, figures, firing };
-  });
+  const sortBy = query.sort?.by as SloColumn | undefined;
   const rows = isShaped(query)
-    ? pickRows(answers.length, query.sort ? (i) => columnValues(query.sort!.by as SloColumn, answers[i]!.figures, answers[i]!.firing).at(-1)! : null, query.sort, query.limit)
+    ? pickRows(answers.count, sortBy !== undefined ? (g) => valueAt(sortBy, answers, g * p + p - 1, windows, query.budgetThreshold) : null, query.sort, query.limit)
     : null;
-  const shown = rows === null ? answers : rows.map((i) => answers[i]!);
-  if (query.format === 'table') return [sloTable(ctx, shown, points, rows === null ? null : tableMeta(answers.length, rows.length, sloTotalsAtTo(ctx, answers, windows)))];
-  return shown.map(({ group: g, objectives, figures, firing }, i) => {
-    const name = groupBy === 'none' ? `${g.labels.namespace}/${g.labels.jobset}` : groupBy === 'all' ? 'all' : Object.values(g.labels)[0] || '(none)';
+  const shown = rows ?? Array.from({ length: answers.count }, (_, g) => g);
+  const meta = rows === null ? null : tableMeta(answers.count, rows.length, sloTotalsAtTo(ctx, answers, p, windows));
+  if (query.format === 'table') return [sloTable(ctx, answers, shown, points, windows, meta)];
+  const columns = SLO_ANSWER_COLUMNS[query.sloAnswer] as readonly SloColumn[];
+  return shown.map((g, i) => {
+    const labels = answers.labels(g);
+    const name = groupBy === 'none' ? `${labels.namespace}/${labels.jobset}` : groupBy === 'all' ? 'all' : Object.values(labels)[0] || '(none)';
     // The notice checks the objective alert rules evaluate: the one in force at the last point (`to`).
-    const notice = query.burnFactor > 0 ? factorNotice(query.burnFactor, objectives.at(-1)!, groupBy === 'none' ? ` (${name})` : '') : null;
+    const notice = query.burnFactor > 0 ? factorNotice(query.burnFactor, answers.objectives[g * p + p - 1]!, groupBy === 'none' ? ` (${name})` : '') : null;
     // A shaped answer's first frame says what the whole table had.
-    const table = rows !== null && i === 0 ? tableMeta(answers.length, rows.length, sloTotalsAtTo(ctx, answers, windows)) : null;
+    const table = i === 0 ? meta : null;
     const notices = [...(notice !== null ? [notice] : []), ...(table?.notices ?? [])];
-    return frame([timeField('time', points), ...answerFields(ctx, g.labels, figures, firing)], {
+    const fields = columns.map((column) => {
+      const values = new Array<number | null>(p);
+      for (let k = 0; k < p; k++) values[k] = valueAt(column, answers, g * p + k, windows, query.budgetThreshold);
+      return numberField(column, values, { labels, unit: UNIT[column] });
+    });
+    return frame([timeField('time', points), ...fields], {
       name,
       refId: query.refId,
       meta: { type: 'timeseries-wide', ...(notices.length > 0 ? { notices } : {}), ...(table !== null ? { custom: table.custom } : {}) },
@@ -247,36 +299,37 @@ function dimensionsOf(groups: readonly { labels: Record<string, string> }[]): st
  */
 function sloTable(
   ctx: QueryContext,
-  shown: readonly { group: SloGroup; objectives: number[]; figures: SloFigures[]; firing: boolean[] }[],
+  answers: SloAnswers,
+  shown: readonly number[],
   points: readonly number[],
+  windows: SloWindows,
   table: ReturnType<typeof tableMeta> | null,
 ): FrameJSON {
   const { query } = ctx;
   const groupBy = groupingOf(query);
   const p = points.length;
   const rows = shown.length * p;
-  const dimensions = dimensionsOf(shown.map((a) => a.group));
   const times = new Array<number>(rows);
-  for (let g = 0; g < shown.length; g++) for (let k = 0; k < p; k++) times[g * p + k] = points[k]!;
-  const fields: Field[] = dimensions.map((d) => {
+  for (let i = 0; i < shown.length; i++) for (let k = 0; k < p; k++) times[i * p + k] = points[k]!;
+  const fields: Field[] = answers.dimensions(shown).map((d) => {
     const values = new Array<string>(rows);
-    for (let g = 0; g < shown.length; g++) values.fill(shown[g]!.group.labels[d] ?? '', g * p, (g + 1) * p);
+    for (let i = 0; i < shown.length; i++) values.fill(answers.label(shown[i]!, d), i * p, (i + 1) * p);
     return stringField(d, values, { nullable: false });
   });
   fields.push(timeField('time', times, { nullable: false }));
   for (const name of SLO_ANSWER_COLUMNS[query.sloAnswer] as readonly SloColumn[]) {
     const values = new Array<number | null>(rows);
-    for (let g = 0; g < shown.length; g++) {
-      const column = columnValues(name, shown[g]!.figures, shown[g]!.firing);
-      for (let k = 0; k < p; k++) values[g * p + k] = column[k]!;
+    for (let i = 0; i < shown.length; i++) {
+      const g = shown[i]!;
+      for (let k = 0; k < p; k++) values[i * p + k] = valueAt(name, answers, g * p + k, windows, query.budgetThreshold);
     }
     fields.push(numberField(name, values, { unit: UNIT[name] }));
   }
   const notices: { severity: 'warning' | 'info'; text: string }[] = [];
   if (query.burnFactor > 0) {
     const seen = new Set<string>();
-    for (const { group: g, objectives } of shown) {
-      const notice = factorNotice(query.burnFactor, objectives.at(-1)!, groupBy === 'none' ? ` (${g.labels.namespace}/${g.labels.jobset})` : '');
+    for (const g of shown) {
+      const notice = factorNotice(query.burnFactor, answers.objectives[g * p + p - 1]!, groupBy === 'none' ? ` (${answers.label(g, 'namespace')}/${answers.label(g, 'jobset')})` : '');
       if (notice !== null && !seen.has(notice.text)) {
         seen.add(notice.text);
         notices.push(notice);
@@ -296,17 +349,16 @@ function sloTable(
  * `to` for all their JobSets as one, at the query's objective, as `groupBy: all` answers them
  * (the groups part the selection, so their pooled totals add up).
  */
-function sloTotalsAtTo(ctx: QueryContext, answers: readonly { totals: SloTotals[] }[], windows: SloWindows): Record<string, number | null> {
-  const sum: SloTotals = { periodUp: 0, periodDown: 0, burnUp: 0, burnDown: 0, shortUp: 0, shortDown: 0 };
-  for (const { totals } of answers) {
-    const last = totals.at(-1)!;
-    for (const key of Object.keys(sum) as (keyof SloTotals)[]) sum[key] += last[key];
+function sloTotalsAtTo(ctx: QueryContext, answers: SloAnswers, p: number, windows: SloWindows): Record<string, number | null> {
+  const sum = new Float64Array(SLO_SUMS);
+  for (let g = 0; g < answers.count; g++) {
+    const o = (g * p + p - 1) * SLO_SUMS;
+    for (let j = 0; j < SLO_SUMS; j++) sum[j]! += answers.totals[o + j]!;
   }
-  const figures = sloFigures(sum, ctx.query.objective, windows);
-  const firing = alertFiring(figures, sum, ctx.query.budgetThreshold, windows);
+  const all: SloAnswers = { ...answers, count: 1, objectives: Float64Array.of(ctx.query.objective), totals: sum };
   return Object.fromEntries(
     SLO_ANSWER_COLUMNS[ctx.query.sloAnswer].map((name: SloColumn) => {
-      const v = columnValues(name, [figures], [firing])[0]!;
+      const v = valueAt(name, all, 0, windows, ctx.query.budgetThreshold);
       return [name, v !== null && Number.isFinite(v) ? v : null];
     }),
   );
