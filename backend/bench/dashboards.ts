@@ -299,7 +299,7 @@ async function load(url: string, pid: number, requests: PanelRequest[]): Promise
 
 async function main(): Promise<void> {
   log(`# bench:dashboards${args.smoke ? ' (smoke)' : ''}: ${cpus()[0]?.model ?? 'cpu'} × ${availableParallelism()}`);
-  log(`starting upness serve ${FLEET_ARGS.join(' ')} (the simulated cluster; npm start's: 24 names, 7 days, demo) …`);
+  if (!args['trace-fleet']) log(`starting upness serve ${FLEET_ARGS.join(' ')} (the simulated cluster; npm start's: 24 names, 7 days, demo) …`);
   const started = performance.now();
   const service = await startService();
   try {
