@@ -17,6 +17,7 @@ import { newPool } from '../store/postgres-rows.ts';
 import { PostgresStore } from '../store/postgres.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
+import { transitionsOf } from '../timeline/types.ts';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const NODE = join(ROOT, 'node_modules', '.bin', 'node');
@@ -174,7 +175,7 @@ describe('failover between two replica processes', () => {
       const pool = newPool(url);
       const { rows } = await pool.query<{ n: string; distinct: string }>('SELECT count(*) AS n, count(DISTINCT (uid, seq)) AS distinct FROM upness_transitions');
       await pool.end();
-      const total = [...truth.machines()].reduce((n, m) => n + m.timeline.transitions.length, 0);
+      const total = [...truth.machines()].reduce((n, m) => n + transitionsOf(m.timeline).length, 0);
       expect(Number(rows[0]!.n)).toBe(total);
       expect(Number(rows[0]!.distinct)).toBe(total);
 

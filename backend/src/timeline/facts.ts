@@ -10,7 +10,7 @@
 //
 // Pure: values in, values out.
 
-import type { Cause, Suspension, Timeline, Transition } from './types.ts';
+import { heldTransition, openTransitions, transitionCount, transitionState, type Cause, type Suspension, type Timeline, type Transition } from './types.ts';
 
 export type Layer = 'jobset' | 'nodes';
 
@@ -77,13 +77,17 @@ function sameCause(a: Cause, b: Cause): boolean {
   return ka.length === Object.keys(b).length && ka.every((k) => a[k as keyof Cause] === b[k as keyof Cause]);
 }
 
+function hasTransition(tl: Timeline, seq: number): boolean {
+  return seq >= 0 && seq < transitionCount(tl);
+}
+
 /**
  * Joins a cause to the transition at `seq` of `tl`, in time order; false (and nothing changed) when
  * that transition already has it (a fact read twice, or found again after a restart) or does not
  * exist yet.
  */
 export function joinCause(tl: Timeline, seq: number, cause: Cause): boolean {
-  const t = tl.transitions[seq];
+  const t = heldTransition(tl, seq);
   if (t === undefined) return false;
   if (t.causes?.some((c) => sameCause(c, cause))) return false;
   // A new array of exact length (push would leave 16 slots spare: most transitions get one cause).
@@ -107,8 +111,8 @@ export function isGenericSuspension(s: Suspension): boolean {
  * reasons are read in, and a fact read twice changes nothing.
  */
 export function joinSuspension(tl: Timeline, seq: number, suspension: Suspension): boolean {
-  const t = tl.transitions[seq];
-  if (t === undefined || t.state !== 'suspended') return false;
+  if (seq < 0 || seq >= transitionCount(tl) || transitionState(tl, seq) !== 'suspended') return false;
+  const t = heldTransition(tl, seq)!;
   if (t.suspension !== undefined && !(isGenericSuspension(t.suspension) && !isGenericSuspension(suspension))) return false;
   t.suspension = { reason: suspension.reason ?? null, message: suspension.message ?? null };
   return true;
@@ -119,10 +123,10 @@ export function joinSuspension(tl: Timeline, seq: number, suspension: Suspension
  * ignored; false when transitions before it are missing.
  */
 export function placeTransition(tl: Timeline, seq: number, transition: Transition): boolean {
-  if (seq > tl.transitions.length) return false;
-  if (seq === tl.transitions.length) {
+  if (seq > transitionCount(tl)) return false;
+  if (seq === transitionCount(tl)) {
     const { causes: _causes, ...t } = transition;
-    tl.transitions.push(t);
+    openTransitions(tl).push(t);
   }
   return true;
 }
@@ -170,7 +174,7 @@ export class FactJoin {
       if (!tl.jobsets!.includes(fact.jobset)) tl.jobsets = [...tl.jobsets!, fact.jobset].sort();
       return true;
     }
-    if (tl.transitions[fact.seq] === undefined) return false;
+    if (!hasTransition(tl, fact.seq)) return false;
     joinCause(tl, fact.seq, fact.cause);
     return true;
   }
@@ -191,7 +195,7 @@ export class FactJoin {
       return placeTransition(layer, fact.seq, fact.transition);
     }
     const tl = fact.kind === 'cause' && fact.layer === 'nodes' ? this.layers.get(fact.uid) : this.#jobsets(fact.uid);
-    if (tl === undefined || tl.transitions[fact.seq] === undefined) return false;
+    if (tl === undefined || !hasTransition(tl, fact.seq)) return false;
     if (fact.kind === 'cause') joinCause(tl, fact.seq, fact.cause);
     else joinSuspension(tl, fact.seq, fact.suspension);
     return true;
