@@ -10,6 +10,9 @@
 //   `MALLOC_ARENA_MAX=16` for glibc's default on 2 cores). --maps: where the RSS is, by kind of mapping.
 // Options: --trace FILE | --jobsets N --days D [--profile P] [--seed S]; --parse-threads N (as serve's;
 // 0: parse in the main thread, no worker isolate to leave its memory to malloc); --snapshot FILE; --smoke.
+// --questions: then asks what tables and per-JobSet figures over all time leave kept (every closed
+// run's row of the tables' columns, run-columns.ts, and each run's totals over a window holding its
+// whole life, totals.ts windowTotals) and measures the heap and RSS that adds.
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +24,8 @@ import { execWithFewMallocArenas } from '../bin/malloc-arenas.js';
 import { simulateCommand } from '../src/cli/simulate.ts';
 import { traceFeed } from '../src/runtime/feeds.ts';
 import { transitionCount } from '../src/timeline/types.ts';
+import { runColumns } from '../src/series/run-columns.ts';
+import { FIELDS, windowTotals } from '../src/series/totals.ts';
 import { openSession } from '../src/runtime/session.ts';
 import { memorySink } from '../src/runtime/sinks.ts';
 import type { ProfileName } from '../src/sources/simulator/index.ts';
@@ -37,6 +42,7 @@ const { values: args } = parseArgs({
     spaces: { type: 'boolean', default: false },
     smoke: { type: 'boolean', default: false },
     maps: { type: 'boolean', default: false },
+    questions: { type: 'boolean', default: false },
   },
 });
 
@@ -143,6 +149,15 @@ try {
   if (emptyMaps !== null) {
     const loadedMaps = residentByMapping();
     for (const [kind, bytes] of loadedMaps) process.stdout.write(`  ${kind}: ${mib(emptyMaps.get(kind) ?? 0)} → ${mib(bytes)}\n`);
+  }
+  if (args.questions) {
+    const before = settled();
+    const horizon = Math.max(...timelines.map((t) => t.createdAt)) + 86_400_000;
+    runColumns(timelines);
+    const out = new Float64Array(FIELDS);
+    for (const tl of timelines) windowTotals(tl, horizon, -Infinity, Infinity, out);
+    const after = settled();
+    process.stdout.write(`after questions  heap ${int((after.heap - before.heap) / runs)} B a run more, RSS ${int((after.rss - before.rss) / runs)} B a run more\n`);
   }
   if (args.snapshot !== undefined) process.stdout.write(`heap snapshot: ${writeHeapSnapshot(args.snapshot)}\n`);
   await session.stop();

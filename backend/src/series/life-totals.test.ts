@@ -50,7 +50,7 @@ describe('whole-life totals kept for closed runs', () => {
     );
   });
 
-  it('are what a window holding the whole life of a closed run reads (and only then kept)', () => {
+  it('are what a window holding the whole life of a closed run reads (and only then kept, for a long run)', () => {
     fc.assert(
       fc.property(arbAnyTimeline, fc.integer({ min: 0, max: 5_000_000 }), fc.integer({ min: 0, max: 5_000_000 }), (tl, before, after) => {
         const last = transitionsOf(tl)[transitionsOf(tl).length - 1]!;
@@ -61,7 +61,8 @@ describe('whole-life totals kept for closed runs', () => {
         const swept = sweptWindowTotals(tl, to, from, to);
         expect(columnsOf(transitionsOf(tl)).life).toBeNull();
         expect(windowTotals(tl, to, from, to)).toEqual(swept);
-        expect(columnsOf(transitionsOf(tl)).life !== null).toBe(closed);
+        // Kept only by a long closed run (more than DIRECT = 64 transitions); a short one's are worked out each time.
+        expect(columnsOf(transitionsOf(tl)).life !== null).toBe(closed && transitionsOf(tl).length > 64);
       }),
       { numRuns: 1000 },
     );

@@ -123,17 +123,20 @@ function isClosed(c: Columns): boolean {
 }
 
 /**
- * A closed timeline's totals over its whole life (BASE_FIELDS numbers), worked out on first use and
- * kept on its columns (columns.ts `life`): a closed timeline never changes, and a window that holds
- * its whole life (most tables over a range: runs that began and ended inside it) reads them.
+ * A closed timeline's totals over its whole life (BASE_FIELDS numbers), for a window that holds its
+ * whole life (most tables over a range: runs that began and ended inside it). A long one (more than
+ * DIRECT transitions) keeps them on its columns (columns.ts `life`): it never changes, and a sweep
+ * over it costs. A short one works them out each time (a sweep of a few transitions): the tables'
+ * rows (run-columns.ts) already keep every closed run's, and a second copy cost ~140 bytes a run.
+ * What is returned is read before the next call (a scratch array for a short one).
  */
-export function lifeTotals(tl: Transitions, c: Columns): readonly number[] {
+export function lifeTotals(tl: Transitions, c: Columns): ArrayLike<number> {
   if (c.life !== null) return c.life;
   const acc = LIFE_ACC;
   lifeInto(tl, c, acc, 0);
   // Of the exact length, BASE_FIELDS, whatever it is (a closed run keeps it for its lifetime).
-  c.life = Array.from(acc);
-  return c.life;
+  if (c.length > DIRECT) c.life = Array.from(acc);
+  return acc;
 }
 const LIFE_ACC = new Float64Array(BASE_FIELDS);
 

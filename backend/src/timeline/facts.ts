@@ -10,6 +10,7 @@
 //
 // Pure: values in, values out.
 
+import { internSuspension, internValue } from './intern.ts';
 import { heldTransition, openTransitions, transitionCount, transitionState, type Cause, type Suspension, type Timeline, type Transition } from './types.ts';
 
 export type Layer = 'jobset' | 'nodes';
@@ -77,6 +78,16 @@ function sameCause(a: Cause, b: Cause): boolean {
   return ka.length === Object.keys(b).length && ka.every((k) => a[k as keyof Cause] === b[k as keyof Cause]);
 }
 
+/** A cause as kept: its node, container, reason and message interned (a pod's name is its own). */
+function internCause(cause: Cause): Cause {
+  const kept = { ...cause };
+  if (kept.node !== undefined) kept.node = internValue(kept.node);
+  if (kept.container !== undefined) kept.container = internValue(kept.container);
+  if (kept.reason !== undefined) kept.reason = internValue(kept.reason);
+  if (kept.message !== undefined) kept.message = internValue(kept.message);
+  return kept;
+}
+
 function hasTransition(tl: Timeline, seq: number): boolean {
   return seq >= 0 && seq < transitionCount(tl);
 }
@@ -90,8 +101,9 @@ export function joinCause(tl: Timeline, seq: number, cause: Cause): boolean {
   const t = heldTransition(tl, seq);
   if (t === undefined) return false;
   if (t.causes?.some((c) => sameCause(c, cause))) return false;
+  const kept = internCause(cause);
   // A new array of exact length (push would leave 16 slots spare: most transitions get one cause).
-  t.causes = t.causes === undefined ? [cause] : [...t.causes, cause].sort((a, b) => a.at - b.at);
+  t.causes = t.causes === undefined ? [kept] : [...t.causes, kept].sort((a, b) => a.at - b.at);
   return true;
 }
 
@@ -114,7 +126,7 @@ export function joinSuspension(tl: Timeline, seq: number, suspension: Suspension
   if (seq < 0 || seq >= transitionCount(tl) || transitionState(tl, seq) !== 'suspended') return false;
   const t = heldTransition(tl, seq)!;
   if (t.suspension !== undefined && !(isGenericSuspension(t.suspension) && !isGenericSuspension(suspension))) return false;
-  t.suspension = { reason: suspension.reason ?? null, message: suspension.message ?? null };
+  t.suspension = internSuspension({ reason: suspension.reason ?? null, message: suspension.message ?? null });
   return true;
 }
 

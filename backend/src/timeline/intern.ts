@@ -42,3 +42,25 @@ export function internNamespace(namespace: string): string {
   if (kept === undefined) namespaces.set(namespace, (kept = namespace));
   return kept;
 }
+
+// Values that many runs repeat: a JobSet's name across its runs, the accelerator and topology, the
+// reasons and messages of suspensions and causes. Each observation brings its own copy (~40 bytes
+// a string). The table is bounded and dropped whole when full: interning only saves memory, every
+// reader compares values, so a value kept twice is merely a copy.
+const values = new Map<string, string>();
+const VALUES_KEPT = 1 << 16;
+
+/** One copy of a value many timelines repeat (see above); null stays null. */
+export function internValue<T extends string | null | undefined>(value: T): T {
+  if (typeof value !== 'string') return value;
+  const kept = values.get(value);
+  if (kept !== undefined) return kept as T;
+  if (values.size >= VALUES_KEPT) values.clear();
+  values.set(value, value);
+  return value;
+}
+
+/** A suspension's reason with its reason and message interned. */
+export function internSuspension(s: { reason: string | null; message: string | null }): { reason: string | null; message: string | null } {
+  return { reason: internValue(s.reason), message: internValue(s.message) };
+}

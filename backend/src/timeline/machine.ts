@@ -1,7 +1,7 @@
 // The per-UID state machine: successive views of one JobSet in, transitions out.
 // Pure: the caller supplies the time each view was received.
 
-import { internLabels, internNamespace, sameLabels } from './intern.ts';
+import { internLabels, internNamespace, internSuspension, internValue, sameLabels } from './intern.ts';
 import { joinSuspension } from './facts.ts';
 import { isUp, type JobSetView } from './jobset.ts';
 import { lastState, openTransitions, packClosed, setLastUnobserved, TERMINAL_STATES, transitionAt, transitionCount, type State, type Suspension, type Timeline, type Transition } from './types.ts';
@@ -35,7 +35,7 @@ function enter(machine: MachineState, state: State, at: number, receivedAt: numb
   // Zero-length states are kept: the log is append-only, and they add no time.
   if (last.state === state) return;
   const transition: Transition = { at: time, state };
-  if (suspension !== null) transition.suspension = { ...suspension };
+  if (suspension !== null) transition.suspension = internSuspension(suspension);
   openTransitions(machine.timeline).push(transition);
   added.push(transition);
   if (TERMINAL_STATES.has(state)) packClosed(machine.timeline);
@@ -62,15 +62,15 @@ export function startMachine(view: JobSetView, receivedAt: number, watchedFrom: 
     timeline: {
       uid: view.uid,
       namespace: internNamespace(view.namespace),
-      name: view.name,
+      name: internValue(view.name),
       labels: internLabels(view.labels),
-      accelerator: view.accelerator,
-      topology: view.topology,
+      accelerator: internValue(view.accelerator),
+      topology: internValue(view.topology),
       accelerators: view.accelerators,
       checkpointIntervalMs: view.checkpointIntervalMs,
       pods: view.expectedNodes,
       createdAt,
-      transitions: [first === 'suspended' && view.suspension !== null ? { at: createdAt, state: first, suspension: { ...view.suspension } } : { at: createdAt, state: first }],
+      transitions: [first === 'suspended' && view.suspension !== null ? { at: createdAt, state: first, suspension: internSuspension(view.suspension) } : { at: createdAt, state: first }],
     },
     everUp: false,
     restarts: view.restarts,
@@ -100,10 +100,10 @@ export function advance(
   const timeline = machine.timeline;
   // Keep what is kept already when unchanged: each observation brings its own copies.
   if (timeline.namespace !== view.namespace) timeline.namespace = internNamespace(view.namespace);
-  if (timeline.name !== view.name) timeline.name = view.name;
+  if (timeline.name !== view.name) timeline.name = internValue(view.name);
   if (!sameLabels(timeline.labels, view.labels)) timeline.labels = internLabels(view.labels);
-  timeline.accelerator = view.accelerator;
-  timeline.topology = view.topology;
+  if (timeline.accelerator !== view.accelerator) timeline.accelerator = internValue(view.accelerator);
+  if (timeline.topology !== view.topology) timeline.topology = internValue(view.topology);
   timeline.accelerators = view.accelerators;
   timeline.checkpointIntervalMs = view.checkpointIntervalMs;
   timeline.pods = view.expectedNodes;
