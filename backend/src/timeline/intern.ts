@@ -60,7 +60,20 @@ export function internValue<T extends string | null | undefined>(value: T): T {
   return value;
 }
 
-/** A suspension's reason with its reason and message interned. */
-export function internSuspension(s: { reason: string | null; message: string | null }): { reason: string | null; message: string | null } {
-  return { reason: internValue(s.reason), message: internValue(s.message) };
+type Suspension = Readonly<{ reason: string | null; message: string | null }>;
+
+const suspensions = new Map<string, Suspension>();
+
+/**
+ * The shared, frozen copy of a suspension's reason and message (a fleet's suspensions say a handful
+ * of things: Kueue's preemptions, the controller's generic one). Bounded as the values above.
+ */
+export function internSuspension(s: Suspension): { reason: string | null; message: string | null } {
+  const key = JSON.stringify([s.reason, s.message]);
+  const kept = suspensions.get(key);
+  if (kept !== undefined) return kept as { reason: string | null; message: string | null };
+  if (suspensions.size >= VALUES_KEPT) suspensions.clear();
+  const copy = Object.freeze({ reason: internValue(s.reason), message: internValue(s.message) });
+  suspensions.set(key, copy);
+  return copy as { reason: string | null; message: string | null };
 }
