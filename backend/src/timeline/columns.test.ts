@@ -10,6 +10,7 @@ import {
   lastState,
   openTransitions,
   packClosed,
+  setCauses,
   setLastUnobserved,
   timelineColumns,
   transitionAt,
@@ -36,7 +37,7 @@ const transitions = (): Transition[] => [
 
 const timeline = (list: Transition[]): Timeline => ({ uid: 'u', namespace: 'ns', name: 'n', labels: {}, accelerator: null, topology: null, createdAt: list[0]!.at, transitions: list });
 
-test('a closed timeline is packed and reads back exactly: times, states, and the very objects of those with extras', () => {
+test('a closed timeline is packed and reads back exactly: times, states, and those with extras whole', () => {
   const list = transitions();
   const tl = timeline(list.slice());
   const columnsBefore = timelineColumns(tl);
@@ -46,8 +47,10 @@ test('a closed timeline is packed and reads back exactly: times, states, and the
   expect(timelineColumns(tl)).toBe(columnsBefore);
   expect(transitionCount(tl)).toBe(list.length);
   expect(list.map((_, i) => [transitionTime(tl, i), transitionState(tl, i)])).toEqual(list.map((t) => [t.at, t.state]));
-  expect(transitionAt(tl, 0)).toBe(list[0]);
-  expect(transitionAt(tl, 3)).toBe(list[3]);
+  expect(transitionAt(tl, 0)).toEqual(list[0]);
+  expect(transitionAt(tl, 3)).toEqual(list[3]);
+  // Kept, not made afresh on each read.
+  expect(transitionAt(tl, 3)).toBe(transitionAt(tl, 3));
   expect(transitionAt(tl, 1)).toEqual({ at: T0 + 60_000, state: 'provisioning' });
   expect(unobservedAt(tl, 5)).toEqual({ interruptions: 1, recoveries: 1 });
   expect(unobservedAt(tl, 4)).toBeUndefined();
@@ -70,12 +73,12 @@ test('an open timeline is not packed; every end state packs', () => {
   }
 });
 
-test('extras given after packing are kept: a cause, and unobserved events on the last transition', () => {
+test('extras given after packing are kept: causes, and unobserved events on the last transition', () => {
   const list: Transition[] = [{ at: T0, state: 'provisioning' }, { at: T0 + 1, state: 'up' }, { at: T0 + 2, state: 'down' }, { at: T0 + 3, state: 'failed' }];
   const tl = timeline(list.slice());
   packClosed(tl);
   heldTransition(tl, 2)!.causes = [{ kind: 'NodeNotReady', at: T0 + 2, node: 'n1' }];
-  heldTransition(tl, 0)!.causes = [{ kind: 'PodFailed', at: T0, pod: 'p' }];
+  setCauses(tl, 0, [{ kind: 'PodFailed', at: T0, pod: 'p' }]);
   expect(heldTransition(tl, 2)).toBe(heldTransition(tl, 2));
   expect(heldTransition(tl, 4)).toBeUndefined();
   const last = list[3]!;

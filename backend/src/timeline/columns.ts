@@ -107,10 +107,23 @@ export function pack(transitions: readonly Transition[]): PackedTransitions {
   const c = columnsOf(transitions);
   cache.delete(transitions);
   let extras: (number | Transition)[] | null = null;
-  for (const [i, t] of transitions.entries()) if (hasExtras(t)) (extras ??= []).push(i, t);
+  for (const [i, t] of transitions.entries()) if (hasExtras(t)) (extras ??= []).push(i, compactTransition(t));
   // Exact length: push leaves spare slots.
   c.extras = extras === null ? null : extras.slice();
   return c as unknown as PackedTransitions;
+}
+
+/**
+ * A transition with extras as the side table keeps it: one given causes or a suspension's reason
+ * after it was made holds it in a property array of its own (~40 bytes more), so such a one is made
+ * again with all its fields in place. The others are kept as they are (the very object).
+ */
+export function compactTransition(t: Transition): Transition {
+  const { at, state, unobserved, causes, suspension } = t;
+  if (unobserved !== undefined) return t;
+  if (causes !== undefined && suspension === undefined) return { at, state, causes };
+  if (causes === undefined && suspension !== undefined) return { at, state, suspension };
+  return t;
 }
 
 /** Transition `i` of packed transitions as the object it was when it carries extras; undefined when it is only a time and a state. */

@@ -11,7 +11,7 @@
 // Pure: values in, values out.
 
 import { internSuspension, internValue } from './intern.ts';
-import { heldTransition, openTransitions, transitionCount, transitionState, type Cause, type Suspension, type Timeline, type Transition } from './types.ts';
+import { heldTransition, openTransitions, setCauses, transitionAt, transitionCount, transitionState, type Cause, type Suspension, type Timeline, type Transition } from './types.ts';
 
 export type Layer = 'jobset' | 'nodes';
 
@@ -98,12 +98,12 @@ function hasTransition(tl: Timeline, seq: number): boolean {
  * exist yet.
  */
 export function joinCause(tl: Timeline, seq: number, cause: Cause): boolean {
-  const t = heldTransition(tl, seq);
-  if (t === undefined) return false;
+  if (!hasTransition(tl, seq)) return false;
+  const t = transitionAt(tl, seq);
   if (t.causes?.some((c) => sameCause(c, cause))) return false;
   const kept = internCause(cause);
   // A new array of exact length (push would leave 16 slots spare: most transitions get one cause).
-  t.causes = t.causes === undefined ? [kept] : [...t.causes, kept].sort((a, b) => a.at - b.at);
+  setCauses(tl, seq, t.causes === undefined ? [kept] : [...t.causes, kept].sort((a, b) => a.at - b.at));
   return true;
 }
 

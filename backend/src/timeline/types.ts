@@ -1,7 +1,7 @@
 // Values that flow from the observation path into the timeline and on to the series stage.
 // Times are epoch milliseconds (integers), so sums of durations stay exact.
 
-import { columnsOf, heldPackedTransition, isPacked, keepPacked, pack, packedColumns, packedExtras, packedTransition, stateOfCode, unpack, type Columns, type PackedTransitions } from './columns.ts';
+import { columnsOf, compactTransition, heldPackedTransition, isPacked, keepPacked, pack, packedColumns, packedExtras, packedTransition, stateOfCode, unpack, type Columns, type PackedTransitions } from './columns.ts';
 
 /** The states of DESIGN.md. The last three are terminal: nothing accrues after them. */
 export type State = 'provisioning' | 'up' | 'down' | 'suspended' | 'unknown' | 'completed' | 'failed' | 'deleted';
@@ -140,6 +140,13 @@ export function setLastUnobserved(timeline: Transitions, t: Transition, unobserv
   t.unobserved = unobserved;
   const transitions = timeline.transitions;
   if (isPacked(transitions)) keepPacked(transitions, packedColumns(transitions).length - 1, t);
+}
+
+/** Gives transition `i` its causes (a new array): a packed timeline keeps a new object for it, its fields in place. */
+export function setCauses(timeline: Transitions, i: number, causes: Cause[]): void {
+  const transitions = timeline.transitions;
+  if (!isPacked(transitions)) transitions[i]!.causes = causes;
+  else keepPacked(transitions, i, compactTransition({ ...packedTransition(transitions, i), causes }));
 }
 
 /** The events transition `i` counts that happened unobserved (Transition.unobserved); undefined when none. */
