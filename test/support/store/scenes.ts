@@ -95,7 +95,8 @@ export function plainTimelines(timelines: Iterable<Timeline>): unknown[] {
   return [...timelines]
     .map((tl) => {
       const { cluster: _c, ...rest } = tl as Timeline & { cluster?: string };
-      return JSON.parse(JSON.stringify(rest));
+      // Its transitions as they read, whatever form it is held in (a closed one in memory is packed, one read back not yet).
+      return JSON.parse(JSON.stringify({ ...rest, transitions: transitionsOf(tl) }));
     })
     .sort((a, b) => (a.uid < b.uid ? -1 : 1));
 }
@@ -105,7 +106,7 @@ export function plainMachines(machines: Iterable<MachineState>): unknown[] {
   return [...machines]
     .map(({ resourceVersion: _rv, ...m }) => {
       const { cluster: _c, ...timeline } = m.timeline as Timeline & { cluster?: string };
-      return JSON.parse(JSON.stringify({ ...m, timeline }));
+      return JSON.parse(JSON.stringify({ ...m, timeline: { ...timeline, transitions: transitionsOf(m.timeline) } }));
     })
     .sort((a, b) => (a.timeline.uid < b.timeline.uid ? -1 : 1));
 }
