@@ -30,6 +30,7 @@ import { TimelineEngine } from '../src/timeline/engine.ts';
 import { cpuSeconds, fmt, freePort, int, MiB, sleep, timedFetch } from './prometheus/proc.ts';
 import { loadFleet, UpnessServer } from './prometheus/upness.ts';
 import { inspectorAt, settledMemory } from './settled-memory.ts';
+import { transitionCount } from '../src/timeline/types.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -137,7 +138,7 @@ async function embedded(): Promise<{ logBytes: number; snapshotBytes: number; ru
   await store.snapshot(engine.machines(), engine.horizon);
   await store.close();
   const timelines = engine.timelines();
-  return { logBytes, snapshotBytes: dirBytes(dir, 'snapshot'), runs: timelines.length, transitions: timelines.reduce((a, tl) => a + tl.transitions.length, 0) };
+  return { logBytes, snapshotBytes: dirBytes(dir, 'snapshot'), runs: timelines.length, transitions: timelines.reduce((a, tl) => a + transitionCount(tl), 0) };
 }
 
 interface TableSize {

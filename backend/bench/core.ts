@@ -21,7 +21,7 @@ import { summarize } from '../src/series/summary.ts';
 import { simulateFleet } from '../src/sources/simulator/index.ts';
 import { Rng } from '../src/sources/simulator/rng.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
-import type { State, Timeline, Transition } from '../src/timeline/types.ts';
+import { transitionsOf, type State, type Timeline, type Transition } from '../src/timeline/types.ts';
 import { replayTrace } from '../src/sources/trace/replay.ts';
 import { defaultParseWorkers, replayTraceInWorkers } from '../src/runtime/trace-workers.ts';
 
@@ -238,7 +238,7 @@ function longLivedFleet(n: number, days: number, seed: number): Timeline[] {
 
 const horizon = START + fleetDays * DAY;
 const fleet = longLivedFleet(fleetSize, fleetDays, 11);
-const transitionCount = fleet.reduce((a, t) => a + t.transitions.length, 0);
+const transitionCount = fleet.reduce((a, t) => a + transitionsOf(t).length, 0);
 log(`Figures: ${int(fleetSize)} JobSets × ${fleetDays} days, ${int(transitionCount)} transitions (${int(transitionCount / fleetSize)} per JobSet)`);
 
 const everyFigure = measure(() => {

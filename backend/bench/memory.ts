@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { ClusterEngine } from '../src/nodes/engine.ts';
 import type { KubeObject, Observation, ObservationType } from '../src/observation/types.ts';
 import { fleetShapes, T0 } from './fleet-shapes.ts';
+import { lastState } from '../src/timeline/types.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -99,7 +100,7 @@ const seconds = (performance.now() - started) / 1000;
 const after = settled();
 
 const counts = engine.counts;
-const up = engine.nodeLayer.timelines().filter((tl) => tl.transitions.at(-1)?.state === 'up').length;
+const up = engine.nodeLayer.timelines().filter((tl) => lastState(tl) === 'up').length;
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
 log(`Upness memory benchmark — Node ${process.version}`);
 log(`fleet: ${jobsets.toLocaleString('en-US')} JobSets × ${replicas} replicas × ${parallelism} parallelism: ${counts.pods.toLocaleString('en-US')} pods and ${counts.nodes.toLocaleString('en-US')} nodes alive at the end`);

@@ -17,6 +17,7 @@ import { EngineView } from '../src/runtime/served-view.ts';
 import type { FleetIndex } from '../src/series/fleet-index.ts';
 import { simulateFleet } from '../src/sources/simulator/index.ts';
 import { EmbeddedStore } from '../src/store/embedded.ts';
+import { transitionCount } from '../src/timeline/types.ts';
 
 const { positionals, values: args } = parseArgs({
   allowPositionals: true,
@@ -104,7 +105,7 @@ if (step === 'build') {
     seed,
     observations,
     runs: timelines.length,
-    transitions: timelines.reduce((a, t) => a + t.transitions.length, 0),
+    transitions: timelines.reduce((a, t) => a + transitionCount(t), 0),
     horizon,
     start: fleet.start,
     summary: fleetSummary(view.index(), horizon, fleet.start),
@@ -155,7 +156,7 @@ if (step === 'build') {
     query,
     total,
     runs: timelines.length,
-    transitions: timelines.reduce((a, tl) => a + tl.transitions.length, 0),
+    transitions: timelines.reduce((a, tl) => a + transitionCount(tl), 0),
     rssMiB: process.memoryUsage().rss / 2 ** 20,
     same: horizon === fleet.horizon && JSON.stringify(summary) === JSON.stringify(fleet.summary),
   };

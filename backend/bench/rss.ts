@@ -10,9 +10,9 @@
 //   `MALLOC_ARENA_MAX=16` for glibc's default on 2 cores). --maps: where the RSS is, by kind of mapping.
 // Options: --trace FILE | --jobsets N --days D [--profile P] [--seed S]; --parse-threads N (as serve's;
 // 0: parse in the main thread, no worker isolate to leave its memory to malloc); --snapshot FILE; --smoke.
-// --packed: then measures what dropping every closed timeline's transition objects would save, its
-// columns and a side table of the transitions with extras kept instead (series/closed.ts, a prototype
-// no reader uses yet): each checked to read back exactly, put back before the session stops.
+// --questions: then asks what tables and per-JobSet figures over all time leave kept (every closed
+// run's row of the tables' columns, run-columns.ts, and each run's totals over a window holding its
+// whole life, totals.ts windowTotals) and measures the heap and RSS that adds.
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,9 +23,9 @@ import { pino } from 'pino';
 import { execWithFewMallocArenas } from '../bin/malloc-arenas.js';
 import { simulateCommand } from '../src/cli/simulate.ts';
 import { traceFeed } from '../src/runtime/feeds.ts';
-import { closedTransitions, transitionsOf, type ClosedTransitions } from '../src/series/closed.ts';
-import { TERMINAL_STATES } from '../src/timeline/types.ts';
-import { isDeepStrictEqual } from 'node:util';
+import { transitionCount } from '../src/timeline/types.ts';
+import { runColumns } from '../src/series/run-columns.ts';
+import { FIELDS, windowTotals } from '../src/series/totals.ts';
 import { openSession } from '../src/runtime/session.ts';
 import { memorySink } from '../src/runtime/sinks.ts';
 import type { ProfileName } from '../src/sources/simulator/index.ts';
@@ -40,9 +40,9 @@ const { values: args } = parseArgs({
     'parse-threads': { type: 'string' },
     snapshot: { type: 'string' },
     spaces: { type: 'boolean', default: false },
-    packed: { type: 'boolean', default: false },
     smoke: { type: 'boolean', default: false },
     maps: { type: 'boolean', default: false },
+    questions: { type: 'boolean', default: false },
   },
 });
 
@@ -120,7 +120,7 @@ try {
   const loaded = settled();
   const timelines = session.view.timelines();
   let transitions = 0;
-  for (const t of timelines) transitions += t.transitions.length;
+  for (const t of timelines) transitions += transitionCount(t);
   const runs = timelines.length;
   const rss = loaded.rss - empty.rss;
   const heap = loaded.heap - empty.heap;
@@ -150,29 +150,16 @@ try {
     const loadedMaps = residentByMapping();
     for (const [kind, bytes] of loadedMaps) process.stdout.write(`  ${kind}: ${mib(emptyMaps.get(kind) ?? 0)} → ${mib(bytes)}\n`);
   }
-  if (args.snapshot !== undefined) process.stdout.write(`heap snapshot: ${writeHeapSnapshot(args.snapshot)}\n`);
-  if (args.packed) {
-    // What is kept only to put the transitions back is allocated before the first measure, so that
-    // the difference is the objects dropped less the side tables made.
-    const closed = timelines.filter((t) => TERMINAL_STATES.has(t.transitions[t.transitions.length - 1]!.state));
-    const arrays = closed.map((t) => t.transitions);
-    const kept: (ClosedTransitions | null)[] = closed.map(() => null);
-    let count = 0;
+  if (args.questions) {
     const before = settled();
-    for (const [i, array] of arrays.entries()) {
-      const c = closedTransitions(array);
-      if (!isDeepStrictEqual(transitionsOf(c), array)) throw new Error(`${closed[i]!.uid}: its transitions do not read back exactly`);
-      kept[i] = c;
-      count += array.length;
-      // Emptied in place: the columns' cache is keyed by the array.
-      array.length = 0;
-    }
+    const horizon = Math.max(...timelines.map((t) => t.createdAt)) + 86_400_000;
+    runColumns(timelines);
+    const out = new Float64Array(FIELDS);
+    for (const tl of timelines) windowTotals(tl, horizon, -Infinity, Infinity, out);
     const after = settled();
-    process.stdout.write(
-      `packed (prototype)  ${int(closed.length)} closed timelines, ${int(count)} transitions: heap ${int((after.heap - before.heap) / runs)} B a run, RSS ${int((after.rss - before.rss) / runs)} B a run\n`,
-    );
-    for (const [i, array] of arrays.entries()) array.push(...transitionsOf(kept[i]!));
+    process.stdout.write(`after questions  heap ${int((after.heap - before.heap) / runs)} B a run more, RSS ${int((after.rss - before.rss) / runs)} B a run more\n`);
   }
+  if (args.snapshot !== undefined) process.stdout.write(`heap snapshot: ${writeHeapSnapshot(args.snapshot)}\n`);
   await session.stop();
 } finally {
   if (scratch !== null) rmSync(scratch, { recursive: true, force: true });

@@ -23,7 +23,7 @@ import { Rng } from '../src/sources/simulator/rng.ts';
 import { EmbeddedStore } from '../src/store/embedded.ts';
 import { encodeLine } from '../src/store/records.ts';
 import type { MachineState } from '../src/timeline/machine.ts';
-import type { State, Transition } from '../src/timeline/types.ts';
+import { openTransitions, transitionCount, transitionsOf, type State, type Transition } from '../src/timeline/types.ts';
 import type { FleetFile, Measured } from './restart.ts';
 
 const { values: args } = parseArgs({
@@ -92,8 +92,8 @@ let records = 0;
 const started = performance.now();
 for (const m of source) {
   const copy: MachineState = { ...m, timeline: { ...m.timeline, transitions: [] } };
-  for (const t of m.timeline.transitions) {
-    copy.timeline.transitions.push(t);
+  for (const t of transitionsOf(m.timeline)) {
+    openTransitions(copy.timeline).push(t);
     store.record({ timeline: copy.timeline, added: [t] }, copy);
     records++;
     // Let the group commit run now and then, as it would between watch events.
@@ -109,7 +109,7 @@ const snapshotBytes = statSync(join(dir, 'snapshot.json')).size;
 
 // Peers on a sample: an fsync per record, and no fsync.
 const sample = Math.min(2000, records);
-const lines = source.flatMap((m) => m.timeline.transitions.map((t) => encodeLine({ k: 'update', uid: m.timeline.uid, add: [[t.at, t.state]], everUp: true, restarts: 0, rv: null, deletedAt: null })));
+const lines = source.flatMap((m) => transitionsOf(m.timeline).map((t) => encodeLine({ k: 'update', uid: m.timeline.uid, add: [[t.at, t.state]], everUp: true, restarts: 0, rv: null, deletedAt: null })));
 /** Appends `count` lines: one write and fsync each, or (no fsync) in 1 MB writes — the ceiling. */
 async function appendAll(fsyncEach: boolean, count: number): Promise<number> {
   const peerDir = mkdtempSync(join(tmpdir(), 'upness-bench-peer-'));
@@ -148,7 +148,7 @@ for (let i = 0; i < runs; i++) {
   const t = performance.now();
   const { store: s, recovery } = await EmbeddedStore.open(dir);
   recoverMs.push(performance.now() - t);
-  recovered = recovery.machines.reduce((a, m) => a + m.timeline.transitions.length, 0);
+  recovered = recovery.machines.reduce((a, m) => a + transitionCount(m.timeline), 0);
   await s.close();
 }
 if (recovered !== total) throw new Error(`recovered ${recovered} transitions, wrote ${total}`);
@@ -164,8 +164,8 @@ const logOnly = mkdtempSync(join(tmpdir(), 'upness-bench-log-'));
   const { store: s } = await EmbeddedStore.open(logOnly);
   for (const m of source) {
     const copy: MachineState = { ...m, timeline: { ...m.timeline, transitions: [] } };
-    for (const t of m.timeline.transitions) {
-      copy.timeline.transitions.push(t);
+    for (const t of transitionsOf(m.timeline)) {
+      openTransitions(copy.timeline).push(t);
       s.record({ timeline: copy.timeline, added: [t] }, copy);
     }
   }

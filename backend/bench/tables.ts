@@ -26,7 +26,7 @@ import { traceFeed } from '../src/runtime/feeds.ts';
 import { openSession } from '../src/runtime/session.ts';
 import { memorySink } from '../src/runtime/sinks.ts';
 import { DEFAULT_START } from '../src/sources/simulator/index.ts';
-import type { Timeline } from '../src/timeline/types.ts';
+import { transitionsOf, type Timeline } from '../src/timeline/types.ts';
 import { QUESTIONS, type Detail, type Window } from './prometheus/questions.ts';
 
 const { values: args } = parseArgs({
@@ -70,7 +70,7 @@ function detailOf(timelines: readonly Timeline[], to: number): Detail {
     if (tl.createdAt > to) continue;
     const key = `${tl.namespace}/${tl.name}`;
     const e = byName.get(key) ?? { score: 0, tl: [] };
-    e.score += tl.transitions.filter((t) => t.at <= to).length;
+    e.score += transitionsOf(tl).filter((t) => t.at <= to).length;
     e.tl.push(tl);
     byName.set(key, e);
   }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { stateAt } from '../src/series/figures.ts';
 import { simulateFleet } from '../src/sources/simulator/index.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
-import type { State, Timeline } from '../src/timeline/types.ts';
+import { transitionsOf, type State, type Timeline } from '../src/timeline/types.ts';
 import { ready, startServe } from '../../test/support/serve.ts';
 
 interface Interval {
@@ -95,7 +95,7 @@ describe('kill -9 while a simulated fleet streams in at 3600× real time', () =>
       const snapshotReadBefore = (t: number): void => {
         for (; next < reads.length && reads[next]![1] < t; next++) {
           const tl = peer.timeline(reads[next]![0]);
-          if (tl !== undefined) asRead.set(tl.uid, { ...tl, transitions: [...tl.transitions] });
+          if (tl !== undefined) asRead.set(tl.uid, { ...tl, transitions: [...transitionsOf(tl)] });
         }
       };
       for (const o of simulateFleet({ jobsets: 12, days: 1 + 3650, seed: Number(SEED), start: anchor.start, profile: 'demo', nodes: true }).observations()) {
@@ -116,15 +116,15 @@ describe('kill -9 while a simulated fleet streams in at 3600× real time', () =>
         }
         const rebuilt = { ...truth, transitions: intervals.map((iv) => ({ at: Date.parse(iv.from), state: iv.state })) };
         // Before the gap: the same, transition for transition.
-        const before = (tl: typeof truth) => tl.transitions.filter((t) => t.at < gapFrom).map((t) => `${t.at}:${t.state}`);
+        const before = (tl: typeof truth) => transitionsOf(tl).filter((t) => t.at < gapFrom).map((t) => `${t.at}:${t.state}`);
         expect(before(rebuilt)).toEqual(before(truth));
         // After the relist: the same state at every minute.
-        const drawn = (tl: typeof truth) => tl.transitions.map((t) => `${new Date(t.at).toISOString()} ${t.state}`).join(', ');
+        const drawn = (tl: typeof truth) => transitionsOf(tl).map((t) => `${new Date(t.at).toISOString()} ${t.state}`).join(', ');
         // One thing cannot be known of a JobSet created during the gap and first seen not up: whether
         // it was up before anyone looked, i.e. whether it is provisioning or down (the engine guesses
         // down when it has restarted). Either is accepted for it; everything else must be the truth.
         // The same holds after a resume during the gap: whether it came up since cannot be known.
-        const resumedInGap = truth.transitions.some((tr, i) => tr.state === 'provisioning' && truth.transitions[i - 1]?.state === 'suspended' && tr.at > gapFrom && tr.at < resumedAt);
+        const resumedInGap = transitionsOf(truth).some((tr, i) => tr.state === 'provisioning' && transitionsOf(truth)[i - 1]?.state === 'suspended' && tr.at > gapFrom && tr.at < resumedAt);
         const unseenLife = truth.createdAt > gapFrom || resumedInGap;
         const guess = (a: string | null, b: string | null): boolean => unseenLife && a !== b && ['provisioning', 'down'].includes(a ?? '') && ['provisioning', 'down'].includes(b ?? '');
         // Up to when this timeline was read (a JobSet read early may have changed by the horizon).

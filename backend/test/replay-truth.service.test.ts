@@ -6,7 +6,7 @@ import { summarize } from '../src/series/summary.ts';
 import { DEFAULT_SIZE_BUCKETS, sizeBucketOf, sizeOf } from '../src/series/sizes.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
 import { ClusterEngine } from '../src/nodes/engine.ts';
-import type { Cause, Timeline, Transition } from '../src/timeline/types.ts';
+import { transitionsOf, type Cause, type Timeline, type Transition } from '../src/timeline/types.ts';
 import { parseTraceLine } from '../src/sources/trace/parse.ts';
 import { upness } from '../../test/support/cli.ts';
 
@@ -24,11 +24,11 @@ describe('replaying a simulated fleet rebuilds the simulator\'s truth exactly', 
     const rebuilt = byUid(engine.timelines());
     expect(rebuilt.size).toBe(truth.length);
     // Suspensions carry why (the Suspended condition's reason and message), in the truth as rebuilt.
-    expect(truth.some((t) => t.transitions.some((tr) => tr.suspension?.reason === 'SuspendedJobs'))).toBe(true);
+    expect(truth.some((t) => transitionsOf(t).some((tr) => tr.suspension?.reason === 'SuspendedJobs'))).toBe(true);
     for (const expected of truth) {
       const actual = rebuilt.get(expected.uid);
       expect(actual).toBeDefined();
-      expect(actual!.transitions).toEqual(expected.transitions);
+      expect(transitionsOf(actual!)).toEqual(transitionsOf(expected));
       expect(actual!.createdAt).toBe(expected.createdAt);
       expect([actual!.namespace, actual!.name, actual!.accelerator, actual!.topology]).toEqual([
         expected.namespace,
@@ -52,7 +52,7 @@ describe('replaying a simulated fleet rebuilds the simulator\'s truth exactly', 
     const engine = new TimelineEngine();
     for (const o of fleet.observations()) engine.observe(o);
     const rebuilt = byUid(engine.timelines());
-    for (const expected of fleet.truth()) expect(rebuilt.get(expected.uid)!.transitions).toEqual(expected.transitions);
+    for (const expected of fleet.truth()) expect(transitionsOf(rebuilt.get(expected.uid)!)).toEqual(transitionsOf(expected));
   });
 
   it('`upness simulate | upness replay -` prints the figures of the truth', () => {
@@ -94,8 +94,8 @@ describe('replaying a simulated fleet with its nodes rebuilds both layers, the n
     const nodeLayers = byUid(engine.nodeTimelines());
     expect(jobsets.size).toBe(truth.length);
     expect(nodeLayers.size).toBe(nodes.length);
-    for (const expected of truth) expect(jobsets.get(expected.uid)!.transitions.map(nodeCausesOnly)).toEqual(expected.transitions);
-    for (const expected of nodes) expect(nodeLayers.get(expected.uid)!.transitions).toEqual(expected.transitions);
+    for (const expected of truth) expect(transitionsOf(jobsets.get(expected.uid)!).map(nodeCausesOnly)).toEqual(transitionsOf(expected));
+    for (const expected of nodes) expect(transitionsOf(nodeLayers.get(expected.uid)!)).toEqual(transitionsOf(expected));
     // Node pools: identity, labels, the JobSets that ran on them, transitions and their node causes.
     const poolTimelines = byUid(engine.poolTimelines());
     expect(poolTimelines.size).toBe(pools.length);
@@ -106,19 +106,19 @@ describe('replaying a simulated fleet with its nodes rebuilds both layers, the n
   it.each([1, 2, 3, 4])('seed %i, realistic profile, 25 JobSets × 4 days', (seed) => {
     const { truth, nodes, pools } = check(simulateFleet({ jobsets: 25, days: 4, seed, nodes: true }), 'trace');
     // Pools: most end as planned (a scale-down), none goes down without its node, and planned changes cost nothing.
-    const poolStates = pools.flatMap((t) => t.transitions);
+    const poolStates = pools.flatMap((t) => transitionsOf(t));
     expect(poolStates.filter((tr) => tr.state === 'completed').length).toBeGreaterThan(pools.length / 2);
     for (const tr of poolStates) if (tr.state === 'down') expect(tr.causes).toHaveLength(1);
     expect(new Set(poolStates.flatMap((tr) => tr.causes ?? []).map((c) => c.kind))).toEqual(new Set(['NodeNotReady', 'NodeDeleted']));
-    const causes = (timelines: Timeline[]): Cause[] => timelines.flatMap((t) => t.transitions.flatMap((tr) => tr.causes ?? []));
+    const causes = (timelines: Timeline[]): Cause[] => timelines.flatMap((t) => transitionsOf(t).flatMap((tr) => tr.causes ?? []));
     // Nodes break both ways, and each breakage is the cause of an interruption of both layers.
     const kinds = new Set(causes(nodes).map((c) => c.kind));
     expect(kinds).toEqual(new Set(['NodeNotReady', 'NodeDeleted']));
     expect(causes(truth)).toEqual(expect.arrayContaining(causes(nodes)));
     // The node layer goes down only when a node breaks: every interruption of it carries its node.
-    for (const t of nodes) for (const tr of t.transitions) if (tr.state === 'down') expect(tr.causes).toHaveLength(1);
+    for (const t of nodes) for (const tr of transitionsOf(t)) if (tr.state === 'down') expect(tr.causes).toHaveLength(1);
     // ... and most JobSet interruptions are not the nodes' doing.
-    const jobsetDowns = truth.flatMap((t) => t.transitions.filter((tr) => tr.state === 'down'));
+    const jobsetDowns = truth.flatMap((t) => transitionsOf(t).filter((tr) => tr.state === 'down'));
     expect(jobsetDowns.filter((tr) => tr.causes !== undefined).length).toBeLessThan(jobsetDowns.length / 2);
   });
 
@@ -137,7 +137,7 @@ describe('replaying a simulated fleet with its nodes rebuilds both layers, the n
 
 describe('replaying a simulated fleet with its Kueue Workloads gives each preemption the Workload\'s reason, as the truth has it', () => {
   /** The transitions without their suspension reasons. */
-  const bare = (tl: Timeline): Transition[] => tl.transitions.map(({ suspension: _s, ...t }) => t);
+  const bare = (tl: Timeline): Transition[] => transitionsOf(tl).map(({ suspension: _s, ...t }) => t);
 
   it.each([1, 2, 3])('seed %i, realistic profile, 25 JobSets × 4 days, through the trace', (seed) => {
     const fleet = simulateFleet({ jobsets: 25, days: 4, seed, workloads: true });
@@ -147,14 +147,14 @@ describe('replaying a simulated fleet with its Kueue Workloads gives each preemp
     for (const line of fleet.traceLines((t) => truth.push(t))) engine.observe(parseTraceLine(line, 0));
     const rebuilt = byUid(engine.timelines());
     expect(rebuilt.size).toBe(truth.length);
-    for (const expected of truth) expect(rebuilt.get(expected.uid)!.transitions).toEqual(expected.transitions);
+    for (const expected of truth) expect(transitionsOf(rebuilt.get(expected.uid)!)).toEqual(transitionsOf(expected));
     // Every preemption's reason is the Workload's (Kueue's message), written as a fact; queued periods keep the controller's.
-    const reasons = truth.flatMap((t) => t.transitions.flatMap((tr) => (tr.suspension === undefined ? [] : [tr.suspension.reason])));
+    const reasons = truth.flatMap((t) => transitionsOf(t).flatMap((tr) => (tr.suspension === undefined ? [] : [tr.suspension.reason])));
     const preempted = reasons.filter((r) => r === 'Preempted').length;
     expect(preempted).toBeGreaterThan(0);
     expect(reasons).toContain('SuspendedJobs');
     expect(facts).toHaveLength(preempted);
-    expect(truth.flatMap((t) => t.transitions).filter((tr) => tr.suspension?.reason === 'Preempted').every((tr) => /^Preempted to accommodate a workload \(UID: [-0-9a-f]+, JobUID: [-0-9a-f]+\) due to /.test(tr.suspension!.message!))).toBe(true);
+    expect(truth.flatMap((t) => transitionsOf(t)).filter((tr) => tr.suspension?.reason === 'Preempted').every((tr) => /^Preempted to accommodate a workload \(UID: [-0-9a-f]+, JobUID: [-0-9a-f]+\) due to /.test(tr.suspension!.message!))).toBe(true);
     // The JobSets live the same lives as without Workloads: only the reasons differ.
     const plain = byUid(simulateFleet({ jobsets: 25, days: 4, seed }).truth());
     for (const t of truth) expect(bare(t)).toEqual(bare(plain.get(t.uid)!));
@@ -166,7 +166,7 @@ describe('replaying a simulated fleet with its Kueue Workloads gives each preemp
     const engine = new ClusterEngine();
     for (const o of fleet.observations((t) => truth.push(t))) engine.observe(o);
     const rebuilt = byUid(engine.timelines());
-    for (const expected of truth) expect(rebuilt.get(expected.uid)!.transitions.map(nodeCausesOnly)).toEqual(expected.transitions);
-    expect(truth.some((t) => t.transitions.some((tr) => tr.suspension?.reason === 'Preempted'))).toBe(true);
+    for (const expected of truth) expect(transitionsOf(rebuilt.get(expected.uid)!).map(nodeCausesOnly)).toEqual(transitionsOf(expected));
+    expect(truth.some((t) => transitionsOf(t).some((tr) => tr.suspension?.reason === 'Preempted'))).toBe(true);
   });
 });

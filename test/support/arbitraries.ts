@@ -1,18 +1,18 @@
 // Generated timelines for property tests, and a deliberately naive oracle to check figures against.
 
 import fc from 'fast-check';
-import type { State, Timeline, Transition } from '../../backend/src/timeline/types.ts';
+import type { State, OpenTimeline, Transition } from '../../backend/src/timeline/types.ts';
 
 const ACTIVE: State[] = ['provisioning', 'up', 'down', 'suspended', 'unknown'];
 const TERMINAL: State[] = ['completed', 'failed', 'deleted'];
 export const T0 = Date.parse('2026-01-01T00:00:00Z');
 
 /** Any well-formed timeline: non-decreasing times, no state repeated back to back, terminal last. */
-export const arbTimeline: fc.Arbitrary<Timeline> = timelines(30);
+export const arbTimeline: fc.Arbitrary<OpenTimeline> = timelines(30);
 
 /** Timelines of `minLength` to `maxLength` steps (long ones take the checkpointed path of the
  *  series stage; fast-check keeps arrays short unless a minimum says otherwise). */
-export function timelines(maxLength: number, minLength = 0): fc.Arbitrary<Timeline> {
+export function timelines(maxLength: number, minLength = 0): fc.Arbitrary<OpenTimeline> {
   return fc
   .record({
     created: fc.integer({ min: 0, max: 10_000_000 }),
@@ -33,7 +33,7 @@ export function timelines(maxLength: number, minLength = 0): fc.Arbitrary<Timeli
   })
   .map(({ created, steps, first, end, accelerators, checkpointIntervalMs }) => {
     const createdAt = T0 + created;
-    const transitions: Timeline['transitions'] = [{ at: createdAt, state: first }];
+    const transitions: OpenTimeline['transitions'] = [{ at: createdAt, state: first }];
     let at = createdAt;
     for (const step of [...steps, ...(end ? [end] : [])]) {
       if (step.state === transitions[transitions.length - 1]!.state) continue;
@@ -66,7 +66,7 @@ export interface OracleFigures {
  * Figures the slow, obvious way: walk segments, clip each to [from, to] by hand, test each event
  * against from < t ≤ to. Shares no code with the series stage.
  */
-export function oracle(tl: Timeline, horizon: number, from: number, to: number): OracleFigures {
+export function oracle(tl: OpenTimeline, horizon: number, from: number, to: number): OracleFigures {
   const durations = Object.fromEntries([...ACTIVE, ...TERMINAL].map((s) => [s, 0])) as Record<State, number>;
   const result: OracleFigures = { durations, interruptions: 0, recoveries: 0, recoveredDown: [], interruptedUp: [], queued: 0 };
   const tr = tl.transitions;

@@ -21,7 +21,7 @@
 // seconds (`9h`, `30m`, `1d`), a time as epoch ms (`@5h`: hour 5 of the script), a string in double
 // quotes (`"1"`: a string that reads as a number), or else a string.
 
-import type { State, Timeline } from '../../backend/src/timeline/types.ts';
+import type { OpenTimeline, State, Timeline } from '../../backend/src/timeline/types.ts';
 
 /** Hour 0 of every script. */
 export const SCRIPT_T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -78,10 +78,10 @@ function count(text: string, line: number): number {
   return Number(text);
 }
 
-function drawing(spec: string, attributes: string[], text: string, line: number): Timeline {
+function drawing(spec: string, attributes: string[], text: string, line: number): OpenTimeline {
   const [namespace, name] = spec.split('/');
   if (!namespace || !name) throw new Error(`line ${line}: "${spec}" is not namespace/name`);
-  const tl: Timeline = { uid: spec, namespace, name, labels: {}, accelerator: null, topology: null, createdAt: 0, transitions: [] };
+  const tl: OpenTimeline = { uid: spec, namespace, name, labels: {}, accelerator: null, topology: null, createdAt: 0, transitions: [] };
   for (const attribute of attributes) {
     const [key = '', v = ''] = attribute.split(/=(.*)/s);
     if (key === 'uid') tl.uid = v;

@@ -12,7 +12,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Timeline } from '../../src/timeline/types.ts';
+import { transitionsOf, type Timeline } from '../../src/timeline/types.ts';
 import { deadline, freePort, sleep, timedFetch, type Timed } from './proc.ts';
 
 export const SCRAPE_MS = 15_000;
@@ -166,7 +166,7 @@ export function writeOpenMetrics(
     const uid: SampledUid = { namespace: tl.namespace, name: tl.name, count: 0, up: 0, resets: 0, changes: 0 };
     let previous = -1;
     let wrote = false;
-    const tr = tl.transitions;
+    const tr = transitionsOf(tl);
     for (let i = 0; i < tr.length; i++) {
       const { at, state } = tr[i]!;
       if (state === 'completed' || state === 'failed' || state === 'deleted') break;

@@ -8,7 +8,7 @@
 
 import { figuresFromTotals, firstUp, timeToFirstUpAt, type Figures } from '../../src/series/figures.ts';
 import { cumulativeAt, endOf, FIELDS, INTERRUPTIONS, RECOVERIES, windowTotals } from '../../src/series/totals.ts';
-import type { Timeline } from '../../src/timeline/types.ts';
+import { transitionCount, transitionsOf, type Timeline } from '../../src/timeline/types.ts';
 
 export interface TruthOptions {
   /** The window of every question: [from, to]. */
@@ -140,7 +140,7 @@ export class Truth {
   add(tl: Timeline): void {
     const { from, to, stepMs } = this.options;
     this.uids++;
-    this.transitions += tl.transitions.length;
+    this.transitions += transitionCount(tl);
     if (this.options.keepTimelines) this.timelines.push(tl);
     if (tl.createdAt > to) return;
     this.selected++;
@@ -202,7 +202,7 @@ export class Truth {
 
   #classify(tl: Timeline): void {
     const { from, to } = this.options;
-    const tr = tl.transitions;
+    const tr = transitionsOf(tl);
     for (let i = 1; i < tr.length; i++) {
       const prev = tr[i - 1]!;
       const cur = tr[i]!;
@@ -244,7 +244,7 @@ export class Truth {
     let best: { key: string; score: number } | null = null;
     for (const [key, list] of this.candidates) {
       if (list.every((tl) => tl.createdAt > this.options.to)) continue;
-      const score = list.reduce((a, tl) => a + tl.transitions.filter((t) => t.at <= this.options.to).length, 0);
+      const score = list.reduce((a, tl) => a + transitionsOf(tl).filter((t) => t.at <= this.options.to).length, 0);
       if (best === null || score > best.score || (score === best.score && key < best.key)) best = { key, score };
     }
     if (best === null) return null;

@@ -10,7 +10,7 @@ import { timelines as arbTimelines, T0 } from '../../../test/support/arbitraries
 import { AGGREGATES } from '../series/fleet.ts';
 import { ADDITIVE_FIGURES, FIGURE_NAMES, type FigureName } from '../series/figures.ts';
 import { FleetIndex } from '../series/fleet-index.ts';
-import type { Timeline } from '../timeline/types.ts';
+import { transitionsOf, type Timeline } from '../timeline/types.ts';
 import type { FrameJSON } from './frame.ts';
 import { runQueries, type Observed } from './run-request.ts';
 
@@ -23,7 +23,7 @@ const arbFleet = fc
   .array(fc.tuple(arbTimelines(10), fc.constantFrom(...NAMESPACES)), { minLength: 1, maxLength: 8 })
   .map((list) =>
     list.map(([tl, namespace], i): Timeline => {
-      const transitions = tl.transitions.map((t) => ({ ...t, at: grid(t.at) }));
+      const transitions = transitionsOf(tl).map((t) => ({ ...t, at: grid(t.at) }));
       return { ...tl, uid: `u${i}`, name: `js${i}`, namespace, createdAt: transitions[0]!.at, transitions };
     }),
   );
@@ -96,7 +96,7 @@ interface Case {
 }
 
 function observedOf(fleet: readonly Timeline[], horizonAfter: number): Observed {
-  const last = Math.max(...fleet.map((tl) => tl.transitions[tl.transitions.length - 1]!.at));
+  const last = Math.max(...fleet.map((tl) => transitionsOf(tl)[transitionsOf(tl).length - 1]!.at));
   const horizon = last + horizonAfter;
   // The horizon is never before an observed transition.
   const observedHorizon = Math.max(horizon, last);

@@ -8,7 +8,7 @@ import { FleetIndex } from '../series/fleet-index.ts';
 import { SelectionIndexes } from '../series/selection-indexes.ts';
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
-import type { Timeline } from '../timeline/types.ts';
+import { transitionsOf, type Timeline } from '../timeline/types.ts';
 import { runQueries, type Observed } from './run-request.ts';
 import { expectSame } from '../../../test/support/same-numbers.ts';
 
@@ -138,7 +138,7 @@ describe('a selection', () => {
     const before = ask(withIndexes());
     expect(selections.counts().kept).toBe(1);
     // The newest open JobSet moves to another team: its object, observed again with the new label.
-    const open = engine.timelines().find((tl: Timeline) => tl.labels['ml.example.com/team'] === 'research' && tl.transitions.at(-1)!.state === 'up')!;
+    const open = engine.timelines().find((tl: Timeline) => tl.labels['ml.example.com/team'] === 'research' && transitionsOf(tl).at(-1)!.state === 'up')!;
     expect(open).toBeDefined();
     const object = structuredClone(lastObject(open.uid));
     object.metadata.labels['ml.example.com/team'] = 'team-moved';
@@ -169,7 +169,7 @@ describe('the selection indexes', () => {
 
   it('hold together at most about one fleet of events, however many selections are asked', () => {
     const { engine } = served(7);
-    const fleetEvents = engine.timelines().reduce((n, tl) => n + tl.transitions.length, 0);
+    const fleetEvents = engine.timelines().reduce((n, tl) => n + transitionsOf(tl).length, 0);
     const indexes = new SelectionIndexes(() => engine.timelines(), { max: 32, idleMs: 60_000, minEvents: 0 });
     const everyJobSet = () => ({ accepts: () => true });
     // Each selects every JobSet: the second pushes the first out.

@@ -5,7 +5,7 @@ import { timelineEvents } from '../series/events.ts';
 import { figures, stateAt, type Figures } from '../series/figures.ts';
 import { livedIn, summarize, type JobSetSummary } from '../series/summary.ts';
 import { named, oldestFirst } from '../timeline/order.ts';
-import type { Cause, Suspension, Timeline } from '../timeline/types.ts';
+import { transitionsOf, type Cause, type Suspension, type Timeline } from '../timeline/types.ts';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -26,8 +26,10 @@ export interface IntervalJson {
 
 /** A timeline's states as intervals; the open last one has `to: null`. */
 export function intervalsView(tl: Timeline, horizon: number): IntervalJson[] {
-  return tl.transitions.map((t, i) => {
-    const next = tl.transitions[i + 1];
+  // One JobSet's detail: its transitions as objects (made afresh for a closed one).
+  const transitions = transitionsOf(tl);
+  return transitions.map((t, i) => {
+    const next = transitions[i + 1];
     const terminal = t.state === 'completed' || t.state === 'failed' || t.state === 'deleted';
     const end = next?.at ?? (terminal ? t.at : Math.max(horizon, t.at));
     return {

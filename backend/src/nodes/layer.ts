@@ -27,7 +27,7 @@
 import { z } from 'zod';
 import type { Observation, ObservationType } from '../observation/types.ts';
 import { sameLabels } from '../timeline/intern.ts';
-import { packClosed, TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
+import { lastState, openTransitions, packClosed, setLastUnobserved, TERMINAL_STATES, transitionAt, transitionCount, transitionState, transitionTime, unobservedAt, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
 import { areDerivedTransitions, derivedTransitions } from '../timeline/never-up.ts';
 import type { JobSetUpdate } from '../timeline/engine.ts';
 import { joinCause, nodeTransitionFact, type Layer, type LayerFact } from '../timeline/facts.ts';
@@ -124,7 +124,7 @@ function isDerived(node: Timeline, jobset: Timeline): boolean {
     if (!(k in jobset)) return false;
     if (k === 'labels' ? !sameLabels(node.labels, jobset.labels) : node[k] !== jobset[k]) return false;
   }
-  return areDerivedTransitions(node.transitions, jobset);
+  return areDerivedTransitions(node, jobset);
 }
 
 // What a derived node layer keeps, in one number: its restart count (+1, 0 for none known) times
@@ -156,7 +156,16 @@ function unpackClosedRest(rest: number): { restarts: number | null; causeKeys: r
 }
 
 function currentState(timeline: Timeline): State | null {
-  return timeline.transitions[timeline.transitions.length - 1]?.state ?? null;
+  return lastState(timeline);
+}
+
+/** The index of its last transition that is an interruption (isInterruption); -1 when none is. */
+function lastInterruption(timeline: Timeline): number {
+  for (let i = transitionCount(timeline) - 1; i >= 0; i--) {
+    const state = transitionState(timeline, i);
+    if (state === 'down' || state === 'failed' || (unobservedAt(timeline, i)?.interruptions ?? 0) > 0) return i;
+  }
+  return -1;
 }
 
 /** A transition into down or failed, or one that carries interruptions that happened unobserved. */
@@ -236,15 +245,15 @@ export class NodeLayer {
     if (typeof entry !== 'number') return entry;
     const jobset = this.#jobsetTimeline(uid);
     if (jobset === undefined) return undefined;
-    const last = jobset.transitions[jobset.transitions.length - 1]!;
+    const last = transitionCount(jobset) - 1;
     const made: Entry = {
       uid,
       key: key(jobset.namespace, jobset.name),
       expected: jobset.pods ?? 0,
       timeline: derivedTimeline(jobset),
       everUp: false,
-      jobsetState: last.state,
-      jobsetStateAt: last.at,
+      jobsetState: transitionState(jobset, last),
+      jobsetStateAt: transitionTime(jobset, last),
       ...unpackClosedRest(entry),
     };
     this.#entries.set(uid, made);
@@ -281,11 +290,14 @@ export class NodeLayer {
     }
     for (const timeline of open.length === 0 ? timelines : [...timelines, ...open]) {
       const jobset = this.#jobsetTimeline(timeline.uid);
-      if (jobset === undefined || timeline.transitions.length === 0) continue;
+      if (jobset === undefined || transitionCount(timeline) === 0) continue;
       packClosed(timeline);
-      const last = jobset.transitions[jobset.transitions.length - 1]!;
+      const last = { state: lastState(jobset)!, at: transitionTime(jobset, transitionCount(jobset) - 1) };
       let everUp = false;
-      for (const t of timeline.transitions) everUp = t.state === 'up' ? true : t.state === 'suspended' ? false : everUp;
+      for (let i = 0; i < transitionCount(timeline); i++) {
+        const state = transitionState(timeline, i);
+        everUp = state === 'up' ? true : state === 'suspended' ? false : everUp;
+      }
       const entry: Entry = {
         uid: timeline.uid,
         key: key(timeline.namespace, timeline.name),
@@ -307,7 +319,7 @@ export class NodeLayer {
 
   /** Writes the node-layer transition at index `seq` as a fact. */
   #written(entry: Entry, seq: number): void {
-    this.#onFact(nodeTransitionFact(entry.uid, seq, entry.timeline.transitions[seq]!));
+    this.#onFact(nodeTransitionFact(entry.uid, seq, transitionAt(entry.timeline, seq)));
   }
 
   /** Feeds one Pod or Node observation (other kinds are ignored; JobSets come through observeJobSet). */
@@ -348,8 +360,9 @@ export class NodeLayer {
       const tl = update.timeline;
       // A JobSet layer timeline older than this observation (restored from a store): the node
       // layer's history before now is not known.
-      const fresh = update.added[0] === tl.transitions[0];
-      const before = fresh ? tl.transitions[0]! : (tl.transitions[tl.transitions.length - 1 - update.added.length] ?? tl.transitions[0]!);
+      const fresh = update.added.length === transitionCount(tl);
+      const b = fresh ? 0 : transitionCount(tl) - 1 - update.added.length;
+      const before = { state: transitionState(tl, b), at: transitionTime(tl, b) };
       entry = {
         uid,
         key: k,
@@ -371,7 +384,7 @@ export class NodeLayer {
     entry.expected = view.expectedNodes;
     if (deleted) {
       if (this.#current.get(k) === uid) this.#current.delete(k);
-    } else if (update.timeline.transitions.at(-1)?.state !== 'deleted') {
+    } else if (lastState(update.timeline) !== 'deleted') {
       this.#current.set(k, uid);
     }
 
@@ -386,7 +399,7 @@ export class NodeLayer {
 
     const jobset = update.timeline;
     for (const [i, t] of update.added.entries()) {
-      if (isInterruption(t)) this.#attach(k, jobset, jobset.transitions.length - update.added.length + i, 'jobset');
+      if (isInterruption(t)) this.#attach(k, jobset, transitionCount(jobset) - update.added.length + i, 'jobset');
       entry.jobsetState = t.state;
       entry.jobsetStateAt = t.at;
       this.#update(entry, t.at, receivedAt);
@@ -495,16 +508,16 @@ export class NodeLayer {
 
   /** Appends a transition, times non-decreasing and never later than the observation; null when nothing changed. */
   #enter(entry: Entry, state: State, at: number, receivedAt: number): Transition | null {
-    const transitions = entry.timeline.transitions;
-    const last = transitions[transitions.length - 1];
-    if (last === undefined) {
+    const n = transitionCount(entry.timeline);
+    if (n === 0) {
       const first = { at: entry.timeline.createdAt, state };
-      transitions.push(first);
+      openTransitions(entry.timeline).push(first);
       return first;
     }
+    const last = { at: transitionTime(entry.timeline, n - 1), state: transitionState(entry.timeline, n - 1) };
     if (TERMINAL_STATES.has(last.state) || last.state === state) return null;
     const transition: Transition = { at: Math.min(Math.max(at, last.at), Math.max(receivedAt, last.at)), state };
-    transitions.push(transition);
+    openTransitions(entry.timeline).push(transition);
     if (TERMINAL_STATES.has(state)) packClosed(entry.timeline);
     return transition;
   }
@@ -512,7 +525,7 @@ export class NodeLayer {
   #update(entry: Entry, at: number, receivedAt: number): void {
     if (this.#gap !== null) {
       // Decided when the gap ends; a JobSet first seen during it is unknown until then.
-      if (entry.timeline.transitions.length === 0 && this.#enter(entry, 'unknown', at, receivedAt) !== null) this.#written(entry, 0);
+      if (transitionCount(entry.timeline) === 0 && this.#enter(entry, 'unknown', at, receivedAt) !== null) this.#written(entry, 0);
       return;
     }
     const state = this.#derive(entry);
@@ -520,7 +533,7 @@ export class NodeLayer {
     if (state === 'suspended') entry.everUp = false;
     if (state === 'up') entry.everUp = true;
     if (added === null) return;
-    const seq = entry.timeline.transitions.length - 1;
+    const seq = transitionCount(entry.timeline) - 1;
     this.#written(entry, seq);
     if (isInterruption(added)) this.#attach(entry.key, entry.timeline, seq, 'nodes');
     if (TERMINAL_STATES.has(added.state)) this.#release(entry.uid);
@@ -577,10 +590,10 @@ export class NodeLayer {
       const interruptions = prior === 'up' && (after === 'down' || after === 'failed') ? 1 : 0;
       const recoveries = prior === 'down' && after === 'up' ? 1 : 0;
       const lastAdded = added[added.length - 1];
-      if (lastAdded !== undefined && interruptions + recoveries > 0) lastAdded.unobserved = { interruptions, recoveries };
-      const transitions = entry.timeline.transitions;
-      for (let i = transitions.length - added.length; i < transitions.length; i++) this.#written(entry, i);
-      if (lastAdded !== undefined && isInterruption(lastAdded)) this.#attach(entry.key, entry.timeline, transitions.length - 1, 'nodes');
+      if (lastAdded !== undefined && interruptions + recoveries > 0) setLastUnobserved(entry.timeline, lastAdded, { interruptions, recoveries });
+      const count = transitionCount(entry.timeline);
+      for (let i = count - added.length; i < count; i++) this.#written(entry, i);
+      if (lastAdded !== undefined && isInterruption(lastAdded)) this.#attach(entry.key, entry.timeline, count - 1, 'nodes');
       if (lastAdded !== undefined && TERMINAL_STATES.has(lastAdded.state)) this.#release(entry.uid);
       this.#settle(entry);
     }
@@ -622,8 +635,8 @@ export class NodeLayer {
     ];
     for (const [layer, tl] of layers) {
       if (tl === undefined || (layer === 'nodes' && !NODE_CAUSES.has(fact.cause.kind))) continue;
-      const seq = tl.transitions.findLastIndex(isInterruption);
-      if (seq >= 0 && this.#inWindow(fact.cause, tl.transitions[seq]!)) this.#give(item, tl, seq, layer);
+      const seq = lastInterruption(tl);
+      if (seq >= 0 && this.#inWindow(fact.cause, transitionTime(tl, seq))) this.#give(item, tl, seq, layer);
     }
   }
 
@@ -657,8 +670,8 @@ export class NodeLayer {
     return this.#causes.size;
   }
 
-  #inWindow(cause: Cause, t: Transition): boolean {
-    return cause.at >= t.at - this.#lookback && cause.at <= t.at + this.#lookahead;
+  #inWindow(cause: Cause, at: number): boolean {
+    return cause.at >= at - this.#lookback && cause.at <= at + this.#lookahead;
   }
 
   /** Gives a cause to the transition at `seq` of `tl` (the `layer` timeline of a JobSet): a fact, joined in memory. */
@@ -670,10 +683,10 @@ export class NodeLayer {
 
   /** Attaches the causes recorded for the JobSet named `k` around the transition at `seq` of `tl` to it. */
   #attach(k: string, tl: Timeline, seq: number, layer: Layer): void {
-    const t = tl.transitions[seq]!;
+    const at = transitionTime(tl, seq);
     for (const item of this.#causes.get(k) ?? []) {
       if (layer === 'nodes' && !NODE_CAUSES.has(item.cause.kind)) continue;
-      if (this.#inWindow(item.cause, t)) this.#give(item, tl, seq, layer);
+      if (this.#inWindow(item.cause, at)) this.#give(item, tl, seq, layer);
     }
   }
 

@@ -7,12 +7,12 @@ import { figures } from '../series/figures.ts';
 import { iso, min, Scenario } from '../../../test/support/scenario.ts';
 import type { KubeObject, Observation } from '../observation/types.ts';
 import type { Fact } from '../timeline/facts.ts';
-import type { Timeline } from '../timeline/types.ts';
+import { transitionsOf, type Timeline } from '../timeline/types.ts';
 import { ClusterEngine } from './engine.ts';
 import { viewJobSet } from '../timeline/jobset.ts';
 import { podFailures, viewNode, viewPod } from './objects.ts';
 
-const drawn = (tl: Timeline | undefined): string[] => (tl?.transitions ?? []).map((t) => `${(t.at - min(0)) / 60_000}:${t.state}`);
+const drawn = (tl: Timeline | undefined): string[] => (tl === undefined ? [] : transitionsOf(tl)).map((t) => `${(t.at - min(0)) / 60_000}:${t.state}`);
 
 let rv = 1_000_000;
 
@@ -138,10 +138,10 @@ describe('node-level up-ness', () => {
     const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(5));
     const unknown = run([...placed(js), obs(min(20), node('n2', 'Unknown', min(19), 'NodeStatusUnknown'))]);
     expect(drawn(unknown.nodeLayer.timeline('a'))).toEqual(['0:provisioning', '2:up', '19:down']);
-    expect(unknown.nodeLayer.timeline('a')!.transitions[2]!.causes).toEqual([{ kind: 'NodeNotReady', at: min(19), node: 'n2', reason: 'NodeStatusUnknown' }]);
+    expect(transitionsOf(unknown.nodeLayer.timeline('a')!)[2]!.causes).toEqual([{ kind: 'NodeNotReady', at: min(19), node: 'n2', reason: 'NodeStatusUnknown' }]);
     const deleted = run([...placed(js), obs(min(20), node('n2', 'True', min(0)), 'DELETED')]);
     expect(drawn(deleted.nodeLayer.timeline('a'))).toEqual(['0:provisioning', '2:up', '20:down']);
-    expect(deleted.nodeLayer.timeline('a')!.transitions[2]!.causes).toEqual([{ kind: 'NodeDeleted', at: min(20), node: 'n2' }]);
+    expect(transitionsOf(deleted.nodeLayer.timeline('a')!)[2]!.causes).toEqual([{ kind: 'NodeDeleted', at: min(20), node: 'n2' }]);
   });
 
   //   a failure-policy restart at 20 deletes both pods; new ones land on the same nodes at 22
@@ -233,7 +233,7 @@ describe('gaps in the Pod and Node watches', () => {
     engine.nodeLayer.endGap(min(50));
     const tl = engine.nodeLayer.timeline('a')!;
     expect(drawn(tl)).toEqual(['0:provisioning', '2:up', '40:unknown', '44:down']);
-    expect(tl.transitions[3]!.unobserved).toEqual({ interruptions: 1, recoveries: 0 });
+    expect(transitionsOf(tl)[3]!.unobserved).toEqual({ interruptions: 1, recoveries: 0 });
     expect(figures(tl, min(60), min(0), min(60))).toMatchObject({ unknownSeconds: 240, interruptions: 1, mtbiSeconds: null });
   });
 
@@ -275,7 +275,7 @@ describe('a relist that no longer lists a JobSet (restored from a store)', () =>
     expect(engine.nodeLayer.nodesOf('a')!.nodes).toEqual([]);
     // A node of a going NotReady now is nobody's cause.
     engine.observe(obs(min(55), node('n1', 'False', min(55))));
-    expect(engine.nodeLayer.timeline('a')!.transitions.at(-1)!.causes).toBeUndefined();
+    expect(transitionsOf(engine.nodeLayer.timeline('a')!).at(-1)!.causes).toBeUndefined();
   });
 });
 
@@ -307,7 +307,7 @@ describe('what is kept of Pod and Node objects', () => {
     );
     expect(engine.counts).toMatchObject({ pods: 2, nodes: 2 });
     expect(drawn(engine.nodeLayer.timeline('a'))).toEqual(['0:provisioning', '2:up', '20:down']);
-    expect(engine.timeline('a')!.transitions.at(-1)!.causes?.map((c) => `${c.kind}:${c.node}:${c.reason}`)).toEqual(['NodeNotReady:n1:NotReady', 'PodFailed:n1:OOMKilled', 'JobSetRestart:undefined:FailurePolicyRestart']);
+    expect(transitionsOf(engine.timeline('a')!).at(-1)!.causes?.map((c) => `${c.kind}:${c.node}:${c.reason}`)).toEqual(['NodeNotReady:n1:NotReady', 'PodFailed:n1:OOMKilled', 'JobSetRestart:undefined:FailurePolicyRestart']);
   });
 });
 
@@ -317,7 +317,7 @@ describe('causes of an interruption', () => {
     const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(5)).down(min(20), { restarts: 1 });
     const oom = pod({ index: 0, node: 'n1', status: { phase: 'Failed', containerStatuses: [{ name: 'main', restartCount: 0, state: { terminated: { exitCode: 137, reason: 'OOMKilled', finishedAt: iso(min(19)) } } }] } });
     const engine = run([...placed(js), obs(min(19.5), oom)]);
-    const down = engine.timeline('a')!.transitions.find((t) => t.state === 'down')!;
+    const down = transitionsOf(engine.timeline('a')!).find((t) => t.state === 'down')!;
     expect(down.causes).toEqual([
       { kind: 'PodFailed', at: min(19), pod: oom.metadata.name, node: 'n1', container: 'main', reason: 'OOMKilled', exitCode: 137 },
       { kind: 'JobSetRestart', at: min(20), restarts: 1, reason: 'FailurePolicyRestart' },
@@ -331,14 +331,14 @@ describe('causes of an interruption', () => {
     const early = pod({ index: 1, node: 'n2', status: { phase: 'Failed', reason: 'Evicted' } });
     const late = pod({ index: 0, node: 'n1', status: { conditions: [{ type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', lastTransitionTime: iso(min(20.2)) }] } });
     const engine = run([...placed(js), obs(min(10), early), obs(min(20.25), late)]);
-    const down = engine.timeline('a')!.transitions.find((t) => t.state === 'down')!;
+    const down = transitionsOf(engine.timeline('a')!).find((t) => t.state === 'down')!;
     expect(down.causes?.map((c) => `${c.kind}:${c.reason}`)).toEqual(['JobSetRestart:FailurePolicyRestart', 'PodDisruption:EvictionByEvictionAPI']);
   });
 
   it("a failed JobSet carries its Failed condition's reason", () => {
     const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(5)).at(min(30), { failedAt: min(30) });
     const engine = run(placed(js));
-    const failed = engine.timeline('a')!.transitions.at(-1)!;
+    const failed = transitionsOf(engine.timeline('a')!).at(-1)!;
     expect(failed.state).toBe('failed');
     expect(failed.causes).toEqual([{ kind: 'JobSetFailed', at: min(30), reason: 'Failed' }]);
   });
@@ -350,7 +350,7 @@ describe('causes of an interruption', () => {
     Object.assign(failedCondition, { reason: 'FailedJobs', message: 'jobset failed due to job rj0-1 exceeding maxRestarts' });
     expect(viewJobSet(last).failure).toEqual({ at: min(30), reason: 'FailedJobs', message: 'jobset failed due to job rj0-1 exceeding maxRestarts' });
     const engine = run(placed(js));
-    expect(engine.timeline('a')!.transitions.at(-1)!.causes).toEqual([
+    expect(transitionsOf(engine.timeline('a')!).at(-1)!.causes).toEqual([
       { kind: 'JobSetFailed', at: min(30), reason: 'FailedJobs', message: 'jobset failed due to job rj0-1 exceeding maxRestarts' },
     ]);
   });
@@ -363,13 +363,13 @@ describe('causes of an interruption', () => {
     const other = new Scenario({ uid: 'b', name: 'eval' }, min(60)).created();
     run(other.observations, engine);
     expect(engine.nodeLayer.causeNames).toBe(0);
-    expect(engine.timeline('a')!.transitions.find((t) => t.state === 'down')!.causes?.map((c) => c.kind)).toEqual(['JobSetRestart']);
+    expect(transitionsOf(engine.timeline('a')!).find((t) => t.state === 'down')!.causes?.map((c) => c.kind)).toEqual(['JobSetRestart']);
   });
 
   it('a cause is attached once, to the interruption it belongs to', () => {
     const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(5)).down(min(20), { restarts: 1 }).up(min(21)).down(min(40), { restarts: 2 });
     const engine = run([...placed(js), obs(min(19.9), node('n1', 'False', min(19.9))), obs(min(20.5), node('n1', 'True', min(20.5)))]);
-    const downs = engine.timeline('a')!.transitions.filter((t) => t.state === 'down');
+    const downs = transitionsOf(engine.timeline('a')!).filter((t) => t.state === 'down');
     expect(downs.map((d) => d.causes?.map((c) => c.kind))).toEqual([['NodeNotReady', 'JobSetRestart'], ['JobSetRestart']]);
   });
 });
@@ -389,7 +389,7 @@ describe('a JobSet whose pods were never seen', () => {
     expect(engine.nodeTimelines().map((t) => [t.uid, t.name, t.labels, drawn(t)])).toEqual([['a', 'train', engine.timeline('a')!.labels, ['0:provisioning', '30:failed']]]);
     // What the stores keep is written as it happened: each node-layer transition, and the causes.
     expect(facts.filter((f) => f.kind === 'node-transition').map((f) => (f.kind === 'node-transition' ? `${f.seq}:${f.transition.state}` : ''))).toEqual(['0:provisioning', '1:failed']);
-    expect(engine.timeline('a')!.transitions.at(-1)!.causes?.map((c) => c.kind)).toEqual(['JobSetFailed']);
+    expect(transitionsOf(engine.timeline('a')!).at(-1)!.causes?.map((c) => c.kind)).toEqual(['JobSetFailed']);
     expect(engine.nodeLayer.nodesOf('a')).toEqual({ nodes: [], expected: 2 });
   });
 
@@ -402,7 +402,7 @@ describe('a JobSet whose pods were never seen', () => {
     const last = js.observations.at(-1)!.object;
     run([obs(min(30.1), last), obs(min(30.2), last, 'DELETED')], engine);
     expect(facts).toHaveLength(told);
-    expect(engine.timeline('a')!.transitions.at(-1)!.causes?.map((c) => c.kind)).toEqual(['JobSetFailed']);
+    expect(transitionsOf(engine.timeline('a')!).at(-1)!.causes?.map((c) => c.kind)).toEqual(['JobSetFailed']);
     expect(engine.nodeLayer.derivedCount).toBe(1);
     expect(drawn(engine.nodeLayer.timeline('a'))).toEqual(['0:provisioning', '30:failed']);
   });
@@ -413,8 +413,8 @@ describe('a JobSet whose pods were never seen', () => {
     expect(engine.nodeLayer.derivedCount).toBe(1);
     run([obs(min(30), node('n1', 'True', min(0)), 'ADDED'), obs(min(30.1), pod({ index: 0, node: 'n1' }), 'ADDED'), obs(min(30.2), node('n1', 'True', min(0)), 'DELETED')], engine);
     const cause = { kind: 'NodeDeleted', at: min(30.2), node: 'n1' };
-    expect(engine.nodeLayer.timeline('a')!.transitions.at(-1)!.causes).toEqual([cause]);
-    expect(engine.timeline('a')!.transitions.at(-1)!.causes).toEqual([{ kind: 'JobSetFailed', at: min(30), reason: 'Failed' }, cause]);
+    expect(transitionsOf(engine.nodeLayer.timeline('a')!).at(-1)!.causes).toEqual([cause]);
+    expect(transitionsOf(engine.timeline('a')!).at(-1)!.causes).toEqual([{ kind: 'JobSetFailed', at: min(30), reason: 'Failed' }, cause]);
     expect(engine.nodeLayer.derivedCount).toBe(0);
   });
 

@@ -9,19 +9,19 @@ import { selectedRows } from '../series/run-columns.ts';
 import { sloTotals } from '../series/slo.ts';
 import { livedIn, summaryColumns } from '../series/summary.ts';
 import { byNamespaceNameUid, markSorted } from '../timeline/order.ts';
-import type { Timeline } from '../timeline/types.ts';
+import { openTransitions, transitionsOf, type Timeline } from '../timeline/types.ts';
 import { select } from './select.ts';
 
 /** A small fleet, each run named apart and given its own transitions, sorted as the engine lists it. */
 const arbFleet = fc.array(arbTimelines(12), { minLength: 1, maxLength: 12 }).map((tls) =>
   tls
-    .map((tl, i): Timeline => ({ ...tl, uid: `u${i}`, name: `js${i % 3}`, namespace: `ns${i % 2}`, transitions: tl.transitions.slice() }))
+    .map((tl, i): Timeline => ({ ...tl, uid: `u${i}`, name: `js${i % 3}`, namespace: `ns${i % 2}`, transitions: transitionsOf(tl).slice() }))
     .sort(byNamespaceNameUid),
 );
 const arbTime = fc.integer({ min: -1_000_000, max: 90_000_000 }).map((t) => T0 + t);
 /** A fleet and three times around it: often exactly one of its transitions' (the edges' rules are where reading a row instead would go wrong). */
 const arbFleetAndTimes = arbFleet.chain((fleet) => {
-  const at = fleet.flatMap((tl) => tl.transitions.map((t) => t.at));
+  const at = fleet.flatMap((tl) => transitionsOf(tl).map((t) => t.at));
   const time = fc.oneof(arbTime, fc.constantFrom(...at));
   return fc.tuple(fc.constant(fleet), time, time, time, fc.constantFrom(...at), fc.integer({ min: 0, max: 3_000_000 }), fc.integer({ min: 0, max: 3_000_000 }));
 });
@@ -62,9 +62,9 @@ describe('a selection by the list columns', () => {
         // Runs of the same list close (the engine's list is kept while none is added or dropped).
         for (const k of closing) {
           const tl = list[k % list.length]!;
-          const last = tl.transitions[tl.transitions.length - 1]!;
+          const last = transitionsOf(tl)[transitionsOf(tl).length - 1]!;
           if (['completed', 'failed', 'deleted'].includes(last.state)) continue;
-          tl.transitions.push({ at: last.at + 1000 * (k % 5), state: k % 2 === 0 ? 'completed' : 'failed' });
+          openTransitions(tl).push({ at: last.at + 1000 * (k % 5), state: k % 2 === 0 ? 'completed' : 'failed' });
         }
         check();
         list = markSorted([...list.slice(1), ...held].sort(byNamespaceNameUid));

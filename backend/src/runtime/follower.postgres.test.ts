@@ -10,7 +10,7 @@ import { newPool, withClient } from '../store/postgres-rows.ts';
 import { PostgresStore } from '../store/postgres.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import type { Observation } from '../observation/types.ts';
-import type { Timeline } from '../timeline/types.ts';
+import { transitionCount, transitionsOf, type Timeline } from '../timeline/types.ts';
 import { UPNESS_VERSION } from '../store/version.ts';
 import { figures } from '../series/figures.ts';
 import { min, Scenario } from '../../../test/support/scenario.ts';
@@ -159,7 +159,7 @@ describe('a follower', () => {
     await lead.feed([...simulateFleet({ jobsets: 10, days: 3, seed: 4 }).observations()]);
     const follower = follow(url, { pollMs: 200 }).start();
     await follower.loaded();
-    const closed = lead.engine.timelines().filter((tl) => ['completed', 'failed', 'deleted'].includes(tl.transitions.at(-1)!.state));
+    const closed = lead.engine.timelines().filter((tl) => ['completed', 'failed', 'deleted'].includes(transitionsOf(tl).at(-1)!.state));
     expect(closed.length).toBeGreaterThan(0);
     lead.engine.forget(closed.map((tl) => tl.uid));
     await lead.store.snapshot(lead.engine.machines(), lead.engine.horizon);
@@ -275,7 +275,7 @@ describe('goodput inputs and suspension reasons (migration 3)', () => {
       .at(min(60), { suspend: true, ready: 0 })
       .at(min(61), { suspended: { status: 'True', at: min(60), reason: 'QueueFull' } })
       .at(min(70));
-  const why = (tl: Timeline | undefined): unknown[] => (tl?.transitions ?? []).map((t) => (t.suspension ? [t.state, t.suspension.reason, t.suspension.message] : t.state));
+  const why = (tl: Timeline | undefined): unknown[] => (tl === undefined ? [] : transitionsOf(tl)).map((t) => (t.suspension ? [t.state, t.suspension.reason, t.suspension.message] : t.state));
   const EXPECTED = [['suspended', 'Preempted', 'Preempted to accommodate a higher priority Workload'], 'provisioning', 'up', 'down', 'up', ['suspended', 'QueueFull', null]];
 
   it('a follower and a restarted leader answer the accelerators, ETTR and suspension reasons the leader answered', async () => {
@@ -285,8 +285,8 @@ describe('goodput inputs and suspension reasons (migration 3)', () => {
     const observations = js().observations;
     // Up to the suspension at 60, before its reason is known: the follower has it without one.
     await feed(observations.slice(0, -2));
-    await until('the suspension at 60', () => follower.timelines()[0]?.transitions.length === 6, 5000);
-    expect(follower.timelines()[0]!.transitions[5]).toEqual({ at: min(60), state: 'suspended' });
+    await until('the suspension at 60', () => transitionCount(follower.timelines()[0] ?? { transitions: [] }) === 6, 5000);
+    expect(transitionsOf(follower.timelines()[0]!)[5]).toEqual({ at: min(60), state: 'suspended' });
     await feed(observations.slice(-2));
     const truth = engine.timeline('g')!;
     expect(why(truth)).toEqual(EXPECTED);
@@ -297,7 +297,7 @@ describe('goodput inputs and suspension reasons (migration 3)', () => {
     expect(f.acceleratorSecondsUp).toBe(38_400);
     expect(f.acceleratorSecondsLost).toBe(9_600);
     expect(f.estimatedEffectiveTrainingRatio).toBeCloseTo(25 / 70, 12);
-    await until('the reason learned at 61', () => follower.timelines()[0]?.transitions[5]?.suspension !== undefined, 5000);
+    await until('the reason learned at 61', () => transitionsOf(follower.timelines()[0] ?? { transitions: [] })[5]?.suspension !== undefined, 5000);
     const followed = follower.timelines()[0]!;
     expect(why(followed)).toEqual(EXPECTED);
     expect(figures(followed, engine.horizon!, min(0), min(70))).toEqual(f);

@@ -8,6 +8,7 @@ import { ClusterEngine } from '../nodes/engine.ts';
 import type { KubeObject, Observation } from '../observation/types.ts';
 import { keepIdentity } from '../sources/cluster/kept.ts';
 import { podOwners } from '../usage/jobset-usage.ts';
+import { transitionsOf } from '../timeline/types.ts';
 
 function node(name: string): KubeObject {
   return {
@@ -88,7 +89,7 @@ describe('Pods and Nodes kept in their kept form', () => {
     const kept = run(keepIdentity);
     // The case is not empty: the node layer went down with its causes, and the pool lost a node.
     const nodeLayer = whole.nodeTimelines()[0]!;
-    expect(nodeLayer.transitions.map((t) => t.state)).toEqual(['provisioning', 'up', 'down']);
+    expect(transitionsOf(nodeLayer).map((t) => t.state)).toEqual(['provisioning', 'up', 'down']);
     expect(JSON.stringify(nodeLayer)).toContain('NodeDeleted');
     expect(JSON.stringify(whole.timelines())).toContain('OOMKilled');
     expect(whole.poolTimelines()).toHaveLength(1);

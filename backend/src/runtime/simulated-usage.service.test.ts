@@ -6,7 +6,7 @@
 
 import { startService, type TestService } from '../../../test/support/service.ts';
 import { SIMULATED_USAGE_INTERVAL_MS, simulatedUsage, simulateFleet } from '../sources/simulator/index.ts';
-import type { State, Timeline } from '../timeline/types.ts';
+import { transitionsOf, type State, type Timeline } from '../timeline/types.ts';
 import { TERMINAL_STATES } from '../timeline/types.ts';
 import { UsageBook } from '../usage/book.ts';
 import { SimulatedUsageFeed } from './simulated-usage.ts';
@@ -21,7 +21,7 @@ const FROM = TO - 12 * HOUR;
 
 function trueState(tl: Timeline, t: number): State | null {
   let state: State | null = null;
-  for (const tr of tl.transitions) {
+  for (const tr of transitionsOf(tl)) {
     if (tr.at > t) break;
     state = tr.state;
   }
@@ -34,7 +34,7 @@ type Split = 'up' | 'notUp' | 'provisioning' | 'down' | 'suspended';
 function truthOf(tl: Timeline, metric: 'cpuCores' | 'memoryBytes', from: number, to: number): { mean: number | null; byState: Record<Split, number | null> } {
   const cuts = new Set<number>([from, to]);
   for (let t = Math.ceil(from / STEP) * STEP; t < to; t += STEP) cuts.add(t);
-  for (const tr of tl.transitions) if (tr.at > from && tr.at < to) cuts.add(tr.at);
+  for (const tr of transitionsOf(tl)) if (tr.at > from && tr.at < to) cuts.add(tr.at);
   const sorted = [...cuts].sort((a, b) => a - b);
   const sums: Record<string, { area: number; covered: number }> = {};
   const add = (key: string, length: number, value: number): void => {

@@ -3,14 +3,14 @@
 
 import fc from 'fast-check';
 import { arbTimeline, oracle, T0, timelines } from '../../../test/support/arbitraries.ts';
-import type { Timeline } from '../timeline/types.ts';
+import type { OpenTimeline } from '../timeline/types.ts';
 import { figures } from './figures.ts';
 
 describe('the columnar cache of a growing timeline', () => {
   it('is extended, never stale, as transitions are appended between queries', () => {
     fc.assert(
       fc.property(fc.oneof(arbTimeline, timelines(300, 120)), fc.integer({ min: 0, max: 200_000_000 }), (full, h) => {
-        const growing: Timeline = { ...full, transitions: [full.transitions[0]!] };
+        const growing: OpenTimeline = { ...full, transitions: [full.transitions[0]!] };
         for (let i = 1; i <= full.transitions.length; i++) {
           const horizon = T0 + h;
           const from = growing.createdAt - 1000;

@@ -4,7 +4,7 @@
 
 import fc from 'fast-check';
 import { timelines as arbTimelines, T0 } from '../../../test/support/arbitraries.ts';
-import type { Timeline } from '../timeline/types.ts';
+import { openTransitions, transitionsOf, type Timeline } from '../timeline/types.ts';
 import { firstUp, timeToFirstUpAt } from './figures.ts';
 import { FleetIndex } from './fleet-index.ts';
 import { livedIn } from './summary.ts';
@@ -43,11 +43,11 @@ function feed(index: FleetIndex, fleet: readonly Timeline[], cuts: number[]): Ti
     progress = false;
     fleet.forEach((tl, i) => {
       const view = views[i]!;
-      const have = view.transitions.length;
-      const n = tl.transitions.length;
+      const have = transitionsOf(view).length;
+      const n = transitionsOf(tl).length;
       if (have === n) return;
       progress = true;
-      view.transitions.push(...tl.transitions.slice(have, have + 1 + (cuts[k++ % cuts.length]! % (n - have))));
+      openTransitions(view).push(...transitionsOf(tl).slice(have, have + 1 + (cuts[k++ % cuts.length]! % (n - have))));
       index.grew(view, have);
     });
     index.window(index.partitions(), Infinity, T0, T0 + 50_000_000);
@@ -70,12 +70,12 @@ describe('the fleet index', () => {
           const views = feed(index, fleet, cuts);
           // Sorted and summed ahead (as a service does before it says it is ready), or on first read.
           if (cuts[0]! % 2 === 0) index.prepare();
-          const last = Math.max(...fleet.map((tl) => tl.transitions[tl.transitions.length - 1]!.at));
+          const last = Math.max(...fleet.map((tl) => transitionsOf(tl)[transitionsOf(tl).length - 1]!.at));
           const partitions = index.partitions(undefined, namespaces);
           for (const [a, length, shift] of windows) {
             const horizon = last + (a > 0 ? a % 10_000_000 : 0);
             // Now and then a window that begins or ends on an event (a creation at `to`, an end at `from`).
-            const edges = fleet.flatMap((tl) => tl.transitions.map((t) => t.at));
+            const edges = fleet.flatMap((tl) => transitionsOf(tl).map((t) => t.at));
             const from = shift % 3 === 0 ? edges[shift % edges.length]! : T0 + a;
             const to = shift % 5 === 0 ? Math.max(from, edges[(shift >> 3) % edges.length]!) : from + length;
             expect(index.covers(partitions, horizon)).toBe(true);
@@ -102,11 +102,11 @@ describe('the fleet index', () => {
     const moves: ((at: number) => number)[] = [(at) => at, (at) => at + 0.5];
     fc.assert(
       fc.property(arbFleet, arbWindow, fc.constantFrom(0, 1), (fleet, [a, length], which) => {
-        const moved = fleet.map((tl): Timeline => ({ ...tl, createdAt: moves[which]!(tl.createdAt), transitions: tl.transitions.map((t) => ({ ...t, at: moves[which]!(t.at) })) }));
+        const moved = fleet.map((tl): Timeline => ({ ...tl, createdAt: moves[which]!(tl.createdAt), transitions: transitionsOf(tl).map((t) => ({ ...t, at: moves[which]!(t.at) })) }));
         const index = new FleetIndex();
         // As a restore gives them: every timeline whole, one after another (out of time order).
         for (const tl of moved) index.grew(tl);
-        const horizon = Math.max(...moved.map((tl) => tl.transitions[tl.transitions.length - 1]!.at));
+        const horizon = Math.max(...moved.map((tl) => transitionsOf(tl)[transitionsOf(tl).length - 1]!.at));
         const from = T0 + a;
         const fast = index.window(index.partitions(), horizon, from, from + length);
         const expected = slow(moved, [], horizon, from, from + length);
@@ -125,7 +125,7 @@ describe('the fleet index', () => {
         const gone = fleet.filter((_, i) => drop[i]);
         index.forgot(gone);
         const kept = fleet.filter((_, i) => !drop[i]);
-        const horizon = Math.max(...fleet.map((tl) => tl.transitions[tl.transitions.length - 1]!.at));
+        const horizon = Math.max(...fleet.map((tl) => transitionsOf(tl)[transitionsOf(tl).length - 1]!.at));
         const from = Math.min(T0 + a, horizon);
         const fast = index.window(index.partitions(), horizon, from, from + length);
         const expected = slow(kept, [], horizon, from, from + length);
@@ -141,7 +141,7 @@ describe('the fleet index', () => {
       fc.property(arbFleet, fc.array(fc.nat(50), { minLength: 1, maxLength: 8 }), fc.array(arbWindow, { minLength: 1, maxLength: 4 }), fc.nat(12), (fleet, cuts, windows, forget) => {
         const index = new FleetIndex();
         const views = fleet.map((tl): Timeline => ({ ...tl, transitions: [] }));
-        const last = Math.max(...fleet.map((tl) => tl.transitions[tl.transitions.length - 1]!.at));
+        const last = Math.max(...fleet.map((tl) => transitionsOf(tl)[transitionsOf(tl).length - 1]!.at));
         // A series' times (enough of them that the index keeps C at each), asked again and again.
         const bounds = windows.flatMap(([a, length]) => [T0 + a, T0 + a + length]);
         const steps = Array.from({ length: 10 }, (_, k) => T0 + k * 7_000_000);
@@ -168,15 +168,15 @@ describe('the fleet index', () => {
           // Timelines grow in turn, so later rounds place events before the times read so far.
           fleet.forEach((tl, i) => {
             const view = views[i]!;
-            const have = view.transitions.length;
-            const n = tl.transitions.length;
+            const have = transitionsOf(view).length;
+            const n = transitionsOf(tl).length;
             if (have === n) return;
             progress = true;
-            view.transitions.push(...tl.transitions.slice(have, have + 1 + (cuts[k++ % cuts.length]! % (n - have))));
+            openTransitions(view).push(...transitionsOf(tl).slice(have, have + 1 + (cuts[k++ % cuts.length]! % (n - have))));
             index.grew(view, have);
           });
-          const grown = views.filter((v) => v.transitions.length > 0);
-          ask(grown, Math.max(last, ...grown.map((v) => v.transitions[v.transitions.length - 1]!.at)));
+          const grown = views.filter((v) => transitionsOf(v).length > 0);
+          ask(grown, Math.max(last, ...grown.map((v) => transitionsOf(v)[transitionsOf(v).length - 1]!.at)));
         }
         // Retention forgets some: every kept C(t) held theirs.
         const gone = views.slice(0, forget % (views.length + 1));

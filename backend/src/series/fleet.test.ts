@@ -4,7 +4,7 @@
 
 import fc from 'fast-check';
 import { timelines as arbTimelines, T0 } from '../../../test/support/arbitraries.ts';
-import type { Timeline } from '../timeline/types.ts';
+import { transitionsOf, type Timeline } from '../timeline/types.ts';
 import type { FigureName } from './figures.ts';
 import { fleetFigure, fleetFigureAggregates, type Aggregate, type GroupBy } from './fleet.ts';
 
@@ -35,10 +35,10 @@ describe('fleetFigureAggregates', () => {
         fc.integer({ min: 0, max: 60_000_000 }),
         fc.nat(20_000_000),
         (fleet, figure, groupBy, a, length, ahead) => {
-          const last = Math.max(T0, ...fleet.map((tl) => tl.transitions[tl.transitions.length - 1]!.at));
+          const last = Math.max(T0, ...fleet.map((tl) => transitionsOf(tl)[transitionsOf(tl).length - 1]!.at));
           const horizon = last + ahead;
           // Now and then a window that begins or ends on an event (a JobSet ended at `from`, created at `to`).
-          const edges = fleet.flatMap((tl) => tl.transitions.map((t) => t.at));
+          const edges = fleet.flatMap((tl) => transitionsOf(tl).map((t) => t.at));
           const from = edges.length > 0 && a % 3 === 0 ? edges[Math.abs(a) % edges.length]! : T0 + a;
           const to = edges.length > 0 && length % 5 === 0 ? Math.max(from, edges[(length >> 3) % edges.length]!) : from + length;
           const together = fleetFigureAggregates(fleet, horizon, from, to, figure, groupBy, HOWS);

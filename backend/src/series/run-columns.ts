@@ -11,8 +11,8 @@
 // Pure: values in, values out (the rows are a cache of what the timelines say).
 
 import { byNamespaceNameUid } from '../timeline/order.ts';
-import { TERMINAL_STATES, type Timeline } from '../timeline/types.ts';
-import { CLOSED_FROM, columnsOf, timeToFirstUpFrom } from './columns.ts';
+import { closedAt, lastAt, type Timeline } from '../timeline/types.ts';
+import { CLOSED_FROM, timelineColumns, timeToFirstUpFrom } from './columns.ts';
 import { addGoodputWith, BASE_FIELDS, lifeInto } from './totals.ts';
 
 /** `state` of a row that is not (yet) a closed run's. */
@@ -94,7 +94,7 @@ function copyRow(from: RunColumns, j: number, to: RunColumns, i: number): void {
 /** Fills row i when its run has closed; false while it is open. */
 function fill(rc: RunColumns, i: number): boolean {
   const tl = rc.list[i]!;
-  const c = columnsOf(tl.transitions);
+  const c = timelineColumns(tl);
   const n = c.length;
   if (n === 0 || (c.code[n - 1]! & 7) < CLOSED_FROM || c.at[0] !== tl.createdAt) return false;
   rc.end[i] = c.at[n - 1]!;
@@ -102,7 +102,7 @@ function fill(rc: RunColumns, i: number): boolean {
   rc.timeToFirstUp[i] = timeToFirstUpFrom(c, Infinity) ?? NaN;
   rc.accelerators[i] = tl.accelerators ?? 0;
   rc.checkpointMs[i] = tl.checkpointIntervalMs ?? NaN;
-  lifeInto(tl.transitions, c, rc.life, i * BASE_FIELDS);
+  lifeInto(tl, c, rc.life, i * BASE_FIELDS);
   // Last: a row is read as closed only once the rest of it is there.
   rc.state[i] = c.code[n - 1]! & 7;
   return true;
@@ -120,10 +120,10 @@ export function isClosedRow(rc: RunColumns, i: number): boolean {
 export function livedRow(rc: RunColumns, i: number, horizon: number, from: number, to: number): boolean {
   if (rc.created[i]! > to) return false;
   if (isClosedRow(rc, i)) return rc.end[i]! > from;
-  const transitions = rc.list[i]!.transitions;
-  const last = transitions[transitions.length - 1]!;
-  if (TERMINAL_STATES.has(last.state)) return last.at > from;
-  return (horizon > last.at ? horizon : last.at) >= from;
+  const tl = rc.list[i]!;
+  const last = lastAt(tl);
+  if (closedAt(tl) !== Infinity) return last > from;
+  return (horizon > last ? horizon : last) >= from;
 }
 
 /** Whether the window (from, to] holds the whole life of closed row i: its totals there are its life's. */

@@ -1,8 +1,8 @@
 // One row per timeline: who it is, its state at the window's end, and every figure over the window.
 
 import { byNamespaceNameUid, isMarkedSorted } from '../timeline/order.ts';
-import { TERMINAL_STATES, type State, type Timeline } from '../timeline/types.ts';
-import { columnsOf, STATE_CODE, timeToFirstUpFrom, type Columns } from './columns.ts';
+import { closedAt, lastAt, type State, type Timeline } from '../timeline/types.ts';
+import { STATE_CODE, timelineColumns, timeToFirstUpFrom, type Columns } from './columns.ts';
 import { figuresFromTotals, type Figures } from './figures.ts';
 import { holdsLife, rowLifeInto, selectedRows } from './run-columns.ts';
 import { endOf, FIELDS, windowTotals } from './totals.ts';
@@ -27,10 +27,9 @@ export interface JobSetSummary extends Figures {
 export function livedIn(timeline: Timeline, horizon: number, from: number, to: number): boolean {
   // lived(lifeOf(…)) without the object: selections ask it of every timeline of the fleet.
   if (timeline.createdAt > to) return false;
-  const transitions = timeline.transitions;
-  const last = transitions[transitions.length - 1]!;
-  if (TERMINAL_STATES.has(last.state)) return last.at > from;
-  return (horizon > last.at ? horizon : last.at) >= from;
+  const last = lastAt(timeline);
+  if (closedAt(timeline) !== Infinity) return last > from;
+  return (horizon > last ? horizon : last) >= from;
 }
 
 /** A timeline's life as livedIn reads it: worked out once, then tested against many windows. */
@@ -42,8 +41,7 @@ export interface Life {
 }
 
 export function lifeOf(timeline: Timeline, horizon: number): Life {
-  const last = timeline.transitions[timeline.transitions.length - 1]!;
-  return { created: timeline.createdAt, end: endOf(timeline, horizon), closed: TERMINAL_STATES.has(last.state) };
+  return { created: timeline.createdAt, end: endOf(timeline, horizon), closed: closedAt(timeline) !== Infinity };
 }
 
 export function lived(life: Life, from: number, to: number): boolean {
@@ -103,7 +101,7 @@ export function summaryColumns(timelines: readonly Timeline[], horizon: number, 
     const tl = lived[i]!;
     windowTotals(tl, horizon, from, to, totals, i * FIELDS);
     // From the columns windowTotals just read: numbers, not the transitions' fields.
-    const c = columnsOf(tl.transitions);
+    const c = timelineColumns(tl);
     if (withTimeToFirstUp) timeToFirstUp[i] = timeToFirstUpFrom(c, to);
     states[i] = stateFrom(c, to)!;
   }

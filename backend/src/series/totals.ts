@@ -3,8 +3,8 @@
 // events counted when a < t ≤ b. One sweep gives C at many times, which serves single windows,
 // step buckets, rolling windows and cumulative series alike.
 
-import { TERMINAL_STATES, type Timeline } from '../timeline/types.ts';
-import { CLOSED_FROM, columnsOf, eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, type Columns } from './columns.ts';
+import { closedAt, lastAt, timelineColumns, unobservedAt, type Timeline, type Transitions } from '../timeline/types.ts';
+import { CLOSED_FROM, eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, type Columns } from './columns.ts';
 import {
   ACCELERATOR_LOST,
   ACCELERATOR_UP,
@@ -65,16 +65,14 @@ export const FIELD_OF = Int8Array.from([UP, PROVISIONING, INTERRUPTION_DOWN, SUS
 
 /** When the timeline first left suspension (or was created active): its first start. */
 export function startedAt(timeline: Timeline): number | null {
-  for (const t of timeline.transitions) {
-    if (t.state === 'provisioning' || t.state === 'up' || t.state === 'down') return t.at;
-  }
-  return null;
+  const start = timelineColumns(timeline).start;
+  return start === Infinity ? null : start;
 }
 
 /** When accrual stops: the terminal transition, or the horizon for a timeline still open. */
 export function endOf(timeline: Timeline, horizon: number): number {
-  const last = timeline.transitions[timeline.transitions.length - 1]!;
-  return TERMINAL_STATES.has(last.state) ? last.at : Math.max(horizon, last.at);
+  const closed = closedAt(timeline);
+  return closed !== Infinity ? closed : Math.max(horizon, lastAt(timeline));
 }
 
 /**
@@ -82,7 +80,7 @@ export function endOf(timeline: Timeline, horizon: number): number {
  * `times` must be sorted ascending. `horizon` is the time up to which an open timeline is observed.
  */
 /** Adds the closed segment i (at[i] → at[i+1]) whole, and the events of entering transition i + 1. */
-function addSegment(transitions: Timeline['transitions'], c: Columns, i: number, acc: Float64Array): void {
+function addSegment(tl: Transitions, c: Columns, i: number, acc: Float64Array): void {
   const s = c.at[i]!;
   const e = c.at[i + 1]!;
   const id = c.code[i]! & 7;
@@ -103,7 +101,7 @@ function addSegment(transitions: Timeline['transitions'], c: Columns, i: number,
     acc[RECOVERED_DOWN]! += e - s;
   }
   if ((next & UNOBSERVED_BIT) !== 0) {
-    const unobserved = transitions[i + 1]!.unobserved!;
+    const unobserved = unobservedAt(tl, i + 1)!;
     acc[INTERRUPTIONS]! += unobserved.interruptions;
     acc[RECOVERIES]! += unobserved.recoveries;
   }
@@ -125,24 +123,27 @@ function isClosed(c: Columns): boolean {
 }
 
 /**
- * A closed timeline's totals over its whole life (BASE_FIELDS numbers), worked out on first use and
- * kept on its columns (columns.ts `life`): a closed timeline never changes, and a window that holds
- * its whole life (most tables over a range: runs that began and ended inside it) reads them.
+ * A closed timeline's totals over its whole life (BASE_FIELDS numbers), for a window that holds its
+ * whole life (most tables over a range: runs that began and ended inside it). A long one (more than
+ * DIRECT transitions) keeps them on its columns (columns.ts `life`): it never changes, and a sweep
+ * over it costs. A short one works them out each time (a sweep of a few transitions): the tables'
+ * rows (run-columns.ts) already keep every closed run's, and a second copy cost ~140 bytes a run.
+ * What is returned is read before the next call (a scratch array for a short one).
  */
-export function lifeTotals(transitions: Timeline['transitions'], c: Columns): readonly number[] {
+export function lifeTotals(tl: Transitions, c: Columns): ArrayLike<number> {
   if (c.life !== null) return c.life;
   const acc = LIFE_ACC;
-  lifeInto(transitions, c, acc, 0);
+  lifeInto(tl, c, acc, 0);
   // Of the exact length, BASE_FIELDS, whatever it is (a closed run keeps it for its lifetime).
-  c.life = Array.from(acc);
-  return c.life;
+  if (c.length > DIRECT) c.life = Array.from(acc);
+  return acc;
 }
 const LIFE_ACC = new Float64Array(BASE_FIELDS);
 
 /** Writes a closed timeline's whole-life totals (BASE_FIELDS numbers) into `out` at `o`. */
-export function lifeInto(transitions: Timeline['transitions'], c: Columns, out: Float64Array, o: number): void {
+export function lifeInto(tl: Transitions, c: Columns, out: Float64Array, o: number): void {
   const acc = LIFE_SCRATCH.fill(0);
-  for (let i = 0; i + 1 < c.length; i++) addSegment(transitions, c, i, acc);
+  for (let i = 0; i + 1 < c.length; i++) addSegment(tl, c, i, acc);
   for (let f = 0; f < BASE_FIELDS; f++) out[o + f] = acc[f]!;
 }
 const LIFE_SCRATCH = new Float64Array(FIELDS);
@@ -162,7 +163,7 @@ interface Checkpoints {
 }
 const checkpoints = new WeakMap<Columns, Checkpoints>();
 
-function checkpointsOf(transitions: Timeline['transitions'], c: Columns): Checkpoints {
+function checkpointsOf(tl: Transitions, c: Columns): Checkpoints {
   let cp = checkpoints.get(c);
   if (cp === undefined) {
     cp = { totals: new Float64Array(FIELDS * 8), count: 1, running: new Float64Array(FIELDS), done: 0 };
@@ -170,7 +171,7 @@ function checkpointsOf(transitions: Timeline['transitions'], c: Columns): Checkp
   }
   // Segment i is closed once transition i + 1 exists.
   for (; cp.done + 1 < c.length; cp.done++) {
-    addSegment(transitions, c, cp.done, cp.running);
+    addSegment(tl, c, cp.done, cp.running);
     if ((cp.done + 1) % K === 0) {
       if ((cp.count + 1) * FIELDS > cp.totals.length) {
         const grown = new Float64Array(cp.totals.length * 2);
@@ -185,7 +186,7 @@ function checkpointsOf(transitions: Timeline['transitions'], c: Columns): Checkp
 }
 
 /** C(t) by checkpoint: the last transition at or before t, its checkpoint, at most K segments on. */
-function cumulativeAtOne(transitions: Timeline['transitions'], c: Columns, end: number, t: number, out: Float64Array, o: number): void {
+function cumulativeAtOne(tl: Transitions, c: Columns, end: number, t: number, out: Float64Array, o: number): void {
   for (let f = 0; f < FIELDS; f++) out[o + f] = 0;
   const n = c.length;
   if (n === 0 || t < c.at[0]!) return;
@@ -197,11 +198,11 @@ function cumulativeAtOne(transitions: Timeline['transitions'], c: Columns, end: 
     else hi = mid - 1;
   }
   const m = lo;
-  const cp = checkpointsOf(transitions, c);
+  const cp = checkpointsOf(tl, c);
   const j = Math.floor(m / K);
   const acc = ACC;
   for (let f = 0; f < FIELDS; f++) acc[f] = cp.totals[j * FIELDS + f]!;
-  for (let i = j * K; i < m; i++) addSegment(transitions, c, i, acc);
+  for (let i = j * K; i < m; i++) addSegment(tl, c, i, acc);
   // The part of segment m that has passed by t (the last segment accrues up to the end).
   const s = c.at[m]!;
   const e = m + 1 < n ? c.at[m + 1]! : end > s ? end : s;
@@ -227,12 +228,11 @@ export function cumulativeSwept(timeline: Timeline, horizon: number, times: Arra
 }
 
 function cumulativeBase(timeline: Timeline, horizon: number, times: ArrayLike<number>, out: Float64Array, kept: boolean): void {
-  const transitions = timeline.transitions;
-  const c = columnsOf(transitions);
+  const c = timelineColumns(timeline);
   const count = times.length;
   // A closed timeline asked only before it began or after it ended: its whole life, or nothing.
   if (kept && isClosed(c) && lifeTimes(c, times)) {
-    const life = lifeTotals(transitions, c);
+    const life = lifeTotals(timeline, c);
     for (let k = 0; k < count; k++) {
       const o = k * FIELDS;
       if (lifeAt(c, times[k]!) === 1) for (let f = 0; f < BASE_FIELDS; f++) out[o + f] = life[f]!;
@@ -244,7 +244,7 @@ function cumulativeBase(timeline: Timeline, horizon: number, times: ArrayLike<nu
   const { length: n, at, code, start } = c;
   // A few times over a long timeline: by checkpoint. Many times: one sweep serves them all.
   if (count * (K + 2 * Math.log2(n + 1)) < n) {
-    for (let k = 0; k < count; k++) cumulativeAtOne(transitions, c, end, times[k]!, out, k * FIELDS);
+    for (let k = 0; k < count; k++) cumulativeAtOne(timeline, c, end, times[k]!, out, k * FIELDS);
     return;
   }
   const acc = ACC.fill(0);
@@ -276,7 +276,7 @@ function cumulativeBase(timeline: Timeline, horizon: number, times: ArrayLike<nu
       break;
     }
     // The whole segment, and the event of leaving it at e (C(t) includes it when e ≤ t).
-    addSegment(transitions, c, i, acc);
+    addSegment(timeline, c, i, acc);
   }
   for (; k < count; k++) {
     const o = k * FIELDS;
@@ -295,10 +295,10 @@ const DIRECT = 64;
 
 /** Totals over the window (from, to]: C(to) − C(from), written into `out` at `o` (a new array by default). */
 export function windowTotals(timeline: Timeline, horizon: number, from: number, to: number, out: Float64Array = new Float64Array(FIELDS), o = 0): Float64Array {
-  const c = columnsOf(timeline.transitions);
+  const c = timelineColumns(timeline);
   // A closed run whose whole life lies in the window (the most of a table over a range): its life's totals, kept.
   if (isClosed(c) && lifeAt(c, to) === 1 && lifeAt(c, from) === 0) {
-    const life = lifeTotals(timeline.transitions, c);
+    const life = lifeTotals(timeline, c);
     for (let f = 0; f < BASE_FIELDS; f++) out[o + f] = life[f]!;
     addGoodput(timeline, out, o);
     return out;
@@ -308,7 +308,7 @@ export function windowTotals(timeline: Timeline, horizon: number, from: number, 
 
 /** windowTotals by sweeping the transitions, whatever the timeline (exported for the tests that hold the kept totals to it). */
 export function sweptWindowTotals(timeline: Timeline, horizon: number, from: number, to: number, out: Float64Array = new Float64Array(FIELDS), o = 0): Float64Array {
-  const c = columnsOf(timeline.transitions);
+  const c = timelineColumns(timeline);
   if (c.length > DIRECT) {
     WINDOW_TIMES[0] = from;
     WINDOW_TIMES[1] = to;
@@ -345,7 +345,7 @@ export function sweptWindowTotals(timeline: Timeline, horizon: number, from: num
       out[o + RECOVERED_DOWN]! += e - s;
     }
     if ((next & UNOBSERVED_BIT) !== 0) {
-      const unobserved = timeline.transitions[i + 1]!.unobserved!;
+      const unobserved = unobservedAt(timeline, i + 1)!;
       out[o + INTERRUPTIONS]! += unobserved.interruptions;
       out[o + RECOVERIES]! += unobserved.recoveries;
     }

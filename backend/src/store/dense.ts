@@ -14,7 +14,7 @@
 
 import { internLabels, internNamespace } from '../timeline/intern.ts';
 import type { MachineState } from '../timeline/machine.ts';
-import type { Cause, State, Suspension, Transition } from '../timeline/types.ts';
+import { transitionAt, transitionCount, type Cause, type State, type Suspension, type Transition } from '../timeline/types.ts';
 
 type Labels = Readonly<Record<string, string>>;
 /** An interned string: its number in the strings table, or (first use) the string itself. */
@@ -80,8 +80,8 @@ export class DenseWriter {
     const times: (number | [number])[] = [];
     let extras: Extra[] | undefined;
     let before = tl.createdAt;
-    for (let i = 0; i < tl.transitions.length; i++) {
-      const t = tl.transitions[i]!;
+    for (let i = 0; i < transitionCount(tl); i++) {
+      const t = transitionAt(tl, i);
       states += STATE_CODES[t.state];
       const d = t.at - before;
       times.push(before + d === t.at && Number.isSafeInteger(d) ? d : [t.at]);

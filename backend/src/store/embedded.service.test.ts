@@ -12,7 +12,7 @@ import { TimelineEngine } from '../timeline/engine.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
 import { EmbeddedStore, StoreError } from './embedded.ts';
 import { clusterEngine, clusterTrace, drawn, feedFleet, JOBSET, NODES, plainMachines } from '../../../test/support/store/scenes.ts';
-import { TERMINAL_STATES, type Cause, type Timeline, type Transition } from '../timeline/types.ts';
+import { transitionsOf, TERMINAL_STATES, type Cause, type Timeline, type Transition } from '../timeline/types.ts';
 import { FORMAT, parseSnapshot, snapshotOf, snapshotText, type Snapshot, type UsageSnapshotEntry } from './records.ts';
 import { poolTimeline } from '../timeline/facts.ts';
 import { UPNESS_VERSION } from './version.ts';
@@ -229,9 +229,9 @@ describe('the embedded store', () => {
     const { engine, store } = await fill(dir);
     const taking = store.snapshot(engine.machines(), engine.horizon);
     // Observed (and recorded) before the snapshot is on disk: in the next segment, not in the snapshot too.
-    const before = [...engine.machines()].reduce((n, m) => n + m.timeline.transitions.length, 0);
+    const before = [...engine.machines()].reduce((n, m) => n + transitionsOf(m.timeline).length, 0);
     for (const o of simulateFleet({ jobsets: 2, days: 1, seed: 9, start: engine.horizon! + 1 }).observations()) engine.observe(o);
-    expect([...engine.machines()].reduce((n, m) => n + m.timeline.transitions.length, 0)).toBeGreaterThan(before);
+    expect([...engine.machines()].reduce((n, m) => n + transitionsOf(m.timeline).length, 0)).toBeGreaterThan(before);
     await taking;
     await store.close();
     const { recovery, store: reopened } = await EmbeddedStore.open(dir);
@@ -308,13 +308,13 @@ describe('the embedded store', () => {
     const engine = clusterEngine(store);
     feedFleet(engine, store, { jobsets: 6, days: 2, seed: 3 });
     await store.snapshot(engine.machines(), engine.horizon, engine.nodeTimelines());
-    const derived = engine.nodeTimelines().filter((tl) => TERMINAL_STATES.has(tl.transitions.at(-1)!.state));
+    const derived = engine.nodeTimelines().filter((tl) => TERMINAL_STATES.has(transitionsOf(tl).at(-1)!.state));
     expect(derived.length).toBeGreaterThan(10);
     expect(engine.nodeLayer.derivedCount).toBe(derived.length);
     // A node's cause found after the snapshot, on the last transition of a derived node layer.
     const late = derived[0]!;
-    const cause: Cause = { kind: 'NodeNotReady', at: late.transitions.at(-1)!.at, node: 'n9', reason: 'KubeletNotReady' };
-    store.fact({ kind: 'cause', uid: late.uid, layer: 'nodes', seq: late.transitions.length - 1, cause });
+    const cause: Cause = { kind: 'NodeNotReady', at: transitionsOf(late).at(-1)!.at, node: 'n9', reason: 'KubeletNotReady' };
+    store.fact({ kind: 'cause', uid: late.uid, layer: 'nodes', seq: transitionsOf(late).length - 1, cause });
     await store.close();
     const snapshot = parseSnapshot(readFileSync(join(dir, 'snapshot.json')));
     const layers = [...snapshot.parts].filter((p) => p.list === 'nodeLayers').map((p) => p.item);
@@ -324,14 +324,14 @@ describe('the embedded store', () => {
     const { store: again, recovery } = await EmbeddedStore.open(dir);
     await again.close();
     expect(new Set(recovery.derivedNodeLayers)).toEqual(new Set(derived.filter((tl) => tl !== late).map((tl) => tl.uid)));
-    expect(recovery.nodeLayers.find((tl) => tl.uid === late.uid)!.transitions.at(-1)!.causes).toEqual([cause]);
+    expect(transitionsOf(recovery.nodeLayers.find((tl) => tl.uid === late.uid)!).at(-1)!.causes).toEqual([cause]);
     const restored = new ClusterEngine();
     restored.restore(recovery.machines, recovery.observedUntil);
     restored.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, [], recovery.derivedNodeLayers);
     expect(restored.nodeLayer.derivedCount).toBe(derived.length - 1);
-    const byUid = (tls: readonly Timeline[]): Map<string, Transition[]> => new Map(tls.map((tl) => [tl.uid, tl.transitions]));
+    const byUid = (tls: readonly Timeline[]): Map<string, readonly Transition[]> => new Map(tls.map((tl) => [tl.uid, transitionsOf(tl)]));
     const expected = byUid(engine.nodeTimelines());
-    expected.set(late.uid, late.transitions.map((t, i) => (i === late.transitions.length - 1 ? { ...t, causes: [cause] } : t)));
+    expected.set(late.uid, transitionsOf(late).map((t, i) => (i === transitionsOf(late).length - 1 ? { ...t, causes: [cause] } : t)));
     expect(byUid(restored.nodeTimelines())).toEqual(expected);
   });
 

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { FactJoin, poolTimeline, suspensionFact, type Fact } from '../timeline/facts.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
-import type { Timeline } from '../timeline/types.ts';
+import { openTransitions, type Timeline } from '../timeline/types.ts';
 import type { Recovery, StoreStatus, TimelineStore } from './store.ts';
 import { formatOf, segmentName, SEGMENT, settle, SNAPSHOT, syncDir, upgrade, writeSnapshot, type Migration } from './formats.ts';
 import { UPNESS_VERSION } from './version.ts';
@@ -218,7 +218,7 @@ function apply(machines: Map<string, MachineState>, facts: FactJoin, record: Log
   } else if (record.k === 'update') {
     const m = machines.get(record.uid);
     if (m === undefined) throw new StoreError(`an update of ${record.uid} comes before its identity: the log is out of order`);
-    for (const t of record.add) m.timeline.transitions.push(decodeTransition(t));
+    for (const t of record.add) openTransitions(m.timeline).push(decodeTransition(t));
     Object.assign(m, { everUp: record.everUp, restarts: record.restarts, resourceVersion: record.rv, deletedAt: record.deletedAt });
   } else {
     // A fact, joined to what it refers to; one already there (written twice around a crash) is not doubled.

@@ -12,6 +12,7 @@ import { ClusterEngine } from '../nodes/engine.ts';
 import { decodeTransition, FORMAT, type EncodedTransition, type Snapshot } from './records.ts';
 import { allNodeLayers } from './store.ts';
 import { UPNESS_VERSION } from './version.ts';
+import { transitionsOf } from '../timeline/types.ts';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 
@@ -67,7 +68,7 @@ describe('a data dir written by an older format', () => {
     expect(second.migration).toBeNull();
     expect(second.recovery.machines).toEqual(first.recovery.machines);
     // Format 1 kept the causes known when a transition was written; they are still there.
-    expect(second.recovery.machines[0]!.timeline.transitions.filter((t) => t.causes !== undefined).map((t) => t.causes!.map((c) => c.kind))).toEqual([
+    expect(transitionsOf(second.recovery.machines[0]!.timeline).filter((t) => t.causes !== undefined).map((t) => t.causes!.map((c) => c.kind))).toEqual([
       ['NodeNotReady'],
       ['JobSetRestart'],
       ['NodeNotReady'],
@@ -86,7 +87,7 @@ describe('a data dir written by an older format', () => {
     expect(migrated.recovery.records).toBe(0);
     expect(migrated.recovery.machines.length).toBeGreaterThan(0);
     for (const m of migrated.recovery.machines) expect(m.timeline).toMatchObject({ accelerators: 0, checkpointIntervalMs: null });
-    const transitions = recovery.machines.flatMap((m) => m.timeline.transitions);
+    const transitions = recovery.machines.flatMap((m) => transitionsOf(m.timeline));
     expect(transitions.filter((t) => t.state === 'suspended').length).toBeGreaterThan(0);
     expect(transitions.filter((t) => t.suspension !== undefined)).toEqual([]);
   });
@@ -132,10 +133,10 @@ describe('a data dir written by an older format', () => {
     engine.restore(recovery.machines, recovery.observedUntil);
     engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? [], recovery.derivedNodeLayers);
     expect(engine.nodeLayer.derivedCount).toBe(recovery.derivedNodeLayers!.length);
-    for (const layer of before.nodeLayers) expect(engine.nodeLayer.timeline(layer.uid)!.transitions).toEqual(layer.add.map(decodeTransition));
+    for (const layer of before.nodeLayers) expect(transitionsOf(engine.nodeLayer.timeline(layer.uid)!)).toEqual(layer.add.map(decodeTransition));
     expect(engine.nodeTimelines().length).toBe(before.nodeLayers.length);
     // And so are those allNodeLayers makes of the recovery (a migration's next step, the store contract).
-    const all = new Map(allNodeLayers(recovery).map((tl) => [tl.uid, tl.transitions]));
+    const all = new Map(allNodeLayers(recovery).map((tl) => [tl.uid, transitionsOf(tl)]));
     expect(before.nodeLayers.map((l) => all.get(l.uid))).toEqual(before.nodeLayers.map((l) => l.add.map(decodeTransition)));
   });
 

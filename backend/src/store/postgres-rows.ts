@@ -7,7 +7,7 @@ import pg from 'pg';
 import { nodeTransitionFact, type Fact, type Layer } from '../timeline/facts.ts';
 import { identityOf, type TimelineIdentity } from '../timeline/identity.ts';
 import type { MachineState } from '../timeline/machine.ts';
-import { TERMINAL_STATES, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
+import { closedAt, heldTransition, isPackedTimeline, openTransitions, transitionAt, transitionCount, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
 import type { UsageRecord, UsageSnapshotEntry } from './records.ts';
 
 /** A timeline from the PostgreSQL store, with the cluster it was observed in (UIDs are unique per cluster only). */
@@ -128,7 +128,7 @@ const iso = (t: number): string => new Date(t).toISOString();
 
 export function timelineRow(machine: MachineState): TimelineRowOut {
   const tl = machine.timeline;
-  const last = tl.transitions[tl.transitions.length - 1];
+  const closed = transitionCount(tl) === 0 ? Infinity : closedAt(tl);
   return {
     uid: tl.uid,
     namespace: tl.namespace,
@@ -141,7 +141,7 @@ export function timelineRow(machine: MachineState): TimelineRowOut {
     restarts: machine.restarts,
     rv: machine.resourceVersion,
     deletedAt: machine.deletedAt === null ? null : iso(machine.deletedAt),
-    closedAt: last !== undefined && TERMINAL_STATES.has(last.state) ? iso(last.at) : null,
+    closedAt: closed !== Infinity ? iso(closed) : null,
     accelerators: tl.accelerators ?? 0,
     checkpointIntervalMs: tl.checkpointIntervalMs ?? null,
     pods: tl.pods ?? 0,
@@ -335,13 +335,19 @@ export function decodeTimeline(row: TimelineRowIn, cluster?: string): Timeline {
  * when already there (a reload); false when transitions before it are missing.
  */
 export function place(tl: Timeline, row: TransitionRowIn): boolean {
-  if (row.seq > tl.transitions.length) return false;
+  if (row.seq > transitionCount(tl)) return false;
   const t = decodeTransition(row);
+  if (isPackedTimeline(tl)) {
+    // Closed: its times, states and unobserved events never change; a reason the row has and it has not is kept.
+    if (t.suspension !== undefined && transitionAt(tl, row.seq).suspension === undefined) heldTransition(tl, row.seq)!.suspension = t.suspension;
+    return true;
+  }
   // Read again: what facts joined to it stays (its causes, a reason learned later).
-  const before = tl.transitions[row.seq];
+  const transitions = openTransitions(tl);
+  const before = transitions[row.seq];
   if (before?.causes !== undefined) t.causes = before.causes;
   if (before?.suspension !== undefined && t.suspension === undefined) t.suspension = before.suspension;
-  tl.transitions[row.seq] = t;
+  transitions[row.seq] = t;
   return true;
 }
 

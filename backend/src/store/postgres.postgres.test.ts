@@ -9,7 +9,7 @@ import { TimelineEngine } from '../timeline/engine.ts';
 import { feedFleet, plainMachines } from '../../../test/support/store/scenes.ts';
 import { min, Scenario, workloadObject } from '../../../test/support/scenario.ts';
 import type { MachineState } from '../timeline/machine.ts';
-import type { Transition } from '../timeline/types.ts';
+import { openTransitions, transitionsOf, type Transition } from '../timeline/types.ts';
 import { DEFAULT_SIZE_BUCKETS, sizeBucketOf, sizeOf } from '../series/sizes.ts';
 import { StoreError } from './embedded.ts';
 import { MIGRATIONS } from './migrations/index.ts';
@@ -32,7 +32,7 @@ beforeAll(async () => {
 }, 600_000);
 afterAll(() => server?.destroy());
 
-const transitionCount = (machines: Iterable<MachineState>): number => [...machines].reduce((n, m) => n + m.timeline.transitions.length, 0);
+const transitionCount = (machines: Iterable<MachineState>): number => [...machines].reduce((n, m) => n + transitionsOf(m.timeline).length, 0);
 
 async function count(url: string, sql: string): Promise<number> {
   const pool = newPool(url);
@@ -89,7 +89,7 @@ describe('schema migrations', () => {
     const { store, recovery } = await PostgresStore.open(url, { cluster: 'default' });
     await store.close();
     expect(recovery.migration).toEqual({ from: 1, to: MIGRATIONS.length, applied: MIGRATIONS.slice(1).map((m) => m.version) });
-    expect(recovery.machines[0]!.timeline.transitions.map((t) => [t.state, t.causes])).toEqual([
+    expect(transitionsOf(recovery.machines[0]!.timeline).map((t) => [t.state, t.causes])).toEqual([
       ['provisioning', undefined],
       ['up', undefined],
       ['down', [cause]],
@@ -149,11 +149,11 @@ describe('schema migrations', () => {
     );
     const { store, recovery } = await PostgresStore.open(url, { cluster: 'default' });
     expect(recovery.migration.applied).toEqual(MIGRATIONS.slice(3).map((m) => m.version));
-    expect(recovery.machines[0]!.timeline.transitions.map((t) => t.suspension ?? null)).toEqual([null, null, { reason: 'QueueFull', message: null }, null, null]);
+    expect(transitionsOf(recovery.machines[0]!.timeline).map((t) => t.suspension ?? null)).toEqual([null, null, { reason: 'QueueFull', message: null }, null, null]);
     // A suspension at 40 written without its reason, the reason learned at 41: a new row, and the transition's row as it was.
     const machine = recovery.machines[0]!;
     const suspended: Transition = { at: Date.parse(at(40)), state: 'suspended' };
-    machine.timeline.transitions.push(suspended);
+    openTransitions(machine.timeline).push(suspended);
     store.record({ timeline: machine.timeline, added: [suspended] }, machine);
     await store.flushed();
     const before = await server.query('SELECT id, suspended_reason FROM upness_transitions WHERE seq = 5', [], db);
@@ -165,7 +165,7 @@ describe('schema migrations', () => {
     expect((await server.query('SELECT uid, seq, reason, message FROM upness_suspensions', [], db)).rows).toEqual([{ uid: 'u1', seq: 5, reason: 'Preempted', message: 'Preempted to accommodate a higher priority Workload' }]);
     const { store: again, recovery: read } = await PostgresStore.open(url, { cluster: 'default' });
     await again.close();
-    expect(read.machines[0]!.timeline.transitions.map((t) => t.suspension?.reason ?? null)).toEqual([null, null, 'QueueFull', null, null, 'Preempted']);
+    expect(transitionsOf(read.machines[0]!.timeline).map((t) => t.suspension?.reason ?? null)).toEqual([null, null, 'QueueFull', null, null, 'Preempted']);
   });
 
   //   0 ─prov─ 10 ─up─ 40 ─suspended (the controller's SuspendedJobs, written with the transition; the Workload's Preempted seen at 41)
@@ -185,7 +185,7 @@ describe('schema migrations', () => {
     expect((await server.query('SELECT uid, seq, reason, message FROM upness_suspensions', [], db)).rows).toEqual([{ uid: 'k1', seq: 2, reason: 'Preempted', message: 'Preempted to accommodate a workload' }]);
     const { store: again, recovery } = await PostgresStore.open(url, { cluster: 'default' });
     await again.close();
-    expect(recovery.machines[0]!.timeline.transitions[2]!.suspension).toEqual({ reason: 'Preempted', message: 'Preempted to accommodate a workload' });
+    expect(transitionsOf(recovery.machines[0]!.timeline)[2]!.suspension).toEqual({ reason: 'Preempted', message: 'Preempted to accommodate a workload' });
   });
 
   it('refuse a database whose schema is newer than the code', async () => {
@@ -274,8 +274,8 @@ describe('the PostgreSQL store', () => {
     const started = performance.now();
     for (let i = 0; i < total; i++) {
       const m = machines[i % machines.length]!;
-      const added = { at: 1 + i, state: m.timeline.transitions.length % 2 === 1 ? ('up' as const) : ('down' as const) };
-      m.timeline.transitions.push(added);
+      const added = { at: 1 + i, state: transitionsOf(m.timeline).length % 2 === 1 ? ('up' as const) : ('down' as const) };
+      openTransitions(m.timeline).push(added);
       m.everUp = true;
       store.record({ timeline: m.timeline, added: [added] }, m);
       if (i % 1000 === 999) {
@@ -432,7 +432,7 @@ describe('the PostgreSQL store', () => {
     feedFleet(engine, store, { days: 3, seed: 4 });
     await store.flushed();
     const machines = [...engine.machines()];
-    const closed = machines.filter((m) => m.timeline.transitions.at(-1)!.state.match(/completed|failed|deleted/));
+    const closed = machines.filter((m) => transitionsOf(m.timeline).at(-1)!.state.match(/completed|failed|deleted/));
     const open = machines.filter((m) => !closed.includes(m));
     expect(closed.length).toBeGreaterThan(1);
     // The engine forgets every closed timeline but one; an open one missing from the engine is kept all the same.

@@ -23,7 +23,7 @@ import type pg from 'pg';
 import { FactJoin, suspensionFact, type Fact } from '../timeline/facts.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
-import { TERMINAL_STATES, type Timeline } from '../timeline/types.ts';
+import { TERMINAL_STATES, transitionCount, transitionState, transitionTime, type Timeline } from '../timeline/types.ts';
 import { StoreError } from './embedded.ts';
 import { migrate, type MigrationResult } from './postgres-migrate.ts';
 import {
@@ -227,13 +227,13 @@ export class PostgresStore implements TimelineStore {
     const changed = identityChanged(written, tl) || memoryChanged(written, machine);
     if (update.added.length === 0 && !changed && update.suspension === undefined) return;
     if (changed) this.#written.set(uid, writtenOf(tl, machine));
-    const transitions = tl.transitions;
     // The timeline's row when it changed, or when it closes (closed_at); new transitions alone do not touch it.
     const closing = update.added.some((t) => TERMINAL_STATES.has(t.state));
-    const base = transitions.length - update.added.length;
+    // The added transitions are its last ones (a closed timeline holds them packed: by time and state, not identity).
+    const base = transitionCount(tl) - update.added.length;
     const rows = update.added.map((t, i) => {
-      const seq = transitions[base + i] === t ? base + i : transitions.lastIndexOf(t);
-      if (seq < 0) throw new Error(`a transition of ${uid} is not in its timeline`);
+      const seq = base + i;
+      if (seq < 0 || transitionTime(tl, seq) !== t.at || transitionState(tl, seq) !== t.state) throw new Error(`a transition of ${uid} is not in its timeline`);
       return transitionRow(uid, seq, t);
     });
     if (rows.length > 0 || changed) this.#pending.push({ seq: ++this.#seq, timeline: changed || closing ? timelineRow(machine) : null, transitions: rows, observed: null });
@@ -600,7 +600,7 @@ async function loadCluster(
         }
       }
       for (const m of machines.values()) {
-        if (m.timeline.transitions.length === 0) {
+        if (transitionCount(m.timeline) === 0) {
           throw new StoreError(`cluster "${cluster}": timeline ${m.timeline.uid} (${m.timeline.namespace}/${m.timeline.name}) has no transitions; the tables were changed by hand?`);
         }
       }

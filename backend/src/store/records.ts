@@ -36,7 +36,7 @@ import { crc32 } from 'node:zlib';
 import { identityOf, type TimelineIdentity } from '../timeline/identity.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Fact, Layer, PoolFact, PoolIdentity } from '../timeline/facts.ts';
-import { TERMINAL_STATES, type Cause, type State, type Suspension, type Timeline, type Transition } from '../timeline/types.ts';
+import { lastState, TERMINAL_STATES, transitionCount, transitionsOf, type Cause, type State, type Suspension, type Timeline, type Transition } from '../timeline/types.ts';
 import { areDerivedTransitions } from '../timeline/never-up.ts';
 import { DenseWriter, type DenseMachine } from './dense.ts';
 
@@ -247,7 +247,7 @@ function machineItem(m: MachineState, dense: DenseWriter | null): Snapshot['mach
   if (dense !== null) return dense.encode(m);
   return {
     meta: metaRecord(m),
-    update: { add: m.timeline.transitions.map(encodeJoined), everUp: m.everUp, restarts: m.restarts, rv: m.resourceVersion, deletedAt: m.deletedAt },
+    update: { add: transitionsOf(m.timeline).map(encodeJoined), everUp: m.everUp, restarts: m.restarts, rv: m.resourceVersion, deletedAt: m.deletedAt },
   };
 }
 
@@ -261,7 +261,7 @@ const DERIVED_PER_ELEMENT = 4096;
 
 /** Whether the node layer `tl` is what its JobSet layer derives (closed, nothing attached): a snapshot of format 5 keeps only its place. */
 function isDerivedNodeLayer(tl: Timeline, jobset: Timeline): boolean {
-  return TERMINAL_STATES.has(tl.transitions[tl.transitions.length - 1]!.state) && areDerivedTransitions(tl.transitions, jobset);
+  return TERMINAL_STATES.has(lastState(tl)!) && areDerivedTransitions(tl, jobset);
 }
 
 /**
@@ -273,7 +273,7 @@ function* nodeLayerItems(nodeLayers: Iterable<Timeline>, written: ReadonlyMap<st
   let last = -1;
   for (const tl of nodeLayers) {
     const jobset = written.get(tl.uid);
-    if (jobset === undefined || tl.transitions.length === 0) continue;
+    if (jobset === undefined || transitionCount(tl) === 0) continue;
     if (format >= 5 && isDerivedNodeLayer(tl, jobset.timeline)) {
       derived.push(jobset.at - last);
       last = jobset.at;
@@ -281,13 +281,13 @@ function* nodeLayerItems(nodeLayers: Iterable<Timeline>, written: ReadonlyMap<st
         yield { derived };
         derived = [];
       }
-    } else yield { uid: tl.uid, add: tl.transitions.map(encodeJoined) };
+    } else yield { uid: tl.uid, add: transitionsOf(tl).map(encodeJoined) };
   }
   if (derived.length > 0) yield { derived };
 }
 
 function poolItem(tl: Timeline): NonNullable<Snapshot['pools']>[number] {
-  return { uid: tl.uid, pool: { name: tl.name, createdAt: tl.createdAt, accelerator: tl.accelerator, topology: tl.topology }, jobsets: tl.jobsets ?? [], add: tl.transitions.map(encodeJoined) };
+  return { uid: tl.uid, pool: { name: tl.name, createdAt: tl.createdAt, accelerator: tl.accelerator, topology: tl.topology }, jobsets: tl.jobsets ?? [], add: transitionsOf(tl).map(encodeJoined) };
 }
 
 /** `format`: FORMAT, except for a migration step that writes the next format of a chain. The whole
@@ -312,7 +312,7 @@ export function snapshotOf(
   const layers = [...nodeLayerItems(nodeLayers, written, format)];
   const poolsOut: NonNullable<Snapshot['pools']> = [];
   for (const tl of pools) {
-    if (tl.transitions.length === 0) continue;
+    if (transitionCount(tl) === 0) continue;
     poolsOut.push(poolItem(tl));
   }
   const usageOut = [...usage];
@@ -375,7 +375,7 @@ export function* snapshotText(
       'pools',
       (function* () {
         for (const tl of pools) {
-          if (tl.transitions.length === 0) continue;
+          if (transitionCount(tl) === 0) continue;
           yield poolItem(tl);
         }
       })(),

@@ -8,7 +8,7 @@ import { viewWorkload, type Eviction, type WorkloadView } from './workload.ts';
 import { routeOf, type ViewedObservation } from './viewed.ts';
 import { byNamespaceNameUid, markSorted, mergeSorted } from './order.ts';
 import type { Observation, ObservationType } from '../observation/types.ts';
-import { packClosed, type Suspension, type Timeline, type Transition } from './types.ts';
+import { packClosed, transitionAt, transitionCount, transitionsOf, transitionState, transitionTime, type Suspension, type Timeline, type Transition } from './types.ts';
 
 /** Pods and Nodes are counted by UID (the node layer keeps what it needs of them in its own form). */
 export type KeptKind = 'Pod' | 'Node';
@@ -217,7 +217,7 @@ export class TimelineEngine {
       if (this.#cluster !== undefined) machine.timeline.cluster = this.#cluster;
       this.#machines.set(view.uid, machine);
       if (this.#list !== null) this.#fresh.push(machine.timeline);
-      added.push(...machine.timeline.transitions);
+      added.push(...transitionsOf(machine.timeline));
       added.push(...advance(machine, view, receivedAt, deleted));
     } else if (inGap && !this.#seenSinceGap.has(view.uid)) {
       added.push(...resumeAfterGap(machine, view, receivedAt, deleted, this.#gapStart!));
@@ -227,8 +227,8 @@ export class TimelineEngine {
     if (inGap) this.#seenSinceGap.add(view.uid);
     const update: JobSetUpdate = { timeline: machine.timeline, added, view, at: receivedAt, deleted };
     const learned = learnSuspension(machine, view);
-    if (learned !== null) update.suspension = { seq: learned, suspension: machine.timeline.transitions[learned]!.suspension! };
-    if (added.length > 0) for (const l of this.#listeners) l.grew(machine.timeline, machine.timeline.transitions.length - added.length);
+    if (learned !== null) update.suspension = { seq: learned, suspension: transitionAt(machine.timeline, learned).suspension! };
+    if (added.length > 0) for (const l of this.#listeners) l.grew(machine.timeline, transitionCount(machine.timeline) - added.length);
     // Labels are interned (intern.ts): a new object is a real change.
     if (labelsBefore !== undefined && machine.timeline.labels !== labelsBefore) for (const l of this.#listeners) l.relabeled?.(machine.timeline);
     this.#onUpdate?.(update, machine);
@@ -262,11 +262,9 @@ export class TimelineEngine {
   #joinEviction(machine: MachineState): void {
     const kept = this.#evictions.get(machine.timeline.uid);
     if (kept === undefined) return;
-    const transitions = machine.timeline.transitions;
-    const seq = transitions.length - 1;
-    if (transitions[seq]!.state !== 'suspended') return;
-    const before = transitions[seq - 1];
-    if (before !== undefined && kept.eviction.at !== null && before.at > kept.eviction.at + 1000) return;
+    const seq = transitionCount(machine.timeline) - 1;
+    if (transitionState(machine.timeline, seq) !== 'suspended') return;
+    if (seq > 0 && kept.eviction.at !== null && transitionTime(machine.timeline, seq - 1) > kept.eviction.at + 1000) return;
     if (joinSuspension(machine.timeline, seq, kept.eviction.suspension)) this.#onFact?.(suspensionFact(machine.timeline.uid, { seq, suspension: kept.eviction.suspension }));
   }
 

@@ -10,7 +10,8 @@
 //
 // Pure: values in, values out.
 
-import type { Cause, Suspension, Timeline, Transition } from './types.ts';
+import { internSuspension, internValue } from './intern.ts';
+import { heldTransition, openTransitions, setCauses, transitionAt, transitionCount, transitionState, type Cause, type Suspension, type Timeline, type Transition } from './types.ts';
 
 export type Layer = 'jobset' | 'nodes';
 
@@ -77,17 +78,32 @@ function sameCause(a: Cause, b: Cause): boolean {
   return ka.length === Object.keys(b).length && ka.every((k) => a[k as keyof Cause] === b[k as keyof Cause]);
 }
 
+/** A cause as kept: its node, container, reason and message interned (a pod's name is its own). */
+function internCause(cause: Cause): Cause {
+  const kept = { ...cause };
+  if (kept.node !== undefined) kept.node = internValue(kept.node);
+  if (kept.container !== undefined) kept.container = internValue(kept.container);
+  if (kept.reason !== undefined) kept.reason = internValue(kept.reason);
+  if (kept.message !== undefined) kept.message = internValue(kept.message);
+  return kept;
+}
+
+function hasTransition(tl: Timeline, seq: number): boolean {
+  return seq >= 0 && seq < transitionCount(tl);
+}
+
 /**
  * Joins a cause to the transition at `seq` of `tl`, in time order; false (and nothing changed) when
  * that transition already has it (a fact read twice, or found again after a restart) or does not
  * exist yet.
  */
 export function joinCause(tl: Timeline, seq: number, cause: Cause): boolean {
-  const t = tl.transitions[seq];
-  if (t === undefined) return false;
+  if (!hasTransition(tl, seq)) return false;
+  const t = transitionAt(tl, seq);
   if (t.causes?.some((c) => sameCause(c, cause))) return false;
+  const kept = internCause(cause);
   // A new array of exact length (push would leave 16 slots spare: most transitions get one cause).
-  t.causes = t.causes === undefined ? [cause] : [...t.causes, cause].sort((a, b) => a.at - b.at);
+  setCauses(tl, seq, t.causes === undefined ? [kept] : [...t.causes, kept].sort((a, b) => a.at - b.at));
   return true;
 }
 
@@ -107,10 +123,10 @@ export function isGenericSuspension(s: Suspension): boolean {
  * reasons are read in, and a fact read twice changes nothing.
  */
 export function joinSuspension(tl: Timeline, seq: number, suspension: Suspension): boolean {
-  const t = tl.transitions[seq];
-  if (t === undefined || t.state !== 'suspended') return false;
+  if (seq < 0 || seq >= transitionCount(tl) || transitionState(tl, seq) !== 'suspended') return false;
+  const t = heldTransition(tl, seq)!;
   if (t.suspension !== undefined && !(isGenericSuspension(t.suspension) && !isGenericSuspension(suspension))) return false;
-  t.suspension = { reason: suspension.reason ?? null, message: suspension.message ?? null };
+  t.suspension = internSuspension({ reason: suspension.reason ?? null, message: suspension.message ?? null });
   return true;
 }
 
@@ -119,10 +135,10 @@ export function joinSuspension(tl: Timeline, seq: number, suspension: Suspension
  * ignored; false when transitions before it are missing.
  */
 export function placeTransition(tl: Timeline, seq: number, transition: Transition): boolean {
-  if (seq > tl.transitions.length) return false;
-  if (seq === tl.transitions.length) {
+  if (seq > transitionCount(tl)) return false;
+  if (seq === transitionCount(tl)) {
     const { causes: _causes, ...t } = transition;
-    tl.transitions.push(t);
+    openTransitions(tl).push(t);
   }
   return true;
 }
@@ -170,7 +186,7 @@ export class FactJoin {
       if (!tl.jobsets!.includes(fact.jobset)) tl.jobsets = [...tl.jobsets!, fact.jobset].sort();
       return true;
     }
-    if (tl.transitions[fact.seq] === undefined) return false;
+    if (!hasTransition(tl, fact.seq)) return false;
     joinCause(tl, fact.seq, fact.cause);
     return true;
   }
@@ -191,7 +207,7 @@ export class FactJoin {
       return placeTransition(layer, fact.seq, fact.transition);
     }
     const tl = fact.kind === 'cause' && fact.layer === 'nodes' ? this.layers.get(fact.uid) : this.#jobsets(fact.uid);
-    if (tl === undefined || tl.transitions[fact.seq] === undefined) return false;
+    if (tl === undefined || !hasTransition(tl, fact.seq)) return false;
     if (fact.kind === 'cause') joinCause(tl, fact.seq, fact.cause);
     else joinSuspension(tl, fact.seq, fact.suspension);
     return true;

@@ -42,3 +42,38 @@ export function internNamespace(namespace: string): string {
   if (kept === undefined) namespaces.set(namespace, (kept = namespace));
   return kept;
 }
+
+// Values that many runs repeat: a JobSet's name across its runs, the accelerator and topology, the
+// reasons and messages of suspensions and causes. Each observation brings its own copy (~40 bytes
+// a string). The table is bounded and dropped whole when full: interning only saves memory, every
+// reader compares values, so a value kept twice is merely a copy.
+const values = new Map<string, string>();
+const VALUES_KEPT = 1 << 16;
+
+/** One copy of a value many timelines repeat (see above); null stays null. */
+export function internValue<T extends string | null | undefined>(value: T): T {
+  if (typeof value !== 'string') return value;
+  const kept = values.get(value);
+  if (kept !== undefined) return kept as T;
+  if (values.size >= VALUES_KEPT) values.clear();
+  values.set(value, value);
+  return value;
+}
+
+type Suspension = Readonly<{ reason: string | null; message: string | null }>;
+
+const suspensions = new Map<string, Suspension>();
+
+/**
+ * The shared, frozen copy of a suspension's reason and message (a fleet's suspensions say a handful
+ * of things: Kueue's preemptions, the controller's generic one). Bounded as the values above.
+ */
+export function internSuspension(s: Suspension): { reason: string | null; message: string | null } {
+  const key = JSON.stringify([s.reason, s.message]);
+  const kept = suspensions.get(key);
+  if (kept !== undefined) return kept as { reason: string | null; message: string | null };
+  if (suspensions.size >= VALUES_KEPT) suspensions.clear();
+  const copy = Object.freeze({ reason: internValue(s.reason), message: internValue(s.message) });
+  suspensions.set(key, copy);
+  return copy as { reason: string | null; message: string | null };
+}

@@ -1,10 +1,10 @@
 // The per-UID state machine: successive views of one JobSet in, transitions out.
 // Pure: the caller supplies the time each view was received.
 
-import { internLabels, internNamespace, sameLabels } from './intern.ts';
+import { internLabels, internNamespace, internSuspension, internValue, sameLabels } from './intern.ts';
 import { joinSuspension } from './facts.ts';
 import { isUp, type JobSetView } from './jobset.ts';
-import { packClosed, TERMINAL_STATES, type State, type Suspension, type Timeline, type Transition } from './types.ts';
+import { lastState, openTransitions, packClosed, setLastUnobserved, TERMINAL_STATES, transitionAt, transitionCount, type State, type Suspension, type Timeline, type Transition } from './types.ts';
 
 /** What the machine remembers between observations of one UID. */
 export interface MachineState {
@@ -19,8 +19,7 @@ export interface MachineState {
 }
 
 export function currentState(machine: MachineState): State {
-  const transitions = machine.timeline.transitions;
-  return transitions[transitions.length - 1]!.state;
+  return lastState(machine.timeline)!;
 }
 
 export function isClosed(machine: MachineState): boolean {
@@ -29,15 +28,15 @@ export function isClosed(machine: MachineState): boolean {
 
 /** Appends a transition, keeping times non-decreasing and never later than the observation. */
 function enter(machine: MachineState, state: State, at: number, receivedAt: number, added: Transition[], suspension: Suspension | null = null): void {
-  const transitions = machine.timeline.transitions;
-  const last = transitions[transitions.length - 1]!;
+  // Closed, it takes no transition (entering the state it is in returns before the push).
+  const last = transitionAt(machine.timeline, transitionCount(machine.timeline) - 1);
   // Object timestamps have whole-second precision and come from other clocks: keep the order we saw.
   const time = Math.min(Math.max(at, last.at), Math.max(receivedAt, last.at));
   // Zero-length states are kept: the log is append-only, and they add no time.
   if (last.state === state) return;
   const transition: Transition = { at: time, state };
-  if (suspension !== null) transition.suspension = { ...suspension };
-  transitions.push(transition);
+  if (suspension !== null) transition.suspension = internSuspension(suspension);
+  openTransitions(machine.timeline).push(transition);
   added.push(transition);
   if (TERMINAL_STATES.has(state)) packClosed(machine.timeline);
 }
@@ -63,15 +62,15 @@ export function startMachine(view: JobSetView, receivedAt: number, watchedFrom: 
     timeline: {
       uid: view.uid,
       namespace: internNamespace(view.namespace),
-      name: view.name,
+      name: internValue(view.name),
       labels: internLabels(view.labels),
-      accelerator: view.accelerator,
-      topology: view.topology,
+      accelerator: internValue(view.accelerator),
+      topology: internValue(view.topology),
       accelerators: view.accelerators,
       checkpointIntervalMs: view.checkpointIntervalMs,
       pods: view.expectedNodes,
       createdAt,
-      transitions: [first === 'suspended' && view.suspension !== null ? { at: createdAt, state: first, suspension: { ...view.suspension } } : { at: createdAt, state: first }],
+      transitions: [first === 'suspended' && view.suspension !== null ? { at: createdAt, state: first, suspension: internSuspension(view.suspension) } : { at: createdAt, state: first }],
     },
     everUp: false,
     restarts: view.restarts,
@@ -101,10 +100,10 @@ export function advance(
   const timeline = machine.timeline;
   // Keep what is kept already when unchanged: each observation brings its own copies.
   if (timeline.namespace !== view.namespace) timeline.namespace = internNamespace(view.namespace);
-  if (timeline.name !== view.name) timeline.name = view.name;
+  if (timeline.name !== view.name) timeline.name = internValue(view.name);
   if (!sameLabels(timeline.labels, view.labels)) timeline.labels = internLabels(view.labels);
-  timeline.accelerator = view.accelerator;
-  timeline.topology = view.topology;
+  if (timeline.accelerator !== view.accelerator) timeline.accelerator = internValue(view.accelerator);
+  if (timeline.topology !== view.topology) timeline.topology = internValue(view.topology);
   timeline.accelerators = view.accelerators;
   timeline.checkpointIntervalMs = view.checkpointIntervalMs;
   timeline.pods = view.expectedNodes;
@@ -150,10 +149,10 @@ export function advance(
  * of the transition it was given to, or null when there is nothing to learn.
  */
 export function learnSuspension(machine: MachineState, view: JobSetView): number | null {
-  const transitions = machine.timeline.transitions;
+  const last = transitionCount(machine.timeline) - 1;
   if (!view.suspended || view.suspension === null) return null;
   // The same join a store's recovery and a follower apply to the fact (./facts.ts).
-  return joinSuspension(machine.timeline, transitions.length - 1, view.suspension) ? transitions.length - 1 : null;
+  return joinSuspension(machine.timeline, last, view.suspension) ? last : null;
 }
 
 /**
@@ -179,6 +178,6 @@ export function resumeAfterGap(machine: MachineState, view: JobSetView, received
   // least once; several restarts may all belong to one down period.
   const interruptions = before === 'up' && (after === 'down' || after === 'failed' || (after === 'up' && rose)) ? 1 : 0;
   const recoveries = after === 'up' && (before === 'down' || (before === 'up' && rose)) ? 1 : 0;
-  if (interruptions + recoveries > 0) added[added.length - 1]!.unobserved = { interruptions, recoveries };
+  if (interruptions + recoveries > 0) setLastUnobserved(machine.timeline, added[added.length - 1]!, { interruptions, recoveries });
   return added;
 }

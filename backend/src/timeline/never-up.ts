@@ -3,7 +3,7 @@
 // one), and the embedded store writes no line for it in a snapshot (store/records.ts). Here, not in
 // nodes/, because both stages need the one definition.
 
-import { TERMINAL_STATES, type State, type Timeline, type Transition } from './types.ts';
+import { TERMINAL_STATES, transitionAt, transitionCount, transitionState, transitionTime, type State, type Timeline, type Transition, type Transitions } from './types.ts';
 
 /** The node layer's state for the JobSet layer's, while it has never been up: up and down read as provisioning. */
 function neverUpState(state: State): State {
@@ -16,20 +16,21 @@ function neverUpState(state: State): State {
  */
 export function derivedTransitions(jobset: Timeline): Transition[] {
   const derived: Transition[] = [];
-  for (const t of jobset.transitions) {
-    const state = neverUpState(t.state);
+  for (let i = 0; i < transitionCount(jobset); i++) {
+    const state = neverUpState(transitionState(jobset, i));
     const last = derived[derived.length - 1];
     if (last === undefined) derived.push({ at: jobset.createdAt, state });
-    else if (!TERMINAL_STATES.has(last.state) && last.state !== state) derived.push({ at: Math.max(t.at, last.at), state });
+    else if (!TERMINAL_STATES.has(last.state) && last.state !== state) derived.push({ at: Math.max(transitionTime(jobset, i), last.at), state });
   }
   return derived;
 }
 
-/** Whether `transitions` are exactly derivedTransitions(jobset), with nothing attached (causes, unobserved events, why suspended). */
-export function areDerivedTransitions(transitions: readonly Transition[], jobset: Timeline): boolean {
+/** Whether `timeline`'s transitions are exactly derivedTransitions(jobset), with nothing attached (causes, unobserved events, why suspended). */
+export function areDerivedTransitions(timeline: Transitions, jobset: Timeline): boolean {
   const derived = derivedTransitions(jobset);
-  return (
-    derived.length === transitions.length &&
-    transitions.every((t, i) => t.at === derived[i]!.at && t.state === derived[i]!.state && t.causes === undefined && t.unobserved === undefined && t.suspension === undefined)
-  );
+  if (derived.length !== transitionCount(timeline)) return false;
+  return derived.every((d, i) => {
+    const t = transitionAt(timeline, i);
+    return t.at === d.at && t.state === d.state && t.causes === undefined && t.unobserved === undefined && t.suspension === undefined;
+  });
 }

@@ -5,7 +5,7 @@ import { figures } from '../series/figures.ts';
 import { merge, min, Scenario } from '../../../test/support/scenario.ts';
 import { TimelineEngine } from './engine.ts';
 import type { Observation } from '../observation/types.ts';
-import type { Timeline } from './types.ts';
+import { transitionsOf, type Timeline } from './types.ts';
 
 function run(observations: Observation[], watchedFrom?: number): TimelineEngine {
   const engine = new TimelineEngine(watchedFrom === undefined ? {} : { watchedFrom });
@@ -21,7 +21,7 @@ function only(engine: TimelineEngine): Timeline {
 
 /** The transitions as "minute:state" strings, for compact assertions. */
 function drawn(timeline: Timeline): string[] {
-  return timeline.transitions.map((t) => `${(t.at - min(0)) / 60_000}:${t.state}`);
+  return transitionsOf(timeline).map((t) => `${(t.at - min(0)) / 60_000}:${t.state}`);
 }
 
 const s = (minutes: number): number => minutes * 60;
@@ -281,7 +281,7 @@ describe('suspension', () => {
 });
 
 describe('why it was suspended', () => {
-  const why = (tl: Timeline): (string | null)[] => tl.transitions.map((t) => (t.suspension === undefined ? null : `${t.suspension.reason}: ${t.suspension.message}`));
+  const why = (tl: Timeline): (string | null)[] => transitionsOf(tl).map((t) => (t.suspension === undefined ? null : `${t.suspension.reason}: ${t.suspension.message}`));
 
   //   0 ─suspended (queued: SuspendedJobs)─ 10 ─prov─ 15 ─up─ 40 ─suspended (Preempted)─ 55 ─prov─ 60 ─up─ 70
   it('each transition into suspended carries the Suspended condition’s reason and message; the others none', () => {
@@ -323,7 +323,7 @@ describe('why it was suspended', () => {
       .up(min(10))
       .at(min(20), { suspend: true, suspended: { status: 'True', at: min(20), reason: 'QueueFull' }, ready: 0 })
       .at(min(30), { suspend: true, suspended: { status: 'True', at: min(20), reason: 'QueueFull' }, ready: 0 });
-    expect(only(run(js.observations)).transitions[2]).toEqual({ at: min(20), state: 'suspended', suspension: { reason: 'QueueFull', message: null } });
+    expect(transitionsOf(only(run(js.observations)))[2]).toEqual({ at: min(20), state: 'suspended', suspension: { reason: 'QueueFull', message: null } });
   });
 });
 
@@ -476,7 +476,7 @@ describe('gaps in the watch', () => {
     const engine = runWithGap(min(40), min(50), js);
     const tl = only(engine);
     expect(drawn(tl)).toEqual(['0:provisioning', '10:up', '40:unknown', '50:up']);
-    expect(tl.transitions[3]!.unobserved).toEqual({ interruptions: 1, recoveries: 1 });
+    expect(transitionsOf(tl)[3]!.unobserved).toEqual({ interruptions: 1, recoveries: 1 });
     const f = figures(tl, engine.horizon!, min(0), min(60));
     expect(f).toMatchObject({ interruptions: 1, recoveries: 1, mttrSeconds: null, mtbiSeconds: null, unknownSeconds: s(10), upSeconds: s(40) });
   });
@@ -542,7 +542,7 @@ describe('gaps in the watch', () => {
     js.at(min(45), change);
     const engine = runWithGap(min(40), min(50), js);
     const tl = only(engine);
-    expect(tl.transitions[tl.transitions.length - 1]!.state).toBe(after);
+    expect(transitionsOf(tl)[transitionsOf(tl).length - 1]!.state).toBe(after);
     const f = figures(tl, engine.horizon!, min(39), min(60));
     expect([f.interruptions, f.recoveries]).toEqual([interruptions, recoveries]);
   });

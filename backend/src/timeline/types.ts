@@ -1,6 +1,8 @@
 // Values that flow from the observation path into the timeline and on to the series stage.
 // Times are epoch milliseconds (integers), so sums of durations stay exact.
 
+import { columnsOf, compactTransition, heldPackedTransition, isPacked, keepPacked, pack, packedColumns, packedExtras, packedTransition, stateOfCode, unpack, type Columns, type PackedTransitions } from './columns.ts';
+
 /** The states of DESIGN.md. The last three are terminal: nothing accrues after them. */
 export type State = 'provisioning' | 'up' | 'down' | 'suspended' | 'unknown' | 'completed' | 'failed' | 'deleted';
 
@@ -57,58 +59,127 @@ export interface Cause {
 }
 
 /**
- * Gives a closed timeline's transitions an array of their exact length: it never grows again, and an
- * array grown by push keeps up to half again and 16 slots spare (~100 bytes a timeline). Readers take
- * `timeline.transitions` afresh each time (series/columns.ts keys its cache by the array).
+ * Seals a closed timeline: it never grows again, so its transitions are held packed (columns.ts: its
+ * columns and a side table of the transitions with extras, no object per transition). Readers read
+ * it through the functions below, never `transitions` directly.
  */
 export function packClosed(timeline: Timeline): void {
   const transitions = timeline.transitions;
-  if (transitions.length > 0 && TERMINAL_STATES.has(transitions[transitions.length - 1]!.state)) timeline.transitions = transitions.slice();
+  if (!isPacked(transitions) && transitions.length > 0 && TERMINAL_STATES.has(transitions[transitions.length - 1]!.state)) timeline.transitions = pack(transitions);
 }
 
-// Readers that need only a timeline's length, its end, or its transitions' times and states read it
-// through these, not `transitions` (series/columns.ts timelineColumns for a sweep): a
-// closed timeline is to be held packed, without an object per transition (issue 21 §3,
-// series/closed.ts), and these are what such a timeline answers without making one.
+// Readers read a timeline's transitions through these, not `transitions` (timelineColumns for a
+// sweep): a closed timeline is held packed, without an object per transition (issue 21 §3,
+// columns.ts), and these are what it answers without making one.
 
 /** What these read of a timeline (a Timeline is one). */
 export type Transitions = Pick<Timeline, 'transitions'>;
 
+/** Its transitions as columns (cached for an open timeline, the packed form itself for a closed one). */
+export function timelineColumns(timeline: Transitions): Columns {
+  const t = timeline.transitions;
+  return isPacked(t) ? packedColumns(t) : columnsOf(t);
+}
+
+/** Whether it is held packed (closed and sealed: packClosed). */
+export function isPackedTimeline(timeline: Transitions): boolean {
+  return isPacked(timeline.transitions);
+}
+
 /** How many transitions it has. */
 export function transitionCount(timeline: Transitions): number {
-  return timeline.transitions.length;
+  const t = timeline.transitions;
+  return isPacked(t) ? packedColumns(t).length : t.length;
 }
 
 /** Its last transition's time (a timeline is never empty). */
 export function lastAt(timeline: Transitions): number {
-  return timeline.transitions[timeline.transitions.length - 1]!.at;
+  return transitionTime(timeline, transitionCount(timeline) - 1);
+}
+
+/** Its last transition's state; null when it has none (a node layer or pool before its first). */
+export function lastState(timeline: Transitions): State | null {
+  const n = transitionCount(timeline);
+  return n === 0 ? null : transitionState(timeline, n - 1);
 }
 
 /** Transition `i`'s time. */
 export function transitionTime(timeline: Transitions, i: number): number {
-  return timeline.transitions[i]!.at;
+  const t = timeline.transitions;
+  return isPacked(t) ? packedColumns(t).at[i]! : t[i]!.at;
 }
 
 /** Transition `i`'s state. */
 export function transitionState(timeline: Transitions, i: number): State {
-  return timeline.transitions[i]!.state;
+  const t = timeline.transitions;
+  return isPacked(t) ? stateOfCode(packedColumns(t).code[i]!) : t[i]!.state;
 }
 
-/** Transition `i` as an object (a packed timeline will make one afresh for a transition without extras). */
+/** Transition `i` as an object (a packed timeline makes one afresh for a transition without extras): to read, not to change. */
 export function transitionAt(timeline: Transitions, i: number): Transition {
-  return timeline.transitions[i]!;
+  const t = timeline.transitions;
+  return isPacked(t) ? packedTransition(t, i) : t[i]!;
+}
+
+/**
+ * Transition `i` as the object the timeline keeps (a packed timeline keeps it in its side table
+ * from now on), for a writer that gives it extras: a cause, a suspension's reason. Undefined when
+ * there is no transition `i`.
+ */
+export function heldTransition(timeline: Transitions, i: number): Transition | undefined {
+  const t = timeline.transitions;
+  if (!isPacked(t)) return t[i];
+  return i >= 0 && i < packedColumns(t).length ? heldPackedTransition(t, i) : undefined;
+}
+
+/**
+ * Gives `t`, the last transition (the very object added), the events it counts that happened
+ * unobserved: a timeline closed (packed) by it keeps it in its side table from now on.
+ */
+export function setLastUnobserved(timeline: Transitions, t: Transition, unobserved: NonNullable<Transition['unobserved']>): void {
+  t.unobserved = unobserved;
+  const transitions = timeline.transitions;
+  if (isPacked(transitions)) keepPacked(transitions, packedColumns(transitions).length - 1, t);
+}
+
+/** Gives transition `i` its causes (a new array): a packed timeline keeps a new object for it, its fields in place. */
+export function setCauses(timeline: Transitions, i: number, causes: Cause[]): void {
+  const transitions = timeline.transitions;
+  if (!isPacked(transitions)) transitions[i]!.causes = causes;
+  else keepPacked(transitions, i, compactTransition({ ...packedTransition(transitions, i), causes }));
 }
 
 /** The events transition `i` counts that happened unobserved (Transition.unobserved); undefined when none. */
 export function unobservedAt(timeline: Transitions, i: number): Transition['unobserved'] {
-  return timeline.transitions[i]!.unobserved;
+  const t = timeline.transitions;
+  return isPacked(t) ? packedExtras(t, i)?.unobserved : t[i]!.unobserved;
 }
 
 /** When it closed (its terminal transition's time); Infinity while it is open. */
 export function closedAt(timeline: Transitions): number {
-  const last = timeline.transitions[timeline.transitions.length - 1]!;
-  return TERMINAL_STATES.has(last.state) ? last.at : Infinity;
+  const n = transitionCount(timeline);
+  return TERMINAL_STATES.has(transitionState(timeline, n - 1)) ? transitionTime(timeline, n - 1) : Infinity;
 }
+
+/**
+ * Its transitions as objects, for the few cold readers that need them whole (writing a store
+ * record, a JSON view): the array of an open timeline (not to be changed through this), made afresh
+ * for a packed one.
+ */
+export function transitionsOf(timeline: Transitions): readonly Transition[] {
+  const t = timeline.transitions;
+  return isPacked(t) ? unpack(t) : t;
+}
+
+/** The array of an open timeline, for its writers; a closed (packed) timeline takes no transition. */
+export function openTransitions(timeline: Transitions): Transition[] {
+  const t = timeline.transitions;
+  if (isPacked(t)) throw new Error('a closed timeline takes no transition');
+  return t;
+}
+
+/** A timeline that is never packed (the simulator's truth, a test's): its transitions are an array. */
+export type OpenTimeline = Omit<Timeline, 'transitions'> & { transitions: Transition[] };
 
 /** One JobSet UID's whole history. Name, namespace and the rest are labels of the UID. */
 export interface Timeline {
@@ -129,8 +200,11 @@ export interface Timeline {
   pods?: number;
   /** The `upness.dev/checkpoint-interval` annotation, ms; null or absent without it. */
   checkpointIntervalMs?: number | null;
-  /** Non-empty, times non-decreasing, the first at `createdAt`; a terminal state, if any, is last. */
-  transitions: Transition[];
+  /**
+   * Non-empty, times non-decreasing, the first at `createdAt`; a terminal state, if any, is last.
+   * Packed once closed (packClosed): read it through the read functions above.
+   */
+  transitions: Transition[] | PackedTransitions;
   /** A node pool's timeline (nodes/pools): the JobSets (namespace/name) whose pods ran on its nodes. */
   jobsets?: string[];
 }

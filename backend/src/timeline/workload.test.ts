@@ -6,7 +6,7 @@ import { describeSuspension } from '../frames/query-types/events.ts';
 import type { Observation } from '../observation/types.ts';
 import { TimelineEngine } from './engine.ts';
 import { FactJoin, type SuspensionFact } from './facts.ts';
-import type { Timeline } from './types.ts';
+import { transitionsOf, type Timeline } from './types.ts';
 import { viewWorkload } from './workload.ts';
 
 const PREEMPTED_MESSAGE = 'Preempted to accommodate a workload (UID: w-hi, JobUID: j-hi) due to prioritization in the ClusterQueue';
@@ -42,7 +42,7 @@ function run(observations: Observation[]): { timeline: Timeline; facts: Suspensi
   return { timeline: engine.timelines()[0]!, facts, learned };
 }
 
-const reasons = (tl: Timeline): (string | null)[] => tl.transitions.map((t) => (t.suspension === undefined ? null : t.suspension.reason));
+const reasons = (tl: Timeline): (string | null)[] => transitionsOf(tl).map((t) => (t.suspension === undefined ? null : t.suspension.reason));
 
 describe('a Workload', () => {
   it('says why it was evicted (Evicted, with the Preempted message), or else why it waits to be requeued, and which JobSet owns it', () => {
@@ -69,11 +69,11 @@ describe("a JobSet's suspension takes its Workload's eviction reason", () => {
       .at(min(41), { suspend: true, suspended: { status: 'True', at: min(40.5), reason: 'SuspendedJobs', message: 'jobset is suspended' }, ready: 0 })
       .at(min(50));
     const { timeline, facts, learned } = run([...js.observations, workload(min(40), evicted(min(40)))]);
-    expect(timeline.transitions.map((t) => `${(t.at - min(0)) / 60_000}:${t.state}`)).toEqual(['0:suspended', '10:provisioning', '15:up', '40.5:suspended']);
+    expect(transitionsOf(timeline).map((t) => `${(t.at - min(0)) / 60_000}:${t.state}`)).toEqual(['0:suspended', '10:provisioning', '15:up', '40.5:suspended']);
     expect(reasons(timeline)).toEqual(['SuspendedJobs', null, null, 'Preempted']);
     expect(facts).toEqual([{ kind: 'suspension', uid: 'a', seq: 3, suspension: { reason: 'Preempted', message: PREEMPTED_MESSAGE } }]);
     expect(learned).toEqual([]);
-    expect(describeSuspension(timeline.transitions[3]!.suspension)).toBe(`Reason: Preempted (${PREEMPTED_MESSAGE}).`);
+    expect(describeSuspension(transitionsOf(timeline)[3]!.suspension)).toBe(`Reason: Preempted (${PREEMPTED_MESSAGE}).`);
   });
 
   //   0 ─queued─ 10 ─prov─ 15 ─up─ 40 ─suspended (SuspendedJobs, then PodsReadyTimeout from the Workload seen at 42)─ 50
@@ -160,8 +160,8 @@ describe('the facts read back (a store’s recovery, a follower)', () => {
       const tl = written();
       const join = new FactJoin((uid) => (uid === 'a' ? tl : undefined));
       for (const f of order) expect(join.join(f)).toBe(true);
-      expect(tl.transitions[3]!.suspension).toEqual({ reason: 'Preempted', message: PREEMPTED_MESSAGE });
-      expect(tl.transitions[0]!.suspension).toEqual({ reason: 'SuspendedJobs', message: 'jobset is suspended' });
+      expect(transitionsOf(tl)[3]!.suspension).toEqual({ reason: 'Preempted', message: PREEMPTED_MESSAGE });
+      expect(transitionsOf(tl)[0]!.suspension).toEqual({ reason: 'SuspendedJobs', message: 'jobset is suspended' });
     }
   });
 });

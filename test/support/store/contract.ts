@@ -7,7 +7,7 @@
 // full disk, retries) stays in the stores' own test files.
 
 import type { MachineState } from '../../../backend/src/timeline/machine.ts';
-import type { Timeline } from '../../../backend/src/timeline/types.ts';
+import { transitionsOf, type Timeline } from '../../../backend/src/timeline/types.ts';
 import { TimelineEngine } from '../../../backend/src/timeline/engine.ts';
 import { simulateFleet } from '../../../backend/src/sources/simulator/index.ts';
 import { allNodeLayers, type Recovery, type TimelineStore } from '../../../backend/src/store/store.ts';
@@ -114,7 +114,7 @@ export function storeContract(name: string, fresh: () => Promise<Subject>, optio
       const engine = new TimelineEngine({ onUpdate: (u, m) => store.record(u, m) });
       feedFleet(engine, store, { jobsets: 12, days: 2, seed: 1, gap: 6 * 3_600_000 });
       await store.flushed();
-      expect([...engine.machines()].some((m) => m.timeline.transitions.some((t) => t.unobserved !== undefined))).toBe(true);
+      expect([...engine.machines()].some((m) => transitionsOf(m.timeline).some((t) => t.unobserved !== undefined))).toBe(true);
       const read = await subject.read();
       expectSame(read, engine.machines());
       expect(read.observedUntil).toBe(engine.horizon);
@@ -154,7 +154,7 @@ export function storeContract(name: string, fresh: () => Promise<Subject>, optio
       expect(read.timelines.map(drawn)).toEqual([JOBSET]);
       expect(read.nodeLayers.map(drawn)).toEqual([NODES]);
       // Written again (as around a crash): read once.
-      const cause = engine.timeline('js-train')!.transitions[6]!.causes![0]!;
+      const cause = transitionsOf(engine.timeline('js-train')!)[6]!.causes![0]!;
       store.fact({ kind: 'cause', uid: 'js-train', layer: 'jobset', seq: 6, cause: { ...cause } });
       await store.flushed();
       read = await subject.read();
@@ -172,16 +172,16 @@ export function storeContract(name: string, fresh: () => Promise<Subject>, optio
       await store.flushed();
       const pools = cluster.poolTimelines();
       // The fleet's pools break (their nodes' causes), end as planned, and ran JobSets.
-      expect(pools.some((p) => p.transitions.some((t) => t.causes !== undefined))).toBe(true);
-      expect(pools.some((p) => p.transitions.at(-1)!.state === 'completed')).toBe(true);
+      expect(pools.some((p) => transitionsOf(p).some((t) => t.causes !== undefined))).toBe(true);
+      expect(pools.some((p) => transitionsOf(p).at(-1)!.state === 'completed')).toBe(true);
       expect(pools.some((p) => (p.jobsets ?? []).length > 0)).toBe(true);
       const byUid = (timelines: readonly Timeline[] | undefined): Timeline[] => [...(timelines ?? [])].sort((a, b) => (a.uid < b.uid ? -1 : 1));
       expect(byUid((await subject.read()).pools)).toEqual(byUid(pools));
       // Written again (as around a crash): read once.
-      const broken = pools.find((p) => p.transitions.some((t) => t.causes !== undefined))!;
-      const seq = broken.transitions.findIndex((t) => t.causes !== undefined);
-      store.fact({ kind: 'pool-cause', uid: broken.uid, seq, cause: { ...broken.transitions[seq]!.causes![0]! } });
-      store.fact({ kind: 'pool-transition', uid: broken.uid, seq: 0, transition: { ...broken.transitions[0]!, causes: undefined } as never, pool: { name: broken.name, createdAt: broken.createdAt, accelerator: broken.accelerator, topology: broken.topology } });
+      const broken = pools.find((p) => transitionsOf(p).some((t) => t.causes !== undefined))!;
+      const seq = transitionsOf(broken).findIndex((t) => t.causes !== undefined);
+      store.fact({ kind: 'pool-cause', uid: broken.uid, seq, cause: { ...transitionsOf(broken)[seq]!.causes![0]! } });
+      store.fact({ kind: 'pool-transition', uid: broken.uid, seq: 0, transition: { ...transitionsOf(broken)[0]!, causes: undefined } as never, pool: { name: broken.name, createdAt: broken.createdAt, accelerator: broken.accelerator, topology: broken.topology } });
       await store.flushed();
       expect(byUid((await subject.read()).pools)).toEqual(byUid(pools));
       // A snapshot holds them (the embedded store drops the log before it).
@@ -193,7 +193,7 @@ export function storeContract(name: string, fresh: () => Promise<Subject>, optio
       const again = await subject.open();
       expect(byUid(again.recovery.pools)).toEqual(byUid(pools));
       // Retention: a snapshot without an ended pool drops it.
-      const ended = pools.find((p) => p.transitions.at(-1)!.state === 'completed')!;
+      const ended = pools.find((p) => transitionsOf(p).at(-1)!.state === 'completed')!;
       const kept = pools.filter((p) => p !== ended);
       await again.store.snapshot(cluster.machines(), cluster.horizon, cluster.nodeTimelines(), kept);
       await again.store.flushed();
@@ -243,7 +243,7 @@ export function storeContract(name: string, fresh: () => Promise<Subject>, optio
       expect(why(read.timelines.find((tl) => tl.uid === 'a'))).toEqual(WHY);
       expect(read.nodeLayers.map(drawn)).toEqual([NODES]);
       // Retention: the engine let go of a closed timeline; the next snapshot drops it.
-      const closed = all().find((m) => /^(completed|failed|deleted)$/.test(m.timeline.transitions.at(-1)!.state));
+      const closed = all().find((m) => /^(completed|failed|deleted)$/.test(transitionsOf(m.timeline).at(-1)!.state));
       expect(closed).toBeDefined();
       const kept = all().filter((m) => m !== closed);
       await store.snapshot(kept, fleet.horizon, cluster.nodeTimelines());

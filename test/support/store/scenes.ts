@@ -10,7 +10,7 @@ import { simulateFleet } from '../../../backend/src/sources/simulator/index.ts';
 import { parseTraceLine } from '../../../backend/src/sources/trace/parse.ts';
 import { TimelineEngine } from '../../../backend/src/timeline/engine.ts';
 import type { MachineState } from '../../../backend/src/timeline/machine.ts';
-import type { Timeline } from '../../../backend/src/timeline/types.ts';
+import { transitionsOf, type Timeline } from '../../../backend/src/timeline/types.ts';
 import { min, Scenario, T0 } from '../scenario.ts';
 import type { TimelineStore } from '../../../backend/src/store/store.ts';
 
@@ -61,7 +61,7 @@ export const clusterEngine = (store: TimelineStore): ClusterEngine => new Cluste
 
 /** A timeline drawn: minute:state(causes). */
 export const drawn = (tl: Timeline | undefined): string[] =>
-  (tl?.transitions ?? []).map((t) => `${(t.at - T0) / 60_000}:${t.state}${t.causes ? `(${t.causes.map((c) => `${c.kind}@${(c.at - T0) / 60_000}`).join(',')})` : ''}`);
+  (tl === undefined ? [] : transitionsOf(tl)).map((t) => `${(t.at - T0) / 60_000}:${t.state}${t.causes ? `(${t.causes.map((c) => `${c.kind}@${(c.at - T0) / 60_000}`).join(',')})` : ''}`);
 
 //   0 ─suspended (SuspendedJobs: queued; spec.suspend seen first, the condition at 1)─ 10 ─prov─ 15 ─up─
 //   40 ─suspended (Preempted)─ 55 ─prov─ 60 ─up─ 70 ─suspended (spec.suspend first; QueueFull seen at 71)─ 75
@@ -88,14 +88,15 @@ export const WHY = [
   null,
   { reason: 'QueueFull', message: null },
 ];
-export const why = (tl: Timeline | undefined): unknown[] => (tl?.transitions ?? []).map((t) => t.suspension ?? null);
+export const why = (tl: Timeline | undefined): unknown[] => (tl === undefined ? [] : transitionsOf(tl)).map((t) => t.suspension ?? null);
 
 /** Timelines as plain data, sorted, without a follower's cluster field. */
 export function plainTimelines(timelines: Iterable<Timeline>): unknown[] {
   return [...timelines]
     .map((tl) => {
       const { cluster: _c, ...rest } = tl as Timeline & { cluster?: string };
-      return JSON.parse(JSON.stringify(rest));
+      // Its transitions as they read, whatever form it is held in (a closed one in memory is packed, one read back not yet).
+      return JSON.parse(JSON.stringify({ ...rest, transitions: transitionsOf(tl) }));
     })
     .sort((a, b) => (a.uid < b.uid ? -1 : 1));
 }
@@ -105,7 +106,7 @@ export function plainMachines(machines: Iterable<MachineState>): unknown[] {
   return [...machines]
     .map(({ resourceVersion: _rv, ...m }) => {
       const { cluster: _c, ...timeline } = m.timeline as Timeline & { cluster?: string };
-      return JSON.parse(JSON.stringify({ ...m, timeline }));
+      return JSON.parse(JSON.stringify({ ...m, timeline: { ...timeline, transitions: transitionsOf(m.timeline) } }));
     })
     .sort((a, b) => (a.timeline.uid < b.timeline.uid ? -1 : 1));
 }

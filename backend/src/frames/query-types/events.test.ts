@@ -1,5 +1,5 @@
 import { min } from '../../../../test/support/scenario.ts';
-import type { Timeline } from '../../timeline/types.ts';
+import type { Timeline, Transition } from '../../timeline/types.ts';
 import type { QueryContext, ResolvedQuery } from '../context.ts';
 import { describeCause, describeSuspension, eventsFrames } from './events.ts';
 
@@ -88,7 +88,7 @@ describe('suspensions', () => {
 describe('interruptions by cause category (groupBy: cause)', () => {
   //   0 ─prov─ 10 ─up─ 20 ─down (node + OOM)─ 25 ─up─ 30 ─down (OOM)─ 35 ─up─ 40 ─down (evicted)─ 45 ─up─
   //   50 ─down (failure policy restart)─ 55 ─up─ 60 ─down (nothing seen)─ 65 ─up─ 70 ─down (preempted; window ends at 70)
-  const at = (m: number, state: Timeline['transitions'][number]['state'], causes?: Timeline['transitions'][number]['causes']) =>
+  const at = (m: number, state: Transition['state'], causes?: Transition['causes']) =>
     causes === undefined ? { at: min(m), state } : { at: min(m), state, causes };
   const broken: Timeline = {
     uid: 'b', namespace: 'ml', name: 'broken', labels: {}, accelerator: null, topology: null, createdAt: min(0),

@@ -4,7 +4,7 @@
 // with why (the Suspended condition's reason and message, or Kueue's Workload's where it told a
 // specific one: timeline/workload.ts).
 
-import type { Cause, Suspension, Timeline } from '../../timeline/types.ts';
+import { transitionAt, transitionCount, transitionState, transitionTime, type Cause, type Suspension, type Timeline } from '../../timeline/types.ts';
 import type { QueryContext } from '../context.ts';
 import { frame, numberField, stringField, timeField, type FrameJSON } from '../frame.ts';
 import { CAUSE_CATEGORIES, interruptionCategory, type CauseCategory } from '../../nodes/causes.ts';
@@ -33,11 +33,12 @@ export function describeCause(c: Cause): string {
 
 function interruptions(tl: Timeline, from: number, to: number, horizon: number): Event[] {
   const events: Event[] = [];
-  const tr = tl.transitions;
+  const n = transitionCount(tl);
   for (const { kind, index: i, at, transition } of timelineEvents(tl)) {
     if (kind !== 'interruption' || at <= from || at > to) continue;
     const state = transition.state;
-    const end = state === 'failed' ? tr[i] : tr[i + 1];
+    const j = state === 'failed' ? i : i + 1;
+    const end = j < n ? { at: transitionTime(tl, j), state: transitionState(tl, j) } : undefined;
     const timeEnd = end === undefined ? Math.min(to, horizon) : Math.min(end.at, to);
     let text: string;
     if (state === 'failed') text = 'Failed while up.';
@@ -69,13 +70,14 @@ export function describeSuspension(s: Suspension | undefined): string {
 /** Each transition into `suspended` inside (from, to], until the state after it (or the end of what is known). */
 function suspensions(tl: Timeline, from: number, to: number, horizon: number): Event[] {
   const events: Event[] = [];
-  const tr = tl.transitions;
+  const n = transitionCount(tl);
   // Queued as queuedSeconds counts it: suspended before the first start.
   const start = startedAt(tl);
-  for (let i = 0; i < tr.length; i++) {
-    const t = tr[i]!;
-    if (t.state !== 'suspended' || t.at <= from || t.at > to) continue;
-    const end = tr[i + 1];
+  for (let i = 0; i < n; i++) {
+    if (transitionState(tl, i) !== 'suspended') continue;
+    const t = transitionAt(tl, i);
+    if (t.at <= from || t.at > to) continue;
+    const end = i + 1 < n ? { at: transitionTime(tl, i + 1), state: transitionState(tl, i + 1) } : undefined;
     const timeEnd = end === undefined ? Math.max(t.at, Math.min(to, horizon)) : Math.min(end.at, to);
     const queued = start === null || t.at < start;
     const how = end === undefined ? `Suspended for ${humanDuration((timeEnd - t.at) / 1000)} so far` : `Suspended for ${humanDuration((end.at - t.at) / 1000)}, then ${end.state}`;
@@ -97,8 +99,10 @@ function suspensions(tl: Timeline, from: number, to: number, horizon: number): E
 function suspensionReasonFrame(ctx: QueryContext): FrameJSON {
   const counts = new Map<string, number>();
   for (const tl of ctx.timelines) {
-    for (const t of tl.transitions) {
-      if (t.state !== 'suspended' || t.at <= ctx.from || t.at > ctx.to) continue;
+    for (let i = 0; i < transitionCount(tl); i++) {
+      if (transitionState(tl, i) !== 'suspended') continue;
+      const t = transitionAt(tl, i);
+      if (t.at <= ctx.from || t.at > ctx.to) continue;
       const reason = t.suspension?.reason ?? 'not reported';
       counts.set(reason, (counts.get(reason) ?? 0) + 1);
     }

@@ -3,7 +3,7 @@
 
 import { stateAt } from '../../series/figures.ts';
 import { oldestFirst } from '../../timeline/order.ts';
-import type { Timeline } from '../../timeline/types.ts';
+import { transitionCount, transitionState, transitionTime, type Timeline } from '../../timeline/types.ts';
 import type { QueryContext } from '../context.ts';
 import { frame, stringField, timeField, type FrameJSON } from '../frame.ts';
 import { perJobSet, rangeStart, refuseCauseGroup, refuseSeriesPerJobSetOverLimit, type QueryTypeModule } from './module.ts';
@@ -32,7 +32,10 @@ export function statesFrames(ctx: QueryContext): FrameJSON[] {
       for (const tl of timelines) atFrom = stateAt(tl, ctx.from) ?? atFrom;
       put(ctx.from, atFrom);
       for (const tl of timelines) {
-        for (const tr of tl.transitions) if (tr.at > ctx.from && tr.at <= ctx.to) put(tr.at, tr.state);
+        for (let i = 0; i < transitionCount(tl); i++) {
+          const at = transitionTime(tl, i);
+          if (at > ctx.from && at <= ctx.to) put(at, transitionState(tl, i));
+        }
       }
       if (times[times.length - 1] !== ctx.to) {
         times.push(ctx.to);

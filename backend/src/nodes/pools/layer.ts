@@ -23,7 +23,7 @@
 // Pure: observations in, transitions out; no clock.
 
 import type { Observation, ObservationType } from '../../observation/types.ts';
-import { TERMINAL_STATES, type Cause, type State, type Timeline } from '../../timeline/types.ts';
+import { lastAt, lastState, openTransitions, TERMINAL_STATES, transitionAt, transitionCount, transitionState, type Cause, type State, type Timeline } from '../../timeline/types.ts';
 import { joinCause, poolTimeline, type PoolFact } from '../../timeline/facts.ts';
 import { isNode, isPod, nodeNotReady, viewNode, viewPod, type NodeView, type PodView, type ReadyStatus } from '../objects.ts';
 import type { NodeObservation, PodObservation } from '../viewed.ts';
@@ -132,15 +132,15 @@ export class PoolLayer {
    */
   restore(timelines: Iterable<Timeline>, observedUntil: number | null): void {
     for (const timeline of timelines) {
-      if (timeline.transitions.length === 0) continue;
+      if (transitionCount(timeline) === 0) continue;
       this.#timelines.set(timeline.uid, timeline);
       this.#list = null;
-      const last = timeline.transitions.at(-1)!;
-      if (TERMINAL_STATES.has(last.state)) {
-        this.#endedAt.set(timeline.name, Math.max(this.#endedAt.get(timeline.name) ?? -Infinity, last.at));
+      if (TERMINAL_STATES.has(lastState(timeline)!)) {
+        this.#endedAt.set(timeline.name, Math.max(this.#endedAt.get(timeline.name) ?? -Infinity, lastAt(timeline)));
         continue;
       }
-      const everUp = timeline.transitions.some((t) => t.state === 'up');
+      let everUp = false;
+      for (let i = 0; i < transitionCount(timeline); i++) everUp ||= transitionState(timeline, i) === 'up';
       this.#pools.set(timeline.name, {
         name: timeline.name,
         timeline,
@@ -173,9 +173,9 @@ export class PoolLayer {
     this.#gap = null;
     for (const pool of [...this.#pools.values()]) {
       pool.adopting = false;
-      const prior = pool.timeline.transitions.at(-1)?.state;
+      const prior = lastState(pool.timeline);
       const state = this.#derive(pool);
-      if (prior === undefined || prior === state) continue;
+      if (prior === null || prior === state) continue;
       this.#enter(pool, 'unknown', gap.start, at);
       this.#enter(pool, state, at, at);
       if (TERMINAL_STATES.has(state)) this.#close(pool);
@@ -276,7 +276,7 @@ export class PoolLayer {
   /** The pool's timeline has ended: nodes that come later start a new one. */
   #close(pool: Pool): void {
     this.#pools.delete(pool.name);
-    this.#endedAt.set(pool.name, Math.max(this.#endedAt.get(pool.name) ?? -Infinity, pool.timeline.transitions.at(-1)!.at));
+    this.#endedAt.set(pool.name, Math.max(this.#endedAt.get(pool.name) ?? -Infinity, lastAt(pool.timeline)));
   }
 
   /** A member leaves as planned: it no longer counts, and a fixed size is lowered until a new node joins. */
@@ -315,7 +315,7 @@ export class PoolLayer {
   }
 
   #lastAt(pool: Pool): number {
-    return pool.timeline.transitions.at(-1)?.at ?? pool.timeline.createdAt;
+    return transitionCount(pool.timeline) === 0 ? pool.timeline.createdAt : lastAt(pool.timeline);
   }
 
   #derive(pool: Pool): State {
@@ -341,7 +341,8 @@ export class PoolLayer {
   /** Appends a transition into `state` (times non-decreasing, never later than `receivedAt`), written as a fact. */
   #enter(pool: Pool, state: State, at: number, receivedAt: number): void {
     const tl = pool.timeline;
-    const transitions = tl.transitions;
+    // A pool's timeline is never packed (pools are few).
+    const transitions = openTransitions(tl);
     const last = transitions.at(-1);
     if (last === undefined) {
       transitions.push({ at: tl.createdAt, state });
@@ -355,18 +356,17 @@ export class PoolLayer {
 
   #update(pool: Pool, at: number, receivedAt: number, cause: Cause | null): void {
     const tl = pool.timeline;
-    const transitions = tl.transitions;
     // In a gap, the state is decided when it ends; a pool first seen in it is unknown until then.
-    if (this.#gap !== null && (pool.adopting || transitions.length > 0)) return;
+    if (this.#gap !== null && (pool.adopting || transitionCount(tl) > 0)) return;
     this.#enter(pool, this.#gap !== null ? 'unknown' : this.#derive(pool), at, receivedAt);
-    const seq = transitions.length - 1;
+    const seq = transitionCount(tl) - 1;
     // The node that caused it: given to the interruption, and to the down period it is part of.
-    if (cause !== null && transitions[seq]!.state === 'down' && joinCause(tl, seq, cause)) this.#onFact({ kind: 'pool-cause', uid: tl.uid, seq, cause });
-    if (TERMINAL_STATES.has(transitions[seq]!.state)) this.#close(pool);
+    if (cause !== null && transitionState(tl, seq) === 'down' && joinCause(tl, seq, cause)) this.#onFact({ kind: 'pool-cause', uid: tl.uid, seq, cause });
+    if (TERMINAL_STATES.has(transitionState(tl, seq))) this.#close(pool);
   }
 
   #written(pool: Pool, seq: number): void {
-    const t = pool.timeline.transitions[seq]!;
+    const t = transitionAt(pool.timeline, seq);
     const tl = pool.timeline;
     this.#onFact({
       kind: 'pool-transition',

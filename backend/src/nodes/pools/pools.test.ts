@@ -4,7 +4,7 @@
 import { figures } from '../../series/figures.ts';
 import { iso, min } from '../../../../test/support/scenario.ts';
 import type { KubeObject, Observation } from '../../observation/types.ts';
-import type { Timeline } from '../../timeline/types.ts';
+import { transitionsOf, type Timeline } from '../../timeline/types.ts';
 import { PoolLayer, type PoolFact, type PoolLayerOptions } from './layer.ts';
 import { poolOf, sliceHosts, topologyChips, viewPoolNode } from './objects.ts';
 
@@ -59,7 +59,7 @@ function run(observations: Observation[], options: PoolLayerOptions = {}): { lay
   return { layer, facts };
 }
 
-const drawn = (tl: Timeline | undefined): string[] => (tl?.transitions ?? []).map((t) => `${(t.at - min(0)) / 60_000}:${t.state}`);
+const drawn = (tl: Timeline | undefined): string[] => (tl === undefined ? [] : transitionsOf(tl)).map((t) => `${(t.at - min(0)) / 60_000}:${t.state}`);
 const pools = (layer: PoolLayer, name = 'p'): Timeline[] => layer.timelines().filter((t) => t.name === name);
 
 /** Three nodes a, b, c created at 0, Ready at 1, 2 and 3: up at 3. */
@@ -120,7 +120,7 @@ describe('a pool timeline', () => {
     const { layer, facts } = run([...threeUp(), at(10.2, node('b', { ready: 'Unknown', since: 10 })), at(14.1, node('b', { since: 14 }))]);
     const [tl] = pools(layer);
     expect(drawn(tl)).toEqual(['0:provisioning', '3:up', '10:down', '14:up']);
-    expect(tl!.transitions[2]!.causes).toEqual([{ kind: 'NodeNotReady', at: min(10), node: 'b', reason: 'NodeStatusUnknown' }]);
+    expect(transitionsOf(tl!)[2]!.causes).toEqual([{ kind: 'NodeNotReady', at: min(10), node: 'b', reason: 'NodeStatusUnknown' }]);
     const f = figures(tl!, min(20), min(0), min(20));
     expect([f.upSeconds, f.provisioningSeconds, f.interruptionDowntimeSeconds, f.interruptions, f.mttrSeconds, f.mtbiSeconds]).toEqual([(7 + 6) * 60, 180, 240, 1, 240, 420]);
     expect(layer.expectedOf('p')).toBe(3);
@@ -171,7 +171,7 @@ describe('a pool timeline', () => {
     ]);
     const [tl] = pools(layer);
     expect(drawn(tl)).toEqual(['0:provisioning', '3:up', '10:down', '15:up']);
-    expect(tl!.transitions[2]!.causes).toEqual([{ kind: 'NodeDeleted', at: min(10), node: 'b' }]);
+    expect(transitionsOf(tl!)[2]!.causes).toEqual([{ kind: 'NodeDeleted', at: min(10), node: 'b' }]);
     expect(layer.expectedOf('p')).toBe(3);
     expect(figures(tl!, min(20), min(0), min(20)).interruptionDowntimeSeconds).toBe(300);
   });

@@ -5,7 +5,7 @@
 // pods are bound or deleted) is in jobset-run.ts; here are the objects and the model's rules.
 
 import type { KubeObject } from '../../observation/types.ts';
-import type { Cause, State, Timeline, Transition } from '../../timeline/types.ts';
+import type { Cause, State, OpenTimeline, Transition } from '../../timeline/types.ts';
 import type { Manifest } from './manifest.ts';
 import { kubeTime } from './kube-time.ts';
 import type { Rng } from './rng.ts';
@@ -253,13 +253,13 @@ const isInterruption = (s: State): boolean => s === 'down' || s === 'failed';
  * no earlier than the previous transition and no later than the observation that shows it.
  */
 export class NodeLayerTruth {
-  readonly timeline: Timeline;
+  readonly timeline: OpenTimeline;
   #jobsetState: State | null = null;
   #everUp = false;
   /** The node cause of the interruption under way: given to the next interruption of this layer. */
   pendingCause: Cause | null = null;
 
-  constructor(jobset: Timeline) {
+  constructor(jobset: OpenTimeline) {
     this.timeline = { ...jobset, labels: { ...jobset.labels }, transitions: [] };
   }
 
@@ -304,7 +304,7 @@ export class NodeLayerTruth {
  * Its uid follows the service's form, `nodepool:<pool>:<created>`.
  */
 export class PoolTruth {
-  readonly timeline: Timeline;
+  readonly timeline: OpenTimeline;
   /** A TPU slice's hosts (its topology's chips ÷ 4 a host); null for a GPU or CPU pool. */
   readonly hosts: number | null;
   everUp = false;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { z } from 'zod';
 import type { Observation } from '../../observation/types.ts';
-import type { Timeline } from '../../timeline/types.ts';
+import { transitionsOf, type Timeline } from '../../timeline/types.ts';
 import { TERMINAL_STATES } from '../../timeline/types.ts';
 import { DEFAULT_START, simulateFleet } from './fleet.ts';
 import { averageObjectBytes, objectJson, traceLine, writeTrace } from './trace-output.ts';
@@ -266,7 +266,7 @@ describe('simulateFleet: the truth', () => {
     expect(new Set(truth.map((t) => t.uid)).size).toBe(truth.length);
     expect(truth.length).toBe(received.size);
     for (const t of truth) {
-      const tr = t.transitions;
+      const tr = transitionsOf(t);
       expect(tr.length).toBeGreaterThan(0);
       expect(tr[0]!.at).toBe(t.createdAt);
       expect(t.createdAt % 1000).toBe(0);
@@ -349,7 +349,7 @@ describe('simulateFleet: the truth', () => {
       deletedAfterEnd: 0,
     };
     for (const t of truth) {
-      const tr = t.transitions;
+      const tr = transitionsOf(t);
       if (tr[0]!.state === 'suspended') seen.queued++;
       for (let i = 1; i < tr.length; i++) {
         const prev = tr[i - 1]!;
@@ -367,7 +367,7 @@ describe('simulateFleet: the truth', () => {
       if (last === 'failed') seen.failed++;
       if (last === 'deleted') seen.deletedWhileActive++;
     }
-    const ended = new Set(truth.filter((t) => TERMINAL_STATES.has(t.transitions[t.transitions.length - 1]!.state)).map((t) => t.uid));
+    const ended = new Set(truth.filter((t) => TERMINAL_STATES.has(transitionsOf(t)[transitionsOf(t).length - 1]!.state)).map((t) => t.uid));
     const finishedThenDeleted = observations.filter(
       (o) => o.type === 'DELETED' && asJobSet(o).status.terminalState !== undefined && ended.has(o.object.metadata.uid),
     );
@@ -415,7 +415,7 @@ describe('simulateFleet: the truth', () => {
       js.status.replicatedJobsStatus.reduce((a, r) => a + r.ready + r.succeeded, 0) >=
       js.spec.replicatedJobs.reduce((a, r) => a + r.replicas, 0);
     for (const t of truth) {
-      const tr = t.transitions;
+      const tr = transitionsOf(t);
       for (let i = 1; i < tr.length; i++) {
         const cur = tr[i]!;
         if (cur.state !== 'up' && cur.state !== 'down') continue;
@@ -439,7 +439,7 @@ describe('simulateFleet: the truth', () => {
     for (const o of observations) {
       const js = asJobSet(o);
       const t = byUid.get(js.metadata.uid)!;
-      const last = t.transitions[t.transitions.length - 1]!;
+      const last = transitionsOf(t)[transitionsOf(t).length - 1]!;
       const terminal = js.status.conditions.find((c) => (c.type === 'Completed' || c.type === 'Failed') && c.status === 'True');
       if (terminal !== undefined) {
         expect(last.state).toBe(terminal.type === 'Completed' ? 'completed' : 'failed');
@@ -608,15 +608,15 @@ describe('simulateFleet with nodes: the cluster under the JobSets', () => {
     expect(simulateFleet({ jobsets: 3, days: 1, seed: 1 }).nodeTruth()).toEqual([]);
     let downs = 0;
     for (const [i, n] of nodeLayer.entries()) {
-      expect(n.transitions[0]).toEqual({ at: truth[i]!.createdAt, state: truth[i]!.transitions[0]!.state });
-      for (const tr of n.transitions) {
+      expect(transitionsOf(n)[0]).toEqual({ at: truth[i]!.createdAt, state: transitionsOf(truth[i]!)[0]!.state });
+      for (const tr of transitionsOf(n)) {
         if (tr.state !== 'down') continue;
         downs++;
         // Its cause is the node's, and the JobSet layer's interruption that followed carries it too.
         expect(tr.causes).toHaveLength(1);
         const cause = tr.causes![0]!;
         expect(['NodeNotReady', 'NodeDeleted']).toContain(cause.kind);
-        expect(truth[i]!.transitions.some((j) => (j.state === 'down' || j.state === 'failed') && j.causes?.[0] === cause && j.at >= cause.at && j.at <= cause.at + 30_000)).toBe(true);
+        expect(transitionsOf(truth[i]!).some((j) => (j.state === 'down' || j.state === 'failed') && j.causes?.[0] === cause && j.at >= cause.at && j.at <= cause.at + 30_000)).toBe(true);
       }
     }
     expect(downs).toBeGreaterThan(3);
@@ -632,8 +632,8 @@ describe('simulateFleet with nodes: the cluster under the JobSets', () => {
     let downs = 0;
     for (const p of pools) {
       expect(p.uid).toBe(`nodepool:${p.name}:${p.createdAt}`);
-      expect(p.transitions[0]!.at).toBe(p.createdAt);
-      for (const tr of p.transitions) {
+      expect(transitionsOf(p)[0]!.at).toBe(p.createdAt);
+      for (const tr of transitionsOf(p)) {
         if (tr.state !== 'down') continue;
         downs++;
         expect(tr.causes).toHaveLength(1);
@@ -641,9 +641,9 @@ describe('simulateFleet with nodes: the cluster under the JobSets', () => {
       }
     }
     expect(downs).toBeGreaterThan(3);
-    expect(pools.filter((p) => p.transitions.at(-1)!.state === 'completed').length).toBeGreaterThan(pools.length / 2);
+    expect(pools.filter((p) => transitionsOf(p).at(-1)!.state === 'completed').length).toBeGreaterThan(pools.length / 2);
     // Pools are made per JobSet: at most that one ran on each.
-    for (const p of pools.filter((q) => q.transitions.length > 1)) expect(p.jobsets!.length).toBeLessThanOrEqual(1);
+    for (const p of pools.filter((q) => transitionsOf(q).length > 1)) expect(p.jobsets!.length).toBeLessThanOrEqual(1);
   });
 });
 
@@ -675,7 +675,7 @@ describe('simulateFleet with workloads: Kueue\'s Workloads of the Kueue JobSets'
       const c = ((o.object.status as { conditions: { type: string; status: string; lastTransitionTime: string }[] }).conditions).find((x) => x.type === 'Evicted' && x.status === 'True');
       return c === undefined || o.type === 'DELETED' ? [] : [`${(o.object.metadata.ownerReferences as { uid: string }[])[0]!.uid}@${ms(c.lastTransitionTime)}`];
     });
-    const preemptions = fleet.truth().flatMap((t) => t.transitions.filter((tr) => tr.suspension?.reason === 'Preempted').map((tr) => `${t.uid}@${tr.at}`));
+    const preemptions = fleet.truth().flatMap((t) => transitionsOf(t).filter((tr) => tr.suspension?.reason === 'Preempted').map((tr) => `${t.uid}@${tr.at}`));
     expect(preemptions.length).toBeGreaterThan(0);
     expect(new Set(evictions)).toEqual(new Set(preemptions));
   });

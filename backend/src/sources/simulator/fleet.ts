@@ -3,7 +3,7 @@
 // truth timeline built so far), never the whole trace.
 
 import type { Observation } from '../../observation/types.ts';
-import type { Timeline } from '../../timeline/types.ts';
+import type { OpenTimeline } from '../../timeline/types.ts';
 import type { JobSetRun } from './jobset-run.ts';
 import { Slot } from './jobset-run.ts';
 import type { Profile, ProfileName } from './profile.ts';
@@ -36,7 +36,7 @@ export interface FleetOptions {
 }
 
 /** Receives a JobSet UID's truth: its timeline, its node layer's when the fleet has nodes, and its node pools' timelines. */
-export type TruthCallback = (timeline: Timeline, nodeLayer: Timeline | null, pools: readonly Timeline[]) => void;
+export type TruthCallback = (timeline: OpenTimeline, nodeLayer: OpenTimeline | null, pools: readonly OpenTimeline[]) => void;
 
 export interface Fleet {
   readonly jobsets: number;
@@ -59,11 +59,11 @@ export interface Fleet {
    */
   traceLines(onTimeline?: TruthCallback): Generator<string, void, undefined>;
   /** The truth for every UID, sorted by createdAt then uid. Runs the whole simulation (holds all timelines). */
-  truth(): Timeline[];
+  truth(): OpenTimeline[];
   /** The node layer's truth for every UID (empty without `nodes`), in the order of truth(). */
-  nodeTruth(): Timeline[];
+  nodeTruth(): OpenTimeline[];
   /** The node pools' truth (empty without `nodes`), sorted by createdAt then uid. */
-  poolTruth(): Timeline[];
+  poolTruth(): OpenTimeline[];
 }
 
 /**
@@ -227,7 +227,7 @@ export function simulateFleet(options: FleetOptions): Fleet {
   };
   const toLine = (run: JobSetRun, resourceVersion: string): string => run.traceLine(resourceVersion);
 
-  const sortTruth = (out: Timeline[]): Timeline[] => out.sort((a, b) => a.createdAt - b.createdAt || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+  const sortTruth = (out: OpenTimeline[]): OpenTimeline[] => out.sort((a, b) => a.createdAt - b.createdAt || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
   return {
     jobsets,
     seed,
@@ -237,22 +237,22 @@ export function simulateFleet(options: FleetOptions): Fleet {
     nodes,
     observations: (onTimeline) => merge(toObservation, onTimeline),
     traceLines: (onTimeline) => merge(toLine, onTimeline),
-    truth(): Timeline[] {
-      const out: Timeline[] = [];
+    truth(): OpenTimeline[] {
+      const out: OpenTimeline[] = [];
       for (const _ of merge(() => null, (t) => out.push(t))) {
         // Drain: the truth is complete only once every JobSet has ended or reached the end.
       }
       return sortTruth(out);
     },
-    nodeTruth(): Timeline[] {
-      const out: Timeline[] = [];
+    nodeTruth(): OpenTimeline[] {
+      const out: OpenTimeline[] = [];
       for (const _ of merge(() => null, (_t, n) => n !== null && out.push(n))) {
         // Drain, as truth() does.
       }
       return sortTruth(out);
     },
-    poolTruth(): Timeline[] {
-      const out: Timeline[] = [];
+    poolTruth(): OpenTimeline[] {
+      const out: OpenTimeline[] = [];
       for (const _ of merge(() => null, (_t, _n, pools) => out.push(...pools))) {
         // Drain, as truth() does.
       }

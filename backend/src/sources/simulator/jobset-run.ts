@@ -56,7 +56,7 @@
 // transitions that come from ready counts happen at the observation's receivedAt.
 
 import type { KubeObject, Observation, ObservationType } from '../../observation/types.ts';
-import type { Cause, State, Suspension, Timeline } from '../../timeline/types.ts';
+import type { Cause, State, Suspension, OpenTimeline } from '../../timeline/types.ts';
 import { NodeLayerTruth, PoolTruth, Pools, nodeObject, notReadyCause, podObject, type Place, type SimNode } from './cluster.ts';
 import { SimWorkload } from './workload.ts';
 import type {
@@ -177,7 +177,7 @@ export class JobSetRun {
   readonly order: number;
   readonly manifest: Manifest;
   /** The truth: grows as observations are emitted, and only then. */
-  readonly timeline: Timeline;
+  readonly timeline: OpenTimeline;
 
   private readonly rng: Rng;
   private readonly p: Readonly<Profile>;
@@ -211,7 +211,7 @@ export class JobSetRun {
   // The cluster under it (option `nodes`): its own random stream, so the JobSet-only stream is
   // unchanged; its pools, made at first admission; the node layer's truth; a Pod or Node pending.
   /** The truth of the node layer (option `nodes`), else null. */
-  readonly nodeTimeline: Timeline | null;
+  readonly nodeTimeline: OpenTimeline | null;
   private readonly nodeTruth: NodeLayerTruth | null;
   private readonly nrng: Rng | null;
   private pools: Pools | null = null;
@@ -223,7 +223,7 @@ export class JobSetRun {
   /** A node of a GPU or CPU pool that no place uses: what a surge upgrade replaces. */
   private spare: SimNode | null = null;
   /** The truth of its node pools' timelines (option `nodes`), in the order they were made. */
-  readonly poolTimelines: Timeline[] = [];
+  readonly poolTimelines: OpenTimeline[] = [];
   private readonly poolTruths = new Map<string, PoolTruth>();
 
   // Kueue's Workload (option `workloads`, Kueue JobSets only), with its own random stream.

@@ -1,0 +1,96 @@
+// A closed timeline held packed (columns.ts, types.ts packClosed): read through the read functions,
+// every transition comes back exactly, extras and all, and writers that give a transition extras
+// after it was packed (a cause, a suspension's reason, unobserved events) are kept.
+
+import { isPacked } from './columns.ts';
+import {
+  closedAt,
+  heldTransition,
+  lastAt,
+  lastState,
+  openTransitions,
+  packClosed,
+  setCauses,
+  setLastUnobserved,
+  timelineColumns,
+  transitionAt,
+  transitionCount,
+  transitionsOf,
+  transitionState,
+  transitionTime,
+  unobservedAt,
+  type Timeline,
+  type Transition,
+} from './types.ts';
+
+const T0 = Date.UTC(2026, 10, 26);
+
+const transitions = (): Transition[] => [
+  { at: T0, state: 'suspended', suspension: { reason: 'Preempted', message: null } },
+  { at: T0 + 60_000, state: 'provisioning' },
+  { at: T0 + 120_000, state: 'up' },
+  { at: T0 + 120_000, state: 'down', causes: [{ kind: 'JobSetRestart', at: T0 + 120_000, restarts: 1, reason: 'FailurePolicyRestart' }] },
+  { at: T0 + 180_001, state: 'unknown' },
+  { at: T0 + 240_000, state: 'up', unobserved: { interruptions: 1, recoveries: 1 } },
+  { at: T0 + 300_000, state: 'failed', causes: [{ kind: 'JobSetFailed', at: T0 + 299_000, reason: 'FailedJobs' }] },
+];
+
+const timeline = (list: Transition[]): Timeline => ({ uid: 'u', namespace: 'ns', name: 'n', labels: {}, accelerator: null, topology: null, createdAt: list[0]!.at, transitions: list });
+
+test('a closed timeline is packed and reads back exactly: times, states, and those with extras whole', () => {
+  const list = transitions();
+  const tl = timeline(list.slice());
+  const columnsBefore = timelineColumns(tl);
+  packClosed(tl);
+  expect(isPacked(tl.transitions)).toBe(true);
+  // The cached columns are the packed form (their kept whole-life totals stay).
+  expect(timelineColumns(tl)).toBe(columnsBefore);
+  expect(transitionCount(tl)).toBe(list.length);
+  expect(list.map((_, i) => [transitionTime(tl, i), transitionState(tl, i)])).toEqual(list.map((t) => [t.at, t.state]));
+  expect(transitionAt(tl, 0)).toEqual(list[0]);
+  expect(transitionAt(tl, 3)).toEqual(list[3]);
+  // Kept, not made afresh on each read.
+  expect(transitionAt(tl, 3)).toBe(transitionAt(tl, 3));
+  expect(transitionAt(tl, 1)).toEqual({ at: T0 + 60_000, state: 'provisioning' });
+  expect(unobservedAt(tl, 5)).toEqual({ interruptions: 1, recoveries: 1 });
+  expect(unobservedAt(tl, 4)).toBeUndefined();
+  expect(transitionsOf(tl)).toEqual(list);
+  expect([lastAt(tl), lastState(tl), closedAt(tl)]).toEqual([T0 + 300_000, 'failed', T0 + 300_000]);
+  expect(() => openTransitions(tl)).toThrow('a closed timeline takes no transition');
+});
+
+test('an open timeline is not packed; every end state packs', () => {
+  const open = timeline([{ at: T0, state: 'provisioning' }, { at: T0 + 1, state: 'up' }]);
+  packClosed(open);
+  expect(Array.isArray(open.transitions)).toBe(true);
+  expect(closedAt(open)).toBe(Infinity);
+  for (const end of ['completed', 'failed', 'deleted'] as const) {
+    const list: Transition[] = [{ at: T0, state: 'up' }, { at: T0 + 1, state: end }];
+    const tl = timeline(list.slice());
+    packClosed(tl);
+    expect(isPacked(tl.transitions)).toBe(true);
+    expect(transitionsOf(tl)).toEqual(list);
+  }
+});
+
+test('extras given after packing are kept: causes, and unobserved events on the last transition', () => {
+  const list: Transition[] = [{ at: T0, state: 'provisioning' }, { at: T0 + 1, state: 'up' }, { at: T0 + 2, state: 'down' }, { at: T0 + 3, state: 'failed' }];
+  const tl = timeline(list.slice());
+  packClosed(tl);
+  heldTransition(tl, 2)!.causes = [{ kind: 'NodeNotReady', at: T0 + 2, node: 'n1' }];
+  setCauses(tl, 0, [{ kind: 'PodFailed', at: T0, pod: 'p' }]);
+  expect(heldTransition(tl, 2)).toBe(heldTransition(tl, 2));
+  expect(heldTransition(tl, 4)).toBeUndefined();
+  const last = list[3]!;
+  setLastUnobserved(tl, last, { interruptions: 1, recoveries: 0 });
+  expect(transitionAt(tl, 3)).toBe(last);
+  expect(unobservedAt(tl, 3)).toEqual({ interruptions: 1, recoveries: 0 });
+  // The columns say so too (the sweeps read the unobserved bit).
+  expect(timelineColumns(tl).code[3]! & 8).toBe(8);
+  expect(transitionsOf(tl)).toEqual([
+    { at: T0, state: 'provisioning', causes: [{ kind: 'PodFailed', at: T0, pod: 'p' }] },
+    { at: T0 + 1, state: 'up' },
+    { at: T0 + 2, state: 'down', causes: [{ kind: 'NodeNotReady', at: T0 + 2, node: 'n1' }] },
+    { at: T0 + 3, state: 'failed', unobserved: { interruptions: 1, recoveries: 0 } },
+  ]);
+});
