@@ -11,7 +11,7 @@ import { arbTimeline, oracle, T0 } from '../../../../test/support/arbitraries.ts
 import { alertFiring, sloFigures, type SloWindows } from '../../series/slo.ts';
 import { lifeOf, lived, livedIn } from '../../series/summary.ts';
 import { byNamespaceNameUid, markSorted } from '../../timeline/order.ts';
-import type { Timeline } from '../../timeline/types.ts';
+import type { OpenTimeline, Timeline } from '../../timeline/types.ts';
 import { SLO_ANSWER_COLUMNS, SLO_ANSWERS, SLO_INDICATORS } from '../../query/types.ts';
 import type { FrameJSON } from '../frame.ts';
 import { runQueries } from '../run-request.ts';
@@ -29,7 +29,7 @@ const arbMember = fc.record({
 /** A fleet of JobSet names recreated under their names, sorted as the engine lists them. */
 const arbFleet = fc.array(arbMember, { minLength: 1, maxLength: 12 }).map((members) =>
   members
-    .map(({ timeline, namespace, name, objective }, i): Timeline => ({
+    .map(({ timeline, namespace, name, objective }, i): OpenTimeline => ({
       ...timeline,
       uid: `u${String(i).padStart(2, '0')}`,
       namespace,
