@@ -1,4 +1,4 @@
-// A selection of a sorted list is tested for life from the list's columns (series/run-columns.ts),
+// A selection of a sorted list (all of it, or namespaces of it) is tested for life from the list's columns (series/run-columns.ts),
 // and a summary over it reads a closed run's whole-life totals from its row: both must answer
 // exactly what the timelines themselves answer, also after runs of the list have closed since its
 // columns were made.
@@ -56,6 +56,14 @@ describe('a selection by the list columns', () => {
           const points = [...new Set([Math.min(to, edge + burn), to])].sort((x, y) => x - y);
           for (const indicator of ['uptime', 'schedulingGoodput'] as const) {
             expect(sloTotals(selected, h, points, windows, indicator, { ...marked, first: 0 })).toEqual(sloTotals(selected, h, points, windows, indicator));
+          }
+          // Namespaces: the rows of each one's run in the list, read by row as the whole list's are.
+          for (const namespaces of [['ns1'], ['ns1', 'ns0'], ['ns2']]) {
+            const inNamespaces = list.filter((tl) => namespaces.includes(tl.namespace));
+            const some = select(list, { namespaces }, h, from, to);
+            expect(selectedRows(some)).toBeDefined();
+            expect(some).toEqual(inNamespaces.filter((tl) => livedIn(tl, h, from, to)));
+            expect(summaryColumns(some, h, from, to, { selected: true })).toEqual(plain(inNamespaces, h, from, to));
           }
         };
         check();
