@@ -39,6 +39,7 @@ import type { Fact, Layer, PoolFact, PoolIdentity } from '../timeline/facts.ts';
 import { TERMINAL_STATES, type Cause, type State, type Suspension, type Timeline, type Transition } from '../timeline/types.ts';
 import { areDerivedTransitions } from '../timeline/never-up.ts';
 import { DenseWriter, type DenseMachine } from './dense.ts';
+import type { IndexPartRef } from './index-part.ts';
 
 /** Bumped when the on-disk format changes: an older data dir is migrated (./formats.ts), a newer one refused. */
 export const FORMAT = 5;
@@ -225,6 +226,8 @@ export interface Snapshot {
   upness?: string;
   /** Log segments from this one on hold what came after the snapshot. */
   nextSegment: number;
+  /** The fleet index's part (./index-part.ts), when one was written beside: its file and the id it carries (added within format 5; older readers skip it). */
+  fleetIndex?: IndexPartRef;
   observedUntil: number | null;
   /** Format 5 on: DenseMachine (./dense.ts). */
   machines: (
@@ -320,7 +323,7 @@ export function snapshotOf(
 }
 
 /** A snapshot's fields before its lists. */
-export type SnapshotHeader = Pick<Snapshot, 'format' | 'upness' | 'nextSegment' | 'observedUntil'>;
+export type SnapshotHeader = Pick<Snapshot, 'format' | 'upness' | 'nextSegment' | 'observedUntil' | 'fleetIndex'>;
 
 /** The lists of a snapshot, in the order they are written. */
 const LISTS = ['machines', 'nodeLayers', 'pools', 'usage'] as const;
@@ -351,8 +354,9 @@ export function* snapshotText(
   format = FORMAT,
   pools: Iterable<Timeline> = [],
   usage: Iterable<UsageSnapshotEntry> = [],
+  fleetIndex?: IndexPartRef,
 ): Generator<string, void, undefined> {
-  const header: SnapshotHeader = { format, upness, nextSegment, observedUntil };
+  const header: SnapshotHeader = { format, upness, nextSegment, observedUntil, ...(fleetIndex === undefined ? {} : { fleetIndex }) };
   yield `${JSON.stringify(header).slice(0, -1)}${LISTS_START}`;
   const written = new Map<string, { at: number; timeline: Timeline }>();
   let first = true;
