@@ -483,7 +483,7 @@ export class FleetIndex {
   readonly #partitions = new Map<string, Partition>();
   readonly #scope: IndexScope;
   /** Timelines whose first transitions an adopted image holds (adopt), until prepare: grew skips those. */
-  #held: WeakMap<Timeline, number> | null = null;
+  #held: Map<Timeline, number> | null = null;
 
   /** A scoped index's choice per timeline (its group, or null: not kept), made once: it grows on every transition. */
   readonly #chosen = new WeakMap<Timeline, string | null>();
@@ -572,18 +572,30 @@ export class FleetIndex {
     if (this.#partitions.size > 0 || this.#scope.accepts !== undefined || this.#scope.groupOf !== undefined) return 'the index is not empty, or of a selection';
     if (image.layout !== LAYOUT) return `its layout (${image.layout}) is not this Upness's (${LAYOUT})`;
     if (held.length > timelines.length) return `it holds ${held.length} timelines, of ${timelines.length}`;
+    const numbers = new Map<string, number>();
+    for (const [n, pi] of image.partitions.entries()) {
+      const key = FleetIndex.#key(pi.cluster ?? undefined, pi.namespace, pi.group);
+      if (numbers.has(key) || pi.group !== '') return `partition ${n} (${pi.namespace}) is there twice, or of a group`;
+      numbers.set(key, n);
+    }
+    // Each held transition's time, timeline after timeline, and each timeline's partition: read in
+    // the order the timelines are kept (one pass over memory), not one jump into a timeline per event.
+    // A time is crossed out (NaN) once an event is found at it, so that none is there twice.
     const offsets = new Float64Array(held.length + 1);
     for (let i = 0; i < held.length; i++) offsets[i + 1] = offsets[i]! + held[i]!;
-    const seen = new Uint8Array(offsets[held.length]!);
+    const expected = new Float64Array(offsets[held.length]!);
+    const partitionOf = new Int32Array(held.length);
+    for (let i = 0; i < held.length; i++) {
+      const tl = timelines[i]!;
+      partitionOf[i] = numbers.get(FleetIndex.#key(tl.cluster, tl.namespace, '')) ?? -1;
+      if (held[i]! > transitionCount(tl)) return `timeline ${i} has fewer transitions than it holds`;
+      for (let j = 0, o = offsets[i]!; j < held[i]!; j++) expected[o + j] = transitionTime(tl, j);
+    }
     let count = 0;
     const adopted: Partition[] = [];
-    const keys = new Set<string>();
     for (const [n, pi] of image.partitions.entries()) {
       const length = pi.times.length;
       const where = `partition ${n} (${pi.namespace})`;
-      const key = FleetIndex.#key(pi.cluster ?? undefined, pi.namespace, pi.group);
-      if (keys.has(key) || pi.group !== '') return `${where} is there twice, or of a group`;
-      keys.add(key);
       if (pi.owners.length !== length || pi.indices.length !== length) return `${where} has ${length} times, ${pi.owners.length} timelines and ${pi.indices.length} indices`;
       const valid = pi.checkpoints.length / ACC;
       if (!Number.isInteger(valid) || valid < 1 || valid > Math.floor(length / K) + 1) return `${where} has ${pi.checkpoints.length} sums for ${length} events`;
@@ -591,21 +603,23 @@ export class FleetIndex {
       // Pushed, not preallocated: an array made with holes stays slower to read.
       const owners: Timeline[] = [];
       let redo = false;
+      const times = pi.times;
+      let before = -Infinity;
       for (let e = 0; e < length; e++) {
         const at = pi.owners[e]!;
         const j = pi.indices[e]!;
-        const tl = timelines[at];
-        if (tl === undefined || at >= held.length || j >= held[at]!) return `${where}: event ${e} is of transition ${j} of timeline ${at}, which it does not hold`;
-        if (transitionTime(tl, j) !== pi.times[e] || (e > 0 && pi.times[e]! < pi.times[e - 1]!)) return `${where}: event ${e} is not at its transition's time, in order`;
-        if (tl.namespace !== pi.namespace || (tl.cluster ?? null) !== pi.cluster) return `${where}: event ${e} is of a timeline of another partition`;
+        const t = times[e]!;
+        if (at >= held.length || j >= held[at]!) return `${where}: event ${e} is of transition ${j} of timeline ${at}, which it does not hold`;
+        if (partitionOf[at] !== n) return `${where}: event ${e} is of a timeline of another partition`;
         const mark = offsets[at]! + j;
-        if (seen[mark] === 1) return `${where}: transition ${j} of timeline ${at} is there twice`;
-        seen[mark] = 1;
+        if (expected[mark] !== t || t < before) return `${where}: event ${e} is not at its transition's time, in order, once`;
+        expected[mark] = NaN;
+        before = t;
         count++;
-        owners.push(tl);
-        if (resum.has(at)) redo = true;
+        owners.push(timelines[at]!);
+        if (resum.size > 0 && resum.has(at)) redo = true;
       }
-      if (length > 0 && !(pi.origin <= pi.times[0]!)) return `${where}: its origin is after its first event`;
+      if (length > 0 && !(pi.origin <= times[0]!)) return `${where}: its origin is after its first event`;
       const p = new Partition(pi.cluster ?? undefined, pi.namespace, pi.group);
       p.origin = length > 0 ? pi.origin : NaN;
       p.times = pi.times.slice();
@@ -616,9 +630,9 @@ export class FleetIndex {
       p.valid = redo ? 1 : valid;
       adopted.push(p);
     }
-    if (count !== seen.length) return `it holds ${count} of the ${seen.length} transitions`;
+    if (count !== expected.length) return `it holds ${count} of the ${expected.length} transitions`;
     for (const p of adopted) this.#partitions.set(FleetIndex.#key(p.cluster, p.namespace, p.group), p);
-    this.#held = new WeakMap();
+    this.#held = new Map();
     for (let i = 0; i < held.length; i++) if (held[i]! > 0) this.#held.set(timelines[i]!, held[i]!);
     return null;
   }
