@@ -6,14 +6,16 @@
 //            fleet summary as the simulated service answered it
 //   refresh  starts from the data dir and stops, so the snapshot is in the form this code writes
 //   measure  starts from it as `upness serve --data-dir` does, to the first fleet query answered,
-//            and prints each part's time as JSON; the peer: reading the data dir's bytes alone
+//            and prints each part's time as JSON; the peer: reading the data dir's bytes alone.
+//            `--rebuild`: the fleet index kept with the snapshot is ignored and built again (the start before it was kept)
 // Usage: node backend/bench/restart.ts build|refresh|measure --dir DIR [--jobsets N --days D --seed S]
 
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ClusterEngine } from '../src/nodes/engine.ts';
-import { EngineView } from '../src/runtime/served-view.ts';
+import { pino } from 'pino';
+import { EngineView, keptIndex } from '../src/runtime/served-view.ts';
 import type { FleetIndex } from '../src/series/fleet-index.ts';
 import { simulateFleet } from '../src/sources/simulator/index.ts';
 import { EmbeddedStore } from '../src/store/embedded.ts';
@@ -21,8 +23,10 @@ import { transitionCount } from '../src/timeline/types.ts';
 
 const { positionals, values: args } = parseArgs({
   allowPositionals: true,
-  options: { dir: { type: 'string' }, jobsets: { type: 'string' }, days: { type: 'string' }, seed: { type: 'string' } },
+  options: { dir: { type: 'string' }, jobsets: { type: 'string' }, days: { type: 'string' }, seed: { type: 'string' }, rebuild: { type: 'boolean', default: false } },
 });
+/** Warnings (a kept index refused) go to stderr, as the service logs them. */
+const logger = pino({ level: 'warn' }, pino.destination(2));
 const dir = args.dir!;
 const step = positionals[0];
 
@@ -58,8 +62,10 @@ export interface Measured {
   open: Part;
   /** The engine restored from them (both layers), its timelines listed. */
   engine: Part;
-  /** The served view over it: the fleet index filled, sorted and summed (EngineView.prepare). */
+  /** The served view over it: the fleet index taken from the snapshot, or filled, sorted and summed (EngineView.prepare). */
   index: Part;
+  /** Whether the fleet index was taken from the snapshot (false: built from the timelines). */
+  kept: boolean;
   /** The first fleet query. */
   query: Part;
   total: Part;
@@ -116,7 +122,10 @@ if (step === 'build') {
   const engine = new ClusterEngine();
   engine.restore(recovery.machines, recovery.observedUntil);
   engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? []);
-  await store.snapshot(engine.machines(), recovery.observedUntil, engine.nodeTimelines(), engine.poolTimelines());
+  // A stop writes the served view's fleet index beside (runtime/session.ts).
+  const view = new EngineView('trace', engine, false, keptIndex(recovery, logger));
+  view.prepare();
+  await store.snapshot(engine.machines(), recovery.observedUntil, engine.nodeTimelines(), engine.poolTimelines(), [], (placeOf) => view.index().image(placeOf));
   await store.close();
 } else if (step === 'measure') {
   const fleet = JSON.parse(readFileSync(join(dir, 'fleet.json'), 'utf8')) as FleetFile;
@@ -131,6 +140,7 @@ if (step === 'build') {
   const whole = timing();
   part = timing();
   const { store, recovery } = await EmbeddedStore.open(dir);
+  if (args.rebuild) delete recovery.fleetIndex;
   const open = part();
   part = timing();
   const engine = new ClusterEngine();
@@ -139,7 +149,8 @@ if (step === 'build') {
   const timelines = engine.timelines();
   const engineMs = part();
   part = timing();
-  const view = new EngineView('trace', engine, false);
+  const kept = keptIndex(recovery, logger);
+  const view = new EngineView('trace', engine, false, kept);
   view.prepare();
   const index = part();
   part = timing();
@@ -153,6 +164,7 @@ if (step === 'build') {
     open,
     engine: engineMs,
     index,
+    kept: kept !== null,
     query,
     total,
     runs: timelines.length,

@@ -206,12 +206,28 @@ describe('upness serve', () => {
     expect(existsSync(join(dataDir, 'snapshot.json'))).toBe(true);
     const snapshot = readFileSync(join(dataDir, 'snapshot.json'), 'utf8');
     expect(snapshot.length).toBeGreaterThan(0);
+    // With the served view's fleet index beside it, which the restart takes instead of building it.
+    expect(existsSync(join(dataDir, 'snapshot.fleet-index'))).toBe(true);
     const second = await serve(['--data-dir', dataDir, '--jobsets', '3', '--history-days', '1']);
     try {
       expect(await waitReady(second.url)).toMatchObject({ source: 'simulator', jobsets });
       expect(second.logs()).toMatch(/"msg":"data dir opened"/);
+      expect(second.logs()).toMatch(/"msg":"fleet index taken from the snapshot"/);
     } finally {
       expect(await second.stop()).toBe(0);
+    }
+    // A damaged index part is refused, said so, and the index built again: the service starts as ever.
+    const part = join(dataDir, 'snapshot.fleet-index');
+    const bytes = readFileSync(part);
+    bytes[bytes.length >> 1]! ^= 0xff;
+    writeFileSync(part, bytes);
+    const third = await serve(['--data-dir', dataDir, '--jobsets', '3', '--history-days', '1']);
+    try {
+      expect(await waitReady(third.url)).toMatchObject({ source: 'simulator', jobsets });
+      expect(third.logs()).toMatch(/"why":"its checksum is wrong","msg":"the fleet index kept with the snapshot cannot be used: it is built again from the timelines"/);
+      expect(third.logs()).not.toMatch(/"msg":"fleet index taken from the snapshot"/);
+    } finally {
+      expect(await third.stop()).toBe(0);
     }
   });
 

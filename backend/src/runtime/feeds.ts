@@ -15,7 +15,7 @@ import type { LiveCluster, LiveClusterOptions, UsageKeeping } from './live-clust
 import type { JobSetUsage } from '../usage/jobset-usage.ts';
 import { restoreUsage, usageRecords } from './usage-store.ts';
 import { LiveSimulation, type SimulationAnchor } from './live-simulation.ts';
-import { EngineView, type SourceKind } from './served-view.ts';
+import { EngineView, keptIndex, type SourceKind } from './served-view.ts';
 import { SIMULATED_USAGE_INTERVAL_MS } from '../sources/simulator/index.ts';
 import { UsageBook } from '../usage/book.ts';
 import type { Sink } from './sinks.ts';
@@ -97,7 +97,7 @@ export function traceFeed(trace: string, parseThreads?: number): Feed {
       const engine = new ClusterEngine(engineOptions({ sink, logger, ...rest }));
       const observedUntil = sink.recovery?.observedUntil ?? null;
       restoreCluster(engine, sink.recovery);
-      const view = new EngineView('trace', engine, false);
+      const view = new EngineView('trace', engine, false, keptIndex(sink.recovery, logger));
       return {
         view,
         ownReadiness: false,
@@ -165,7 +165,7 @@ export function simulatorFeed(settings: SimulatorSettings, usageRetentionMs?: nu
       const engine = new ClusterEngine(engineOptions(context));
       const observedUntil = sink.recovery?.observedUntil ?? null;
       restoreCluster(engine, sink.recovery);
-      const view = new EngineView('simulator', engine, true);
+      const view = new EngineView('simulator', engine, true, keptIndex(sink.recovery, logger));
       // Its usage: every sampling made (the model is never late), so a sampling holds until the next, no longer.
       const book = new UsageBook({ holdMs: SIMULATED_USAGE_INTERVAL_MS });
       view.setUsage(book);
@@ -213,7 +213,7 @@ export function clusterFeed(settings: LiveClusterOptions): Feed {
       const { KubeConfigError } = await import('../sources/cluster/config.ts');
       const engine = new ClusterEngine(engineOptions(context));
       restoreCluster(engine, sink.recovery);
-      const view = new EngineView('kubernetes', engine, true);
+      const view = new EngineView('kubernetes', engine, true, keptIndex(sink.recovery, logger));
       // The usage sampled before a restart, when the store kept it (the data dir), and the store's writer.
       let keeping: UsageKeeping | undefined;
       if (settings.usage !== undefined) {

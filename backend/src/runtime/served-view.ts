@@ -11,6 +11,8 @@ import type { Timeline } from '../timeline/types.ts';
 import type { Readiness } from '../observation/readiness.ts';
 import type { UsageBook } from '../usage/book.ts';
 import type { UsageSamplerStatus } from './usage-sampler.ts';
+import type { Logger } from 'pino';
+import type { Recovery } from '../store/store.ts';
 
 /** Which source the timelines come from (a follower serves a cluster's). */
 export type SourceKind = 'trace' | 'simulator' | 'kubernetes';
@@ -55,6 +57,26 @@ export interface ServedView {
   usage?(): { book: UsageBook; sampler: UsageSamplerStatus | null } | null;
 }
 
+/**
+ * The fleet index a store kept with its snapshot (store/index-part.ts), taken in for the timelines
+ * restored from `recovery` (call it after the engine's restore, before anything else is observed);
+ * null when none was kept, or when it is not exactly theirs (logged: the index is then built from the
+ * timelines as before). The part is dropped from the recovery once read.
+ */
+export function keptIndex(recovery: Pick<Recovery, 'machines' | 'fleetIndex'> | null, logger: Logger): FleetIndex | null {
+  const kept = recovery?.fleetIndex;
+  if (recovery === null || kept === undefined || 'refused' in kept) return null;
+  delete recovery.fleetIndex;
+  const index = new FleetIndex();
+  const refused = index.adopt(kept.part, recovery.machines.map((m) => m.timeline), kept.held, kept.resum);
+  if (refused !== null) {
+    logger.warn({ why: refused }, 'the fleet index kept with the snapshot is not that of its timelines: it is built again from them');
+    return null;
+  }
+  logger.info({ events: index.events(), resummed: kept.resum.size }, 'fleet index taken from the snapshot');
+  return index;
+}
+
 /** The view of an engine fed by a source. `live`: observed up to now (a watch or the simulator); else up to the last observation. */
 export class EngineView implements ServedView {
   readonly kind: SourceKind;
@@ -63,13 +85,15 @@ export class EngineView implements ServedView {
   #readiness: Readiness = { ready: false, reason: 'starting' };
   #watches: (() => readonly WatchHealth[]) | null = null;
 
-  readonly #index = new FleetIndex();
+  readonly #index: FleetIndex;
   readonly #selections: SelectionIndexes;
 
-  constructor(kind: SourceKind, engine: TimelineEngine, live: boolean) {
+  /** `index`: one kept with the snapshot the engine was restored from (keptIndex); else built here from the engine's timelines. */
+  constructor(kind: SourceKind, engine: TimelineEngine, live: boolean, index: FleetIndex | null = null) {
     this.kind = kind;
     this.engine = engine;
     this.#live = live;
+    this.#index = index ?? new FleetIndex();
     engine.subscribe(this.#index);
     this.#selections = new SelectionIndexes(() => engine.timelines());
     engine.subscribe(this.#selections);

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { ClusterEngine } from '../nodes/engine.ts';
 import type { PoolLayerOptions } from '../nodes/pools/layer.ts';
 import type { Timeline } from '../timeline/types.ts';
-import type { UsageSnapshotEntry } from '../store/store.ts';
+import type { IndexSource, UsageSnapshotEntry } from '../store/store.ts';
 import type { Feed } from './feeds.ts';
 import { expired } from './retention.ts';
 import type { EngineView } from './served-view.ts';
@@ -66,6 +66,8 @@ export async function openSession(feed: Feed, sink: Sink, options: SessionOption
     const kept = running.view.usage();
     return kept?.sampler ? kept.book.dump() : [];
   };
+  // The served view's fleet index, kept with the snapshot so that the next start need not build it.
+  const index: IndexSource = (placeOf) => running.view.index().image(placeOf);
   const timers: NodeJS.Timeout[] = [];
   let compacting: Promise<void> | null = null;
 
@@ -75,7 +77,7 @@ export async function openSession(feed: Feed, sink: Sink, options: SessionOption
       const gone = expired(engine.timelines(), running.present(), options.retentionMs);
       if (gone.length > 0) engine.forget(gone);
       if (engine instanceof ClusterEngine) engine.poolLayer.forget(expired(engine.poolTimelines(), running.present(), options.retentionMs));
-      await sink.snapshot(engine.machines(), engine.horizon, nodeLayers(), pools(), usage());
+      await sink.snapshot(engine.machines(), engine.horizon, nodeLayers(), pools(), usage(), index);
       logger.info({ timelines: engine.counts.jobsets, dropped: gone.length, why }, 'retention and snapshot');
     })().finally(() => (compacting = null));
     return compacting;
@@ -113,7 +115,7 @@ export async function openSession(feed: Feed, sink: Sink, options: SessionOption
       for (const t of timers) clearInterval(t);
       await running.stop();
       await compacting;
-      await sink.close(engine.machines(), engine.horizon, nodeLayers(), pools(), usage());
+      await sink.close(engine.machines(), engine.horizon, nodeLayers(), pools(), usage(), index);
     },
   };
 }

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { EmbeddedStore } from '../store/embedded.ts';
 import type { PostgresStore } from '../store/postgres.ts';
-import type { Recovery, StoreStatus, UsageRecord, UsageSnapshotEntry } from '../store/store.ts';
+import type { IndexSource, Recovery, StoreStatus, UsageRecord, UsageSnapshotEntry } from '../store/store.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { Timeline } from '../timeline/types.ts';
@@ -19,7 +19,7 @@ export interface Sink {
   /** The data dir, for what a feed keeps beside its timelines (the simulator's anchor); null elsewhere. */
   readonly dir: string | null;
   /** What the previous run left: restored into the engine before the feed starts. */
-  readonly recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers' | 'derivedNodeLayers' | 'pools' | 'usage'> | null;
+  readonly recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers' | 'derivedNodeLayers' | 'pools' | 'usage' | 'fleetIndex'> | null;
   /** The engine's output (absent: nothing is written). */
   readonly record?: (update: TimelineUpdate, machine: MachineState) => void;
   /** The engine's facts (the node layer's causes and transitions, the node pools' timelines, Kueue's reasons for suspensions), after what they refer to. */
@@ -30,14 +30,14 @@ export interface Sink {
   observed(at: number | null): void;
   /** Resolves when everything recorded so far is durable. */
   flushed(): Promise<void>;
-  /** Compaction after retention dropped timelines: what the store keeps is now `machines`. */
-  snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline>, pools?: Iterable<Timeline>, usage?: Iterable<UsageSnapshotEntry>): Promise<void>;
+  /** Compaction after retention dropped timelines: what the store keeps is now `machines` (and `index`, their fleet index, where the store keeps it). */
+  snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline>, pools?: Iterable<Timeline>, usage?: Iterable<UsageSnapshotEntry>, index?: IndexSource): Promise<void>;
   /** For /readyz and /metrics; absent: nothing to report (memory). */
   readonly status?: () => StoreStatus;
   /** Why it cannot write, or null. */
   failure(): string | null;
   /** Flushes what is left (the embedded store: a last snapshot) and closes. */
-  close(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline>, pools?: Iterable<Timeline>, usage?: Iterable<UsageSnapshotEntry>): Promise<void>;
+  close(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline>, pools?: Iterable<Timeline>, usage?: Iterable<UsageSnapshotEntry>, index?: IndexSource): Promise<void>;
 }
 
 /** `--memory`: nothing is written; retention still drops old timelines from memory. */
@@ -68,6 +68,9 @@ export async function embeddedSink(dir: string, logger: Logger): Promise<Sink> {
       `migrated the data dir from format ${migration.from} to ${migration.to}; its copy ${migration.backup} was kept until the migrated one was read, then deleted`,
     );
   }
+  if (recovery.fleetIndex !== undefined && 'refused' in recovery.fleetIndex) {
+    logger.warn({ dataDir: dir, why: recovery.fleetIndex.refused }, 'the fleet index kept with the snapshot cannot be used: it is built again from the timelines');
+  }
   if (recovery.cut !== null) {
     logger.warn(recovery.cut, 'cut a torn record off the end of the log (the last run stopped in the middle of a write); everything before it is kept');
   }
@@ -84,14 +87,14 @@ export async function embeddedSink(dir: string, logger: Logger): Promise<Sink> {
     usage: (records) => store.usage(records),
     observed: (at) => store.observed(at),
     flushed: () => store.flushed(),
-    snapshot: (machines, observedUntil, nodeLayers, pools, usage) => store.snapshot(machines, observedUntil, nodeLayers, pools, usage),
+    snapshot: (machines, observedUntil, nodeLayers, pools, usage, index) => store.snapshot(machines, observedUntil, nodeLayers, pools, usage, index),
     status: () => store.status(),
     failure: () => {
       const error = store.status().error;
       return error === null ? null : `cannot write to the data dir ${dir}: ${error}`;
     },
-    close: async (machines, observedUntil, nodeLayers, pools, usage) => {
-      await store.snapshot(machines, observedUntil, nodeLayers, pools, usage);
+    close: async (machines, observedUntil, nodeLayers, pools, usage, index) => {
+      await store.snapshot(machines, observedUntil, nodeLayers, pools, usage, index);
       await store.close();
     },
   };

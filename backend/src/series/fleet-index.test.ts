@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { timelines as arbTimelines, T0 } from '../../../test/support/arbitraries.ts';
 import { openTransitions, transitionsOf, type Timeline } from '../timeline/types.ts';
 import { firstUp, timeToFirstUpAt } from './figures.ts';
-import { FleetIndex } from './fleet-index.ts';
+import { FleetIndex, type FleetIndexImage } from './fleet-index.ts';
 import { livedIn } from './summary.ts';
 import { FIELDS, windowTotals } from './totals.ts';
 
@@ -54,6 +54,11 @@ function feed(index: FleetIndex, fleet: readonly Timeline[], cuts: number[]): Ti
   }
   return views;
 }
+
+/** Fleets large enough that a partition holds sums of many events (a checkpoint every 32): what an image keeps. */
+const arbLargeFleet = fc
+  .array(fc.tuple(arbTimelines(12), fc.constantFrom('a', 'b')), { minLength: 30, maxLength: 60 })
+  .map((list) => list.map(([tl, namespace], i): Timeline => ({ ...tl, uid: `u${i}`, namespace })));
 
 const arbWindow = fc.tuple(fc.integer({ min: -1_000_000, max: 90_000_000 }), fc.integer({ min: 0, max: 90_000_000 }), fc.nat(1_000));
 
@@ -185,6 +190,100 @@ describe('the fleet index', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  /**
+   * A snapshot's image of the index (each timeline's first held[i] transitions), taken in by a
+   * restart for the same timelines grown since (the log after the snapshot), against the index built
+   * from them again: every window, count and time to first up, alone and as a series' steps.
+   */
+  function restarted(fleet: readonly Timeline[], cuts: readonly number[]): { views: Timeline[]; image: FleetIndexImage; held: number[] } {
+    const views = fleet.map((tl): Timeline => ({ ...tl, transitions: [] }));
+    // Most timelines held whole (closed before the snapshot), some cut (they went on in the log).
+    const held = fleet.map((tl, i) => (cuts[i % cuts.length]! % 3 === 0 ? 1 + (cuts[i % cuts.length]! % transitionsOf(tl).length) : transitionsOf(tl).length));
+    const before = new FleetIndex();
+    views.forEach((view, i) => {
+      openTransitions(view).push(...transitionsOf(fleet[i]!).slice(0, held[i]));
+      before.grew(view);
+    });
+    const image = before.image((tl) => views.indexOf(tl))!;
+    views.forEach((view, i) => openTransitions(view).push(...transitionsOf(fleet[i]!).slice(held[i])));
+    return { views, image, held };
+  }
+
+  const same = (a: FleetIndex, b: FleetIndex, fleet: readonly Timeline[], windows: readonly [number, number, number][], namespaces: string[]): void => {
+    const last = Math.max(...fleet.map((tl) => transitionsOf(tl)[transitionsOf(tl).length - 1]!.at));
+    for (const [x, length] of windows) {
+      const from = T0 + x;
+      const times = [from - length, from, from + length, from + 2 * length];
+      const ask = (index: FleetIndex) => [index.window(index.partitions(undefined, namespaces), last, from, from + length), ...index.windows(index.partitions(undefined, namespaces), last, times, [0, 1, 2], [1, 2, 3])];
+      const got = ask(a);
+      const want = ask(b);
+      expect(got.map((w) => [Array.from(w.totals), w.count, w.timeToFirstUpSeconds])).toEqual(want.map((w) => [Array.from(w.totals), w.count, w.timeToFirstUpSeconds]));
+    }
+  };
+
+  it('takes in an image of itself kept with a snapshot, and then answers every question as the index built again', () => {
+    fc.assert(
+      fc.property(fc.oneof(arbFleet, arbLargeFleet), fc.array(fc.nat(50), { minLength: 1, maxLength: 8 }), fc.array(arbWindow, { minLength: 1, maxLength: 4 }), fc.subarray(NAMESPACES), (fleet, cuts, windows, namespaces) => {
+        const { views, image, held } = restarted(fleet, cuts);
+        const kept = new FleetIndex();
+        expect(kept.adopt(image, views, held)).toBeNull();
+        // As the engine tells a new subscriber of every timeline: what the image holds is not added again.
+        for (const tl of views) kept.grew(tl, 0);
+        if (cuts[0]! % 2 === 0) kept.prepare();
+        const built = new FleetIndex();
+        for (const tl of views) built.grew(tl);
+        expect(kept.events()).toBe(built.events());
+        same(kept, built, views, windows, namespaces);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('takes the sums again of partitions whose timelines changed their goodput inputs after the image', () => {
+    fc.assert(
+      fc.property(arbLargeFleet, fc.array(fc.nat(50), { minLength: 1, maxLength: 8 }), fc.array(arbWindow, { minLength: 1, maxLength: 4 }), (fleet, cuts, windows) => {
+        const { views, image, held } = restarted(fleet, cuts);
+        views[0]!.accelerators = (views[0]!.accelerators ?? 0) + 8;
+        views[0]!.checkpointIntervalMs = 600_000;
+        const kept = new FleetIndex();
+        expect(kept.adopt(image, views, held, new Set([0]))).toBeNull();
+        for (const tl of views) kept.grew(tl, 0);
+        const built = new FleetIndex();
+        for (const tl of views) built.grew(tl);
+        same(kept, built, views, windows, []);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses an image that is not exactly of the timelines given, and then holds nothing', () => {
+    const fleet = fc.sample(arbFleet.filter((f) => f.reduce((n, tl) => n + transitionsOf(tl).length, 0) >= 4), { numRuns: 1, seed: 7 })[0]!;
+    const copy = (image: FleetIndexImage): FleetIndexImage => ({
+      layout: image.layout,
+      partitions: image.partitions.map((p) => ({ ...p, times: p.times.slice(), owners: p.owners.slice(), indices: p.indices.slice(), checkpoints: p.checkpoints.slice() })),
+    });
+    const { views, image, held } = restarted(fleet, [50]);
+    const damaged: [string, (i: FleetIndexImage) => void, number[]?][] = [
+      ['a time moved', (i) => (i.partitions[0]!.times[0]! -= 1)],
+      ['an event of another transition', (i) => (i.partitions[0]!.indices[0] = held[i.partitions[0]!.owners[0]!]!)],
+      ['an event dropped', (i) => Object.assign(i.partitions[0]!, { times: i.partitions[0]!.times.subarray(1), owners: i.partitions[0]!.owners.subarray(1), indices: i.partitions[0]!.indices.subarray(1) })],
+      ['a partition dropped', (i) => i.partitions.pop()],
+      ['another namespace', (i) => (i.partitions[0]!.namespace = 'z')],
+      ['sums of another layout', (i) => (i.layout = 'fleet-index sums 0')],
+      ['sums cut short', (i) => (i.partitions[0]!.checkpoints = i.partitions[0]!.checkpoints.subarray(1))],
+      ['more transitions held than the image has', () => undefined, held.map((n, k) => (k === 0 ? n + 1 : n))],
+    ];
+    for (const [what, damage, otherHeld] of damaged) {
+      const bad = copy(image);
+      damage(bad);
+      const index = new FleetIndex();
+      const why = index.adopt(bad, views, otherHeld ?? held);
+      expect([what, why]).toEqual([what, expect.any(String)]);
+      expect(index.events()).toBe(0);
+    }
+    expect(new FleetIndex().adopt(copy(image), views, held)).toBeNull();
   });
 
   it('says when it cannot answer: an event after the horizon', () => {

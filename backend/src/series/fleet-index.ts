@@ -51,6 +51,12 @@ const ENDED_FIRST_UPS = CREATED + 5;
 const ACC = CREATED + 6;
 
 const K = 32;
+/**
+ * What an image of an index (FleetIndex.image) holds the sums of: its checkpoints are good only for
+ * this layout. Bump SUMS when addEvent changes what it adds, so that a kept image is refused.
+ */
+const SUMS = 1;
+const LAYOUT = `fleet-index sums ${SUMS}, K ${K}, ACC ${ACC}`;
 /** What a partition keeps of C(t) at a time asked: the totals' columns, then CREATED … ACC. */
 const KEPT = FIELDS + (ACC - CREATED);
 /** Times kept per generation of a partition's memory of C(t) (two generations: about 2 × 4,096 × 184 bytes at most). */
@@ -450,9 +456,34 @@ export interface IndexScope {
   groupOf?(tl: Timeline): string;
 }
 
+/**
+ * One partition of an index as plain typed arrays: its events sorted by time (each its time, its
+ * timeline's position in a list the caller keeps, its transition's index) and the sums before every
+ * K-th (checkpoints 0 … valid − 1, ACC numbers each; W sums relative to `origin`).
+ */
+export interface PartitionImage {
+  cluster: string | null;
+  namespace: string;
+  group: string;
+  origin: number;
+  times: Float64Array;
+  owners: Uint32Array;
+  indices: Uint32Array;
+  checkpoints: Float64Array;
+}
+
+/** What an index holds once sorted and summed (FleetIndex.image): a snapshot keeps it so that a start need not sort and sum every transition again. */
+export interface FleetIndexImage {
+  /** The sums' layout: an image of another layout is refused. */
+  layout: string;
+  partitions: PartitionImage[];
+}
+
 export class FleetIndex {
   readonly #partitions = new Map<string, Partition>();
   readonly #scope: IndexScope;
+  /** Timelines whose first transitions an adopted image holds (adopt), until prepare: grew skips those. */
+  #held: Map<Timeline, number> | null = null;
 
   /** A scoped index's choice per timeline (its group, or null: not kept), made once: it grows on every transition. */
   readonly #chosen = new WeakMap<Timeline, string | null>();
@@ -481,6 +512,8 @@ export class FleetIndex {
   grew(tl: Timeline, from = 0): void {
     const group = this.#groupOf(tl);
     if (group === null) return;
+    if (this.#held !== null) from = Math.max(from, this.#held.get(tl) ?? 0);
+    if (from >= transitionCount(tl)) return;
     const key = FleetIndex.#key(tl.cluster, tl.namespace, group);
     let p = this.#partitions.get(key);
     if (p === undefined) this.#partitions.set(key, (p = new Partition(tl.cluster, tl.namespace, group)));
@@ -493,6 +526,115 @@ export class FleetIndex {
    */
   prepare(): void {
     for (const p of this.#partitions.values()) p.prepare();
+    this.#held = null;
+  }
+
+  /**
+   * The index sorted and summed, as typed arrays, its events' timelines given by `positionOf` (their
+   * places in a snapshot); null for an index of a selection, or when a timeline has no place (the
+   * image would not be of the timelines kept). Sorts and sums what waits first, as a read would.
+   */
+  image(positionOf: (tl: Timeline) => number | undefined): FleetIndexImage | null {
+    if (this.#scope.accepts !== undefined || this.#scope.groupOf !== undefined) return null;
+    const partitions: PartitionImage[] = [];
+    for (const p of this.#partitions.values()) {
+      p.prepare();
+      if (p.length === 0) continue;
+      const owners = new Uint32Array(p.length);
+      for (let e = 0; e < p.length; e++) {
+        const at = positionOf(p.owners[e]!);
+        if (at === undefined) return null;
+        owners[e] = at;
+      }
+      partitions.push({
+        cluster: p.cluster ?? null,
+        namespace: p.namespace,
+        group: p.group,
+        origin: p.origin,
+        times: p.times.subarray(0, p.length),
+        owners,
+        indices: p.indices.subarray(0, p.length),
+        checkpoints: p.checkpoints.subarray(0, p.valid * ACC),
+      });
+    }
+    return { layout: LAYOUT, partitions };
+  }
+
+  /**
+   * Takes in an image (`image`) of the index of `timelines`, where timeline i had its first held[i]
+   * transitions, instead of sorting and summing them again. Only when it is exactly theirs: every
+   * event one transition at its own time, in its timeline's partition, sorted, and every transition
+   * held there once; else nothing is taken and the reason is returned (the caller builds the index as
+   * before). `resum`: positions of timelines whose goodput inputs changed since: their partitions'
+   * sums are taken again. Transitions after the held ones come in through grew, as ever.
+   */
+  adopt(image: FleetIndexImage, timelines: readonly Timeline[], held: ArrayLike<number>, resum: ReadonlySet<number> = new Set()): string | null {
+    if (this.#partitions.size > 0 || this.#scope.accepts !== undefined || this.#scope.groupOf !== undefined) return 'the index is not empty, or of a selection';
+    if (image.layout !== LAYOUT) return `its layout (${image.layout}) is not this Upness's (${LAYOUT})`;
+    if (held.length > timelines.length) return `it holds ${held.length} timelines, of ${timelines.length}`;
+    const numbers = new Map<string, number>();
+    for (const [n, pi] of image.partitions.entries()) {
+      const key = FleetIndex.#key(pi.cluster ?? undefined, pi.namespace, pi.group);
+      if (numbers.has(key) || pi.group !== '') return `partition ${n} (${pi.namespace}) is there twice, or of a group`;
+      numbers.set(key, n);
+    }
+    // Each held transition's time, timeline after timeline, and each timeline's partition: read in
+    // the order the timelines are kept (one pass over memory), not one jump into a timeline per event.
+    // A time is crossed out (NaN) once an event is found at it, so that none is there twice.
+    const offsets = new Float64Array(held.length + 1);
+    for (let i = 0; i < held.length; i++) offsets[i + 1] = offsets[i]! + held[i]!;
+    const expected = new Float64Array(offsets[held.length]!);
+    const partitionOf = new Int32Array(held.length);
+    for (let i = 0; i < held.length; i++) {
+      const tl = timelines[i]!;
+      partitionOf[i] = numbers.get(FleetIndex.#key(tl.cluster, tl.namespace, '')) ?? -1;
+      if (held[i]! > transitionCount(tl)) return `timeline ${i} has fewer transitions than it holds`;
+      for (let j = 0, o = offsets[i]!; j < held[i]!; j++) expected[o + j] = transitionTime(tl, j);
+    }
+    let count = 0;
+    const adopted: Partition[] = [];
+    for (const [n, pi] of image.partitions.entries()) {
+      const length = pi.times.length;
+      const where = `partition ${n} (${pi.namespace})`;
+      if (pi.owners.length !== length || pi.indices.length !== length) return `${where} has ${length} times, ${pi.owners.length} timelines and ${pi.indices.length} indices`;
+      const valid = pi.checkpoints.length / ACC;
+      if (!Number.isInteger(valid) || valid < 1 || valid > Math.floor(length / K) + 1) return `${where} has ${pi.checkpoints.length} sums for ${length} events`;
+      for (let f = 0; f < ACC; f++) if (pi.checkpoints[f] !== 0) return `${where} does not start from zero`;
+      // Pushed, not preallocated: an array made with holes stays slower to read.
+      const owners: Timeline[] = [];
+      let redo = false;
+      const times = pi.times;
+      let before = -Infinity;
+      for (let e = 0; e < length; e++) {
+        const at = pi.owners[e]!;
+        const j = pi.indices[e]!;
+        const t = times[e]!;
+        if (at >= held.length || j >= held[at]!) return `${where}: event ${e} is of transition ${j} of timeline ${at}, which it does not hold`;
+        if (partitionOf[at] !== n) return `${where}: event ${e} is of a timeline of another partition`;
+        const mark = offsets[at]! + j;
+        if (expected[mark] !== t || t < before) return `${where}: event ${e} is not at its transition's time, in order, once`;
+        expected[mark] = NaN;
+        before = t;
+        count++;
+        owners.push(timelines[at]!);
+        if (resum.size > 0 && resum.has(at)) redo = true;
+      }
+      if (length > 0 && !(pi.origin <= times[0]!)) return `${where}: its origin is after its first event`;
+      const p = new Partition(pi.cluster ?? undefined, pi.namespace, pi.group);
+      p.origin = length > 0 ? pi.origin : NaN;
+      p.times = pi.times.slice();
+      p.owners = owners;
+      p.indices = pi.indices.slice();
+      p.length = length;
+      p.checkpoints = pi.checkpoints.slice();
+      p.valid = redo ? 1 : valid;
+      adopted.push(p);
+    }
+    if (count !== expected.length) return `it holds ${count} of the ${expected.length} transitions`;
+    for (const p of adopted) this.#partitions.set(FleetIndex.#key(p.cluster, p.namespace, p.group), p);
+    this.#held = new Map();
+    for (let i = 0; i < held.length; i++) if (held[i]! > 0) this.#held.set(timelines[i]!, held[i]!);
+    return null;
   }
 
   /** How many events (transitions) it holds: what it costs in memory. */

@@ -14,6 +14,7 @@ import { EmbeddedStore, StoreError } from './embedded.ts';
 import { clusterEngine, clusterTrace, drawn, feedFleet, JOBSET, NODES, plainMachines } from '../../../test/support/store/scenes.ts';
 import { transitionsOf, TERMINAL_STATES, type Cause, type Timeline, type Transition } from '../timeline/types.ts';
 import { FORMAT, parseSnapshot, snapshotOf, snapshotText, type Snapshot, type UsageSnapshotEntry } from './records.ts';
+import { FleetIndex } from '../series/fleet-index.ts';
 import { poolTimeline } from '../timeline/facts.ts';
 import { UPNESS_VERSION } from './version.ts';
 
@@ -380,5 +381,113 @@ describe('the embedded store', () => {
     } finally {
       execFileSync('umount', ['--lazy', mount]);
     }
+  });
+});
+
+describe('the fleet index kept with the snapshot', () => {
+  /** A store filled from a simulated fleet, and the index a service keeps of its timelines. */
+  async function indexed(dir: string): Promise<{ engine: TimelineEngine; store: EmbeddedStore; index: FleetIndex }> {
+    const { engine, store } = await fill(dir, 3, 2);
+    const index = new FleetIndex();
+    engine.subscribe(index);
+    return { engine, store, index };
+  }
+  const image = (index: FleetIndex) => (placeOf: (tl: Timeline) => number | undefined) => index.image(placeOf);
+  /** What a dashboard asks of an index: each namespace's pooled window over a few ranges, as a series. */
+  const answers = (index: FleetIndex, horizon: number): unknown[] => {
+    const times = Array.from({ length: 13 }, (_, k) => horizon - (12 - k) * 4 * 3_600_000);
+    return [null, ...new Set(index.partitions().map((p) => p.namespace))].map((ns) => {
+      const partitions = index.partitions(undefined, ns === null ? undefined : [ns]);
+      return index.windows(partitions, horizon, times, [0, 0, 6, 11], [12, 6, 12, 12]).map((w) => [Array.from(w.totals), w.count, w.timeToFirstUpSeconds]);
+    });
+  };
+  /** The index built again from the recovered timelines, as before it was kept. */
+  const rebuilt = (machines: readonly { timeline: Timeline }[]): FleetIndex => {
+    const index = new FleetIndex();
+    for (const m of machines) index.grew(m.timeline);
+    return index;
+  };
+
+  it('is read back with the snapshot and answers every fleet question as the index built again, with the log after it taken in', async () => {
+    const dir = fresh();
+    const { engine, store, index } = await indexed(dir);
+    await store.snapshot(engine.machines(), engine.horizon, [], [], [], image(index));
+    expect(readdirSync(dir)).toContain('snapshot.fleet-index');
+    expect(JSON.parse(readFileSync(join(dir, 'snapshot.json'), 'utf8').split('\n')[0]!.replace(/,"machines":\[$/, '}')).fleetIndex).toMatchObject({ file: 'snapshot.fleet-index' });
+    // More after the snapshot: in the log, not in the part.
+    for (const o of simulateFleet({ jobsets: 3, days: 1, seed: 11, start: engine.horizon! - 3_600_000 }).observations()) engine.observe(o);
+    store.observed(engine.horizon);
+    await store.close();
+
+    const { store: again, recovery } = await EmbeddedStore.open(dir);
+    await again.close();
+    const kept = recovery.fleetIndex;
+    if (kept === undefined || 'refused' in kept) throw new Error(`no part read: ${JSON.stringify(kept)}`);
+    const fromLog = recovery.machines.filter((m, i) => i >= kept.held.length || kept.held[i]! < transitionsOf(m.timeline).length);
+    expect(fromLog.length).toBeGreaterThan(0);
+    const restored = new FleetIndex();
+    expect(restored.adopt(kept.part, recovery.machines.map((m) => m.timeline), kept.held, kept.resum)).toBeNull();
+    for (const m of recovery.machines) restored.grew(m.timeline, 0);
+    const built = rebuilt(recovery.machines);
+    expect(restored.events()).toBe(built.events());
+    expect(answers(restored, engine.horizon!)).toEqual(answers(built, engine.horizon!));
+    // And as the live index answered before the restart.
+    expect(answers(restored, engine.horizon!)).toEqual(answers(index, engine.horizon!));
+  });
+
+  it('is refused, saying why, when damaged, of another snapshot or missing; a snapshot without one names none', async () => {
+    const dir = fresh();
+    const { engine, store, index } = await indexed(dir);
+    await store.snapshot(engine.machines(), engine.horizon, [], [], [], image(index));
+    const part = join(dir, 'snapshot.fleet-index');
+    const older = readFileSync(part);
+    await store.snapshot(engine.machines(), engine.horizon, [], [], [], image(index));
+    const good = readFileSync(part);
+    await store.close();
+    const refusal = async (): Promise<string | undefined> => {
+      const { store: s, recovery } = await EmbeddedStore.open(dir);
+      await s.close();
+      // The snapshot's timelines are read all the same.
+      expect(recovery.machines.length).toBe(engine.counts.jobsets);
+      const kept = recovery.fleetIndex;
+      return kept !== undefined && 'refused' in kept ? kept.refused : undefined;
+    };
+    expect(await refusal()).toBeUndefined();
+    const damaged = Buffer.from(good);
+    damaged[damaged.length >> 1]! ^= 1;
+    writeFileSync(part, damaged);
+    expect(await refusal()).toBe('its checksum is wrong');
+    writeFileSync(part, good.subarray(0, good.length - 100));
+    expect(await refusal()).toBe('its checksum is wrong');
+    writeFileSync(part, older);
+    expect(await refusal()).toMatch(/^it is of another snapshot/);
+    rmSync(part);
+    expect(await refusal()).toMatch(/snapshot\.fleet-index cannot be read \(ENOENT\)$/);
+    // Without an index given, the snapshot names no part, and none is read.
+    const { store: plain } = await EmbeddedStore.open(dir);
+    await plain.snapshot(engine.machines(), engine.horizon);
+    await plain.close();
+    const { store: last, recovery } = await EmbeddedStore.open(dir);
+    await last.close();
+    expect(recovery.fleetIndex).toBeUndefined();
+  });
+
+  it('is taken with the sums redone where the log changed a timeline’s goodput inputs', async () => {
+    const dir = fresh();
+    const { engine, store, index } = await indexed(dir);
+    await store.snapshot(engine.machines(), engine.horizon, [], [], [], image(index));
+    // After it, the first timeline with other accelerators (as a JobSet resized would be): a meta record in the log.
+    const first = [...engine.machines()][0]!;
+    first.timeline.accelerators = (first.timeline.accelerators ?? 0) + 16;
+    store.record({ timeline: first.timeline, added: [] }, first);
+    await store.close();
+    const { store: again, recovery } = await EmbeddedStore.open(dir);
+    await again.close();
+    const kept = recovery.fleetIndex;
+    if (kept === undefined || 'refused' in kept) throw new Error(`no part read: ${JSON.stringify(kept)}`);
+    expect([...kept.resum]).toEqual([0]);
+    const restored = new FleetIndex();
+    expect(restored.adopt(kept.part, recovery.machines.map((m) => m.timeline), kept.held, kept.resum)).toBeNull();
+    expect(answers(restored, engine.horizon!)).toEqual(answers(rebuilt(recovery.machines), engine.horizon!));
   });
 });

@@ -4,6 +4,7 @@
 // let start-up skip the log that came before them, and let old segments be deleted.
 //
 //   <data dir>/snapshot.json        every timeline as of the start of segment `nextSegment`
+//   <data dir>/snapshot.fleet-index the fleet index of those timelines, sorted and summed (./index-part.ts)
 //   <data dir>/log-000007.jsonl     records after that, in order
 //
 // The facts (causes, node-layer transitions, suspension reasons learned later:
@@ -12,13 +13,15 @@
 // place when opened (./formats.ts); one of a newer format is refused.
 
 import { z } from 'zod';
-import { mkdir, open, readdir, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { FactJoin, poolTimeline, suspensionFact, type Fact } from '../timeline/facts.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
-import { openTransitions, type Timeline } from '../timeline/types.ts';
-import type { Recovery, StoreStatus, TimelineStore } from './store.ts';
+import { openTransitions, transitionCount, type Timeline } from '../timeline/types.ts';
+import type { Recovery, RecoveredIndex, StoreStatus, TimelineStore } from './store.ts';
+import { decodeIndexPart, encodeIndexPart, INDEX_PART, type IndexPart, type IndexPartRef, type IndexSource } from './index-part.ts';
 import { formatOf, segmentName, SEGMENT, settle, SNAPSHOT, syncDir, upgrade, writeSnapshot, type Migration } from './formats.ts';
 import { UPNESS_VERSION } from './version.ts';
 import { identityChanged, identityOf, setIdentity } from '../timeline/identity.ts';
@@ -94,6 +97,7 @@ async function recover(dir: string, format: number = FORMAT): Promise<Recovery &
     }
     if (snapshot.header.format !== format) throw new StoreError(newerFormat(join(dir, SNAPSHOT), snapshot.header.format, snapshot.header.upness));
   }
+  const indexPart = snapshot?.header.fleetIndex === undefined ? null : await readIndexPart(dir, snapshot.header.fleetIndex);
 
   const segments = (await readdir(dir))
     .map((f) => SEGMENT.exec(f))
@@ -146,6 +150,14 @@ async function recover(dir: string, format: number = FORMAT): Promise<Recovery &
     throw error;
   }
   const header = snapshot?.header ?? null;
+  // What the snapshot held of each timeline, for its fleet index's part; then what the log changes of it.
+  let fleetIndex: RecoveredIndex | undefined;
+  if (indexPart !== null && typeof indexPart !== 'string' && machines.size === order.length) {
+    const held = new Uint32Array(order.length);
+    for (let i = 0; i < order.length; i++) held[i] = transitionCount(order[i]!.timeline);
+    fleetIndex = { part: indexPart, held, resum: new Set() };
+  } else if (indexPart !== null) fleetIndex = { refused: typeof indexPart === 'string' ? indexPart : 'the snapshot holds a timeline twice' };
+  const reidentified = new Set<string>();
   // The bytes are garbage from here on: the timelines are read.
   bytes = null;
   snapshot = null;
@@ -190,13 +202,39 @@ async function recover(dir: string, format: number = FORMAT): Promise<Recovery &
           const jobset = machines.get(record.uid)!.timeline;
           layers.set(record.uid, { ...jobset, transitions: derivedTransitions(jobset) });
         }
-        apply(machines, facts, record);
+        apply(machines, facts, record, reidentified);
       }
       if (record.k === 'observed') observedUntil = Math.max(observedUntil ?? record.at, record.at);
     }
   }
   const nodeLayers = [...facts.layers.values()].filter((l) => machines.has(l.uid));
-  return { machines: [...machines.values()], nodeLayers, derivedNodeLayers: [...derived], pools: [...facts.pools.values()], usage, observedUntil, cut, records, lastSegment: Math.max(first - 1, ...segments) };
+  if (fleetIndex !== undefined && 'resum' in fleetIndex && reidentified.size > 0) {
+    for (const [i, m] of order.entries()) if (reidentified.has(m.timeline.uid)) fleetIndex.resum.add(i);
+  }
+  return {
+    machines: [...machines.values()],
+    nodeLayers,
+    derivedNodeLayers: [...derived],
+    pools: [...facts.pools.values()],
+    usage,
+    observedUntil,
+    ...(fleetIndex === undefined ? {} : { fleetIndex }),
+    cut,
+    records,
+    lastSegment: Math.max(first - 1, ...segments),
+  };
+}
+
+/** The fleet index's part the snapshot names, when whole and its own; else why not (the index is then built as before). */
+async function readIndexPart(dir: string, ref: IndexPartRef): Promise<IndexPart | string> {
+  if (ref.file !== INDEX_PART) return `the snapshot names ${String(ref.file)}, not ${INDEX_PART}`;
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(join(dir, INDEX_PART));
+  } catch (error) {
+    return `${join(dir, INDEX_PART)} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+  }
+  return decodeIndexPart(bytes, ref.id, UPNESS_VERSION);
 }
 
 function machineFrom(meta: MetaRecord, transitions: MachineState['timeline']['transitions'], memo: { everUp: boolean; restarts: number; rv: string | null; deletedAt: number | null }): MachineState {
@@ -210,11 +248,16 @@ function machineFrom(meta: MetaRecord, transitions: MachineState['timeline']['tr
   };
 }
 
-function apply(machines: Map<string, MachineState>, facts: FactJoin, record: LogRecord): void {
+/** `reidentified`: gets the UIDs whose goodput inputs (what the fleet index sums beside the transitions) a meta record changed. */
+function apply(machines: Map<string, MachineState>, facts: FactJoin, record: LogRecord, reidentified?: Set<string>): void {
   if (record.k === 'meta') {
     const existing = machines.get(record.uid);
     if (existing === undefined) machines.set(record.uid, machineFrom(record, [], { everUp: false, restarts: 0, rv: null, deletedAt: null }));
-    else setIdentity(existing.timeline, identityOf(record));
+    else {
+      const identity = identityOf(record);
+      if ((existing.timeline.accelerators ?? 0) !== identity.accelerators || (existing.timeline.checkpointIntervalMs ?? null) !== identity.checkpointIntervalMs) reidentified?.add(record.uid);
+      setIdentity(existing.timeline, identity);
+    }
   } else if (record.k === 'update') {
     const m = machines.get(record.uid);
     if (m === undefined) throw new StoreError(`an update of ${record.uid} comes before its identity: the log is out of order`);
@@ -426,20 +469,46 @@ export class EmbeddedStore implements TimelineStore {
    * Writes a snapshot of `machines` and deletes the log it makes unnecessary. Records made after this
    * call go to a new segment; the snapshot holds everything before it.
    */
-  async snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers: Iterable<Timeline> = [], pools: Iterable<Timeline> = [], usage: Iterable<UsageSnapshotEntry> = []): Promise<void> {
+  async snapshot(
+    machines: Iterable<MachineState>,
+    observedUntil: number | null,
+    nodeLayers: Iterable<Timeline> = [],
+    pools: Iterable<Timeline> = [],
+    usage: Iterable<UsageSnapshotEntry> = [],
+    index?: IndexSource,
+  ): Promise<void> {
     const next = ++this.#segment;
     this.#sinceSnapshot = 0;
     // Known identities: retention may have dropped some, and they must not be resurrected.
     this.#written.clear();
     const written = this.#written;
+    // Each timeline's place in the snapshot, for the fleet index's part.
+    const places = new Map<Timeline, number>();
     const kept = (function* () {
       for (const m of machines) {
         written.set(m.timeline.uid, writtenOf(m.timeline, m));
+        if (index !== undefined) places.set(m.timeline, places.size);
         yield m;
       }
     })();
+    const ref = index === undefined ? undefined : { file: INDEX_PART, id: randomUUID() };
+    let part: Buffer | null = null;
+    const pieces = (function* () {
+      yield* snapshotText(kept, next, observedUntil, UPNESS_VERSION, nodeLayers, FORMAT, pools, usage, ref);
+      // Taken with the timelines, before writeSnapshot's first await, and copied: the index goes on
+      // changing with them.
+      const image = ref === undefined ? null : index!((tl) => places.get(tl));
+      const encoded = image === null ? null : encodeIndexPart(image, ref!.id, UPNESS_VERSION);
+      part = encoded === null ? null : Buffer.concat(encoded);
+    })();
     const tmp = join(this.dir, `${SNAPSHOT}.tmp`);
-    await writeSnapshot(tmp, snapshotText(kept, next, observedUntil, UPNESS_VERSION, nodeLayers, FORMAT, pools, usage));
+    await writeSnapshot(tmp, pieces);
+    // The part first: a crash between the two renames leaves the old snapshot, which names another id.
+    const partPath = join(this.dir, INDEX_PART);
+    if (part !== null) {
+      await writeFile(`${partPath}.tmp`, part, { flush: true });
+      await rename(`${partPath}.tmp`, partPath);
+    } else await rm(partPath, { force: true });
     await rename(tmp, join(this.dir, SNAPSHOT));
     syncDir(this.dir);
     for (const f of await readdir(this.dir)) {

@@ -26,7 +26,9 @@
 //      `{"derived":[…]}` elements (positions in the machines list, each as the difference from the one
 //      before, the first from -1), and the restore derives them. Each machine is one JSON array
 //      (./dense.ts: its strings and label set interned per snapshot, its transitions as a string of
-//      state codes and the times' differences). The log is format 4's.
+//      state codes and the times' differences). The log is format 4's. Later + the header's fleetIndex
+//      (the served fleet index in a file beside: ./index-part.ts), without a bump: a reader that does
+//      not know it ignores the field and the file (it builds the index as before).
 // Every change of the format bumps FORMAT, adds a step to ./formats.ts that migrates a data dir of
 // the previous format, and a data dir written by the last release of the previous format (with the
 // answers it gave) under ./fixtures/, which formats.service.test.ts reads with the new code. A new field or
@@ -39,6 +41,7 @@ import type { Fact, Layer, PoolFact, PoolIdentity } from '../timeline/facts.ts';
 import { lastState, TERMINAL_STATES, transitionCount, transitionsOf, type Cause, type State, type Suspension, type Timeline, type Transition } from '../timeline/types.ts';
 import { areDerivedTransitions } from '../timeline/never-up.ts';
 import { DenseWriter, type DenseMachine } from './dense.ts';
+import type { IndexPartRef } from './index-part.ts';
 
 /** Bumped when the on-disk format changes: an older data dir is migrated (./formats.ts), a newer one refused. */
 export const FORMAT = 5;
@@ -225,6 +228,8 @@ export interface Snapshot {
   upness?: string;
   /** Log segments from this one on hold what came after the snapshot. */
   nextSegment: number;
+  /** The fleet index's part (./index-part.ts), when one was written beside: its file and the id it carries (added within format 5; older readers skip it). */
+  fleetIndex?: IndexPartRef;
   observedUntil: number | null;
   /** Format 5 on: DenseMachine (./dense.ts). */
   machines: (
@@ -320,7 +325,7 @@ export function snapshotOf(
 }
 
 /** A snapshot's fields before its lists. */
-export type SnapshotHeader = Pick<Snapshot, 'format' | 'upness' | 'nextSegment' | 'observedUntil'>;
+export type SnapshotHeader = Pick<Snapshot, 'format' | 'upness' | 'nextSegment' | 'observedUntil' | 'fleetIndex'>;
 
 /** The lists of a snapshot, in the order they are written. */
 const LISTS = ['machines', 'nodeLayers', 'pools', 'usage'] as const;
@@ -351,8 +356,9 @@ export function* snapshotText(
   format = FORMAT,
   pools: Iterable<Timeline> = [],
   usage: Iterable<UsageSnapshotEntry> = [],
+  fleetIndex?: IndexPartRef,
 ): Generator<string, void, undefined> {
-  const header: SnapshotHeader = { format, upness, nextSegment, observedUntil };
+  const header: SnapshotHeader = { format, upness, nextSegment, observedUntil, ...(fleetIndex === undefined ? {} : { fleetIndex }) };
   yield `${JSON.stringify(header).slice(0, -1)}${LISTS_START}`;
   const written = new Map<string, { at: number; timeline: Timeline }>();
   let first = true;
@@ -402,6 +408,8 @@ export function snapshotHeaderOf(start: Buffer): SnapshotHeader | null {
 
 const CLOSE = 0x5d; // ]
 const COMMA = 0x2c;
+/** A newline and the line after it closing a list. */
+const LIST_END = Buffer.from('\n]');
 /** Bytes of element lines parsed as one (a few hundred timelines). */
 const PARSED_TOGETHER = 1 << 16;
 
@@ -430,18 +438,22 @@ export function parseSnapshot(bytes: Buffer): { header: SnapshotHeader; parts: I
       let list: ListName = 'machines';
       let at = nl + 1;
       for (;;) {
-        const end = bytes.indexOf(10, at);
         if (bytes[at] !== CLOSE) {
-          // Elements, a batch of lines at a time (about PARSED_TOGETHER bytes, up to the end of their
-          // list): one decode and one JSON.parse of many short lines cost less than one of each a line.
-          let stop = end;
-          while (stop !== -1 && stop - at < PARSED_TOGETHER && bytes[stop + 1] !== CLOSE && stop + 1 < bytes.length) stop = bytes.indexOf(10, stop + 1);
+          // Elements, a batch of lines at a time (those that end within PARSED_TOGETHER bytes, at least
+          // one, up to the end of their list): one decode and one JSON.parse of many short lines cost
+          // less than one of each a line. The batch's end is found with a search or two, not one a line.
+          let stop = bytes.lastIndexOf(10, at + PARSED_TOGETHER);
+          if (stop < at) stop = bytes.indexOf(10, at);
           if (stop === -1) throw new SyntaxError('the snapshot ends before its last line');
+          // A line that closes the list ("\n]": an element's JSON holds no raw newline) ends it.
+          const close = bytes.subarray(at, stop + 2).indexOf(LIST_END);
+          if (close !== -1) stop = at + close;
           const text = bytes.toString('utf8', at, bytes[stop - 1] === COMMA ? stop - 1 : stop);
           for (const item of JSON.parse(`[${text}]`) as unknown[]) yield { list, item } as SnapshotPart;
           at = stop + 1;
           continue;
         }
+        const end = bytes.indexOf(10, at);
         const line = bytes.toString('utf8', at, end === -1 ? bytes.length : end);
         if (line === ']}') {
           if (end !== -1 && end + 1 < bytes.length) throw new SyntaxError('the snapshot goes on after its end');

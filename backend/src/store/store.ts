@@ -6,8 +6,17 @@ import type { MachineState } from '../timeline/machine.ts';
 import type { Timeline } from '../timeline/types.ts';
 import { derivedTransitions } from '../timeline/never-up.ts';
 import type { UsageRecord, UsageSnapshotEntry } from './records.ts';
+import type { IndexPart, IndexSource } from './index-part.ts';
 
-export type { UsageRecord, UsageSnapshotEntry };
+export type { IndexPart, IndexSource, UsageRecord, UsageSnapshotEntry };
+
+/**
+ * The fleet index's part of the snapshot read (the embedded store: ./index-part.ts): `part`'s owners
+ * are places in Recovery.machines, machine i holding its first held[i] transitions as the snapshot
+ * had them; `resum`: places of those whose goodput inputs a later meta record changed. `refused`:
+ * the snapshot named a part that cannot be used (why), and the index is built as before.
+ */
+export type RecoveredIndex = { part: IndexPart; held: Uint32Array; resum: Set<number> } | { refused: string };
 
 export interface StoreStatus {
   /** The last write failed (disk full, unwritable, database down): new records wait in memory and are retried. */
@@ -35,6 +44,8 @@ export interface Recovery {
   usage?: { snapshot: UsageSnapshotEntry[]; log: UsageRecord[] };
   /** Up to when the previous run observed: a gap begins there. */
   observedUntil: number | null;
+  /** The fleet index as the snapshot kept it (absent: none kept). */
+  fleetIndex?: RecoveredIndex;
   /** A torn or corrupt last record that was cut off (the embedded store after a crash mid-write). */
   cut: { file: string; line: number; bytes: number } | null;
   records: number;
@@ -54,8 +65,8 @@ export interface TimelineStore {
   observed(at: number | null): void;
   /** Resolves when everything recorded so far is durable (at once while writes are failing). */
   flushed(): Promise<void>;
-  /** Compacts: the embedded store writes a snapshot and drops the log before it. */
-  snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers?: Iterable<Timeline>, pools?: Iterable<Timeline>, usage?: Iterable<UsageSnapshotEntry>): Promise<void>;
+  /** Compacts: the embedded store writes a snapshot (with the fleet index of `index`, when given) and drops the log before it. */
+  snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers?: Iterable<Timeline>, pools?: Iterable<Timeline>, usage?: Iterable<UsageSnapshotEntry>, index?: IndexSource): Promise<void>;
   status(): StoreStatus;
   close(): Promise<void>;
 }
