@@ -151,6 +151,34 @@ describe('a selection', () => {
   });
 });
 
+describe('goodput inputs that change', () => {
+  it('an open JobSet given a checkpoint interval: the fleet and selection indexes answer as the per-JobSet path', () => {
+    const { engine, withIndexes, perJobSet, start, lastObject } = served(7);
+    const horizon = engine.horizon!;
+    const ask = (observed: Observed, selection: Record<string, unknown>): string =>
+      JSON.stringify(
+        runQueries(
+          { from: String(start), to: String(horizon), queries: [{ refId: 'A', queryType: 'series', metric: 'estimatedEffectiveTrainingRatio', groupBy: 'namespace', aggregate: 'pooled', window: 'range', ...selection }] },
+          observed,
+          horizon,
+        ).results.A,
+      );
+    const open = engine.timelines().find((tl: Timeline) => (tl.checkpointIntervalMs ?? null) === null && transitionsOf(tl).length > 3 && transitionsOf(tl).at(-1)!.state === 'up')!;
+    expect(open).toBeDefined();
+    const selection = { name: `${open.name.slice(0, 3)}*` };
+    // Sums taken with no interval first: the whole namespace, and a selection's index.
+    const before = [ask(withIndexes(), {}), ask(withIndexes(), selection)];
+    const object = structuredClone(lastObject(open.uid)) as KubeObject & { metadata: { annotations?: Record<string, string> } };
+    object.metadata.annotations = { ...object.metadata.annotations, 'upness.dev/checkpoint-interval': '30m' };
+    engine.observe({ receivedAt: horizon, type: 'MODIFIED', object: object as never });
+    expect(open.checkpointIntervalMs).toBe(30 * 60_000);
+    const after = [ask(withIndexes(), {}), ask(withIndexes(), selection)];
+    expect(after).not.toEqual(before);
+    expectSame(JSON.parse(after[0]!), JSON.parse(ask(perJobSet(), {})));
+    expectSame(JSON.parse(after[1]!), JSON.parse(ask(perJobSet(), selection)));
+  });
+});
+
 describe('the selection indexes', () => {
   const timelines: Timeline[] = [];
   const scope = () => ({});

@@ -241,6 +241,29 @@ describe('the fleet index', () => {
     );
   });
 
+  it('sums again a partition whose timeline changed its goodput inputs while kept (reweighed), as the index built again', () => {
+    fc.assert(
+      fc.property(arbLargeFleet, fc.array(arbWindow, { minLength: 1, maxLength: 4 }), fc.nat(), (fleet, windows, pick) => {
+        const views = fleet.map((tl): Timeline => ({ ...tl, transitions: transitionsOf(tl).slice() }));
+        const live = new FleetIndex();
+        for (const tl of views) live.grew(tl);
+        const built = (): FleetIndex => {
+          const index = new FleetIndex();
+          for (const tl of views) index.grew(tl);
+          return index;
+        };
+        // Its sums and kept C(t) taken with the old inputs first.
+        same(live, built(), views, windows, []);
+        const changed = views[pick % views.length]!;
+        changed.accelerators = (changed.accelerators ?? 0) + 8;
+        changed.checkpointIntervalMs = changed.checkpointIntervalMs == null ? 600_000 : null;
+        live.reweighed(changed);
+        same(live, built(), views, windows, []);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('takes the sums again of partitions whose timelines changed their goodput inputs after the image', () => {
     fc.assert(
       fc.property(arbLargeFleet, fc.array(fc.nat(50), { minLength: 1, maxLength: 8 }), fc.array(arbWindow, { minLength: 1, maxLength: 4 }), (fleet, cuts, windows) => {

@@ -236,6 +236,13 @@ class Partition {
     if (this.pendingAt.length >= (this.#appending ? 4096 : 1 << 20)) this.#settle();
   }
 
+  /** Sums every event again on the next read: a timeline's goodput inputs (what weigh reads) changed. */
+  resum(): void {
+    this.#settle();
+    this.valid = 1;
+    this.#forgetFrom(-Infinity);
+  }
+
   /** Drops the events of timelines no longer kept. */
   drop(gone: ReadonlySet<Timeline>): void {
     this.#settle();
@@ -518,6 +525,17 @@ export class FleetIndex {
     let p = this.#partitions.get(key);
     if (p === undefined) this.#partitions.set(key, (p = new Partition(tl.cluster, tl.namespace, group)));
     for (let j = from, n = transitionCount(tl); j < n; j++) p.add(tl, j, transitionTime(tl, j));
+  }
+
+  /**
+   * The timeline's accelerators or checkpoint interval changed: its partition's sums, taken with the
+   * old ones, are taken again on the next read (the per-JobSet path weighs its whole life with the
+   * new ones, and the index answers as it does).
+   */
+  reweighed(tl: Timeline): void {
+    const group = this.#groupOf(tl);
+    if (group === null) return;
+    this.#partitions.get(FleetIndex.#key(tl.cluster, tl.namespace, group))?.resum();
   }
 
   /**

@@ -95,4 +95,8 @@ export class SelectionIndexes {
   relabeled(): void {
     this.#entries.clear();
   }
+
+  reweighed(tl: Timeline): void {
+    for (const { index } of this.#entries.values()) index.reweighed(tl);
+  }
 }

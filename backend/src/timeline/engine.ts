@@ -42,8 +42,13 @@ export interface TimelineListener {
   grew(timeline: Timeline, from: number): void;
   /** The timelines were dropped (retention). */
   forgot(timelines: readonly Timeline[]): void;
-  /** The timeline's labels changed (they are the only part of its identity that may). */
+  /** The timeline's labels changed (with its goodput inputs, the only parts of its identity that may). */
   relabeled?(timeline: Timeline): void;
+  /**
+   * Its goodput inputs changed (accelerators, the checkpoint interval annotation): every figure they
+   * weigh is of the new ones over the whole life, so sums taken with the old ones are wrong now.
+   */
+  reweighed?(timeline: Timeline): void;
 }
 
 export interface EngineCounts {
@@ -210,6 +215,8 @@ export class TimelineEngine {
   #observeJobSet(view: JobSetView, receivedAt: number, deleted: boolean): JobSetUpdate {
     let machine = this.#machines.get(view.uid);
     const labelsBefore = machine?.timeline.labels;
+    const acceleratorsBefore = machine?.timeline.accelerators ?? 0;
+    const checkpointBefore = machine?.timeline.checkpointIntervalMs ?? null;
     const added: Transition[] = [];
     const inGap = this.#gapStart !== null;
     if (machine === undefined) {
@@ -231,6 +238,9 @@ export class TimelineEngine {
     if (added.length > 0) for (const l of this.#listeners) l.grew(machine.timeline, transitionCount(machine.timeline) - added.length);
     // Labels are interned (intern.ts): a new object is a real change.
     if (labelsBefore !== undefined && machine.timeline.labels !== labelsBefore) for (const l of this.#listeners) l.relabeled?.(machine.timeline);
+    if (labelsBefore !== undefined && ((machine.timeline.accelerators ?? 0) !== acceleratorsBefore || (machine.timeline.checkpointIntervalMs ?? null) !== checkpointBefore)) {
+      for (const l of this.#listeners) l.reweighed?.(machine.timeline);
+    }
     this.#onUpdate?.(update, machine);
     this.#joinEviction(machine);
     return update;
