@@ -122,6 +122,47 @@ describe('the fleet index', () => {
     );
   });
 
+  it('a suspension summed before the first start came in at the same instant is not queued once it has (live, and from a kept image)', () => {
+    // Kueue admits within the second a JobSet was created suspended: suspended and started at one
+    // time. The suspension's event is summed into a checkpoint (32 events) before the start arrives.
+    const at = (s: number): number => T0 + s * 1000;
+    const plain = (uid: string, createdAt: number): Timeline => ({ uid, namespace: 'a', name: uid, labels: {}, accelerator: null, topology: null, accelerators: 0, checkpointIntervalMs: null, createdAt, transitions: [] });
+    // Many JobSets start at that instant too, so that the suspension's checkpoint lies before the
+    // place the start is sorted into (after every event at its time): that checkpoint is not taken again.
+    const others = Array.from({ length: 70 }, (_, i): Timeline => ({ ...plain(`u${i}`, at(0)), transitions: [{ at: at(0), state: 'provisioning' }, { at: at(10 + i), state: 'up' }] }));
+    const queued = (): Timeline => ({ ...plain('q', at(0)), transitions: [{ at: at(0), state: 'suspended' }] });
+    const started = (tl: Timeline): void => {
+      openTransitions(tl).push({ at: at(0), state: 'provisioning' }, { at: at(5), state: 'up' });
+    };
+    const horizon = at(500);
+    const expectAsRebuilt = (index: FleetIndex, fleet: Timeline[]): void => {
+      for (const [from, to] of [[at(0), horizon], [at(1), at(2)], [at(200), horizon]] as const) {
+        const fast = index.window(index.partitions(), horizon, from, to);
+        const expected = slow(fleet, [], horizon, from, to);
+        expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
+      }
+    };
+    // Live: read (which sums the checkpoints), then the start comes.
+    const q = queued();
+    const live = new FleetIndex();
+    for (const tl of [q, ...others]) live.grew(tl);
+    live.window(live.partitions(), horizon, at(0), horizon);
+    started(q);
+    live.grew(q, 1);
+    expectAsRebuilt(live, [q, ...others]);
+    // From a snapshot's image taken before the start came in.
+    const q2 = queued();
+    const before = new FleetIndex();
+    for (const tl of [q2, ...others]) before.grew(tl);
+    const fleet = [q2, ...others];
+    const image = before.image((tl) => fleet.indexOf(tl))!;
+    started(q2);
+    const kept = new FleetIndex();
+    expect(kept.adopt(image, fleet, [1, ...others.map(() => 2)])).toBeNull();
+    for (const tl of fleet) kept.grew(tl, 0);
+    expectAsRebuilt(kept, fleet);
+  });
+
   it('forgets timelines: the rest still add up', () => {
     fc.assert(
       fc.property(arbFleet, fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }), arbWindow, (fleet, drop, [a, length]) => {

@@ -13,7 +13,7 @@
 // holds only when no event lies after the horizon; `covers` says when the index can answer.
 
 import { transitionCount, transitionTime, unobservedAt, type Timeline } from '../timeline/types.ts';
-import { eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, timelineColumns } from './columns.ts';
+import { DOWN_CODE, eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, timelineColumns } from './columns.ts';
 import { firstUp } from './figures.ts';
 import { FIELD_OF } from './totals.ts';
 import {
@@ -55,7 +55,7 @@ const K = 32;
  * What an image of an index (FleetIndex.image) holds the sums of: its checkpoints are good only for
  * this layout. Bump SUMS when addEvent changes what it adds, so that a kept image is refused.
  */
-const SUMS = 1;
+const SUMS = 2; // 2: a suspension at the instant of the first start stays queued until left (queuedAt)
 const LAYOUT = `fleet-index sums ${SUMS}, K ${K}, ACC ${ACC}`;
 /** What a partition keeps of C(t) at a time asked: the totals' columns, then CREATED … ACC. */
 const KEPT = FIELDS + (ACC - CREATED);
@@ -87,6 +87,20 @@ function weigh(tl: Timeline, f: number, sign: number, tau: number, acc: Float64A
 }
 
 /** Adds what transition j of the timeline changes (entering its state, leaving the one before). */
+/**
+ * Whether transition j (a suspension) is before the timeline's first start: queued, not suspended.
+ * Decided by the transitions' order, not by `at < start` alone: a suspension at the very instant of the
+ * first start, summed before that start came in, was queued then and must stay so when it is left
+ * (its state lasts no time, so durations are the same either way), or the index would keep a queued
+ * JobSet that the per-JobSet path never had.
+ */
+function queuedAt(c: { at: ArrayLike<number>; code: ArrayLike<number>; start: number }, j: number): boolean {
+  const at = c.at[j]!;
+  if (at !== c.start) return at < c.start;
+  for (let i = j - 1; i >= 0 && c.at[i] === at; i--) if ((c.code[i]! & 7) <= DOWN_CODE) return false;
+  return true;
+}
+
 function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): void {
   const c = timelineColumns(tl);
   const at = c.at[j]!;
@@ -101,7 +115,7 @@ function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): v
       acc[f]! -= 1;
       acc[W + f]! -= tau;
       weigh(tl, f, -1, tau, acc);
-      if (prev === SUSPENDED_CODE && s < c.start) {
+      if (prev === SUSPENDED_CODE && queuedAt(c, j - 1)) {
         acc[QUEUED]! -= 1;
         acc[W + QUEUED]! -= tau;
       }
@@ -132,9 +146,8 @@ function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): v
     acc[f]! += 1;
     acc[W + f]! += tau;
     weigh(tl, f, 1, tau, acc);
-    // Suspended before the first start is queued; `start` only ever moves from Infinity to a later
-    // time, so this answer never changes once given.
-    if (code === SUSPENDED_CODE && at < c.start) {
+    // Suspended before the first start is queued (an answer that never changes once given).
+    if (code === SUSPENDED_CODE && queuedAt(c, j)) {
       acc[QUEUED]! += 1;
       acc[W + QUEUED]! += tau;
     }
