@@ -13,7 +13,7 @@
 // holds only when no event lies after the horizon; `covers` says when the index can answer.
 
 import { transitionCount, transitionTime, unobservedAt, type Timeline } from '../timeline/types.ts';
-import { eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, timelineColumns } from './columns.ts';
+import { codeAt, eventOf, INTERRUPTION, RECOVERY, startOf, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, timelineColumns } from './columns.ts';
 import { firstUp } from './figures.ts';
 import { FIELD_OF } from './totals.ts';
 import {
@@ -91,17 +91,17 @@ function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): v
   const c = timelineColumns(tl);
   const at = c.at[j]!;
   const tau = at - origin;
-  const code = c.code[j]! & 7;
+  const code = codeAt(c, j) & 7;
   if (j === 0) acc[CREATED]! += 1;
   else {
-    const prev = c.code[j - 1]! & 7;
+    const prev = codeAt(c, j - 1) & 7;
     const s = c.at[j - 1]!;
     const f = FIELD_OF[prev]!;
     if (f >= 0) {
       acc[f]! -= 1;
       acc[W + f]! -= tau;
       weigh(tl, f, -1, tau, acc);
-      if (prev === SUSPENDED_CODE && s < c.start) {
+      if (prev === SUSPENDED_CODE && s < startOf(c)) {
         acc[QUEUED]! -= 1;
         acc[W + QUEUED]! -= tau;
       }
@@ -109,7 +109,7 @@ function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): v
     const event = eventOf(prev, code);
     const interval = tl.checkpointIntervalMs ?? null;
     if (interval !== null) {
-      const n = (event === INTERRUPTION ? 1 : 0) + ((c.code[j]! & UNOBSERVED_BIT) !== 0 ? unobservedAt(tl, j)!.interruptions : 0);
+      const n = (event === INTERRUPTION ? 1 : 0) + ((codeAt(c, j) & UNOBSERVED_BIT) !== 0 ? unobservedAt(tl, j)!.interruptions : 0);
       acc[CHECKPOINT_LOSS]! += (n * interval) / 2;
     }
     if (event === INTERRUPTION) {
@@ -121,7 +121,7 @@ function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): v
       acc[MEASURED_RECOVERIES]! += 1;
       acc[RECOVERED_DOWN]! += at - s;
     }
-    if ((c.code[j]! & UNOBSERVED_BIT) !== 0) {
+    if ((codeAt(c, j) & UNOBSERVED_BIT) !== 0) {
       const unobserved = unobservedAt(tl, j)!;
       acc[INTERRUPTIONS]! += unobserved.interruptions;
       acc[RECOVERIES]! += unobserved.recoveries;
@@ -134,7 +134,7 @@ function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): v
     weigh(tl, f, 1, tau, acc);
     // Suspended before the first start is queued; `start` only ever moves from Infinity to a later
     // time, so this answer never changes once given.
-    if (code === SUSPENDED_CODE && at < c.start) {
+    if (code === SUSPENDED_CODE && at < startOf(c)) {
       acc[QUEUED]! += 1;
       acc[W + QUEUED]! += tau;
     }
