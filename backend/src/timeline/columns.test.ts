@@ -33,7 +33,14 @@ const transitions = (): Transition[] => [
   { at: T0 + 120_000, state: 'down', causes: [{ kind: 'JobSetRestart', at: T0 + 120_000, restarts: 1, reason: 'FailurePolicyRestart' }] },
   { at: T0 + 180_001, state: 'unknown' },
   { at: T0 + 240_000, state: 'up', unobserved: { interruptions: 1, recoveries: 1 } },
-  { at: T0 + 300_000, state: 'failed', causes: [{ kind: 'JobSetFailed', at: T0 + 299_000, reason: 'FailedJobs' }] },
+  {
+    at: T0 + 300_000,
+    state: 'failed',
+    causes: [
+      { kind: 'PodFailed', at: T0 + 298_000, pod: 'p', reason: 'OOMKilled', exitCode: 137 },
+      { kind: 'JobSetFailed', at: T0 + 299_000, reason: 'FailedJobs' },
+    ],
+  },
 ];
 
 const timeline = (list: Transition[]): Timeline => ({ uid: 'u', namespace: 'ns', name: 'n', labels: {}, accelerator: null, topology: null, createdAt: list[0]!.at, transitions: list });
@@ -50,8 +57,9 @@ test('a closed timeline is packed and reads back exactly: times, states, and tho
   expect(list.map((_, i) => [transitionTime(tl, i), transitionState(tl, i)])).toEqual(list.map((t) => [t.at, t.state]));
   expect(transitionAt(tl, 0)).toEqual(list[0]);
   expect(transitionAt(tl, 3)).toEqual(list[3]);
-  // The side table keeps only its causes (the columns hold its time and state): the very array.
-  expect(transitionAt(tl, 3).causes).toBe(list[3]!.causes);
+  // The side table keeps only its causes (the columns hold its time and state): the very cause.
+  expect(transitionAt(tl, 3).causes![0]).toBe(list[3]!.causes![0]);
+  expect(transitionAt(tl, 6).causes).toBe(list[6]!.causes);
   expect(transitionAt(tl, 0).suspension).toBe(list[0]!.suspension);
   // A transition with unobserved events is kept whole (its writer holds it).
   expect(transitionAt(tl, 5)).toBe(list[5]);

@@ -49,11 +49,11 @@ export interface Columns {
   life: number[] | null;
   /**
    * Packed (a closed timeline's memory form): the transitions that carry extras, as index, what
-   * is kept of it (pack: its causes, its suspension, or the transition whole), … in index order;
+   * is kept of it (Kept: its causes, its suspension, or the transition whole), … in index order;
    * null when none does. Always null for the
    * columns of an open timeline (kept beside its array).
    */
-  extras: (number | Transition | Cause[] | Suspension)[] | null;
+  extras: (number | Transition | Cause[] | Cause | Suspension)[] | null;
 }
 
 /** Transition i's state code (and UNOBSERVED_BIT): 4 bits of the number that holds it, behind the times. */
@@ -124,12 +124,13 @@ function hasExtras(t: Transition): boolean {
 }
 
 /**
- * What the side table keeps of a transition with extras: its causes alone (the array), or its
- * suspension's reason alone (the shared object), without the time and state the columns hold (an
- * object for them costs ~64 bytes, its time a boxed double); a transition with more than one of
- * them, or with unobserved events, whole.
+ * What the side table keeps of a transition with extras: its causes alone (the array, or its one
+ * cause without an array: most have one, and an array of one costs ~56 bytes), or its suspension's
+ * reason alone (the shared object), without the time and state the columns hold (an object for
+ * them costs ~64 bytes, its time a boxed double); a transition with more than one of them, or with
+ * unobserved events, whole.
  */
-type Kept = Transition | Cause[] | Suspension;
+type Kept = Transition | Cause[] | Cause | Suspension;
 
 /**
  * A closed timeline's transitions packed: its columns (the cached ones, whose whole-life totals may
@@ -149,7 +150,7 @@ export function pack(transitions: readonly Transition[]): PackedTransitions {
 function keptOf(t: Transition): Kept {
   const { unobserved, causes, suspension } = t;
   if (unobserved !== undefined) return t;
-  if (causes !== undefined && suspension === undefined) return causes;
+  if (causes !== undefined && suspension === undefined) return causes.length === 1 ? causes[0]! : causes;
   if (causes === undefined && suspension !== undefined) return suspension;
   return compactTransition(t);
 }
@@ -186,6 +187,7 @@ export function packedExtras(packed: PackedTransitions, i: number): Transition |
   if (kept === undefined) return undefined;
   if (Array.isArray(kept)) return { at: c.at[i]!, state: stateOfCode(codeAt(c, i)), causes: kept };
   if ('state' in kept) return kept;
+  if ('kind' in kept) return { at: c.at[i]!, state: stateOfCode(codeAt(c, i)), causes: [kept] };
   return { at: c.at[i]!, state: stateOfCode(codeAt(c, i)), suspension: kept };
 }
 
