@@ -1,11 +1,11 @@
 // What the series read of a timeline's columns (timeline/columns.ts): the events between state codes,
 // the time to first up.
 
-import { CLOSED_FROM, DOWN_CODE, FAILED_CODE, STATE_CODE, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, columnsOf, type Columns } from '../timeline/columns.ts';
+import { CLOSED_FROM, DOWN_CODE, FAILED_CODE, STATE_CODE, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, codeAt, columnsOf, startOf, type Columns } from '../timeline/columns.ts';
 import { timelineColumns } from '../timeline/types.ts';
 
 // The columns themselves are the timeline's memory form (timeline/columns.ts); the series read them.
-export { CLOSED_FROM, DOWN_CODE, FAILED_CODE, STATE_CODE, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, columnsOf, timelineColumns, type Columns };
+export { CLOSED_FROM, DOWN_CODE, FAILED_CODE, STATE_CODE, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, codeAt, columnsOf, startOf, timelineColumns, type Columns };
 
 /** What leaving state code `from` for `to` counts as (DESIGN.md): up → down or failed interrupts, down → up recovers. */
 export const NO_EVENT = 0;
@@ -25,7 +25,7 @@ const PROVISIONING_CODE = STATE_CODE.provisioning;
 export function timeToFirstUpFrom(c: Columns, to: number): number | null {
   let start = -1;
   for (let i = 0; i < c.length; i++) {
-    const code = c.code[i]! & 7;
+    const code = codeAt(c, i) & 7;
     if (code === PROVISIONING_CODE) {
       if (start < 0) start = i;
     } else if (code === UP_CODE) {

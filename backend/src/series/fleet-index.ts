@@ -13,7 +13,7 @@
 // holds only when no event lies after the horizon; `covers` says when the index can answer.
 
 import { transitionCount, transitionTime, unobservedAt, type Timeline } from '../timeline/types.ts';
-import { DOWN_CODE, eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, timelineColumns } from './columns.ts';
+import { codeAt, eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, timelineColumns, type Columns } from './columns.ts';
 import { firstUp } from './figures.ts';
 import { FIELD_OF } from './totals.ts';
 import {
@@ -86,7 +86,6 @@ function weigh(tl: Timeline, f: number, sign: number, tau: number, acc: Float64A
   }
 }
 
-/** Adds what transition j of the timeline changes (entering its state, leaving the one before). */
 /**
  * Whether transition j (a suspension) is before the timeline's first start: queued, not suspended.
  * Decided by the transitions' order, not by `at < start` alone: a suspension at the very instant of the
@@ -94,21 +93,19 @@ function weigh(tl: Timeline, f: number, sign: number, tau: number, acc: Float64A
  * (its state lasts no time, so durations are the same either way), or the index would keep a queued
  * JobSet that the per-JobSet path never had.
  */
-function queuedAt(c: { at: ArrayLike<number>; code: ArrayLike<number>; start: number }, j: number): boolean {
-  const at = c.at[j]!;
-  if (at !== c.start) return at < c.start;
-  for (let i = j - 1; i >= 0 && c.at[i] === at; i--) if ((c.code[i]! & 7) <= DOWN_CODE) return false;
-  return true;
+function queuedAt(c: Columns, j: number): boolean {
+  return c.startIndex < 0 || j < c.startIndex;
 }
 
+/** Adds what transition j of the timeline changes (entering its state, leaving the one before). */
 function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): void {
   const c = timelineColumns(tl);
   const at = c.at[j]!;
   const tau = at - origin;
-  const code = c.code[j]! & 7;
+  const code = codeAt(c, j) & 7;
   if (j === 0) acc[CREATED]! += 1;
   else {
-    const prev = c.code[j - 1]! & 7;
+    const prev = codeAt(c, j - 1) & 7;
     const s = c.at[j - 1]!;
     const f = FIELD_OF[prev]!;
     if (f >= 0) {
@@ -123,7 +120,7 @@ function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): v
     const event = eventOf(prev, code);
     const interval = tl.checkpointIntervalMs ?? null;
     if (interval !== null) {
-      const n = (event === INTERRUPTION ? 1 : 0) + ((c.code[j]! & UNOBSERVED_BIT) !== 0 ? unobservedAt(tl, j)!.interruptions : 0);
+      const n = (event === INTERRUPTION ? 1 : 0) + ((codeAt(c, j) & UNOBSERVED_BIT) !== 0 ? unobservedAt(tl, j)!.interruptions : 0);
       acc[CHECKPOINT_LOSS]! += (n * interval) / 2;
     }
     if (event === INTERRUPTION) {
@@ -135,7 +132,7 @@ function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): v
       acc[MEASURED_RECOVERIES]! += 1;
       acc[RECOVERED_DOWN]! += at - s;
     }
-    if ((c.code[j]! & UNOBSERVED_BIT) !== 0) {
+    if ((codeAt(c, j) & UNOBSERVED_BIT) !== 0) {
       const unobserved = unobservedAt(tl, j)!;
       acc[INTERRUPTIONS]! += unobserved.interruptions;
       acc[RECOVERIES]! += unobserved.recoveries;

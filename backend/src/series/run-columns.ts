@@ -12,7 +12,7 @@
 
 import { byNamespaceNameUid } from '../timeline/order.ts';
 import { closedAt, lastAt, type Timeline } from '../timeline/types.ts';
-import { CLOSED_FROM, timelineColumns, timeToFirstUpFrom } from './columns.ts';
+import { CLOSED_FROM, codeAt, timelineColumns, timeToFirstUpFrom } from './columns.ts';
 import { addGoodputWith, BASE_FIELDS, lifeInto } from './totals.ts';
 
 /** `state` of a row that is not (yet) a closed run's. */
@@ -96,7 +96,7 @@ function fill(rc: RunColumns, i: number): boolean {
   const tl = rc.list[i]!;
   const c = timelineColumns(tl);
   const n = c.length;
-  if (n === 0 || (c.code[n - 1]! & 7) < CLOSED_FROM || c.at[0] !== tl.createdAt) return false;
+  if (n === 0 || (codeAt(c, n - 1) & 7) < CLOSED_FROM || c.at[0] !== tl.createdAt) return false;
   rc.end[i] = c.at[n - 1]!;
   rc.second[i] = n > 1 ? c.at[1]! : Infinity;
   rc.timeToFirstUp[i] = timeToFirstUpFrom(c, Infinity) ?? NaN;
@@ -104,7 +104,7 @@ function fill(rc: RunColumns, i: number): boolean {
   rc.checkpointMs[i] = tl.checkpointIntervalMs ?? NaN;
   lifeInto(tl, c, rc.life, i * BASE_FIELDS);
   // Last: a row is read as closed only once the rest of it is there.
-  rc.state[i] = c.code[n - 1]! & 7;
+  rc.state[i] = codeAt(c, n - 1) & 7;
   return true;
 }
 

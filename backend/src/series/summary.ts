@@ -2,7 +2,7 @@
 
 import { byNamespaceNameUid, isMarkedSorted } from '../timeline/order.ts';
 import { closedAt, lastAt, type State, type Timeline } from '../timeline/types.ts';
-import { STATE_CODE, timelineColumns, timeToFirstUpFrom, type Columns } from './columns.ts';
+import { codeAt, STATE_CODE, timelineColumns, timeToFirstUpFrom, type Columns } from './columns.ts';
 import { figuresFromTotals, type Figures } from './figures.ts';
 import { holdsLife, rowLifeInto, selectedRows } from './run-columns.ts';
 import { endOf, FIELDS, windowTotals } from './totals.ts';
@@ -121,7 +121,7 @@ function stateFrom(c: Columns, to: number): State | null {
     if (c.at[mid]! <= to) lo = mid;
     else hi = mid - 1;
   }
-  return STATE_OF[c.code[lo]! & 7]!;
+  return STATE_OF[codeAt(c, lo) & 7]!;
 }
 
 

@@ -4,7 +4,7 @@
 // step buckets, rolling windows and cumulative series alike.
 
 import { closedAt, lastAt, timelineColumns, unobservedAt, type Timeline, type Transitions } from '../timeline/types.ts';
-import { CLOSED_FROM, eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, type Columns } from './columns.ts';
+import { CLOSED_FROM, codeAt, eventOf, INTERRUPTION, RECOVERY, startOf, SUSPENDED_CODE, UNOBSERVED_BIT, type Columns } from './columns.ts';
 import {
   ACCELERATOR_LOST,
   ACCELERATOR_UP,
@@ -65,7 +65,7 @@ export const FIELD_OF = Int8Array.from([UP, PROVISIONING, INTERRUPTION_DOWN, SUS
 
 /** When the timeline first left suspension (or was created active): its first start. */
 export function startedAt(timeline: Timeline): number | null {
-  const start = timelineColumns(timeline).start;
+  const start = startOf(timelineColumns(timeline));
   return start === Infinity ? null : start;
 }
 
@@ -83,13 +83,13 @@ export function endOf(timeline: Timeline, horizon: number): number {
 function addSegment(tl: Transitions, c: Columns, i: number, acc: Float64Array): void {
   const s = c.at[i]!;
   const e = c.at[i + 1]!;
-  const id = c.code[i]! & 7;
+  const id = codeAt(c, i) & 7;
   const field = FIELD_OF[id]!;
   if (field >= 0) {
     acc[field]! += e - s;
-    if (id === SUSPENDED_CODE && s < c.start) acc[QUEUED]! += e - s;
+    if (id === SUSPENDED_CODE && s < startOf(c)) acc[QUEUED]! += e - s;
   }
-  const next = c.code[i + 1]!;
+  const next = codeAt(c, i + 1);
   const event = eventOf(id, next & 7);
   if (event === INTERRUPTION) {
     acc[INTERRUPTIONS]! += 1;
@@ -119,7 +119,7 @@ function lifeAt(c: Columns, t: number): number {
 }
 
 function isClosed(c: Columns): boolean {
-  return c.length > 0 && (c.code[c.length - 1]! & 7) >= CLOSED_FROM;
+  return c.length > 0 && (codeAt(c, c.length - 1) & 7) >= CLOSED_FROM;
 }
 
 /**
@@ -206,12 +206,12 @@ function cumulativeAtOne(tl: Transitions, c: Columns, end: number, t: number, ou
   // The part of segment m that has passed by t (the last segment accrues up to the end).
   const s = c.at[m]!;
   const e = m + 1 < n ? c.at[m + 1]! : end > s ? end : s;
-  const id = c.code[m]! & 7;
+  const id = codeAt(c, m) & 7;
   const field = FIELD_OF[id]!;
   const part = (t < e ? t : e) - s;
   if (field >= 0 && part > 0) {
     acc[field]! += part;
-    if (id === SUSPENDED_CODE && s < c.start) acc[QUEUED]! += part;
+    if (id === SUSPENDED_CODE && s < startOf(c)) acc[QUEUED]! += part;
   }
   for (let f = 0; f < BASE_FIELDS; f++) out[o + f] = acc[f]!;
 }
@@ -241,7 +241,8 @@ function cumulativeBase(timeline: Timeline, horizon: number, times: ArrayLike<nu
     return;
   }
   const end = endOf(timeline, horizon);
-  const { length: n, at, code, start } = c;
+  const { length: n, at } = c;
+  const start = startOf(c);
   // A few times over a long timeline: by checkpoint. Many times: one sweep serves them all.
   if (count * (K + 2 * Math.log2(n + 1)) < n) {
     for (let k = 0; k < count; k++) cumulativeAtOne(timeline, c, end, times[k]!, out, k * FIELDS);
@@ -253,7 +254,7 @@ function cumulativeBase(timeline: Timeline, horizon: number, times: ArrayLike<nu
   // into typed-array methods (which cost more than the copy itself at this size), no strings.
   for (let i = 0; i < n; i++) {
     const s = at[i]!;
-    const id = code[i]! & 7;
+    const id = codeAt(c, i) & 7;
     const field = FIELD_OF[id]!;
     const last = i + 1 === n;
     const e = last ? (end > s ? end : s) : at[i + 1]!;
@@ -318,14 +319,15 @@ export function sweptWindowTotals(timeline: Timeline, horizon: number, from: num
   }
   // One pass: each segment's overlap with the window, and the event of leaving it when from < e ≤ to.
   for (let f = 0; f < FIELDS; f++) out[o + f] = 0;
-  const { length: n, at, code, start } = c;
+  const { length: n, at } = c;
+  const start = startOf(c);
   const end = endOf(timeline, horizon);
   for (let i = 0; i < n; i++) {
     const s = at[i]!;
     if (s > to) break;
     const last = i + 1 === n;
     const e = last ? (end > s ? end : s) : at[i + 1]!;
-    const id = code[i]! & 7;
+    const id = codeAt(c, i) & 7;
     const field = FIELD_OF[id]!;
     const overlap = (e < to ? e : to) - (s > from ? s : from);
     if (field >= 0 && overlap > 0) {
@@ -333,7 +335,7 @@ export function sweptWindowTotals(timeline: Timeline, horizon: number, from: num
       if (id === SUSPENDED_CODE && s < start) out[o + QUEUED]! += overlap;
     }
     if (last || e <= from || e > to) continue;
-    const next = code[i + 1]!;
+    const next = codeAt(c, i + 1);
     const event = eventOf(id, next & 7);
     if (event === INTERRUPTION) {
       out[o + INTERRUPTIONS]! += 1;

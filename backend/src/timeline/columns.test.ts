@@ -2,7 +2,8 @@
 // every transition comes back exactly, extras and all, and writers that give a transition extras
 // after it was packed (a cause, a suspension's reason, unobserved events) are kept.
 
-import { isPacked } from './columns.ts';
+import { codeAt, columnsOf, isPacked, STATE_CODE, startOf, UNOBSERVED_BIT } from './columns.ts';
+import type { State } from './types.ts';
 import {
   closedAt,
   heldTransition,
@@ -32,7 +33,14 @@ const transitions = (): Transition[] => [
   { at: T0 + 120_000, state: 'down', causes: [{ kind: 'JobSetRestart', at: T0 + 120_000, restarts: 1, reason: 'FailurePolicyRestart' }] },
   { at: T0 + 180_001, state: 'unknown' },
   { at: T0 + 240_000, state: 'up', unobserved: { interruptions: 1, recoveries: 1 } },
-  { at: T0 + 300_000, state: 'failed', causes: [{ kind: 'JobSetFailed', at: T0 + 299_000, reason: 'FailedJobs' }] },
+  {
+    at: T0 + 300_000,
+    state: 'failed',
+    causes: [
+      { kind: 'PodFailed', at: T0 + 298_000, pod: 'p', reason: 'OOMKilled', exitCode: 137 },
+      { kind: 'JobSetFailed', at: T0 + 299_000, reason: 'FailedJobs' },
+    ],
+  },
 ];
 
 const timeline = (list: Transition[]): Timeline => ({ uid: 'u', namespace: 'ns', name: 'n', labels: {}, accelerator: null, topology: null, createdAt: list[0]!.at, transitions: list });
@@ -49,8 +57,12 @@ test('a closed timeline is packed and reads back exactly: times, states, and tho
   expect(list.map((_, i) => [transitionTime(tl, i), transitionState(tl, i)])).toEqual(list.map((t) => [t.at, t.state]));
   expect(transitionAt(tl, 0)).toEqual(list[0]);
   expect(transitionAt(tl, 3)).toEqual(list[3]);
-  // Kept, not made afresh on each read.
-  expect(transitionAt(tl, 3)).toBe(transitionAt(tl, 3));
+  // The side table keeps only its causes (the columns hold its time and state): the very cause.
+  expect(transitionAt(tl, 3).causes![0]).toBe(list[3]!.causes![0]);
+  expect(transitionAt(tl, 6).causes).toBe(list[6]!.causes);
+  expect(transitionAt(tl, 0).suspension).toBe(list[0]!.suspension);
+  // A transition with unobserved events is kept whole (its writer holds it).
+  expect(transitionAt(tl, 5)).toBe(list[5]);
   expect(transitionAt(tl, 1)).toEqual({ at: T0 + 60_000, state: 'provisioning' });
   expect(unobservedAt(tl, 5)).toEqual({ interruptions: 1, recoveries: 1 });
   expect(unobservedAt(tl, 4)).toBeUndefined();
@@ -86,11 +98,53 @@ test('extras given after packing are kept: causes, and unobserved events on the 
   expect(transitionAt(tl, 3)).toBe(last);
   expect(unobservedAt(tl, 3)).toEqual({ interruptions: 1, recoveries: 0 });
   // The columns say so too (the sweeps read the unobserved bit).
-  expect(timelineColumns(tl).code[3]! & 8).toBe(8);
+  expect(codeAt(timelineColumns(tl), 3) & 8).toBe(8);
   expect(transitionsOf(tl)).toEqual([
     { at: T0, state: 'provisioning', causes: [{ kind: 'PodFailed', at: T0, pod: 'p' }] },
     { at: T0 + 1, state: 'up' },
     { at: T0 + 2, state: 'down', causes: [{ kind: 'NodeNotReady', at: T0 + 2, node: 'n1' }] },
     { at: T0 + 3, state: 'failed', unobserved: { interruptions: 1, recoveries: 0 } },
   ]);
+});
+
+test('the columns of a timeline as it grows, then packed: every time, code and the start, whatever the length', () => {
+  // Codes are held eight to a number behind the times: lengths across those bounds, grown one
+  // transition at a time and several at once, each state, with and without unobserved events.
+  const states: State[] = ['suspended', 'provisioning', 'up', 'down', 'unknown'];
+  let seed = 7;
+  const next = (m: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % m;
+  };
+  for (let n = 1; n <= 40; n++) {
+    const list: Transition[] = [];
+    for (let i = 0; i < n; i++) {
+      const t: Transition = { at: T0 + i * 1000 + next(3) * 2 ** 40, state: i === n - 1 && n % 3 === 0 ? 'failed' : states[next(states.length)]! };
+      if (next(4) === 0) t.unobserved = { interruptions: 1, recoveries: 0 };
+      list.push(t);
+    }
+    list.sort((a, b) => a.at - b.at);
+    const open: Transition[] = [];
+    const tl: Timeline = { ...timeline(list), transitions: open };
+    const check = (): void => {
+      const c = isPacked(tl.transitions) ? timelineColumns(tl) : columnsOf(open);
+      expect(c.length).toBe(open.length);
+      for (const [i, t] of open.entries()) {
+        expect(c.at[i]).toBe(t.at);
+        expect(codeAt(c, i)).toBe(STATE_CODE[t.state] | (t.unobserved === undefined ? 0 : UNOBSERVED_BIT));
+      }
+      const first = open.find((t) => STATE_CODE[t.state] <= STATE_CODE.down);
+      expect(startOf(c)).toBe(first === undefined ? Infinity : first.at);
+    };
+    for (let i = 0; i < n; ) {
+      const step = 1 + next(10);
+      for (const t of list.slice(i, i + step)) open.push(t);
+      i += step;
+      check();
+    }
+    packClosed(tl);
+    expect(isPacked(tl.transitions)).toBe(list[n - 1]!.state === 'failed');
+    check();
+    expect(transitionsOf(tl)).toEqual(list);
+  }
 });

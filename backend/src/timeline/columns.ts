@@ -1,7 +1,8 @@
-// A timeline's transitions as columns (times, and states as small codes), and a closed timeline's
-// memory form (issue 21 §3): its columns and, in a side table, only the transitions that carry
-// extras (causes, a suspension's reason, unobserved events), no object per transition. As objects
-// the transitions cost ~60 bytes more each (`{at, state}`, `at` a boxed double, an array slot).
+// A timeline's transitions as columns (times, and states as small codes, in one array), and a closed
+// timeline's memory form (issue 21 §3): its columns and, in a side table, only the extras of the
+// transitions that carry some (causes, a suspension's reason, unobserved events), no object per
+// transition. As objects the transitions cost ~60 bytes more each (`{at, state}`, `at` a boxed
+// double, an array slot).
 // An open timeline keeps its array of transitions, and its columns beside it, extended as it grows:
 // the sweep over them is the hot loop of every query, and numbers in arrays cost a fraction of
 // object fields and string compares. Timelines are append-only, so a cached prefix stays true; the
@@ -9,7 +10,7 @@
 //
 // Pure: values in, values out.
 
-import type { State, Transition } from './types.ts';
+import type { Cause, State, Suspension, Transition } from './types.ts';
 
 export const STATE_CODE: Readonly<Record<State, number>> = { up: 0, provisioning: 1, down: 2, suspended: 3, unknown: 4, completed: 5, failed: 6, deleted: 7 };
 export const UP_CODE = 0;
@@ -30,12 +31,16 @@ export function stateOfCode(code: number): State {
 
 export interface Columns {
   length: number;
-  /** Plain arrays of numbers (V8 keeps them unboxed): a pair of typed arrays costs ~800 bytes per
-   *  timeline in buffers and their bookkeeping, more than the handful of transitions they hold. */
+  /**
+   * One plain array of numbers a timeline (V8 keeps them unboxed: a pair of typed arrays costs ~800
+   * bytes per timeline in buffers and their bookkeeping, more than the handful of transitions they
+   * hold; a second plain array ~90 bytes a run, its header and a slot per transition): the
+   * `length` transitions' times (epoch ms, as they are: exact whatever they are), then their state
+   * codes, eight to a number, 4 bits each (codeAt).
+   */
   at: number[];
-  code: number[];
-  /** When the timeline first started (provisioning, up or down); Infinity while it has not. */
-  start: number;
+  /** The index of the transition where it first started (provisioning, up or down), -1 while it has not: startOf gives its time (an index, because a time in a field is a boxed double, 16 bytes). */
+  startIndex: number;
   /**
    * A closed timeline's totals over its whole life (series/totals.ts, the BASE_FIELDS numbers), worked out
    * once and kept: they never change, and every window that holds the whole life reads them instead
@@ -43,11 +48,28 @@ export interface Columns {
    */
   life: number[] | null;
   /**
-   * Packed (a closed timeline's memory form): the transitions that carry extras, as index,
-   * transition, index, transition, … in index order; null when none does. Always null for the
+   * Packed (a closed timeline's memory form): the transitions that carry extras, as index, what
+   * is kept of it (Kept: its causes, its suspension, or the transition whole), … in index order;
+   * null when none does. Always null for the
    * columns of an open timeline (kept beside its array).
    */
-  extras: (number | Transition)[] | null;
+  extras: (number | Transition | Cause[] | Cause | Suspension)[] | null;
+}
+
+/** Transition i's state code (and UNOBSERVED_BIT): 4 bits of the number that holds it, behind the times. */
+export function codeAt(c: Columns, i: number): number {
+  return (c.at[c.length + (i >> 3)]! >>> ((i & 7) << 2)) & 15;
+}
+
+/** When the timeline first started (provisioning, up or down); Infinity while it has not. */
+export function startOf(c: Columns): number {
+  return c.startIndex < 0 ? Infinity : c.at[c.startIndex]!;
+}
+
+/** Sets UNOBSERVED_BIT in transition i's code. */
+function markUnobserved(c: Columns, i: number): void {
+  const w = c.length + (i >> 3);
+  c.at[w] = (c.at[w]! | (UNOBSERVED_BIT << ((i & 7) << 2))) >>> 0;
 }
 
 /**
@@ -76,22 +98,24 @@ export function columnsOf(transitions: readonly Transition[]): Columns {
   let c = cache.get(transitions);
   if (c !== undefined && c.length === n) return c;
   if (c === undefined) {
-    c = { length: 0, at: [], code: [], start: Infinity, life: null, extras: null };
+    c = { length: 0, at: [], startIndex: -1, life: null, extras: null };
     cache.set(transitions, c);
   }
+  const at = c.at;
+  // The numbers that hold the codes move behind the new times.
+  const words = at.splice(c.length);
   for (let i = c.length; i < n; i++) {
     const t = transitions[i]!;
     const code = STATE_CODE[t.state];
-    c.at.push(t.at);
-    c.code.push(code | (t.unobserved !== undefined ? UNOBSERVED_BIT : 0));
-    if (c.start === Infinity && code <= DOWN_CODE) c.start = t.at;
+    at.push(t.at);
+    const w = i >> 3;
+    words[w] = ((words[w] ?? 0) | ((code | (t.unobserved !== undefined ? UNOBSERVED_BIT : 0)) << ((i & 7) << 2))) >>> 0;
+    if (c.startIndex < 0 && code <= DOWN_CODE) c.startIndex = i;
   }
+  for (const w of words) at.push(w);
   c.length = n;
-  // A closed timeline's columns never grow again: exact-length copies free the spare slots push left.
-  if (n > 0 && (c.code[n - 1]! & 7) >= CLOSED_FROM) {
-    c.at = c.at.slice();
-    c.code = c.code.slice();
-  }
+  // A closed timeline's columns never grow again: an exact-length copy frees the spare slots push left.
+  if (n > 0 && (codeAt(c, n - 1) & 7) >= CLOSED_FROM) c.at = at.slice();
   return c;
 }
 
@@ -100,21 +124,39 @@ function hasExtras(t: Transition): boolean {
 }
 
 /**
+ * What the side table keeps of a transition with extras: its causes alone (the array, or its one
+ * cause without an array: most have one, and an array of one costs ~56 bytes), or its suspension's
+ * reason alone (the shared object), without the time and state the columns hold (an object for
+ * them costs ~64 bytes, its time a boxed double); a transition with more than one of them, or with
+ * unobserved events, whole.
+ */
+type Kept = Transition | Cause[] | Cause | Suspension;
+
+/**
  * A closed timeline's transitions packed: its columns (the cached ones, whose whole-life totals may
- * already be kept) and the side table of the transitions with extras (the very objects).
+ * already be kept) and the side table of the transitions with extras (what Kept says).
  */
 export function pack(transitions: readonly Transition[]): PackedTransitions {
   const c = columnsOf(transitions);
   cache.delete(transitions);
-  let extras: (number | Transition)[] | null = null;
-  for (const [i, t] of transitions.entries()) if (hasExtras(t)) (extras ??= []).push(i, compactTransition(t));
+  let extras: (number | Kept)[] | null = null;
+  for (const [i, t] of transitions.entries()) if (hasExtras(t)) (extras ??= []).push(i, keptOf(t));
   // Exact length: push leaves spare slots.
   c.extras = extras === null ? null : extras.slice();
   return c as unknown as PackedTransitions;
 }
 
+/** What the side table keeps of `t` (Kept): unobserved events keep the very object (its writer holds it). */
+function keptOf(t: Transition): Kept {
+  const { unobserved, causes, suspension } = t;
+  if (unobserved !== undefined) return t;
+  if (causes !== undefined && suspension === undefined) return causes.length === 1 ? causes[0]! : causes;
+  if (causes === undefined && suspension !== undefined) return suspension;
+  return compactTransition(t);
+}
+
 /**
- * A transition with extras as the side table keeps it: one given causes or a suspension's reason
+ * A transition with extras as an object of its own: one given causes or a suspension's reason
  * after it was made holds it in a property array of its own (~40 bytes more), so such a one is made
  * again with all its fields in place. The others are kept as they are (the very object).
  */
@@ -126,45 +168,60 @@ export function compactTransition(t: Transition): Transition {
   return t;
 }
 
-/** Transition `i` of packed transitions as the object it was when it carries extras; undefined when it is only a time and a state. */
-export function packedExtras(packed: PackedTransitions, i: number): Transition | undefined {
-  const extras = packedColumns(packed).extras;
+/** What the side table keeps for transition `i` (Kept); undefined when it is only a time and a state. */
+function keptAt(c: Columns, i: number): Kept | undefined {
+  const extras = c.extras;
   if (extras === null) return undefined;
   for (let k = 0; k < extras.length; k += 2) {
     const at = extras[k] as number;
-    if (at === i) return extras[k + 1] as Transition;
+    if (at === i) return extras[k + 1] as Kept;
     if (at > i) return undefined;
   }
   return undefined;
 }
 
-/** Transition `i` of packed transitions as an object: the kept one when it carries extras, else made afresh. */
+/** Transition `i` of packed transitions as an object when it carries extras (made afresh unless kept whole); undefined when it is only a time and a state. */
+export function packedExtras(packed: PackedTransitions, i: number): Transition | undefined {
+  const c = packedColumns(packed);
+  const kept = keptAt(c, i);
+  if (kept === undefined) return undefined;
+  if (Array.isArray(kept)) return { at: c.at[i]!, state: stateOfCode(codeAt(c, i)), causes: kept };
+  if ('state' in kept) return kept;
+  if ('kind' in kept) return { at: c.at[i]!, state: stateOfCode(codeAt(c, i)), causes: [kept] };
+  return { at: c.at[i]!, state: stateOfCode(codeAt(c, i)), suspension: kept };
+}
+
+/** Transition `i` of packed transitions as an object: the kept one when kept whole, else made afresh. */
 export function packedTransition(packed: PackedTransitions, i: number): Transition {
   const c = packedColumns(packed);
-  return packedExtras(packed, i) ?? { at: c.at[i]!, state: stateOfCode(c.code[i]!) };
+  return packedExtras(packed, i) ?? { at: c.at[i]!, state: stateOfCode(codeAt(c, i)) };
 }
 
 /**
- * Transition `i` of packed transitions as an object kept in the side table (made and kept when it
- * had no extras), for a writer that gives it some (a cause, a suspension's reason joined later).
+ * Transition `i` of packed transitions as an object kept whole in the side table (made and kept when
+ * it was not), for a writer that gives it some extras (a suspension's reason joined later).
  */
 export function heldPackedTransition(packed: PackedTransitions, i: number): Transition {
-  const kept = packedExtras(packed, i);
-  if (kept !== undefined) return kept;
   const c = packedColumns(packed);
-  const t: Transition = { at: c.at[i]!, state: stateOfCode(c.code[i]!) };
-  keepPacked(packed, i, t);
+  const kept = keptAt(c, i);
+  if (kept !== undefined && !Array.isArray(kept) && 'state' in kept) return kept;
+  const t = packedTransition(packed, i);
+  setKept(c, i, t);
   return t;
 }
 
-/** Keeps `t` (transition `i`, given extras after it was packed) in the side table, its unobserved bit with it. */
+/** Keeps `t` (transition `i`, given extras after it was packed) in the side table (as Kept says), its unobserved bit with it. */
 export function keepPacked(packed: PackedTransitions, i: number, t: Transition): void {
   const c = packedColumns(packed);
-  if (t.unobserved !== undefined) c.code[i]! |= UNOBSERVED_BIT;
+  if (t.unobserved !== undefined) markUnobserved(c, i);
+  setKept(c, i, keptOf(t));
+}
+
+function setKept(c: Columns, i: number, kept: Kept): void {
   const extras = c.extras ?? [];
   let k = 0;
   while (k < extras.length && (extras[k] as number) < i) k += 2;
-  c.extras = [...extras.slice(0, k), i, t, ...extras.slice(extras[k] === i ? k + 2 : k)];
+  c.extras = [...extras.slice(0, k), i, kept, ...extras.slice(extras[k] === i ? k + 2 : k)];
 }
 
 /** All of packed transitions as objects again (for the cold readers that need objects). */

@@ -293,6 +293,8 @@ export class TimelineEngine {
     for (const m of machines) {
       if (this.#cluster !== undefined) m.timeline.cluster ??= this.#cluster;
       packClosed(m.timeline);
+      // As a run that closes drops it (machine.ts): a store written before that kept it.
+      if (isClosed(m)) m.resourceVersion = null;
       this.#machines.set(m.timeline.uid, m);
       for (const l of this.#listeners) l.grew(m.timeline, 0);
     }

@@ -12,7 +12,10 @@ export interface MachineState {
   /** Up at least once since creation or since the last resume: decides provisioning versus down. */
   everUp: boolean;
   restarts: number;
-  /** metadata.resourceVersion at the last observation. */
+  /**
+   * metadata.resourceVersion at the last observation; null once closed (only resumeAfterGap reads
+   * it, for an open run: a closed run's string cost ~24 bytes a run for nothing).
+   */
   resourceVersion: string | null;
   /** When a DELETED observation (or a deletionTimestamp) was seen, even for a timeline already closed. */
   deletedAt: number | null;
@@ -38,7 +41,10 @@ function enter(machine: MachineState, state: State, at: number, receivedAt: numb
   if (suspension !== null) transition.suspension = internSuspension(suspension);
   openTransitions(machine.timeline).push(transition);
   added.push(transition);
-  if (TERMINAL_STATES.has(state)) packClosed(machine.timeline);
+  if (TERMINAL_STATES.has(state)) {
+    packClosed(machine.timeline);
+    machine.resourceVersion = null;
+  }
 }
 
 /** The state an active (not closed, not suspended) JobSet is in after a gap or on first sight. */

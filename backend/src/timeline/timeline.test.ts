@@ -150,6 +150,17 @@ describe('endings', () => {
     expect(f.mtbiSeconds).toBeNull();
   });
 
+  // A closed run keeps no resourceVersion (only a gap's first observation of an open run reads it).
+  it('the resourceVersion is kept while open and dropped on closing', () => {
+    const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(10));
+    const engine = run(js.observations);
+    expect([...engine.machines()][0]!.resourceVersion).toBe(js.observations.at(-1)!.object.metadata.resourceVersion);
+    expect(typeof [...engine.machines()][0]!.resourceVersion).toBe('string');
+    engine.observe(js.at(min(20), { completedAt: min(20) }).observations.at(-1)!);
+    expect([...engine.machines()][0]!.resourceVersion).toBeNull();
+    expect(drawn(only(engine))).toEqual(['0:provisioning', '10:up', '20:completed']);
+  });
+
   //   0 ─prov─ 10 ─up─ 40 failed (the condition says 40; the watch saw it at 41)
   it('up → failed is an interruption, timed by the condition', () => {
     const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(10)).at(min(41), { failedAt: min(40) });

@@ -1,7 +1,7 @@
 // Values that flow from the observation path into the timeline and on to the series stage.
 // Times are epoch milliseconds (integers), so sums of durations stay exact.
 
-import { columnsOf, compactTransition, heldPackedTransition, isPacked, keepPacked, pack, packedColumns, packedExtras, packedTransition, stateOfCode, unpack, type Columns, type PackedTransitions } from './columns.ts';
+import { codeAt, columnsOf, compactTransition, heldPackedTransition, isPacked, keepPacked, pack, packedColumns, packedExtras, packedTransition, stateOfCode, unpack, type Columns, type PackedTransitions } from './columns.ts';
 
 /** The states of DESIGN.md. The last three are terminal: nothing accrues after them. */
 export type State = 'provisioning' | 'up' | 'down' | 'suspended' | 'unknown' | 'completed' | 'failed' | 'deleted';
@@ -112,7 +112,7 @@ export function transitionTime(timeline: Transitions, i: number): number {
 /** Transition `i`'s state. */
 export function transitionState(timeline: Transitions, i: number): State {
   const t = timeline.transitions;
-  return isPacked(t) ? stateOfCode(packedColumns(t).code[i]!) : t[i]!.state;
+  return isPacked(t) ? stateOfCode(codeAt(packedColumns(t), i)) : t[i]!.state;
 }
 
 /** Transition `i` as an object (a packed timeline makes one afresh for a transition without extras): to read, not to change. */
