@@ -231,7 +231,7 @@ describe('POST /api/v1/query', () => {
     [{ from: '0', to: TO, queries: [{ refId: 'A' }] }, /spans more than the limit of 400 days/],
     [{ queries: [{ refId: 'A' }] }, /timeRange: missing/],
     [{ from: FROM, to: TO, queries: [{ refId: '' }] }, /queries\[0\]\.refId: must not be empty/],
-    [{ from: FROM, to: TO, queries: [{ refId: 'A', queryType: 'summary', figures: ['uptime'] }] }, /queries\[0\]\.figures\[0\]: .*"upSeconds"/],
+    [{ from: FROM, to: TO, queries: [{ refId: 'A', queryType: 'summary', figures: ['uptime'] }] }, /queries\[0\]\.figures\[0\]: "uptime" is not a figure: one of upSeconds, downSeconds, /],
     [{ from: FROM, to: TO, queries: [[]] }, /^queries\[0\]: expected a JSON object, received an array$/],
     [{ from: FROM, to: TO, queries: [{ refId: 'A', timeRange: '1h' }] }, /^queries\[0\]\.timeRange: expected a JSON object, received a string$/],
     [{ from: FROM, to: TO, queries: [{ refId: 'A', timeRange: { from: FROM } }] }, /^queries\[0\]\.timeRange\.to: missing$/],
