@@ -5,8 +5,8 @@
 // one server then the other, the order swapped every pair, for `--pairs` pairs; each server's CPU
 // (user + system from /proc/<pid>/stat, so other load on the machine counts little) over its
 // requests, divided by them. The clock is shown too, but on a loaded machine it says little.
-// Options: --requests N (default 2000), --pairs P (default 8), --questions id,… (default
-// jobset-detail), --name ns/name (the detail's JobSet; default: the name with the most interruptions
+// Options: --requests N (default 2000: the detail; the tables, whose answers are larger,
+// --table-requests, default 40), --pairs P (default 8), --questions id,… (default jobset-detail), --name ns/name (the detail's JobSet; default: the name with the most interruptions
 // and recoveries in the window, a busy one as the bench's).
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,6 +24,7 @@ const { values: args } = parseArgs({
     trace: { type: 'string' },
     checkouts: { type: 'string' },
     requests: { type: 'string', default: '2000' },
+    'table-requests': { type: 'string', default: '40' },
     pairs: { type: 'string', default: '8' },
     questions: { type: 'string', default: 'jobset-detail' },
     name: { type: 'string' },
@@ -32,6 +33,7 @@ const { values: args } = parseArgs({
 });
 if (args.trace === undefined || args.checkouts === undefined) throw new Error('usage: query-path.ts --trace FILE --checkouts DIR_A,DIR_B [--requests N] [--pairs P] [--questions id,…] [--name ns/name]');
 const REQUESTS = Number(args.requests);
+const TABLE_REQUESTS = Number(args['table-requests']);
 const PAIRS = Number(args.pairs);
 const HOUR = 3_600_000;
 const days = Number(args.days);
@@ -89,17 +91,17 @@ async function detailOf(server: Server, w: Window): Promise<Detail> {
   return { namespace: namespace!, name: name!, uids: [], figures: new Map() };
 }
 
-/** `REQUESTS` requests of one body, one after the other: the server's CPU ms and the clock's ms per request. */
-async function ask(server: Server, body: string): Promise<{ cpu: number; clock: number }> {
+/** `requests` requests of one body, one after the other: the server's CPU ms and the clock's ms per request. */
+async function ask(server: Server, body: string, requests: number): Promise<{ cpu: number; clock: number }> {
   const cpu0 = cpuSeconds(server.child.pid!);
   const t0 = performance.now();
-  for (let i = 0; i < REQUESTS; i++) {
+  for (let i = 0; i < requests; i++) {
     const res = await fetch(`${server.url}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     await res.arrayBuffer();
     if (res.status !== 200) throw new Error(`${server.checkout}: ${res.status}`);
   }
-  const clock = (performance.now() - t0) / REQUESTS;
-  return { cpu: ((cpuSeconds(server.child.pid!) - cpu0) * 1000) / REQUESTS, clock };
+  const clock = (performance.now() - t0) / requests;
+  return { cpu: ((cpuSeconds(server.child.pid!) - cpu0) * 1000) / requests, clock };
 }
 
 const checkouts = args.checkouts.split(',').map((c) => resolve(c));
@@ -108,23 +110,25 @@ try {
   for (const c of checkouts) servers.push(await start(c));
   const w = benchWindow();
   const detail = await detailOf(servers[0]!, w);
-  process.stdout.write(`detail ${detail.namespace}/${detail.name}; ${REQUESTS} requests × ${PAIRS} pairs; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  process.stdout.write(`detail ${detail.namespace}/${detail.name}; ${REQUESTS} requests (tables ${TABLE_REQUESTS}) × ${PAIRS} pairs; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
   for (const q of QUESTIONS.filter((x) => args.questions.split(',').includes(x.id))) {
     const body = JSON.stringify(q.upness(w, detail));
+    const requests = q.id === 'jobset-detail' ? REQUESTS : TABLE_REQUESTS;
     // One warm-up round each: the JIT, the caches.
-    for (const s of servers) await ask(s, body);
+    for (const s of servers) await ask(s, body, requests);
     const cpu: number[][] = servers.map(() => []);
     const clock: number[][] = servers.map(() => []);
     for (let p = 0; p < PAIRS; p++) {
       const order = p % 2 === 0 ? servers.map((_, i) => i) : servers.map((_, i) => servers.length - 1 - i);
       for (const i of order) {
-        const r = await ask(servers[i]!, body);
+        const r = await ask(servers[i]!, body, requests);
         cpu[i]!.push(r.cpu);
         clock[i]!.push(r.clock);
       }
     }
     const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
-    process.stdout.write(`${q.id}\n`);
+    const size = (await (await fetch(`${servers.at(-1)!.url}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).arrayBuffer()).byteLength;
+    process.stdout.write(`${q.id} (${requests} requests a round; the last checkout's answer ${(size / 1024).toFixed(0)} KiB)\n`);
     servers.forEach((s, i) => {
       process.stdout.write(
         `  ${s.checkout}: service CPU per request ${cpu[i]!.map((x) => x.toFixed(3)).join(', ')} ms (mean ${mean(cpu[i]!).toFixed(3)}); clock mean ${mean(clock[i]!).toFixed(3)} ms\n`,
