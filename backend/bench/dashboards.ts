@@ -128,10 +128,10 @@ interface PanelRequest {
   peer: Json;
 }
 
-type Selection = { label: string; namespace: string | null; jobset: string | null };
+type Selection = { label: string; namespace: string | null; jobset: string | null; pool: string | null };
 
-/** The values a variable lists over a range: the namespaces, or the JobSet names (of one namespace, or of all). */
-type ValuesOf = (what: 'namespaces' | 'jobsets', namespace: string | null, from: number, to: number) => Promise<string[]>;
+/** The values a variable lists over a range: the namespaces, the JobSet names (of one namespace, or of all), or the node pools. */
+type ValuesOf = (what: 'namespaces' | 'jobsets' | 'pools', namespace: string | null, from: number, to: number) => Promise<string[]>;
 
 /** What GET /api/v1/values/{what} answers the service at `url`. */
 function valuesOver(url: string): ValuesOf {
@@ -153,14 +153,23 @@ async function panelRequests(values: ValuesOf, now: number): Promise<PanelReques
     const pick = (name: string, list: string[], choice: 'all' | 'one'): string | null =>
       choice === 'one' ? list[Math.floor(list.length / 2)]! : variable(name).includeAll ? null : list[0]!;
     const selections: Selection[] = [];
-    for (const [label, nsChoice, jobChoice] of [
-      ['All', 'all', 'all'],
-      ['one namespace', 'one', 'all'],
-      ['one namespace, one JobSet', 'one', 'one'],
-    ] as const) {
-      const namespace = pick('namespace', await values('namespaces', null, from, to), nsChoice);
-      const jobset = pick('jobset', await values('jobsets', namespace, from, to), jobChoice);
-      selections.push({ label, namespace, jobset });
+    if (variable('pool').name === 'pool') {
+      // The node pools' dashboard has one variable, the pool: All, and one pool.
+      const pools = await values('pools', null, from, to);
+      if (pools.length === 0) throw new Error(`${dashboard.uid}: the service lists no node pools over the dashboard's range`);
+      for (const [label, choice] of [['All', 'all'], ['one pool', 'one']] as const) {
+        selections.push({ label, namespace: null, jobset: null, pool: pick('pool', pools, choice) ?? String(variable('pool').allValue) });
+      }
+    } else {
+      for (const [label, nsChoice, jobChoice] of [
+        ['All', 'all', 'all'],
+        ['one namespace', 'one', 'all'],
+        ['one namespace, one JobSet', 'one', 'one'],
+      ] as const) {
+        const namespace = pick('namespace', await values('namespaces', null, from, to), nsChoice);
+        const jobset = pick('jobset', await values('jobsets', namespace, from, to), jobChoice);
+        selections.push({ label, namespace, jobset, pool: null });
+      }
     }
     const panels: Json[] = (dashboard.panels ?? []).flatMap((p: Json) => (p.type === 'row' ? (p.panels ?? []) : [p]));
     for (const panel of panels) {
@@ -175,7 +184,8 @@ async function panelRequests(values: ValuesOf, now: number): Promise<PanelReques
           const { datasource: _datasource, ...query } = t;
           const q: Json = { ...query, refId: t.refId ?? String.fromCharCode(65 + i), intervalMs, maxDataPoints };
           if (Array.isArray(q.namespaces)) q.namespaces = s === null || s.namespace === null ? [] : q.namespaces.map((n: string) => (n === '$namespace' ? s.namespace : n));
-          if (typeof q.name === 'string') q.name = s === null ? '' : q.name === '$jobset' ? (s.jobset ?? '*') : q.name;
+          if (typeof q.name === 'string') q.name = s === null ? '' : q.name === '$jobset' ? (s.jobset ?? '*') : q.name === '$pool' ? s.pool! : q.name;
+          if (typeof q.name === 'string' && q.name.includes('$')) throw new Error(`${dashboard.uid} · ${panel.title}: the variable in name ${q.name} is not filled in`);
           return q;
         }),
       });
@@ -306,7 +316,7 @@ async function main(): Promise<void> {
     const ready = JSON.parse((await timedFetch(`${service.url}/readyz`)).body) as { jobsets: number; horizon: string };
     log(`ready in ${fmt((performance.now() - started) / 1000)} s: ${int(ready.jobsets)} JobSets, RSS ${fmt(memory(service.pid).rssBytes / MiB)} MiB`);
     const requests = await panelRequests(valuesOver(service.url), Date.parse(ready.horizon));
-    log(`${requests.length} panel requests (${new Set(requests.map((r) => `${r.dashboard}/${r.panel}`)).size} panels × 3 selections), ${RUNS} timed runs each against its peer …`);
+    log(`${requests.length} panel requests (${new Set(requests.map((r) => `${r.dashboard}/${r.panel}`)).size} panels × their selections), ${RUNS} timed runs each against its peer …`);
     const panels = await timePanels(service.url, requests);
     const failed = panels.filter((p) => p.status !== 200);
     log();
@@ -417,13 +427,15 @@ async function inProcess(): Promise<void> {
   log(`the simulated cluster of npm start, built in process in ${fmt((performance.now() - built) / 1000)} s: ${int(fleet.counts().jobsets)} JobSets`);
   const values: ValuesOf = async (what, namespace, from, to) => {
     const observed = fleet.observed(IN_PROCESS_NOW);
-    return valuesView(what, observed.timelines, { ...(namespace === null ? {} : { namespaces: [namespace] }), range: { horizon: observed.horizon, from, to } }).values;
+    // As http/values.ts lists them: node pools are timelines of their own layer.
+    const timelines = what === 'pools' ? (observed.pools?.timelines ?? []) : observed.timelines;
+    return valuesView(what, timelines, { ...(namespace === null ? {} : { namespaces: [namespace] }), range: { horizon: observed.horizon, from, to } }).values;
   };
   const requests = await panelRequests(values, IN_PROCESS_NOW);
   // The heap that answers leave behind (the selections' indexes, the kept C(t) of the fleet
   // indexes' partitions, the plans), after full collections: what a long-served wall of screens holds.
   const heapBefore = settledHeap();
-  log(`${requests.length} panel requests (${new Set(requests.map((r) => `${r.dashboard}/${r.panel}`)).size} panels × 3 selections), ${RUNS} runs of them all …`);
+  log(`${requests.length} panel requests (${new Set(requests.map((r) => `${r.dashboard}/${r.panel}`)).size} panels × their selections), ${RUNS} runs of them all …`);
   const results: InProcessResult[] = requests.map((r) => ({ dashboard: r.dashboard, panel: r.panel, selection: r.selection, cpuMs: Infinity, wallMs: Infinity, firstCpuMs: 0, status: 0, bytes: 0 }));
   const digest = createHash('sha256');
   for (let run = 0; run < RUNS; run++) {

@@ -157,7 +157,7 @@ describe('least privilege: the watcher as the upness service account', () => {
   it('`upness serve` with only that token syncs and follows JobSets, Pods and Nodes', async () => {
     const sa = await token('upness', 'upness');
     const kubeconfig = writeKubeconfig(cluster, join(cluster.tempDir, 'upness-sa.kubeconfig'), { token: sa });
-    service = await startServe(['--kubeconfig', kubeconfig, ...FAST_WATCH]);
+    service = await startServe(['--kubeconfig', kubeconfig]);
     await waitReady(service);
     await kube.namespace('team');
     await kube.createNode('sa-1');

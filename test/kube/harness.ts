@@ -15,7 +15,11 @@ export const ROOT = join(import.meta.dirname, '..', '..');
 export const NODE = join(ROOT, 'node_modules', '.bin', 'node');
 export const UPNESS = join(ROOT, 'backend', 'bin', 'upness.js');
 
-/** Fast watch timings for tests: failures are noticed and retried in about a second. */
+/**
+ * Fast watch timings for the tests that break the watch: failures are noticed and retried in about a
+ * second. Tests that do not break it keep the defaults: on a starved apiserver a reopen can take
+ * longer than this watchdog's 2 s margin, and the restart it causes shows as `unknown` time.
+ */
 export const FAST_WATCH = [
   '--watch-timeout', '4s',
   '--watch-silence', '6s',

@@ -8,7 +8,7 @@
 // between the wall clock before and after the write (plus a little slack).
 
 import { startCluster, type Cluster } from './cluster.ts';
-import { FAST_WATCH, getJson, Kube, startServe, waitFor, waitReady, type Service, type TimelineJson } from './harness.ts';
+import { getJson, Kube, startServe, waitFor, waitReady, type Service, type TimelineJson } from './harness.ts';
 
 const SLACK = 1500;
 
@@ -19,7 +19,7 @@ let service: Service;
 beforeAll(async () => {
   cluster = await startCluster();
   kube = new Kube(cluster);
-  service = await startServe(['--kubeconfig', cluster.kubeconfigPath, ...FAST_WATCH]);
+  service = await startServe(['--kubeconfig', cluster.kubeconfigPath]);
   await waitReady(service);
 }, 120_000);
 

@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startCluster, type Cluster } from './cluster.ts';
 import {
-  FAST_WATCH,
   getJson,
   jobsetManifest,
   jobsetStatus,
@@ -41,8 +40,8 @@ beforeAll(async () => {
   cluster = await startCluster();
   kube = new Kube(cluster);
   trace = join(cluster.tempDir, 'recorded.jsonl');
-  service = await startServe(['--kubeconfig', cluster.kubeconfigPath, ...FAST_WATCH]);
-  recorder = startRecord(['--kubeconfig', cluster.kubeconfigPath, ...FAST_WATCH], trace);
+  service = await startServe(['--kubeconfig', cluster.kubeconfigPath]);
+  recorder = startRecord(['--kubeconfig', cluster.kubeconfigPath], trace);
   await waitReady(service);
   // The recorder is a second Node process: on a loaded machine loading it alone can take most of a minute.
   await waitFor('the recorder to finish its first sync', () => recorder.lines().some((l) => l.msg === 'recording'), 90_000);

@@ -15,7 +15,7 @@ import { UsageBook } from '../../backend/src/usage/book.ts';
 import { UsageSampler } from '../../backend/src/runtime/usage-sampler.ts';
 import type { KubeObject } from '../../backend/src/observation/types.ts';
 import { startCluster, type Cluster } from './cluster.ts';
-import { FAST_WATCH, getJson, jobsetManifest, Kube, metric, podManifest, startServe, waitFor, waitReady, writeKubeconfig, type Meta } from './harness.ts';
+import { getJson, jobsetManifest, Kube, metric, podManifest, startServe, waitFor, waitReady, writeKubeconfig, type Meta } from './harness.ts';
 import { makeKubeletPki, proxyableAddress, removeKubeletPki, startStandInKubelet, type KubeletPki, type StandInKubelet } from './kubelet.ts';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -225,7 +225,7 @@ describe('nodes that fail', () => {
 
 describe('upness serve --watch-usage', () => {
   it('samples after the first sync, every interval, and counts the node it cannot reach on /metrics', async () => {
-    const service = await startServe(['--kubeconfig', cluster.kubeconfigPath, '--watch-usage', '--usage-interval', '1s', ...FAST_WATCH]);
+    const service = await startServe(['--kubeconfig', cluster.kubeconfigPath, '--watch-usage', '--usage-interval', '1s']);
     try {
       await waitReady(service);
       const text = await waitFor('two usage samplings', async () => {
@@ -242,7 +242,7 @@ describe('upness serve --watch-usage', () => {
 
   it('keeps the usage in the data dir: a restart answers the usage queries as before', async () => {
     const dataDir = join(cluster.tempDir, 'usage-data');
-    const args = ['--kubeconfig', cluster.kubeconfigPath, '--data-dir', dataDir, '--watch-usage', '--usage-interval', '1s', ...FAST_WATCH];
+    const args = ['--kubeconfig', cluster.kubeconfigPath, '--data-dir', dataDir, '--watch-usage', '--usage-interval', '1s'];
     const from = Date.now() - 60_000;
     const usageQueries = (to: number) => ({
       from,

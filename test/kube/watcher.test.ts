@@ -8,7 +8,6 @@
 
 import { startCluster, type Cluster } from './cluster.ts';
 import {
-  FAST_WATCH,
   getJson,
   jobsetManifest,
   jobsetStatus,
@@ -42,7 +41,7 @@ const started = Date.now();
 beforeAll(async () => {
   cluster = await startCluster();
   kube = new Kube(cluster);
-  service = await startServe(['--kubeconfig', cluster.kubeconfigPath, ...FAST_WATCH]);
+  service = await startServe(['--kubeconfig', cluster.kubeconfigPath]);
   await waitReady(service);
   process.stderr.write(`watcher.test: cluster and service up in ${(Date.now() - started) / 1000} s\n`);
 }, 120_000);

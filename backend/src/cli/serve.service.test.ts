@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { Agent, get as httpGet } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,6 +116,31 @@ describe('upness serve', () => {
     expect(await exited).toBe(0);
     expect(answer).toMatch(/^HTTP\/1\.1 200 /);
     held.destroy();
+  });
+
+  it('keeps an idle keep-alive connection open past Node’s default 5 s, for its clients to close', async () => {
+    // Grafana's data proxy and the plugin's Go client keep an idle connection up to 90 s and do not
+    // resend a POST that meets a closing connection: the service must not be the one to close it.
+    const service = await serve(['--jobsets', '2', '--history-days', '1']);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = (): Promise<{ status: number; keepAlive: string; reused: boolean }> =>
+      new Promise((resolve, reject) => {
+        const req = httpGet(`${service.url}/healthz`, { agent }, (res) => {
+          res.resume();
+          res.once('end', () => resolve({ status: res.statusCode!, keepAlive: String(res.headers['keep-alive']), reused: req.reusedSocket }));
+        });
+        req.once('error', reject);
+      });
+    try {
+      const first = await get();
+      expect(first).toMatchObject({ status: 200, reused: false });
+      expect(Number(/timeout=(\d+)/.exec(first.keepAlive)?.[1])).toBeGreaterThan(90);
+      await new Promise((r) => setTimeout(r, 6_000));
+      expect(await get()).toMatchObject({ status: 200, reused: true });
+    } finally {
+      agent.destroy();
+      await service.stop();
+    }
   });
 
   it('runs a simulated cluster by default, ready with its history', async () => {

@@ -72,7 +72,8 @@ function indexFor(ctx: QueryContext): { index: FleetIndex; label: string | null 
 
 function buildPooledGroups(ctx: QueryContext, figures: readonly FigureName[]): PooledGroup[] | null {
   const { query, horizon, selectFrom, to } = ctx;
-  if (query.layer !== 'jobset') return null;
+  // The node layer keeps no index (a JobSet's nodes are asked one JobSet at a time); the pools' has one.
+  if (query.layer === 'nodes') return null;
   const poolable = query.aggregate === 'pooled' || (query.aggregate === 'sum' && figures.every((f) => ADDITIVE_FIGURES.includes(f)));
   if (!poolable) return null;
   // The state at the end of the range picks single JobSets: only the per-JobSet path answers it.

@@ -29,8 +29,8 @@ export interface Observed {
   horizon: number;
   /** The node layer (layer: 'nodes'), when the source has one. */
   nodes?: { timelines: readonly Timeline[]; horizon: number } | null;
-  /** The node pools' timelines (layer: 'nodepools'), when the source has Nodes. */
-  pools?: { timelines: readonly Timeline[]; horizon: number } | null;
+  /** The node pools' timelines (layer: 'nodepools'), and their fleet index if kept, when the source has Nodes. */
+  pools?: { timelines: readonly Timeline[]; horizon: number; index?: FleetIndex | null } | null;
   /** The JobSet layer's fleet index, when the source keeps one. */
   index?: FleetIndex | null;
   /** Fleet indexes of selections (a name, labels, a label's values), when the source keeps them. */
@@ -94,7 +94,7 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
       to,
       selectFrom,
       steps,
-      index: query.layer === 'jobset' ? (observed.index ?? null) : null,
+      index: query.layer === 'jobset' ? (observed.index ?? null) : query.layer === 'nodepools' ? (observed.pools?.index ?? null) : null,
       selections: query.layer === 'jobset' ? (observed.selections ?? null) : null,
       now,
       memo: shared.memo,

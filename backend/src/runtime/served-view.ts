@@ -33,6 +33,8 @@ export interface WatchHealth {
 export interface LayerView {
   timelines: readonly Timeline[];
   horizon: number;
+  /** The layer's fleet index, when the source keeps one (the node pools' does). */
+  index?: FleetIndex | null;
 }
 
 /** What the API serves: the timelines, up to when they are observed, and whether they may be trusted now. */
@@ -87,6 +89,8 @@ export class EngineView implements ServedView {
 
   readonly #index: FleetIndex;
   readonly #selections: SelectionIndexes;
+  /** The node pools' own fleet index: their pooled figures without visiting each pool (null without Nodes). */
+  readonly #poolIndex: FleetIndex | null;
 
   /** `index`: one kept with the snapshot the engine was restored from (keptIndex); else built here from the engine's timelines. */
   constructor(kind: SourceKind, engine: TimelineEngine, live: boolean, index: FleetIndex | null = null) {
@@ -97,6 +101,8 @@ export class EngineView implements ServedView {
     engine.subscribe(this.#index);
     this.#selections = new SelectionIndexes(() => engine.timelines());
     engine.subscribe(this.#selections);
+    this.#poolIndex = engine instanceof ClusterEngine ? new FleetIndex() : null;
+    if (engine instanceof ClusterEngine) engine.poolLayer.subscribe(this.#poolIndex!);
   }
 
   index(): FleetIndex {
@@ -111,6 +117,7 @@ export class EngineView implements ServedView {
   prepare(): void {
     this.engine.timelines();
     this.#index.prepare();
+    this.#poolIndex?.prepare();
   }
 
   timelines(): readonly Timeline[] {
@@ -160,7 +167,7 @@ export class EngineView implements ServedView {
   poolLayer(now: number): LayerView | null {
     const nodes = this.nodeLayer(now);
     // Vouched for as far as the node layer: both come from the Node watch.
-    return nodes === null ? null : { timelines: (this.engine as ClusterEngine).poolTimelines(), horizon: nodes.horizon };
+    return nodes === null ? null : { timelines: (this.engine as ClusterEngine).poolTimelines(), horizon: nodes.horizon, index: this.#poolIndex };
   }
 
   watches(): readonly WatchHealth[] {

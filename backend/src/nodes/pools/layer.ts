@@ -24,6 +24,7 @@
 
 import type { Observation, ObservationType } from '../../observation/types.ts';
 import { lastAt, lastState, openTransitions, TERMINAL_STATES, transitionAt, transitionCount, transitionState, type Cause, type State, type Timeline } from '../../timeline/types.ts';
+import type { TimelineListener } from '../../timeline/engine.ts';
 import { joinCause, poolTimeline, type PoolFact } from '../../timeline/facts.ts';
 import { isNode, isPod, nodeNotReady, viewNode, viewPod, type NodeView, type PodView, type ReadyStatus } from '../objects.ts';
 import type { NodeObservation, PodObservation } from '../viewed.ts';
@@ -87,6 +88,8 @@ export class PoolLayer {
   readonly #endedAt = new Map<string, number>();
   /** A gap in the Node watch (or a restart): no transition is decided until it ends. */
   #gap: { start: number } | null = null;
+  /** Told of every change to the pool timelines (e.g. the pools' fleet index). */
+  readonly #listeners: TimelineListener[] = [];
 
   constructor(options: PoolLayerOptions = {}) {
     this.#poolLabel = options.poolLabel ?? null;
@@ -105,12 +108,21 @@ export class PoolLayer {
 
   /** Drops these ended pool timelines (retention). */
   forget(uids: Iterable<string>): void {
+    const gone: Timeline[] = [];
     for (const uid of uids) {
       const tl = this.#timelines.get(uid);
       if (tl === undefined || this.#pools.get(tl.name)?.timeline === tl) continue;
       this.#timelines.delete(uid);
       this.#list = null;
+      gone.push(tl);
     }
+    if (gone.length > 0) for (const l of this.#listeners) l.forgot(gone);
+  }
+
+  /** Tells `listener` of every change from now on, after telling it of every pool timeline kept so far. */
+  subscribe(listener: TimelineListener): void {
+    for (const tl of this.#timelines.values()) if (transitionCount(tl) > 0) listener.grew(tl, 0);
+    this.#listeners.push(listener);
   }
 
   /** For tests: a pool's open timeline's expected size now (null: none open). */
@@ -135,6 +147,7 @@ export class PoolLayer {
       if (transitionCount(timeline) === 0) continue;
       this.#timelines.set(timeline.uid, timeline);
       this.#list = null;
+      for (const l of this.#listeners) l.grew(timeline, 0);
       if (TERMINAL_STATES.has(lastState(timeline)!)) {
         this.#endedAt.set(timeline.name, Math.max(this.#endedAt.get(timeline.name) ?? -Infinity, lastAt(timeline)));
         continue;
@@ -301,10 +314,12 @@ export class PoolLayer {
   /** What the nodes' labels say of the pool's hardware and size. */
   #learn(pool: Pool, view: PoolNodeView): void {
     const tl = pool.timeline;
+    const before = [tl.labels.accelerator, tl.labels.topology];
     if (view.accelerator !== null) tl.accelerator = view.accelerator;
     if (view.topology !== null) tl.topology = view.topology;
     if (tl.accelerator !== null) tl.labels.accelerator = tl.accelerator;
     if (tl.topology !== null) tl.labels.topology = tl.topology;
+    if (transitionCount(tl) > 0 && (tl.labels.accelerator !== before[0] || tl.labels.topology !== before[1])) for (const l of this.#listeners) l.relabeled?.(tl);
     pool.fixed = this.#expected[pool.name] ?? view.expectedNodes ?? sliceHosts(view.topology, view.tpuChips) ?? pool.fixed;
   }
 
@@ -368,6 +383,7 @@ export class PoolLayer {
   #written(pool: Pool, seq: number): void {
     const t = transitionAt(pool.timeline, seq);
     const tl = pool.timeline;
+    for (const l of this.#listeners) l.grew(tl, seq);
     this.#onFact({
       kind: 'pool-transition',
       uid: tl.uid,
