@@ -4,7 +4,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { createApp } from '../../backend/src/http/app.ts';
+import { createServer } from '../../backend/src/http/app.ts';
 import { EngineView } from '../../backend/src/runtime/served-view.ts';
 import { TimelineEngine } from '../../backend/src/timeline/engine.ts';
 import { ClusterEngine } from '../../backend/src/nodes/engine.ts';
@@ -27,7 +27,8 @@ export async function startService(observations: Observation[], options: { token
   const source = new EngineView('trace', engine, false);
   if (options.ready !== false) source.setReadiness({ ready: true });
   else source.setReadiness({ ready: false, reason: 'replaying test.jsonl' });
-  const app = createApp({
+  // The server `upness serve` runs: POST /api/v1/query on Node's own server, the rest the express app's.
+  const app = createServer({
     view: source,
     token: options.token ?? null,
     logger: pino({ level: 'silent' }),

@@ -611,8 +611,12 @@ function sloQuestions(): Question[] {
       // One table frame, a row per name (`format: table`), as Prometheus answers one vector: until
       // 2026-11-26 it asked a frame per name, one query per namespace (~7,000 names are more than
       // the 5,000 series one query may make), 9.5 MiB of JSON of mostly repeated field schemas.
+      // Since issue 21 §4's next step, only the figure Prometheus answers (`columns`), not the
+      // answer's six: the fair question, and what a budget table shows.
       upness: (w) =>
-        grafanaBody(w, [{ refId: 'A', queryType: 'slo', sloAnswer: 'errorBudget', objective: OBJECTIVE, period: `${w.to - w.from}ms`, groupBy: 'none', window: 'range', format: 'table' }]),
+        grafanaBody(w, [
+          { refId: 'A', queryType: 'slo', sloAnswer: 'errorBudget', objective: OBJECTIVE, period: `${w.to - w.from}ms`, groupBy: 'none', window: 'range', format: 'table', columns: ['remainingFraction'] },
+        ]),
       prometheus: (w) => [
         instant(
           w,
@@ -714,6 +718,7 @@ function sloQuestions(): Question[] {
             groupBy: 'none',
             window: 'range',
             format: 'table',
+            columns: ['remainingFraction'],
             sort: { by: 'remainingFraction', direction: 'asc' },
             limit: SHOWN,
           },

@@ -5,7 +5,7 @@
 //   serve-postgres.ts  the same session inside a Replica's `lead` (PostgreSQL, leader election)
 
 import type { Server } from 'node:http';
-import { createApp, type AppOptions } from '../http/app.ts';
+import { createServer, type AppOptions } from '../http/app.ts';
 import { FeedSettingsError } from '../runtime/feeds.ts';
 import type { Sink } from '../runtime/sinks.ts';
 import { UsageError } from './options.ts';
@@ -22,7 +22,7 @@ export const KEEP_ALIVE_TIMEOUT_MS = 100_000;
 
 /** Serves the API; resolves with the server and the URL it listens on (the port may have been 0). */
 export async function serveApi(host: string, port: number, options: AppOptions): Promise<{ server: Server; url: string }> {
-  const server = createApp(options).listen(port, host);
+  const server = createServer(options).listen(port, host);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -114,13 +114,13 @@ describe('a summary table, sorted and limited in the service', () => {
     expect(column(summary({ groupBy: 'label:team', aggregate: 'sum', sort: { by: 'jobsets', direction: 'asc' } }).frames!, 'team')).toEqual(['web', 'ml']);
   });
 
-  it('refuses, with a 400 naming the field, a column the rows do not carry and a limit that is not a whole number from 1', () => {
+  it('refuses, with a 400 naming the field, a column the table has not and a limit that is not a whole number from 1', () => {
+    // Every figure may be sorted by, whichever `figures` returns (issue 21 §4): the message lists them all.
     expect(summary({ sort: { by: 'bogus' } })).toEqual({
       status: 400,
-      error: 'queries[0].sort.by: "bogus" is not a number column of this table: sort by one of upSeconds, downSeconds, uptimeRatio',
+      error: `queries[0].sort.by: "bogus" is not a number column of this table: sort by one of ${FIGURE_NAMES.join(', ')}`,
     });
-    // A figure not among the asked columns, and `jobsets`, which only grouped rows carry.
-    expect(summary({ sort: { by: 'interruptions' } }).error).toMatch(/^queries\[0\]\.sort\.by: "interruptions" is not a number column/);
+    // `jobsets`, which only grouped rows carry.
     expect(summary({ sort: { by: 'jobsets' } }).error).toMatch(/^queries\[0\]\.sort\.by: "jobsets" is not a number column/);
     expect(summary({ sort: { by: 'name' } }).error).toMatch(/^queries\[0\]\.sort\.by: "name" is not a number column/);
     expect(summary({ sort: { by: 'uptimeRatio', direction: 'down' } })).toEqual({ status: 400, error: 'queries[0].sort.direction: must be desc (largest first) or asc (smallest first)' });
@@ -175,6 +175,83 @@ describe('an slo table (a frame per JobSet name), sorted and limited in the serv
     ]);
     expect(slo({ sort: { by: 'sli' } })).toEqual({ status: 400, error: 'queries[0].sort.by: "sli" is not a number column of this table: sort by one of burnRate' });
     expect(slo({ sloAnswer: 'alert', sort: { by: 'alert' }, limit: 0 }).error).toBe('queries[0].limit: must be a whole number of rows from 1');
+  });
+});
+
+describe('only the columns a panel shows (issue 21 §4): summary `figures`, slo `columns`', () => {
+  const full = run({ queryType: 'summary' });
+  const fullSlo = (extra: Record<string, unknown>) => run({ queryType: 'slo', sloAnswer: 'errorBudget', period: '12h', burnWindow: '6h', ...extra });
+  const fieldNames = (frame: FrameJSON) => frame.schema.fields.map((f) => f.name);
+
+  it('returns the identity columns and the figures asked, each equal to the full table\'s column', () => {
+    const one = run({ queryType: 'summary', figures: ['interruptions'] });
+    expect(fieldNames(one.frames![0]!)).toEqual(['namespace', 'name', 'uid', 'state', 'interruptions']);
+    for (const name of ['namespace', 'name', 'uid', 'state', 'interruptions']) expect([name, column(one.frames!, name)]).toEqual([name, column(full.frames!, name)]);
+    expect(column(one.frames!, 'interruptions')).toEqual([1, 0, 0, 0, 0, 0]);
+  });
+
+  it('sorts by a figure it does not return, in the order the full table sorted by it has', () => {
+    for (const [by, direction] of [
+      ['uptimeRatio', 'asc'],
+      ['timeToFirstUpSeconds', 'desc'],
+      ['downSeconds', 'desc'],
+    ] as const) {
+      const narrow = run({ queryType: 'summary', figures: ['interruptions'], sort: { by, direction }, limit: 4 });
+      const wide = run({ queryType: 'summary', sort: { by, direction }, limit: 4 });
+      expect({ by, names: names(narrow.frames!), interruptions: column(narrow.frames!, 'interruptions') }).toEqual({ by, names: names(wide.frames!), interruptions: column(wide.frames!, 'interruptions') });
+      expect(fieldNames(narrow.frames![0]!)).toEqual(['namespace', 'name', 'uid', 'state', 'interruptions']);
+      // The row count is the table's; the totals are those of the columns returned.
+      expect(narrow.frames![0]!.schema.meta!.custom).toEqual({ rows: 6, shown: 4, totals: { jobsets: 6, interruptions: 1 } });
+    }
+    // Grouped: by the pooled ratio, not returned (beta 10/24, alpha 15/19, gamma 10/12).
+    const grouped = run({ queryType: 'summary', groupBy: 'namespace', aggregate: 'pooled', figures: ['upSeconds'], sort: { by: 'uptimeRatio', direction: 'asc' } });
+    expect(column(grouped.frames!, 'namespace')).toEqual(['beta', 'alpha', 'gamma']);
+    expect(column(grouped.frames!, 'upSeconds')).toEqual([10 * H, 15 * H, 10 * H]);
+    expect(fieldNames(grouped.frames![0]!)).toEqual(['namespace', 'jobsets', 'upSeconds']);
+  });
+
+  it('refuses a figure it does not know with a 400 that names it and lists the figures', () => {
+    expect(run({ queryType: 'summary', figures: ['uptimeRatio', 'uptime'] })).toEqual({ status: 400, error: `queries[0].figures[1]: "uptime" is not a figure: one of ${FIGURE_NAMES.join(', ')}` });
+    expect(run({ queryType: 'summary', figures: [7] }).error).toBe(`queries[0].figures[0]: must be the name of a figure: one of ${FIGURE_NAMES.join(', ')}`);
+  });
+
+  it('returns the slo answer\'s columns asked, in the answer\'s order, each equal to the full answer\'s (a table and frames per name)', () => {
+    const table = fullSlo({ format: 'table' });
+    const narrow = fullSlo({ format: 'table', columns: ['burnRate', 'remainingFraction'] });
+    expect(fieldNames(narrow.frames![0]!)).toEqual(['namespace', 'jobset', 'time', 'remainingFraction', 'burnRate']);
+    for (const name of fieldNames(narrow.frames![0]!)) expect([name, column(narrow.frames!, name)]).toEqual([name, column(table.frames!, name)]);
+    const frames = fullSlo({ columns: ['remainingFraction'] });
+    const wide = fullSlo({});
+    expect(frames.frames!.map((f) => f.schema.name)).toEqual(wide.frames!.map((f) => f.schema.name));
+    frames.frames!.forEach((f, i) => {
+      const w = wide.frames![i]!;
+      expect(fieldNames(f)).toEqual(['time', 'remainingFraction']);
+      expect(f.schema.fields[1]).toEqual(w.schema.fields[fieldNames(w).indexOf('remainingFraction')]);
+      expect(f.data.values).toEqual([w.data.values[0], w.data.values[fieldNames(w).indexOf('remainingFraction')]]);
+    });
+    // Empty: every column, as when absent.
+    expect(fullSlo({ format: 'table', columns: [] })).toEqual(table);
+  });
+
+  it('sorts an slo answer by a column it does not return; the meta keeps the totals of every column', () => {
+    const narrow = fullSlo({ format: 'table', columns: ['remainingFraction'], sort: { by: 'burnRate' }, limit: 3 });
+    const wide = fullSlo({ format: 'table', sort: { by: 'burnRate' }, limit: 3 });
+    expect(column(narrow.frames!, 'jobset')).toEqual(['d', 'a', 'b']);
+    expect(column(narrow.frames!, 'jobset')).toEqual(column(wide.frames!, 'jobset'));
+    expect(column(narrow.frames!, 'remainingFraction')).toEqual(column(wide.frames!, 'remainingFraction'));
+    expect(narrow.frames![0]!.schema.meta).toEqual(wide.frames![0]!.schema.meta);
+  });
+
+  it('refuses an slo column it does not know, or one its answer has not, naming it and the valid ones', () => {
+    expect(fullSlo({ columns: ['remaining'] })).toEqual({
+      status: 400,
+      error: 'queries[0].columns[0]: "remaining" is not a column of an slo answer: one of sli, objective, allowedSeconds, consumedSeconds, remainingSeconds, remainingFraction, burnRate, timeToExhaustionSeconds, budgetConsumed, alert',
+    });
+    expect(fullSlo({ columns: ['remainingFraction', 'sli'] })).toEqual({
+      status: 400,
+      error: 'queries[0].columns: "sli" is not a column of the errorBudget answer: ask for any of allowedSeconds, consumedSeconds, remainingSeconds, remainingFraction, burnRate, timeToExhaustionSeconds',
+    });
+    expect(fullSlo({ columns: 'remainingFraction' }).error).toBe('queries[0].columns: must be a list of the answer\'s columns, such as ["remainingFraction"]');
   });
 });
 
@@ -246,6 +323,58 @@ describe('over random fleets', () => {
           expect(metaOf(limited)).toEqual({ ...metaOf(full), shown: Math.min(limit, fullRows.length) });
           expect(metaOf(full)!.rows).toBe(fullRows.length);
         }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('an answer narrowed to some columns is the full answer\'s rows with those columns, whatever it is sorted by', () => {
+    const arbQuery = fc.oneof(
+      fc.record({
+        queryType: fc.constant('summary'),
+        groupBy: fc.constantFrom('none', 'namespace', 'label:team'),
+        aggregate: fc.constantFrom('pooled', 'mean', 'sum'),
+        by: fc.constantFrom(...FIGURE_NAMES),
+        narrow: fc.subarray([...FIGURE_NAMES], { minLength: 1, maxLength: 3 }),
+      }),
+      fc.record({
+        queryType: fc.constant('slo'),
+        groupBy: fc.constantFrom('none', 'namespace'),
+        sloAnswer: fc.constant('errorBudget'),
+        period: fc.constant('6h'),
+        format: fc.constantFrom('table', 'series'),
+        by: fc.constantFrom('remainingFraction', 'burnRate', 'consumedSeconds', 'timeToExhaustionSeconds'),
+        narrow: fc.subarray(['allowedSeconds', 'consumedSeconds', 'remainingSeconds', 'remainingFraction', 'burnRate', 'timeToExhaustionSeconds'], { minLength: 1, maxLength: 3 }),
+      }),
+    );
+    fc.assert(
+      fc.property(arbFleet, arbQuery, fc.constantFrom('asc', 'desc'), fc.integer({ min: 1, max: 14 }), (fleet, { by, narrow, ...q }, direction, limit) => {
+        const obs: Observed = { timelines: fleet, horizon: T0 + 16 * 3_600_000, retentionMs: 30 * 86_400_000 };
+        const ask = (extra: Record<string, unknown>) => run({ ...q, sort: { by, direction }, limit, ...extra }, obs, T0 + 3_600_000, T0 + 8 * 3_600_000);
+        const option = q.queryType === 'summary' ? 'figures' : 'columns';
+        const wide = ask({});
+        const slim = ask({ [option]: narrow });
+        expect([wide.status, slim.status]).toEqual([200, 200]);
+        expect(slim.frames!.length).toBe(wide.frames!.length);
+        slim.frames!.forEach((f, i) => {
+          const w = wide.frames![i]!;
+          const names = f.schema.fields.map((x) => x.name);
+          // Every field the slim frame has is the wide frame's, schema and values; only the asked numbers are left out.
+          const dropped = w.schema.fields.map((x) => x.name).filter((n) => !names.includes(n));
+          expect(dropped.every((n) => !(narrow as string[]).includes(n) && w.schema.fields.find((x) => x.name === n)!.type === 'number' && n !== 'jobsets')).toBe(true);
+          names.forEach((n, k) => {
+            const j = w.schema.fields.findIndex((x) => x.name === n);
+            expect([n, f.schema.fields[k], f.data.values[k]]).toEqual([n, w.schema.fields[j], w.data.values[j]]);
+          });
+          expect(f.schema.name).toBe(w.schema.name);
+          // The same rows, row count and (for an slo answer, every column's) totals; a summary's totals are of its returned columns.
+          const custom = (x: FrameJSON) => x.schema.meta?.custom as { rows: number; shown: number; totals: Record<string, unknown> } | undefined;
+          if (i === 0 && custom(w) !== undefined) {
+            expect({ rows: custom(f)!.rows, shown: custom(f)!.shown }).toEqual({ rows: custom(w)!.rows, shown: custom(w)!.shown });
+            if (q.queryType === 'slo') expect(custom(f)!.totals).toEqual(custom(w)!.totals);
+            else for (const [k, v] of Object.entries(custom(f)!.totals)) expect([k, v]).toEqual([k, custom(w)!.totals[k]]);
+          }
+        });
       }),
       { numRuns: 150 },
     );

@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { QueryError } from '../query/selector.ts';
-import { MAX_TABLE_LIMIT, SORT_DIRECTIONS, sortColumns, type TableSort } from '../query/types.ts';
+import { MAX_TABLE_LIMIT, SORT_DIRECTIONS, sortableColumns, type TableSort } from '../query/types.ts';
 import type { ResolvedQuery } from './context.ts';
 
 /** The query fields of a table query type (summary, slo); both absent: every row, in the table's own order. */
@@ -18,7 +18,7 @@ export const TABLE_FIELDS = {
       { error: 'must be an object such as {"by": "burnRate", "direction": "desc"}' },
     )
     .describe(
-      'summary, slo: the rows in the order of a number column they carry (a summary: its figure columns, and jobsets when grouped; an slo query: its answer\'s columns, at `to`), desc (default) or asc; nulls last either way; ties in the table\'s own order (by group or name)',
+      'summary, slo: the rows in the order of a number column of the table, returned or not (a summary: any figure, whatever `figures` returns, its usageByState columns, and jobsets when grouped; an slo query: any of its answer\'s columns, whatever `columns` returns, at `to`), desc (default) or asc; nulls last either way; ties in the table\'s own order (by group or name)',
     )
     .optional(),
   limit: z
@@ -37,10 +37,10 @@ export function isShaped(query: Pick<ResolvedQuery, 'sort' | 'limit'>): boolean 
   return query.sort !== undefined || query.limit !== undefined;
 }
 
-/** Refuses a sort by a column the query's rows do not carry: a 400 that lists those they do. */
+/** Refuses a sort by a column the table has not (returned or not: sortableColumns): a 400 that lists those it has. */
 export function refuseUnknownSortColumn(query: ResolvedQuery): void {
   if (query.sort === undefined) return;
-  const allowed = sortColumns(query);
+  const allowed = sortableColumns(query);
   if (!allowed.includes(query.sort.by)) {
     throw new QueryError('sort.by', `"${query.sort.by}" is not a number column of this table: sort by one of ${allowed.join(', ')}`);
   }

@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the bodies are the JSON answers of the API under test */
 // The HTTP API over real HTTP on loopback, on JobSets drawn below, with hand-computed answers.
 
+import { gzipSync } from 'node:zlib';
 import { tableFromIPC } from 'apache-arrow';
 import fc from 'fast-check';
 import { merge, min, Scenario } from '../../../test/support/scenario.ts';
@@ -231,7 +232,7 @@ describe('POST /api/v1/query', () => {
     [{ from: '0', to: TO, queries: [{ refId: 'A' }] }, /spans more than the limit of 400 days/],
     [{ queries: [{ refId: 'A' }] }, /timeRange: missing/],
     [{ from: FROM, to: TO, queries: [{ refId: '' }] }, /queries\[0\]\.refId: must not be empty/],
-    [{ from: FROM, to: TO, queries: [{ refId: 'A', queryType: 'summary', figures: ['uptime'] }] }, /queries\[0\]\.figures\[0\]: .*"upSeconds"/],
+    [{ from: FROM, to: TO, queries: [{ refId: 'A', queryType: 'summary', figures: ['uptime'] }] }, /queries\[0\]\.figures\[0\]: "uptime" is not a figure: one of upSeconds, downSeconds, /],
     [{ from: FROM, to: TO, queries: [[]] }, /^queries\[0\]: expected a JSON object, received an array$/],
     [{ from: FROM, to: TO, queries: [{ refId: 'A', timeRange: '1h' }] }, /^queries\[0\]\.timeRange: expected a JSON object, received a string$/],
     [{ from: FROM, to: TO, queries: [{ refId: 'A', timeRange: { from: FROM } }] }, /^queries\[0\]\.timeRange\.to: missing$/],
@@ -481,6 +482,61 @@ describe('authentication', () => {
     expect((await secured.post('/api/v1/query', { from: FROM, to: TO, queries: [{ refId: 'A' }] })).status).toBe(401);
     expect((await secured.post('/api/v1/query', { from: FROM, to: TO, queries: [{ refId: 'A' }] }, 's3cret')).status).toBe(200);
     for (const path of ['/healthz', '/readyz', '/api/v1/openapi.json']) expect((await secured.get(path)).status).toBe(200);
+  });
+});
+
+describe('POST /api/v1/query on the server, ahead of the app (issue 21 §4)', () => {
+  // `upness serve` answers the exact path on Node's own server; express's router also takes the path
+  // with a trailing slash (not strict) and answers it through the app's route: every answer of the
+  // direct route must be the app's, status, headers and bytes.
+  let secured: TestService;
+  beforeAll(async () => {
+    secured = await startService(observations, { token: 's3cret' });
+  });
+  afterAll(() => secured.close());
+
+  const good = JSON.stringify({ from: FROM, to: TO, queries: [{ refId: 'A', queryType: 'summary', figures: ['uptimeRatio'] }, { refId: 'B', metric: 'bogus' }] });
+  const json = { 'content-type': 'application/json' };
+  const auth = { authorization: 'Bearer s3cret' };
+  const cases: [string, { query?: string; headers: Record<string, string>; body?: string | Buffer }][] = [
+    ['an answer', { headers: { ...json, ...auth }, body: good }],
+    ['an answer as Arrow', { query: '?frames=arrow', headers: { ...json, ...auth }, body: good }],
+    ['frames twice', { query: '?frames=arrow&frames=json', headers: { ...json, ...auth }, body: good }],
+    ['no token', { headers: json, body: good }],
+    ['a wrong token', { headers: { ...json, authorization: 'Bearer nope' }, body: good }],
+    ['malformed JSON', { headers: { ...json, ...auth }, body: '{"queries": [' }],
+    ['JSON that is not an object', { headers: { ...json, ...auth }, body: '[1, 2]' }],
+    ['an empty body', { headers: { ...json, ...auth }, body: '' }],
+    ['no body', { headers: auth }],
+    ['not sent as JSON', { headers: { 'content-type': 'text/plain', ...auth }, body: good }],
+    ['a charset JSON cannot be in', { headers: { 'content-type': 'application/json; charset=latin1', ...auth }, body: good }],
+    ['gzip', { headers: { ...json, ...auth, 'content-encoding': 'gzip' }, body: gzipSync(good) }],
+    ['an unknown content encoding', { headers: { ...json, ...auth, 'content-encoding': 'zip' }, body: good }],
+    ['over 1 MB', { headers: { ...json, ...auth }, body: JSON.stringify({ from: FROM, to: TO, queries: [{ refId: 'A', name: 'x'.repeat(1_100_000) }] }) }],
+  ];
+
+  it.each(cases)('%s: the same status, headers and bytes as the app route', async (_what, { query: search = '', headers, body }) => {
+    const ask = async (path: string) => {
+      const res = await fetch(`${secured.url}${path}${search}`, { method: 'POST', headers, ...(body !== undefined ? { body } : {}) });
+      const kept = ['content-type', 'content-length', 'www-authenticate', 'etag', 'x-powered-by'].map((h) => [h, res.headers.get(h)]);
+      return { status: res.status, headers: kept, bytes: Buffer.from(await res.arrayBuffer()).toString('base64') };
+    };
+    const direct = await ask('/api/v1/query');
+    expect(direct).toEqual(await ask('/api/v1/query/'));
+    // Neither a 5xx nor a bare status: every answer says what it is.
+    expect(direct.status).toBeLessThan(500);
+  });
+
+  it("times its requests as the app's route: upness_http_request_duration_seconds by route /api/v1/query", async () => {
+    const count = async (status: string): Promise<number> => {
+      const text = (await secured.get('/metrics', 's3cret')).body as string;
+      const line = text.split('\n').find((l) => l.startsWith('upness_http_request_duration_seconds_count{') && l.includes('route="/api/v1/query"') && l.includes(`status="${status}"`) && l.includes('method="POST"'));
+      return line === undefined ? 0 : Number(line.split(' ').at(-1));
+    };
+    const [ok, refused] = [await count('200'), await count('401')];
+    expect((await secured.post('/api/v1/query', { from: FROM, to: TO, queries: [{ refId: 'A' }] }, 's3cret')).status).toBe(200);
+    expect((await secured.post('/api/v1/query', { from: FROM, to: TO, queries: [{ refId: 'A' }] })).status).toBe(401);
+    expect([await count('200'), await count('401')]).toEqual([ok + 1, refused + 1]);
   });
 });
 

@@ -1,7 +1,9 @@
 // The HTTP API (see README.md beside this file): express 5, JSON in and out, bad input a 400 that
 // names the field, never a 500 for it. One module per resource, each a Router; this one composes
-// them, with the token, the store's group commit and the metrics registry.
+// them, with the token, the store's group commit and the metrics registry. `createServer` puts
+// POST /api/v1/query on Node's own server ahead of the app, with the same steps (query.ts).
 
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type client from 'prom-client';
@@ -11,13 +13,13 @@ import { registerViewMetrics } from '../runtime/metrics.ts';
 import type { ServedView } from '../runtime/served-view.ts';
 import { registerStoreMetrics } from '../store/metrics.ts';
 import type { StoreStatus } from '../store/store.ts';
-import { requireToken } from './auth.ts';
-import { errorHandler, notFound } from './errors.ts';
+import { requireToken, tokenCheck } from './auth.ts';
+import { errorAnswer, errorHandler, notFound } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { jobsetRoutes } from './jobsets.ts';
-import { createRegistry, metricsRoutes, requestTiming } from './metrics.ts';
+import { createRegistry, metricsRoutes, requestTimer, requestTiming } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
-import { queryHandler } from './query.ts';
+import { directQueryRoute, QUERY_PATH, queryAnswerer, queryHandler, type DirectQueryOptions } from './query.ts';
 import { valuesRoutes } from './values.ts';
 
 export interface AppOptions {
@@ -50,11 +52,12 @@ export function resolveAppOptions(options: AppOptions): ResolvedAppOptions {
   return { ...options, ...appDefaults.parse(options), registry: options.registry ?? createRegistry() };
 }
 
-export function createApp(appOptions: AppOptions): express.Express {
+/** The express app and the direct query route of one service, sharing its metrics, token and parser. */
+function buildApi(appOptions: AppOptions): { app: express.Express; direct: (req: IncomingMessage, res: ServerResponse) => boolean } {
   const options = resolveAppOptions(appOptions);
   const { view, logger, now, registry } = options;
   // Each component's metrics, on the one registry /metrics serves.
-  const timing = requestTiming(registry);
+  const time = requestTimer(registry);
   registerViewMetrics(registry, view, now);
   if (options.store !== undefined) registerStoreMetrics(registry, options.store);
   registerJobSetMetrics(registry, { view, now, terminalGraceMs: options.terminalGraceMs });
@@ -74,12 +77,14 @@ export function createApp(appOptions: AppOptions): express.Express {
   // POST; Grafana and the plugin never send If-None-Match). Megabytes of frames were hashed for nothing.
   app.disable('etag');
   app.set('query parser', 'simple');
-  app.use(timing);
+  app.use(requestTiming(time));
   // Not strict: `null`, `42` or `"q"` are JSON too, and the schema names what the body should be.
   const json = express.json({ limit: '1mb', strict: false });
+  const answer = queryAnswerer({ view, now, retentionMs: options.retentionMs });
   // POST /api/v1/query first, with the same steps as the rest of /api/v1 (token, body, durability):
-  // what every panel asks, routed without passing the other routers' layers.
-  app.post('/api/v1/query', auth, json, durable, queryHandler({ view, now, retentionMs: options.retentionMs }));
+  // what every panel asks, routed without passing the other routers' layers. (The server's direct
+  // route answers its exact path before the app sees it: createServer.)
+  app.post(QUERY_PATH, auth, json, durable, queryHandler(answer));
   app.use(healthRoutes(view, now));
   app.use(metricsRoutes(registry, auth, durable));
 
@@ -96,5 +101,39 @@ export function createApp(appOptions: AppOptions): express.Express {
 
   app.use(notFound);
   app.use(errorHandler(logger));
-  return app;
+
+  const direct = directQueryRoute({
+    answer,
+    authorized: tokenCheck(options.token),
+    parseBody: json as unknown as DirectQueryOptions['parseBody'],
+    ...(options.beforeRead !== undefined ? { beforeRead: options.beforeRead } : {}),
+    time,
+    fail: (error, req, res) => {
+      const { status, body } = errorAnswer(error, { method: req.method, path: QUERY_PATH }, logger);
+      // Failed while writing its answer: nothing more can be said on this response.
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      const text = JSON.stringify(body);
+      res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) }).end(text);
+    },
+  });
+  return { app, direct };
+}
+
+/** The express app alone (every route, POST /api/v1/query too): what a test walks for its routes. */
+export function createApp(appOptions: AppOptions): express.Express {
+  return buildApi(appOptions).app;
+}
+
+/**
+ * The service's HTTP server: POST /api/v1/query on Node's own server, ahead of the app (http/query.ts
+ * `directQueryRoute`), every other request the express app's. Listen with `.listen(port, host)`.
+ */
+export function createServer(appOptions: AppOptions): Server {
+  const { app, direct } = buildApi(appOptions);
+  return http.createServer((req, res) => {
+    if (!direct(req, res)) app(req, res);
+  });
 }

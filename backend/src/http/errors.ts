@@ -17,27 +17,21 @@ function bodyErrorMessage(error: Error & { type?: string }): string {
   return `body: ${error.message}`;
 }
 
+/** What an error answers (the status and the JSON body), for the express app and the direct query route alike; a 500 is logged. */
+export function errorAnswer(error: unknown, request: { method: string | undefined; path: string }, logger: Logger): { status: number; body: { error: string } } {
+  if (error instanceof HttpError) return { status: error.status, body: { error: error.message } };
+  if (error instanceof RequestError) return { status: 400, body: { error: error.message } };
+  // The router could not decode a path segment (`/api/v1/values/%zz`): name the path.
+  if (error instanceof URIError) return { status: 400, body: { error: `path: ${request.path} is not valid percent-encoding` } };
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) return { status, body: { error: bodyErrorMessage(error as Error & { type?: string }) } };
+  logger.error({ err: error, method: request.method, path: request.path }, 'request failed');
+  return { status: 500, body: { error: 'internal error (logged by the service)' } };
+}
+
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
-    if (error instanceof HttpError) {
-      res.status(error.status).json({ error: error.message });
-      return;
-    }
-    if (error instanceof RequestError) {
-      res.status(400).json({ error: error.message });
-      return;
-    }
-    // The router could not decode a path segment (`/api/v1/values/%zz`): name the path.
-    if (error instanceof URIError) {
-      res.status(400).json({ error: `path: ${req.path} is not valid percent-encoding` });
-      return;
-    }
-    const status = (error as { status?: unknown }).status;
-    if (typeof status === 'number' && status >= 400 && status < 500) {
-      res.status(status).json({ error: bodyErrorMessage(error as Error & { type?: string }) });
-      return;
-    }
-    logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
-    res.status(500).json({ error: 'internal error (logged by the service)' });
+    const { status, body } = errorAnswer(error, req, logger);
+    res.status(status).json(body);
   };
 }

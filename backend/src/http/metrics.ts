@@ -2,6 +2,7 @@
 // here with the process's default metrics; each component registers its own on it (the served view:
 // runtime/metrics.ts, the per-JobSet family: runtime/jobset-metrics.ts, the store: store/metrics.ts).
 
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Router, type RequestHandler } from 'express';
 import client from 'prom-client';
 
@@ -12,8 +13,11 @@ export function createRegistry(): client.Registry {
   return registry;
 }
 
-/** Times every request, labelled by route pattern (not path, so JobSet names do not explode the label set). */
-export function requestTiming(registry: client.Registry): RequestHandler {
+/** Starts timing a request; `route` names its route pattern once it has finished. */
+export type RequestTimer = (req: IncomingMessage, res: ServerResponse, route: () => string) => void;
+
+/** The request-duration histogram, labelled by route pattern (not path, so JobSet names do not explode the label set). */
+export function requestTimer(registry: client.Registry): RequestTimer {
   const httpDuration = new client.Histogram({
     name: 'upness_http_request_duration_seconds',
     help: 'Time to answer HTTP requests, by method, route and status.',
@@ -21,12 +25,18 @@ export function requestTiming(registry: client.Registry): RequestHandler {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  return (req, res, next) => {
+  return (req, res, route) => {
     const stop = httpDuration.startTimer();
     res.on('finish', () => {
-      const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : 'unmatched';
-      stop({ method: req.method, route, status: String(res.statusCode) });
+      stop({ method: req.method, route: route(), status: String(res.statusCode) });
     });
+  };
+}
+
+/** Times every request the express app answers, by the route it matched. */
+export function requestTiming(time: RequestTimer): RequestHandler {
+  return (req, res, next) => {
+    time(req, res, () => (req.route?.path ? `${req.baseUrl}${req.route.path}` : 'unmatched'));
     next();
   };
 }

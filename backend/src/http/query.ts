@@ -4,10 +4,14 @@
 // without it, the frame JSON. A result whose times Arrow cannot carry (after 2262) keeps its frame
 // JSON either way.
 
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQueryString } from 'node:querystring';
 import type { RequestHandler } from 'express';
 import { runQueries, type QueryResult } from '../frames/run-request.ts';
 import type * as ArrowModule from '../frames/arrow.ts';
 import type { ServedView } from '../runtime/served-view.ts';
+import { writeUnauthorized } from './auth.ts';
+import type { RequestTimer } from './metrics.ts';
 import { HttpError } from './params.ts';
 
 export interface QueryRouteOptions {
@@ -99,19 +103,21 @@ export function readArrowAnswer(body: Uint8Array): { results: Record<string, Que
   return { results };
 }
 
+/** Answers a request's parsed body on `res`: the express route's and the direct route's one step. */
+export type QueryAnswerer = (body: unknown, frames: unknown, res: ServerResponse) => Promise<void>;
+
 /**
- * POST /api/v1/query's handler. app.ts routes it ahead of the other routers (every panel of every
- * dashboard asks it: a small answer's time is mostly the request's path, not its work), and writes the
- * frame JSON itself, as one string with its length: the bytes and headers res.json would send, without
- * its generic steps (its Content-Type lookup and a copy of the answer into a Buffer).
+ * POST /api/v1/query's answer: the frame JSON written as one string with its length (the bytes and
+ * headers res.json would send, without its generic steps: its Content-Type lookup and a copy of the
+ * answer into a Buffer), or the Arrow answer with its media type. `frames` is the query string's.
  */
-export function queryHandler({ view, now, retentionMs }: QueryRouteOptions): RequestHandler {
-  return async (req, res) => {
-    const encoding = frameEncoding(req.query.frames);
-    if (req.body === undefined) throw new HttpError(400, 'body: missing, or not sent as JSON (Content-Type: application/json)');
+export function queryAnswerer({ view, now, retentionMs }: QueryRouteOptions): QueryAnswerer {
+  return async (body, frames, res) => {
+    const encoding = frameEncoding(frames);
+    if (body === undefined) throw new HttpError(400, 'body: missing, or not sent as JSON (Content-Type: application/json)');
     const t = now();
     const { status, results } = runQueries(
-      req.body,
+      body,
       {
         timelines: view.timelines(),
         horizon: view.horizon(t),
@@ -135,6 +141,63 @@ export function queryHandler({ view, now, retentionMs }: QueryRouteOptions): Req
       return;
     }
     const encoder = await (arrowEncoder ??= import('../frames/arrow.ts'));
-    res.status(status).type(ARROW_ANSWER_TYPE).send(arrowAnswer(results, encoder));
+    const answer = arrowAnswer(results, encoder);
+    res.writeHead(status, { 'Content-Type': ARROW_ANSWER_TYPE, 'Content-Length': answer.length }).end(answer);
+  };
+}
+
+/** POST /api/v1/query's express handler (the app's route; the direct route below answers the exact path first). */
+export function queryHandler(answer: QueryAnswerer): RequestHandler {
+  return async (req, res) => {
+    await answer(req.body, req.query.frames, res);
+  };
+}
+
+/** The path the direct route answers: exactly it (express also takes `/api/v1/query/` and other cases: they go to the app). */
+export const QUERY_PATH = '/api/v1/query';
+
+export interface DirectQueryOptions {
+  answer: QueryAnswerer;
+  /** Whether the Authorization header carries the service's token (auth.ts). */
+  authorized: (header: string | undefined) => boolean;
+  /** The app's JSON body parser (body-parser's, with the app's limit and types), run on the bare request. */
+  parseBody: (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
+  /** The store's group commit, awaited before answering. */
+  beforeRead?: () => Promise<void>;
+  time: RequestTimer;
+  /** Writes an error's answer, as the app's error handler does (errors.ts). */
+  fail: (error: unknown, req: IncomingMessage, res: ServerResponse) => void;
+}
+
+/**
+ * POST /api/v1/query on Node's own server, ahead of the express app (issue 21 §4): what every panel
+ * of every dashboard asks, so a small answer's time is mostly the request's path. The same steps as
+ * the app's route (the request timed as `/api/v1/query`, the token, the body parsed by the same
+ * parser, the store's commit awaited, the answer; every error answered as the app answers it),
+ * without express's layers: its request and response objects, its routers, its query parser.
+ * Returns false for any other request, which the app answers.
+ */
+export function directQueryRoute({ answer, authorized, parseBody, beforeRead, time, fail }: DirectQueryOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    if (req.method !== 'POST') return false;
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    if ((q < 0 ? url : url.slice(0, q)) !== QUERY_PATH) return false;
+    time(req, res, () => QUERY_PATH);
+    if (!authorized(req.headers.authorization)) {
+      writeUnauthorized(res);
+      return true;
+    }
+    parseBody(req, res, (error) => {
+      if (error !== undefined && error !== null) {
+        fail(error, req, res);
+        return;
+      }
+      // The app's query parser ('simple': node:querystring): a parameter given twice is an array.
+      const frames = q < 0 ? undefined : parseQueryString(url.slice(q + 1)).frames;
+      const body = (req as IncomingMessage & { body?: unknown }).body;
+      (beforeRead === undefined ? answer(body, frames, res) : beforeRead().then(() => answer(body, frames, res))).catch((e: unknown) => fail(e, req, res));
+    });
+    return true;
   };
 }

@@ -46,7 +46,9 @@ const sizeBucketsSchema = z
 /** What each figure is (its definition's unit and description), for the OpenAPI document's enums. */
 const FIGURE_DESCRIPTIONS = Object.fromEntries(FIGURES.map((f) => [f, `${FIGURE_DEFINITIONS[f].description} (unit: ${FIGURE_DEFINITIONS[f].unit})`]));
 /** A figure by name; `x-enumDescriptions` says what each is (as Redocly and other OpenAPI tools read it). */
-export const figureName = z.enum(FIGURES).meta({ 'x-enumDescriptions': FIGURE_DESCRIPTIONS });
+export const figureName = z
+  .enum(FIGURES, { error: (issue) => `${typeof issue.input === 'string' ? `"${issue.input}" is not a figure` : 'must be the name of a figure'}: one of ${FIGURES.join(', ')}` })
+  .meta({ 'x-enumDescriptions': FIGURE_DESCRIPTIONS });
 /** What each usage metric is (series only; README "Resource usage"). */
 const USAGE_DESCRIPTIONS = Object.fromEntries(USAGE_METRICS.map((m) => [m, `${USAGE_DEFINITIONS[m].description} (unit: ${USAGE_DEFINITIONS[m].unit})`]));
 /** A usage metric by name. */

@@ -107,10 +107,12 @@ export interface UpnessQuery {
   limit?: number;
   /** `slo`: `table` answers one table frame, a row per group (and point); absent or `series`: a frame per group. */
   format?: SloFormat;
+  /** `slo`: only these of the answer's number columns (absent or empty: all of them), as `figures` narrows a summary's; the sort may name any of them. */
+  columns?: SloColumn[];
 }
 
-/** The fields without a default: absent means "not asked" (every row, in the table's own order; an slo answer's frame per group). */
-export type OptionalQueryField = 'sort' | 'limit' | 'format';
+/** The fields without a default: absent means "not asked" (every row, in the table's own order; an slo answer's frame per group and every column). */
+export type OptionalQueryField = 'sort' | 'limit' | 'format' | 'columns';
 
 /** How an `slo` answer is laid out: `series`, a frame per group (what alert rules and time series panels read); `table`, one table frame with a row per group and point. */
 export const SLO_FORMATS = ['series', 'table'] as const;
@@ -139,6 +141,8 @@ export const SLO_ANSWER_COLUMNS = {
   alert: ['alert'],
 } as const satisfies Record<SloAnswer, readonly string[]>;
 export type SloColumn = (typeof SLO_ANSWER_COLUMNS)[SloAnswer][number];
+/** Every answer's columns, once each, in the answers' order: the names an `slo` query's `columns` may hold. */
+export const SLO_COLUMNS = [...new Set(SLO_ANSWERS.flatMap((a) => SLO_ANSWER_COLUMNS[a]))] as SloColumn[];
 
 /**
  * The states a usage metric's mean is split by in a summary (usage/by-state.ts): `notUp` is
@@ -168,6 +172,17 @@ export function sortColumns(query: Pick<Required<UpnessQuery>, 'queryType' | 'gr
     const usage = (query.usageByState ?? []).flatMap((m) => usageColumns(m));
     return query.groupBy === 'none' ? [...figures, ...usage] : ['jobsets', ...figures, ...usage];
   }
+  if (query.queryType === 'slo') return SLO_ANSWER_COLUMNS[query.sloAnswer];
+  return [];
+}
+
+/**
+ * The columns the service sorts a table query's rows by: any figure of a summary, whether its
+ * `figures` return it or not (and its usage columns, and `jobsets` grouped); any column of an slo
+ * answer, whether its `columns` return it or not. A panel may show one figure and order by another.
+ */
+export function sortableColumns(query: Pick<Required<UpnessQuery>, 'queryType' | 'groupBy' | 'sloAnswer'> & Pick<UpnessQuery, 'usageByState'>): readonly string[] {
+  if (query.queryType === 'summary') return sortColumns({ ...query, figures: [] });
   if (query.queryType === 'slo') return SLO_ANSWER_COLUMNS[query.sloAnswer];
   return [];
 }

@@ -3,7 +3,8 @@
 // each labelled with the group, for stat, gauge, time series, table panels and alert rules. `sort`
 // and `limit` pick the groups a panel shows (../table.ts), by an answer's column at `to`. `format:
 // table` answers the same as one table frame instead, a row per group and point: a table of
-// thousands of JobSet names is then one schema, not one per name.
+// thousands of JobSet names is then one schema, not one per name. `columns` narrows the answer's
+// columns to those a panel shows (a budget table's remainingFraction), and only those are worked out.
 
 import { z } from 'zod';
 import { groupingOf, groupOf, type GroupBy, type GroupKey } from '../../series/fleet.ts';
@@ -16,7 +17,7 @@ import type { Timeline } from '../../timeline/types.ts';
 import { MAX_DAYS } from '../../query/model.ts';
 import { QueryError } from '../../query/selector.ts';
 import { LIMITS } from '../../query/step.ts';
-import { DEFAULT_QUERY, parseDuration, SLO_ANSWER_COLUMNS, SLO_ANSWERS, SLO_FORMATS, SLO_INDICATORS, type SloColumn } from '../../query/types.ts';
+import { DEFAULT_QUERY, parseDuration, SLO_ANSWER_COLUMNS, SLO_ANSWERS, SLO_COLUMNS, SLO_FORMATS, SLO_INDICATORS, type SloAnswer, type SloColumn } from '../../query/types.ts';
 import type { QueryContext } from '../context.ts';
 import { frame, numberField, stringField, timeField, type Field, type FrameJSON } from '../frame.ts';
 import { pooledGroups, type PooledGroup } from '../pooled.ts';
@@ -225,6 +226,20 @@ const UNIT: Record<SloColumn, string> = {
   alert: 'none',
 };
 
+/** The answer's columns a query returns: those `columns` asks for, in the answer's order; all of them when it asks none. */
+function returnedColumns(query: { sloAnswer: SloAnswer; columns?: readonly SloColumn[] }): readonly SloColumn[] {
+  const all = SLO_ANSWER_COLUMNS[query.sloAnswer] as readonly SloColumn[];
+  const asked = query.columns;
+  return asked === undefined || asked.length === 0 ? all : all.filter((c) => asked.includes(c));
+}
+
+/** Refuses a column the query's answer has not: a 400 naming it and the answer's columns. */
+function refuseUnknownColumns(query: { sloAnswer: SloAnswer; columns?: readonly SloColumn[] }): void {
+  const all = SLO_ANSWER_COLUMNS[query.sloAnswer] as readonly SloColumn[];
+  const unknown = (query.columns ?? []).find((c) => !all.includes(c));
+  if (unknown !== undefined) throw new QueryError('columns', `"${unknown}" is not a column of the ${query.sloAnswer} answer: ask for any of ${all.join(', ')}`);
+}
+
 /** One column's value at group g's point k (at g × points + k): a figure, or the alert (1 firing, 0 not). */
 function valueAt(name: SloColumn, answers: SloAnswers, at: number, windows: SloWindows, threshold: number): number | null {
   const o = at * SLO_SUMS;
@@ -262,7 +277,7 @@ function sloFrames(ctx: QueryContext): FrameJSON[] {
   const shown = rows ?? Array.from({ length: answers.count }, (_, g) => g);
   const meta = rows === null ? null : tableMeta(answers.count, rows.length, sloTotalsAtTo(ctx, answers, p, windows));
   if (query.format === 'table') return [sloTable(ctx, answers, shown, points, windows, meta)];
-  const columns = SLO_ANSWER_COLUMNS[query.sloAnswer] as readonly SloColumn[];
+  const columns = returnedColumns(query);
   return shown.map((g, i) => {
     const labels = answers.labels(g);
     const name = groupBy === 'none' ? `${labels.namespace}/${labels.jobset}` : groupBy === 'all' ? 'all' : Object.values(labels)[0] || '(none)';
@@ -317,7 +332,7 @@ function sloTable(
     return stringField(d, values, { nullable: false });
   });
   fields.push(timeField('time', times, { nullable: false }));
-  for (const name of SLO_ANSWER_COLUMNS[query.sloAnswer] as readonly SloColumn[]) {
+  for (const name of returnedColumns(query)) {
     const values = new Array<number | null>(rows);
     for (let i = 0; i < shown.length; i++) {
       const g = shown[i]!;
@@ -417,6 +432,18 @@ export const sloType: QueryTypeModule = {
         'slo: how the answer is laid out: series (the default), a frame per group whose fields carry its labels; table, one table frame with the groups\' labels as columns, `time` and the answer\'s columns, a row per group and point (groups in the order sort and limit leave, meta.custom on it)',
       )
       .optional(),
+    columns: z
+      .array(
+        z.enum(SLO_COLUMNS, {
+          error: (issue) => `${typeof issue.input === 'string' ? `"${issue.input}" is not a column of an slo answer` : 'must be the name of a column of an slo answer'}: one of ${SLO_COLUMNS.join(', ')}`,
+        }),
+        { error: 'must be a list of the answer\'s columns, such as ["remainingFraction"]' },
+      )
+      .max(SLO_COLUMNS.length)
+      .describe(
+        'slo: only these of the answer\'s number columns (absent or empty: all of them; each must be a column of the sloAnswer asked), in the answer\'s order; the labels (or a table\'s label columns) and `time` always. Only these are worked out; the sort may name any of the answer\'s columns, returned or not, and meta.custom (rows, totals of every column) is the same whatever they are',
+      )
+      .optional(),
   },
   // A point covers the period ending at it: every JobSet that lived in it counts.
   selectFrom: (query, steps, from, to) => Math.min(from, pointsOf({ query, steps, to })[0]! - (parseDuration(query.period) ?? 0)),
@@ -425,6 +452,7 @@ export const sloType: QueryTypeModule = {
   validate(ctx) {
     refuseCauseGroup(ctx.query);
     sloWindows(ctx.query, ctx.retentionMs ?? null);
+    refuseUnknownColumns(ctx.query);
     refuseUnknownSortColumn(ctx.query);
   },
   cost: sloCost,

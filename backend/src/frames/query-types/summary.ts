@@ -1,6 +1,7 @@
 // `summary`: a table, one row per JobSet (state at the end of the range and every figure), or one
-// row per group with every figure aggregated. `figures` narrows the columns to those asked for;
-// `sort` and `limit` pick the rows a panel shows (../table.ts), the totals of every row in the meta.
+// row per group with every figure aggregated. `figures` narrows the columns to those asked for (and
+// what is worked out to them and the sort's figure); `sort` (by any figure, returned or not) and
+// `limit` pick the rows a panel shows (../table.ts), the totals of every row in the meta.
 
 import { z } from 'zod';
 import { FIGURE_NAMES, figuresFromTotals, figureValue, type FigureName } from '../../series/figures.ts';
@@ -23,10 +24,18 @@ function figureColumns(ctx: QueryContext): readonly FigureName[] {
   return asked.length === 0 ? FIGURE_NAMES : FIGURE_NAMES.filter((f) => asked.includes(f));
 }
 
+/** The figures worked out: those returned, and the one the rows are sorted by when it is not returned. */
+function computedFigures(ctx: QueryContext): readonly FigureName[] {
+  const shown = figureColumns(ctx);
+  const by = ctx.query.sort?.by;
+  if (by === undefined || shown.includes(by as FigureName) || !(FIGURE_NAMES as readonly string[]).includes(by)) return shown;
+  return FIGURE_NAMES.filter((f) => f === by || shown.includes(f));
+}
+
 /** What a summary will work out before any of it is: a row per group when the fleet index answers, else a row (or a pass) per JobSet. */
 function summaryCost(ctx: QueryContext): Cost {
   if (ctx.query.groupBy !== 'none') {
-    const pooled = pooledGroups(ctx, figureColumns(ctx));
+    const pooled = pooledGroups(ctx, computedFigures(ctx));
     if (pooled !== null) return { evaluated: pooled.length, what: 'series', points: 1 };
   }
   return perJobSet(ctx);
@@ -36,9 +45,11 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   const { query } = ctx;
   const groupBy = groupingOf(query);
   const columns = figureColumns(ctx);
+  // What is worked out: the columns returned, and the sort's figure (returned or not).
+  const computed = computedFigures(ctx);
   if (groupBy === 'none') {
     // The selection is of the JobSets that lived in [from, to] (selectFrom is `from`): not tested again.
-    const c = summaryColumns(ctx.timelines, ctx.horizon, ctx.from, ctx.to, { selected: ctx.selectFrom === ctx.from, timeToFirstUp: columns.includes('timeToFirstUpSeconds') });
+    const c = summaryColumns(ctx.timelines, ctx.horizon, ctx.from, ctx.to, { selected: ctx.selectFrom === ctx.from, timeToFirstUp: computed.includes('timeToFirstUpSeconds') });
     const n = c.timelines.length;
     // Usage split by state, for every row (a sort may name one of its columns).
     const usage = usageByStateFields(ctx, c.timelines.map((tl) => [tl]));
@@ -66,14 +77,14 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
     const meta = withUsageNotice(ctx, rows !== null ? tableMeta(n, rows.length, summaryTotals(ctx, columns)) : undefined);
     return [frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) })];
   }
-  const pooled = pooledGroups(ctx, columns);
+  const pooled = pooledGroups(ctx, computed);
   const groups =
     pooled !== null
       ? pooled.map(({ key, labels, count, window }) => {
           const w = window(ctx.from, ctx.to);
           return { key, labels, count, figures: figuresFromTotals(w.totals, w.timeToFirstUpSeconds) };
         })
-      : fleetFigures(ctx.timelines, ctx.horizon, ctx.from, ctx.to, groupBy, query.aggregate, columns);
+      : fleetFigures(ctx.timelines, ctx.horizon, ctx.from, ctx.to, groupBy, query.aggregate, computed);
   // Usage split by state: each group's members pooled (only worked out when asked: it needs the members).
   const usage = query.usageByState.length === 0 ? [] : usageByStateFields(ctx, membersOf(ctx, groups));
   const usageByName = new Map(usage.map((f) => [f.schema.name, f.values as (number | null)[]]));
@@ -152,7 +163,7 @@ function summaryTotals(ctx: QueryContext, columns: readonly FigureName[]): Recor
 export const summaryType: QueryTypeModule = {
   queryType: 'summary',
   fields: {
-    figures: z.array(figureName).max(FIGURES.length).default(DEFAULT_QUERY.figures as (typeof FIGURES)[number][]).describe('summary: only these figure columns (empty: every figure)'),
+    figures: z.array(figureName).max(FIGURES.length).default(DEFAULT_QUERY.figures as (typeof FIGURES)[number][]).describe('summary: only these figure columns (empty: every figure); the identity columns (cluster, namespace, name, uid, state; a group\'s dimensions and jobsets) always. Only what they and the sort need is worked out; the sort may name any figure, returned or not; a shaped table\'s meta.custom holds the whole table\'s row count and the totals of the columns returned'),
     usageByState: z
       .array(usageMetricName)
       .max(USAGE_METRICS.length)

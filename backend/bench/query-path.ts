@@ -1,0 +1,145 @@
+// `node backend/bench/query-path.ts --trace FILE --checkouts DIR_A,DIR_B`: the service's CPU per
+// request of `npm run bench`'s questions over HTTP, two checkouts side by side (before and after a
+// change of the request's path). Each checkout's `upness serve --memory --trace FILE` runs in a
+// process of its own; a client (this process) asks them in turn, `--requests` requests at a time,
+// one server then the other, the order swapped every pair, for `--pairs` pairs; each server's CPU
+// (user + system from /proc/<pid>/stat, so other load on the machine counts little) over its
+// requests, divided by them. The clock is shown too, but on a loaded machine it says little.
+// Options: --requests N (default 2000: the detail; the tables, whose answers are larger,
+// --table-requests, default 40), --pairs P (default 8), --questions id,… (default jobset-detail), --name ns/name (the detail's JobSet; default: the name with the most interruptions
+// and recoveries in the window, a busy one as the bench's).
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { planSteps } from '../src/query/step.ts';
+import { DEFAULT_START } from '../src/sources/simulator/index.ts';
+import { cpuSeconds, sleep } from './prometheus/proc.ts';
+import { QUESTIONS, type Detail, type Window } from './prometheus/questions.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    trace: { type: 'string' },
+    checkouts: { type: 'string' },
+    requests: { type: 'string', default: '2000' },
+    'table-requests': { type: 'string', default: '40' },
+    pairs: { type: 'string', default: '8' },
+    questions: { type: 'string', default: 'jobset-detail' },
+    name: { type: 'string' },
+    days: { type: 'string', default: '7' },
+  },
+});
+if (args.trace === undefined || args.checkouts === undefined) throw new Error('usage: query-path.ts --trace FILE --checkouts DIR_A,DIR_B [--requests N] [--pairs P] [--questions id,…] [--name ns/name]');
+const REQUESTS = Number(args.requests);
+const TABLE_REQUESTS = Number(args['table-requests']);
+const PAIRS = Number(args.pairs);
+const HOUR = 3_600_000;
+const days = Number(args.days);
+
+/** The window `npm run bench` asks over (run.ts): the simulated period less its last hour. */
+function benchWindow(): Window {
+  const from = DEFAULT_START;
+  const to = from + Math.max(1, Math.floor(days * 24 - 1)) * HOUR;
+  const maxDataPoints = Math.min(11_000, Math.ceil((to - from) / HOUR) + 1);
+  const steps = planSteps(from, to, HOUR, maxDataPoints);
+  return { from, to, first: steps.first, last: steps.last, stepMs: steps.stepMs, rollingMs: 24 * HOUR, maxDataPoints };
+}
+
+interface Server {
+  checkout: string;
+  url: string;
+  child: ChildProcess;
+}
+
+/** `upness serve --memory --trace FILE` of a checkout, once it has replayed the whole trace. */
+async function start(checkout: string): Promise<Server> {
+  const env = { ...process.env };
+  delete env.UPNESS_TOKEN;
+  const child = spawn(process.execPath, [join(checkout, 'backend/bin/upness.js'), 'serve', '--memory', '--trace', args.trace!, '--host', '127.0.0.1', '--port', '0', '--log-level', 'info'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env,
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    lines.on('line', (line) => {
+      try {
+        const entry = JSON.parse(line) as { msg?: string; url?: string };
+        if (entry.msg === 'listening' && entry.url !== undefined) resolveUrl(entry.url);
+      } catch {
+        // not a log line
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${checkout}: upness serve exited (code ${code}) before listening`)));
+  });
+  while ((await fetch(`${url}/readyz`)).status !== 200) await sleep(100);
+  return { checkout, url, child };
+}
+
+/** The detail's JobSet: the one asked, or the name with the most interruptions and recoveries in the window. */
+async function detailOf(server: Server, w: Window): Promise<Detail> {
+  if (args.name !== undefined) {
+    const [namespace, name] = args.name.split('/');
+    return { namespace: namespace!, name: name!, uids: [], figures: new Map() };
+  }
+  const { jobsets } = (await (await fetch(`${server.url}/api/v1/jobsets?from=${w.from}&to=${w.to}`)).json()) as { jobsets: { namespace: string; name: string; interruptions: number; recoveries: number }[] };
+  const busy = new Map<string, number>();
+  for (const j of jobsets) busy.set(`${j.namespace}/${j.name}`, (busy.get(`${j.namespace}/${j.name}`) ?? 0) + j.interruptions + j.recoveries);
+  const [key] = [...busy].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]!;
+  const [namespace, name] = key.split('/');
+  return { namespace: namespace!, name: name!, uids: [], figures: new Map() };
+}
+
+/** `requests` requests of one body, one after the other: the server's CPU ms and the clock's ms per request. */
+async function ask(server: Server, body: string, requests: number): Promise<{ cpu: number; clock: number }> {
+  const cpu0 = cpuSeconds(server.child.pid!);
+  const t0 = performance.now();
+  for (let i = 0; i < requests; i++) {
+    const res = await fetch(`${server.url}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`${server.checkout}: ${res.status}`);
+  }
+  const clock = (performance.now() - t0) / requests;
+  return { cpu: ((cpuSeconds(server.child.pid!) - cpu0) * 1000) / requests, clock };
+}
+
+const checkouts = args.checkouts.split(',').map((c) => resolve(c));
+const servers: Server[] = [];
+try {
+  for (const c of checkouts) servers.push(await start(c));
+  const w = benchWindow();
+  const detail = await detailOf(servers[0]!, w);
+  process.stdout.write(`detail ${detail.namespace}/${detail.name}; ${REQUESTS} requests (tables ${TABLE_REQUESTS}) × ${PAIRS} pairs; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  for (const q of QUESTIONS.filter((x) => args.questions.split(',').includes(x.id))) {
+    const body = JSON.stringify(q.upness(w, detail));
+    const requests = q.id === 'jobset-detail' ? REQUESTS : TABLE_REQUESTS;
+    // One warm-up round each: the JIT, the caches.
+    for (const s of servers) await ask(s, body, requests);
+    const cpu: number[][] = servers.map(() => []);
+    const clock: number[][] = servers.map(() => []);
+    for (let p = 0; p < PAIRS; p++) {
+      const order = p % 2 === 0 ? servers.map((_, i) => i) : servers.map((_, i) => servers.length - 1 - i);
+      for (const i of order) {
+        const r = await ask(servers[i]!, body, requests);
+        cpu[i]!.push(r.cpu);
+        clock[i]!.push(r.clock);
+      }
+    }
+    const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const size = (await (await fetch(`${servers.at(-1)!.url}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).arrayBuffer()).byteLength;
+    process.stdout.write(`${q.id} (${requests} requests a round; the last checkout's answer ${(size / 1024).toFixed(0)} KiB)\n`);
+    servers.forEach((s, i) => {
+      process.stdout.write(
+        `  ${s.checkout}: service CPU per request ${cpu[i]!.map((x) => x.toFixed(3)).join(', ')} ms (mean ${mean(cpu[i]!).toFixed(3)}); clock mean ${mean(clock[i]!).toFixed(3)} ms\n`,
+      );
+    });
+    if (servers.length === 2) {
+      const less = cpu[1]!.filter((x, p) => x < cpu[0]![p]!).length;
+      process.stdout.write(`  second ÷ first (means): ${(mean(cpu[1]!) / mean(cpu[0]!)).toFixed(3)}; the second less in ${less} pairs of ${PAIRS}\n`);
+    }
+  }
+  process.stdout.write(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+} finally {
+  for (const s of servers) s.child.kill('SIGTERM');
+}
