@@ -24,6 +24,8 @@ import { TimelineEngine } from '../src/timeline/engine.ts';
 import { transitionsOf, type State, type Timeline, type Transition } from '../src/timeline/types.ts';
 import { replayTrace } from '../src/sources/trace/replay.ts';
 import { defaultParseWorkers, replayTraceInWorkers } from '../src/runtime/trace-workers.ts';
+import { viewTraceChunk } from '../src/runtime/trace-chunk.ts';
+import { SpecReuse } from '../src/sources/trace/reuse.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -100,6 +102,16 @@ log(`Replay: ${int(lines.length)} observations (${traceJobsets} JobSets × ${tra
 const parseOnly = measure(() => {
   for (const line of lines) JSON.parse(line);
 });
+// What a worker does with its chunks (trace-chunk.ts: split and decode, JSON.parse with the specs
+// parsed once per JobSet, the checks, the views), here in one thread, against the same peer; and
+// with every line parsed whole (no reuse).
+const chunkParse = measure(() => {
+  const specs = new SpecReuse();
+  for (const chunk of chunks) viewTraceChunk(chunk, null, specs);
+});
+const chunkParseWhole = measure(() => {
+  for (const chunk of chunks) viewTraceChunk(chunk, null);
+});
 let timelinesReplayed = 0;
 /** CPU time (all threads of the process, ms) of each run of `fn`, beside measureAsync's wall times. */
 const cpuOf = (fn: () => Promise<void>, cpu: number[], mainThreadCpu: number[] = []) => async (): Promise<void> => {
@@ -147,6 +159,8 @@ const rate = (ms: number): number => lines.length / (ms / 1000);
 const perCpuSecond = (cpu: number[]): number => lines.length / (median([...cpu].sort((a, b) => a - b)) / 1000);
 const load = (): string => loadavg().map((l) => fmt(l, 2)).join(' ');
 log(`  peer  JSON.parse of each line alone      ${int(rate(median(parseOnly))).padStart(10)} obs/s  ${fmt(bytes / 2 ** 20 / (median(parseOnly) / 1000))} MiB/s`);
+log(`  the workers' parse of each line (split,   ${int(rate(median(chunkParse))).padStart(10)} obs/s  = ${int((100 * median(parseOnly)) / median(chunkParse))}% of the parse-only rate`);
+log(`         parse with specs reused, check, view), one thread; lines parsed whole ${int(rate(median(chunkParseWhole))).padStart(10)} obs/s`);
 log(`  upness replay (split, parse, validate,  ${int(rate(median(replay))).padStart(10)} obs/s  ${fmt(bytes / 2 ** 20 / (median(replay) / 1000))} MiB/s  = ${int((100 * median(parseOnly)) / median(replay))}% of the parse-only rate`);
 log(`         state machine) into ${int(timelinesReplayed)} timelines, one core  ${int(perCpuSecond(replayCpu)).padStart(10)} obs per CPU-second`);
 const workerRows = (label: string, run: WorkerRun): void => {
@@ -163,6 +177,8 @@ const replayResults = {
   averageLineBytes: avgLine,
   loadAverage: loadavg(),
   parseOnlyObsPerSec: rate(median(parseOnly)),
+  chunkParseObsPerSec: rate(median(chunkParse)),
+  chunkParseWholeObsPerSec: rate(median(chunkParseWhole)),
   replayObsPerSec: rate(median(replay)),
   replayObsPerCpuSecond: perCpuSecond(replayCpu),
   workerThreads: parseThreads,
