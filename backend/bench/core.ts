@@ -24,6 +24,8 @@ import { TimelineEngine } from '../src/timeline/engine.ts';
 import { transitionsOf, type State, type Timeline, type Transition } from '../src/timeline/types.ts';
 import { replayTrace } from '../src/sources/trace/replay.ts';
 import { defaultParseWorkers, replayTraceInWorkers } from '../src/runtime/trace-workers.ts';
+import { viewTraceChunk } from '../src/runtime/trace-chunk.ts';
+import { SpecReuse } from '../src/sources/trace/reuse.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -100,6 +102,46 @@ log(`Replay: ${int(lines.length)} observations (${traceJobsets} JobSets × ${tra
 const parseOnly = measure(() => {
   for (const line of lines) JSON.parse(line);
 });
+// What a worker does with its chunks (trace-chunk.ts: split and decode, JSON.parse with the specs
+// parsed once per JobSet, the checks, the views), here in one thread, against the same peer; and
+// with every line parsed whole (no reuse).
+// Chunks of whole lines, as a worker gets them (256 KiB and up to the next newline).
+const lineChunks: Buffer[] = [];
+{
+  const whole = Buffer.concat(chunks);
+  for (let at = 0; at < whole.length; ) {
+    const nl = whole.indexOf(10, Math.min(whole.length - 1, at + (256 << 10)));
+    const end = nl === -1 ? whole.length : nl + 1;
+    lineChunks.push(whole.subarray(at, end));
+    at = end;
+  }
+}
+const viewEveryChunk = (specs: SpecReuse | null): void => {
+  let viewed = 0;
+  for (const chunk of lineChunks) {
+    const { observations, error } = viewTraceChunk(chunk, null, specs);
+    if (error !== null) throw new Error(`the workers' parse refused line ${error.line} of a chunk`);
+    viewed += observations.length;
+  }
+  if (viewed !== lines.length) throw new Error(`the workers' parse viewed ${viewed} of ${lines.length} lines`);
+};
+/** This thread's CPU time (ms) of each run of `fn` after a warm-up, sorted: what a loaded machine leaves meaningful. */
+function measureCpu(fn: () => void, times = runs): number[] {
+  fn();
+  const ms: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const before = process.threadCpuUsage();
+    fn();
+    const used = process.threadCpuUsage(before);
+    ms.push((used.user + used.system) / 1000);
+  }
+  return ms.sort((a, b) => a - b);
+}
+const parseOnlyCpu = measureCpu(() => {
+  for (const line of lines) JSON.parse(line);
+});
+const chunkParse = measureCpu(() => viewEveryChunk(new SpecReuse()));
+const chunkParseWhole = measureCpu(() => viewEveryChunk(null));
 let timelinesReplayed = 0;
 /** CPU time (all threads of the process, ms) of each run of `fn`, beside measureAsync's wall times. */
 const cpuOf = (fn: () => Promise<void>, cpu: number[], mainThreadCpu: number[] = []) => async (): Promise<void> => {
@@ -147,6 +189,9 @@ const rate = (ms: number): number => lines.length / (ms / 1000);
 const perCpuSecond = (cpu: number[]): number => lines.length / (median([...cpu].sort((a, b) => a - b)) / 1000);
 const load = (): string => loadavg().map((l) => fmt(l, 2)).join(' ');
 log(`  peer  JSON.parse of each line alone      ${int(rate(median(parseOnly))).padStart(10)} obs/s  ${fmt(bytes / 2 ** 20 / (median(parseOnly) / 1000))} MiB/s`);
+const microsPerLine = (cpu: number[]): string => fmt((1000 * median(cpu)) / lines.length, 2);
+log(`  CPU per line, one thread: JSON.parse alone ${microsPerLine(parseOnlyCpu)} µs; the workers' parse (split, decode, parse with`);
+log(`         the specs reused, check, view) ${microsPerLine(chunkParse)} µs = ${fmt(median(chunkParse) / median(parseOnlyCpu), 2)}× JSON.parse's; each line parsed whole ${microsPerLine(chunkParseWhole)} µs`);
 log(`  upness replay (split, parse, validate,  ${int(rate(median(replay))).padStart(10)} obs/s  ${fmt(bytes / 2 ** 20 / (median(replay) / 1000))} MiB/s  = ${int((100 * median(parseOnly)) / median(replay))}% of the parse-only rate`);
 log(`         state machine) into ${int(timelinesReplayed)} timelines, one core  ${int(perCpuSecond(replayCpu)).padStart(10)} obs per CPU-second`);
 const workerRows = (label: string, run: WorkerRun): void => {
@@ -163,6 +208,9 @@ const replayResults = {
   averageLineBytes: avgLine,
   loadAverage: loadavg(),
   parseOnlyObsPerSec: rate(median(parseOnly)),
+  parseOnlyCpuMicrosPerLine: (1000 * median(parseOnlyCpu)) / lines.length,
+  chunkParseCpuMicrosPerLine: (1000 * median(chunkParse)) / lines.length,
+  chunkParseWholeCpuMicrosPerLine: (1000 * median(chunkParseWhole)) / lines.length,
   replayObsPerSec: rate(median(replay)),
   replayObsPerCpuSecond: perCpuSecond(replayCpu),
   workerThreads: parseThreads,

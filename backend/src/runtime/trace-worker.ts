@@ -2,6 +2,7 @@
 // (trace-views.ts), in the order given.
 
 import { parentPort, workerData } from 'node:worker_threads';
+import { SpecReuse } from '../sources/trace/reuse.ts';
 import { viewTraceChunk } from './trace-chunk.ts';
 import { ViewEncoder } from './trace-views.ts';
 
@@ -9,9 +10,11 @@ const port = parentPort!;
 const { poolLabel } = workerData as { poolLabel: string | null };
 // One string table for all of this worker's chunks: the replay keeps its copy of it.
 const encoder = new ViewEncoder();
+// The specs of this worker's lines, parsed once per JobSet (sources/trace/reuse.ts).
+const specs = new SpecReuse();
 
 port.on('message', ({ seq, chunk }: { seq: number; chunk: string | Uint8Array }) => {
-  const { lines, observations, lineNumbers, error } = viewTraceChunk(typeof chunk === 'string' ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), poolLabel);
+  const { lines, observations, lineNumbers, error } = viewTraceChunk(typeof chunk === 'string' ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), poolLabel, specs);
   const views = encoder.encode(observations, lineNumbers);
   // The chunk's memory goes back for a later chunk: its lines were decoded into strings of their own.
   const memory = typeof chunk === 'string' ? null : (chunk.buffer as ArrayBuffer);

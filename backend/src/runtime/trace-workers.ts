@@ -11,18 +11,19 @@
 // since this thread takes a share: on 2 cores one worker and this thread share the lines.
 //
 // Until the workers have started, and for a trace smaller than `inThreadBytes` (16 MiB), chunks are
-// parsed here: a worker loads the parser and its modules (zod) first, which costs about as much CPU
-// as parsing 16 MiB of trace here (measured: ~0.6 s of CPU each on a loaded 2-core machine, where the
-// replay reads ~40 MiB per CPU-second). The workers are always terminated before the replay returns
-// or throws.
+// parsed here: a worker loads the parser and its modules first (no zod: a line the checks refuse is
+// named here, by parse.ts's schema), which costs about as much CPU as parsing megabytes of trace
+// here. Each thread parses a JobSet's spec once (sources/trace/reuse.ts). The workers are always
+// terminated before the replay returns or throws.
 
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { TraceError } from '../sources/trace/parse.ts';
-import { backInTime } from '../sources/trace/read.ts';
+import { refusalOf, TraceError } from '../sources/trace/parse.ts';
+import { backInTime } from '../sources/trace/lines.ts';
+import { SpecReuse } from '../sources/trace/reuse.ts';
 import type { ClusterViewedObservation } from '../nodes/viewed.ts';
-import { viewTraceChunk, type ViewedChunk } from './trace-chunk.ts';
+import { viewTraceChunk, type ChunkError, type ViewedChunk } from './trace-chunk.ts';
 import { ViewDecoder, type EncodedViews } from './trace-views.ts';
 
 /** An engine as the replay sees it (TimelineEngine, ClusterEngine). */
@@ -255,6 +256,11 @@ export function defaultParseWorkers(cores = availableParallelism()): number {
   return Math.max(0, cores - 1);
 }
 
+/** What is wrong with a chunk's bad line: a line that the checks refused is named here, by parse.ts's schema. */
+function detailOf(error: ChunkError): string {
+  return 'detail' in error ? error.detail : refusalOf(error.refused);
+}
+
 /** A chunk in line order: parsed here, or in flight to a worker (`done` once its answer is in). */
 interface Queued {
   done: ViewedChunk | WorkerChunk | null;
@@ -274,6 +280,8 @@ export async function replayTraceInWorkers<C>(
   const poolLabel = options.poolLabel ?? null;
   const inThreadBytes = options.inThreadBytes ?? 16 << 20;
   const memory = new ChunkMemory();
+  // The specs of the lines this thread parses, parsed once per JobSet (sources/trace/reuse.ts).
+  const specs = new SpecReuse();
   const chunker = new LineChunker(options.chunkBytes ?? 256 << 10, memory);
   const after = options.after ?? null;
   const shares = options.mainThreadParses !== false;
@@ -305,7 +313,7 @@ export async function replayTraceInWorkers<C>(
       const { observations, lineNumbers } = chunk;
       for (let i = 0; i < observations.length; i++) if (!skip(observations[i]!.receivedAt, lineNumbers[i]!)) observe(observations[i]!);
     }
-    if (chunk.error !== null) throw new TraceError(base + chunk.error.line, chunk.error.detail);
+    if (chunk.error !== null) throw new TraceError(base + chunk.error.line, detailOf(chunk.error));
     base += chunk.lines;
   };
   /** Applies the oldest chunk, waiting for its worker's answer if need be. */
@@ -325,7 +333,7 @@ export async function replayTraceInWorkers<C>(
     // Sharing, a chunk goes to a worker with room, else this thread parses it: each side takes what it can keep up with.
     const worker = (pool as Pool | null)?.idlest(shares ? WORKER_ROOM : Infinity) ?? null;
     if (worker === null) {
-      const parsed = viewTraceChunk(chunk, poolLabel);
+      const parsed = viewTraceChunk(chunk, poolLabel, specs);
       if (typeof chunk !== 'string' && memory.ours(chunk)) memory.give(chunk.buffer as ArrayBuffer);
       here++;
       if (queue.length === 0) apply(parsed);

@@ -1,22 +1,12 @@
 // One trace line (JSON Lines: {"time", "type", "object"}) into an observation, or an error that
-// names the line and what is wrong with it.
+// names the line and what is wrong with it. The checks themselves run by hand (check.ts); the schema
+// here says what is wrong with a line they refuse.
 
 import { z } from 'zod';
 import type { Observation } from '../../observation/types.ts';
+import { checkedObservation, notJson, TraceError, TYPES } from './check.ts';
 
-export class TraceError extends Error {
-  readonly line: number;
-  /** What is wrong, without the line (a worker thread that parses lines knows only where they are in its chunk). */
-  readonly detail: string;
-  constructor(line: number, message: string) {
-    super(`line ${line}: ${message}`);
-    this.name = 'TraceError';
-    this.line = line;
-    this.detail = message;
-  }
-}
-
-const TYPES = ['ADDED', 'MODIFIED', 'DELETED'] as const;
+export { TraceError } from './check.ts';
 
 // Only what routing needs is checked here; what an object means is the timeline stage's business.
 const lineSchema = z.object({
@@ -50,15 +40,37 @@ export function parseTraceLine(text: string, line: number): Observation {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new TraceError(line, `not valid JSON (${(error as Error).message})`);
+    throw new TraceError(line, notJson(error));
   }
+  return checkedObservation(json) ?? refuse(json, line);
+}
+
+/** What is wrong with a line (valid JSON) that the checks of check.ts refused. */
+export function refusalOf(text: string): string {
+  try {
+    refuse(JSON.parse(text), 0);
+  } catch (error) {
+    if (error instanceof TraceError) return error.detail;
+    throw error;
+  }
+}
+
+/** The schema's verdict on a parsed line, with the type check: what check.ts must agree with (its tests). */
+export function schemaAccepts(json: unknown): boolean {
+  const parsed = lineSchema.safeParse(json);
+  return parsed.success && (TYPES as readonly string[]).includes(parsed.data.type);
+}
+
+/** Throws the error of a line that the checks refused: the schema's first issue, or its unknown type. */
+function refuse(json: unknown, line: number): never {
   const parsed = lineSchema.safeParse(json);
   if (!parsed.success) throw new TraceError(line, describeIssue(parsed.error.issues[0]!));
-  const { time, type, object } = parsed.data;
+  const { type } = parsed.data;
   if (!(TYPES as readonly string[]).includes(type)) {
     throw new TraceError(line, `unknown type "${type}" (expected ${TYPES.join(', ')})`);
   }
-  return { receivedAt: Date.parse(time), type: type as Observation['type'], object: object as Observation['object'] };
+  // check.ts and the schema disagree: a bug, never a bad line.
+  throw new Error(`line ${line}: the checks of trace lines refused a line that their schema accepts`);
 }
 
 /** Serializes an observation as one trace line (no trailing newline). */

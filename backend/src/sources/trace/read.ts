@@ -4,35 +4,10 @@
 // line (it was a seventh of a replay's time).
 
 import type { Observation } from '../../observation/types.ts';
-import { parseTraceLine, TraceError } from './parse.ts';
+import { parseTraceLine } from './parse.ts';
+import { backInTime, endOfLines, lineText } from './lines.ts';
 
-/**
- * The lines of `chunk` (whole lines, the last one with or without its newline). Bytes are decoded
- * line by line: decoding a chunk of 1 MiB at once makes a string too large for V8's young generation,
- * which costs ~20 times as much to make as its lines do (it was a third of a replay's time), and a
- * character cut in two by a read is never split (a newline byte never occurs inside one).
- */
-export function linesOf(chunk: Buffer | string): string[] {
-  if (typeof chunk === 'string') {
-    const lines = chunk.split('\n');
-    // A newline ends a line; it does not begin an empty one.
-    if (lines[lines.length - 1] === '') lines.pop();
-    return lines;
-  }
-  const lines: string[] = [];
-  const end = endOfLines(chunk, 0, lines);
-  if (end < chunk.length) lines.push(chunk.toString('utf8', end));
-  return lines;
-}
-
-/** Appends the lines of `bytes` from `start` that a newline ends to `into`; returns where the rest (an unended line) begins. */
-function endOfLines(bytes: Buffer, start: number, into: string[]): number {
-  for (let nl = bytes.indexOf(10, start); nl !== -1; nl = bytes.indexOf(10, start)) {
-    into.push(bytes.toString('utf8', start, nl));
-    start = nl + 1;
-  }
-  return start;
-}
+export { backInTime, lineText, linesOf } from './lines.ts';
 
 /** Splits a byte or text stream into lines, a chunk's whole lines at a time, holding no more than one chunk and a partial line. */
 export async function* lineBatches(input: AsyncIterable<Buffer | string> | Iterable<Buffer | string>): AsyncGenerator<string[]> {
@@ -77,17 +52,6 @@ export async function* lineBatches(input: AsyncIterable<Buffer | string> | Itera
     if (batch.length > 0) yield batch;
   }
   if (rest.length > 0) yield [typeof rest === 'string' ? rest : rest.toString('utf8')];
-}
-
-/** A line without its CR (CRLF traces); null for a blank line, which is skipped (and counted). */
-export function lineText(raw: string): string | null {
-  const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-  return text.trim() === '' ? null : text;
-}
-
-/** The error of line `line`, observed at `at`, after a line observed at `last`. */
-export function backInTime(line: number, at: number, last: number): TraceError {
-  return new TraceError(line, `goes back in time (${new Date(at).toISOString()} is before the previous line's ${new Date(last).toISOString()})`);
 }
 
 /** Observations of a trace, in order, a chunk's at a time; throws TraceError naming the first bad line. */
