@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { FactJoin, poolTimeline, suspensionFact, type Fact } from '../timeline/facts.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
-import { openTransitions, transitionCount, type Timeline } from '../timeline/types.ts';
+import { isPackedTimeline, openTransitions, transitionCount, transitionsOf, type Timeline } from '../timeline/types.ts';
 import type { Recovery, RecoveredIndex, StoreStatus, TimelineStore } from './store.ts';
 import { decodeIndexPart, encodeIndexPart, INDEX_PART, type IndexPart, type IndexPartRef, type IndexSource } from './index-part.ts';
 import { formatOf, segmentName, SEGMENT, settle, SNAPSHOT, syncDir, upgrade, writeSnapshot, type Migration } from './formats.ts';
@@ -261,6 +261,8 @@ function apply(machines: Map<string, MachineState>, facts: FactJoin, record: Log
   } else if (record.k === 'update') {
     const m = machines.get(record.uid);
     if (m === undefined) throw new StoreError(`an update of ${record.uid} comes before its identity: the log is out of order`);
+    // A timeline the snapshot held closed is read packed; one that grows after all (not from this Upness's log) is opened again, as it was read before.
+    if (record.add.length > 0 && isPackedTimeline(m.timeline)) m.timeline.transitions = [...transitionsOf(m.timeline)];
     for (const t of record.add) openTransitions(m.timeline).push(decodeTransition(t));
     Object.assign(m, { everUp: record.everUp, restarts: record.restarts, resourceVersion: record.rv, deletedAt: record.deletedAt });
   } else {

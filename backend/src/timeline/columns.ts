@@ -114,6 +114,25 @@ export function pack(transitions: readonly Transition[]): PackedTransitions {
 }
 
 /**
+ * A closed timeline's transitions packed from columns a reader already has (a store's snapshot), so
+ * that no object is made per transition: `at` the times and `states` the STATE_CODEs, exact-length
+ * arrays that are kept as they are; `extras` the transitions that carry extras, as index, transition,
+ * index, transition, … in index order (compactTransition's form; null when none does).
+ */
+export function packColumns(at: number[], states: number[], extras: (number | Transition)[] | null): PackedTransitions {
+  let start = Infinity;
+  for (let i = 0; i < states.length; i++) {
+    if (states[i]! <= DOWN_CODE) {
+      start = at[i]!;
+      break;
+    }
+  }
+  if (extras !== null) for (let k = 0; k < extras.length; k += 2) if ((extras[k + 1] as Transition).unobserved !== undefined) states[extras[k] as number]! |= UNOBSERVED_BIT;
+  const c: Columns = { length: at.length, at, code: states, start, life: null, extras };
+  return c as unknown as PackedTransitions;
+}
+
+/**
  * A transition with extras as the side table keeps it: one given causes or a suspension's reason
  * after it was made holds it in a property array of its own (~40 bytes more), so such a one is made
  * again with all its fields in place. The others are kept as they are (the very object).
