@@ -393,10 +393,11 @@ describe('the fleet index kept with the snapshot', () => {
     return { engine, store, index };
   }
   const image = (index: FleetIndex) => (placeOf: (tl: Timeline) => number | undefined) => index.image(placeOf);
-  /** What a dashboard asks of an index: each namespace's pooled window over a few ranges, as a series. */
+  /** What a dashboard asks of an index: each namespace's pooled window over a few ranges, as a series;
+   *  namespaces by name, as an answer's groups are (frames/pooled.ts), not in the order the index met them. */
   const answers = (index: FleetIndex, horizon: number): unknown[] => {
     const times = Array.from({ length: 13 }, (_, k) => horizon - (12 - k) * 4 * 3_600_000);
-    return [null, ...new Set(index.partitions().map((p) => p.namespace))].map((ns) => {
+    return [null, ...[...new Set(index.partitions().map((p) => p.namespace))].sort()].map((ns) => {
       const partitions = index.partitions(undefined, ns === null ? undefined : [ns]);
       return index.windows(partitions, horizon, times, [0, 0, 6, 11], [12, 6, 12, 12]).map((w) => [Array.from(w.totals), w.count, w.timeToFirstUpSeconds]);
     });
