@@ -14,7 +14,7 @@
 // A closed timeline is read straight into the packed form the engine holds it in (timeline/columns.ts
 // packColumns): its times and state codes as columns, objects only for the transitions with extras.
 
-import { internLabels, internNamespace } from '../timeline/intern.ts';
+import { internLabels, internNamespace, internSuspension, internValue } from '../timeline/intern.ts';
 import type { MachineState } from '../timeline/machine.ts';
 import { CLOSED_FROM, compactTransition, packColumns, STATE_CODE, stateOfCode } from '../timeline/columns.ts';
 import { transitionAt, transitionCount, type Cause, type State, type Suspension, type Transition } from '../timeline/types.ts';
@@ -117,6 +117,18 @@ export class DenseWriter {
   }
 }
 
+/** Causes as the engine keeps them (timeline/facts.ts): the strings a fleet's causes repeat (kind, node, container, reason, message) shared. */
+function internCauses(causes: Cause[]): Cause[] {
+  for (const c of causes) {
+    c.kind = internValue(c.kind);
+    if (c.node !== undefined) c.node = internValue(c.node);
+    if (c.container !== undefined) c.container = internValue(c.container);
+    if (c.reason !== undefined) c.reason = internValue(c.reason);
+    if (c.message !== undefined) c.message = internValue(c.message);
+  }
+  return causes;
+}
+
 const malformed = (what: string): SyntaxError => new SyntaxError(`a machine of the snapshot ${what}`);
 
 /** Decodes the machines of one snapshot, in the order written; a malformed one throws a SyntaxError. */
@@ -190,8 +202,8 @@ export class DenseReader {
       if (unobserved === null && causes === null && suspension === null) continue;
       const t: Transition = transitions?.[i] ?? { at: this.#at[i]!, state: stateOfCode(this.#code[i]!) };
       if (unobserved !== null) t.unobserved = { interruptions: unobserved[0], recoveries: unobserved[1] };
-      if (causes !== null) t.causes = causes;
-      if (suspension !== null) t.suspension = { reason: suspension.reason ?? null, message: suspension.message ?? null };
+      if (causes !== null) t.causes = internCauses(causes);
+      if (suspension !== null) t.suspension = internSuspension({ reason: suspension.reason ?? null, message: suspension.message ?? null });
       if (transitions !== null) continue;
       // The side table is in index order, each transition once (as the writer writes them).
       if (i <= last) throw malformed(`has more of transition ${i} out of order`);
