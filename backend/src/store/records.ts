@@ -28,7 +28,9 @@
 //      (./dense.ts: its strings and label set interned per snapshot, its transitions as a string of
 //      state codes and the times' differences). The log is format 4's. Later + the header's fleetIndex
 //      (the served fleet index in a file beside: ./index-part.ts), without a bump: a reader that does
-//      not know it ignores the field and the file (it builds the index as before).
+//      not know it ignores the field and the file (it builds the index as before). Later still the
+//      machines in the engine's order (namespace, name, UID), without a bump: no reader depends on it,
+//      a restore that finds it lists the timelines without a sort.
 // Every change of the format bumps FORMAT, adds a step to ./formats.ts that migrates a data dir of
 // the previous format, and a data dir written by the last release of the previous format (with the
 // answers it gave) under ./fixtures/, which formats.service.test.ts reads with the new code. A new field or
