@@ -3,17 +3,20 @@
 
 import { simulateFleet } from '../sources/simulator/index.ts';
 import type { MachineState } from '../timeline/machine.ts';
-import type { Timeline } from '../timeline/types.ts';
+import { isPackedTimeline, packClosed, timelineColumns, transitionsOf, type Timeline } from '../timeline/types.ts';
 import { DenseReader, DenseWriter, type DenseMachine } from './dense.ts';
 
 const machine = (timeline: Timeline, more: Partial<MachineState> = {}): MachineState => ({ timeline, everUp: true, restarts: 2, resourceVersion: '41', deletedAt: null, ...more });
+
+/** Its transitions as objects: a closed timeline is read packed. */
+const plain = (m: MachineState): MachineState => ({ ...m, timeline: { ...m.timeline, transitions: [...transitionsOf(m.timeline)] } });
 
 /** Through JSON, as a snapshot's line. */
 const roundTrip = (machines: MachineState[]): MachineState[] => {
   const writer = new DenseWriter();
   const lines = machines.map((m) => JSON.stringify(writer.encode(m)));
   const reader = new DenseReader();
-  return lines.map((line) => reader.decode(JSON.parse(line)));
+  return lines.map((line) => plain(reader.decode(JSON.parse(line))));
 };
 
 describe("a snapshot's dense machine (format 5)", () => {
@@ -47,6 +50,33 @@ describe("a snapshot's dense machine (format 5)", () => {
     expect(roundTrip([machine({ ...timeline, transitions: [{ at: t0, state: 'completed' }] })])[0]!.timeline.transitions).toEqual([{ at: t0, state: 'completed' }]);
   });
 
+  it('reads a closed timeline into the packed form the engine makes of it, an open one as an array', () => {
+    const truth = simulateFleet({ jobsets: 6, days: 4, seed: 3 }).truth();
+    const writer = new DenseWriter();
+    const reader = new DenseReader();
+    let closed = 0;
+    let extras = 0;
+    for (const tl of truth) {
+      const read = reader.decode(JSON.parse(JSON.stringify(writer.encode(machine(tl))))).timeline;
+      // What the engine makes of the same transitions when it seals the timeline (timeline/types.ts packClosed).
+      const sealed = { ...tl, transitions: [...transitionsOf(tl)] };
+      packClosed(sealed);
+      expect(isPackedTimeline(read)).toBe(isPackedTimeline(sealed));
+      if (!isPackedTimeline(read)) {
+        expect(read.transitions).toEqual(sealed.transitions);
+        continue;
+      }
+      closed++;
+      if (timelineColumns(read).extras !== null) extras++;
+      expect(timelineColumns(read)).toEqual(timelineColumns(sealed));
+      expect(transitionsOf(read)).toEqual(transitionsOf(tl));
+    }
+    // The fleet has closed runs, with and without extras (causes, why suspended), and open ones.
+    expect(closed).toBeGreaterThan(0);
+    expect(extras).toBeGreaterThan(0);
+    expect(closed).toBeLessThan(truth.length);
+  });
+
   it('writes each string and label set once: later machines refer to it, and share it when read', () => {
     const truth = simulateFleet({ jobsets: 4, days: 3, seed: 2 }).truth();
     const machines = truth.map((tl) => machine(tl));
@@ -73,6 +103,7 @@ describe("a snapshot's dense machine (format 5)", () => {
     const good = (): DenseMachine => new DenseWriter().encode(machine(tl));
     const decode = (d: unknown): unknown => new DenseReader().decode(JSON.parse(JSON.stringify(d)));
     expect(decode(good())).toEqual(machine(tl));
+    const closed = (): DenseMachine => new DenseWriter().encode(machine({ ...tl, transitions: [{ at: t0, state: 'up', causes: [{ kind: 'PodFailed', at: t0 }] }, { at: t0 + 1, state: 'failed' }] }));
     const cases: [string, (d: DenseMachine) => unknown, RegExp][] = [
       ['not an array', () => ({ uid: 'u' }), /not an array/],
       ['too short', (d) => d.slice(0, 15), /not an array/],
@@ -85,6 +116,11 @@ describe("a snapshot's dense machine (format 5)", () => {
     for (const [, change, message] of cases) {
       expect(() => decode(change(good()))).toThrow(SyntaxError);
       expect(() => decode(change(good()))).toThrow(message);
+    }
+    // A closed one's side table is kept in index order, a transition once.
+    expect(() => decode(closed())).not.toThrow();
+    for (const twice of [(d: DenseMachine) => (d[16]!.push([0, null, null, { reason: 'r', message: null }]), d), (d: DenseMachine) => (d[16]!.unshift([1, [1, 0], null, null]), d)]) {
+      expect(() => decode(twice(closed()))).toThrow(/more of transition [01] out of order/);
     }
   });
 });

@@ -11,9 +11,12 @@
 // difference from the one before (the first from createdAt); a time whose difference would not
 // give it back exactly (not a safe integer) is written as [time]. `extras`, only when a transition
 // carries anything more: [index, [interruptions, recoveries] | null, causes | null, why suspended | null].
+// A closed timeline is read straight into the packed form the engine holds it in (timeline/columns.ts
+// packColumns): its times and state codes as columns, objects only for the transitions with extras.
 
-import { internLabels, internNamespace } from '../timeline/intern.ts';
+import { internLabels, internNamespace, internSuspension, internValue } from '../timeline/intern.ts';
 import type { MachineState } from '../timeline/machine.ts';
+import { CLOSED_FROM, compactTransition, packColumns, STATE_CODE, stateOfCode } from '../timeline/columns.ts';
 import { transitionAt, transitionCount, type Cause, type State, type Suspension, type Transition } from '../timeline/types.ts';
 
 type Labels = Readonly<Record<string, string>>;
@@ -42,9 +45,9 @@ export type DenseMachine = [
 ];
 
 const STATE_CODES: Readonly<Record<State, string>> = { provisioning: 'p', up: 'u', down: 'd', suspended: 's', unknown: 'n', completed: 'c', failed: 'f', deleted: 'x' };
-/** State by character code. */
-const STATES: (State | undefined)[] = [];
-for (const [state, code] of Object.entries(STATE_CODES)) STATES[code.charCodeAt(0)] = state as State;
+/** The timeline's state code (timeline/columns.ts STATE_CODE) by character code. */
+const CODES: (number | undefined)[] = [];
+for (const [state, code] of Object.entries(STATE_CODES)) CODES[code.charCodeAt(0)] = STATE_CODE[state as State];
 
 /** Encodes the machines of one snapshot, in order (the tables grow as they go). */
 export class DenseWriter {
@@ -114,12 +117,28 @@ export class DenseWriter {
   }
 }
 
+/** Causes as the engine keeps them (timeline/facts.ts): the strings a fleet's causes repeat (kind, node, container, reason, message) shared. */
+function internCauses(causes: Cause[]): Cause[] {
+  for (const c of causes) {
+    c.kind = internValue(c.kind);
+    if (c.node !== undefined) c.node = internValue(c.node);
+    if (c.container !== undefined) c.container = internValue(c.container);
+    if (c.reason !== undefined) c.reason = internValue(c.reason);
+    if (c.message !== undefined) c.message = internValue(c.message);
+  }
+  return causes;
+}
+
 const malformed = (what: string): SyntaxError => new SyntaxError(`a machine of the snapshot ${what}`);
 
 /** Decodes the machines of one snapshot, in the order written; a malformed one throws a SyntaxError. */
 export class DenseReader {
   readonly #strings: string[] = [];
   readonly #labelSets: Labels[] = [];
+  /** Scratch columns a machine's times and state codes are read into, then copied at their length:
+   *  one array each, of the elements kind the engine's own columns have (doubles; small integers). */
+  readonly #at: number[] = [0.5];
+  readonly #code: number[] = [0];
 
   #string(ref: unknown): string {
     if (typeof ref === 'string') {
@@ -152,21 +171,44 @@ export class DenseReader {
     const namespace = internNamespace(this.#string(d[1]));
     const name = this.#string(d[2]);
     const labels = this.#labels(d[3]);
-    const transitions: Transition[] = [];
+    const n = states.length;
+    // Times and state codes into the scratch columns, checked as they go.
     let at = createdAt;
-    for (let i = 0; i < times.length; i++) {
-      const step = times[i]!;
-      at = typeof step === 'number' ? at + step : step[0];
-      const state = STATES[states.charCodeAt(i)];
-      if (state === undefined || typeof at !== 'number') throw malformed(`has an unknown state or time at ${i}`);
-      transitions.push({ at, state });
+    for (let i = 0; i < n; i++) {
+      const step = times[i];
+      at = typeof step === 'number' ? at + step : Array.isArray(step) ? (step[0] as number) : NaN;
+      const code = CODES[states.charCodeAt(i)] ?? -1;
+      if (code < 0 || typeof at !== 'number' || Number.isNaN(at)) throw malformed(`has an unknown state or time at ${i}`);
+      if (i < this.#at.length) {
+        this.#at[i] = at;
+        this.#code[i] = code;
+      } else {
+        this.#at.push(at);
+        this.#code.push(code);
+      }
     }
+    // A closed timeline is held packed (timeline/columns.ts): its columns as read, no object per
+    // transition; an open one (a few of a snapshot) keeps its array of transitions.
+    const closed = n > 0 && this.#code[n - 1]! >= CLOSED_FROM;
+    let transitions: Transition[] | null = null;
+    if (!closed) {
+      transitions = [];
+      for (let i = 0; i < n; i++) transitions.push({ at: this.#at[i]!, state: stateOfCode(this.#code[i]!) });
+    }
+    let held: (number | Transition)[] | null = null;
+    let last = -1;
     for (const [i, unobserved, causes, suspension] of extras ?? []) {
-      const t = transitions[i];
-      if (t === undefined) throw malformed(`has more of transition ${i}, of ${transitions.length}`);
+      if (!Number.isInteger(i) || i < 0 || i >= n) throw malformed(`has more of transition ${i}, of ${n}`);
+      if (unobserved === null && causes === null && suspension === null) continue;
+      const t: Transition = transitions?.[i] ?? { at: this.#at[i]!, state: stateOfCode(this.#code[i]!) };
       if (unobserved !== null) t.unobserved = { interruptions: unobserved[0], recoveries: unobserved[1] };
-      if (causes !== null) t.causes = causes;
-      if (suspension !== null) t.suspension = { reason: suspension.reason ?? null, message: suspension.message ?? null };
+      if (causes !== null) t.causes = internCauses(causes);
+      if (suspension !== null) t.suspension = internSuspension({ reason: suspension.reason ?? null, message: suspension.message ?? null });
+      if (transitions !== null) continue;
+      // The side table is in index order, each transition once (as the writer writes them).
+      if (i <= last) throw malformed(`has more of transition ${i} out of order`);
+      last = i;
+      (held ??= []).push(i, compactTransition(t));
     }
     return {
       timeline: {
@@ -180,7 +222,9 @@ export class DenseReader {
         accelerators,
         checkpointIntervalMs,
         pods,
-        transitions,
+        // Exact-length copies of the scratch columns (their own elements kind: doubles, small integers).
+        // (The side table too: push leaves spare slots.)
+        transitions: transitions ?? packColumns(this.#at.slice(0, n), this.#code.slice(0, n), held === null ? null : held.slice()),
       },
       everUp,
       restarts,

@@ -4,16 +4,16 @@
 // its own, the node layer goes with retention, and a full disk loses nothing.
 
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
-import { EmbeddedStore, StoreError } from './embedded.ts';
+import { EmbeddedStore, lineBlocks, StoreError } from './embedded.ts';
 import { clusterEngine, clusterTrace, drawn, feedFleet, JOBSET, NODES, plainMachines } from '../../../test/support/store/scenes.ts';
 import { transitionsOf, TERMINAL_STATES, type Cause, type Timeline, type Transition } from '../timeline/types.ts';
-import { FORMAT, parseSnapshot, snapshotOf, snapshotText, type Snapshot, type UsageSnapshotEntry } from './records.ts';
+import { FORMAT, parseSnapshot, parseSnapshotBlocks, snapshotOf, snapshotText, type Snapshot, type UsageSnapshotEntry } from './records.ts';
 import { FleetIndex } from '../series/fleet-index.ts';
 import { poolTimeline } from '../timeline/facts.ts';
 import { UPNESS_VERSION } from './version.ts';
@@ -210,6 +210,40 @@ describe('the embedded store', () => {
     expect(read.length).toBe(whole.machines.length + whole.nodeLayers!.length);
   });
 
+  it('reads a snapshot file a block of whole lines at a time, into one buffer again and again: the same elements', () => {
+    const engine = new ClusterEngine();
+    feedFleet(engine, null, { jobsets: 20, days: 6, seed: 8 });
+    const text = [...snapshotText(engine.machines(), 2, engine.horizon, UPNESS_VERSION, engine.nodeTimelines())].join('');
+    const path = join(fresh(), 'snapshot.json');
+    writeFileSync(path, text);
+    const expected = [...parseSnapshot(Buffer.from(text)).parts].map((p) => JSON.stringify(p));
+    // Blocks smaller than most lines (the buffer grows), and a few lines each.
+    for (const size of [64, 4096]) {
+      const fd = openSync(path, 'r');
+      try {
+        // Each block read before the next is asked for: the buffer is read into again.
+        const blocks: string[] = [];
+        for (const block of lineBlocks(fd, size)) blocks.push(block.toString());
+        expect(blocks.join('')).toBe(text);
+        expect(blocks.length).toBeGreaterThan(10);
+        expect(blocks.slice(0, -1).every((b) => b.endsWith('\n'))).toBe(true);
+      } finally {
+        closeSync(fd);
+      }
+      const fd2 = openSync(path, 'r');
+      try {
+        expect([...parseSnapshotBlocks(lineBlocks(fd2, size)).parts].map((p) => JSON.stringify(p))).toEqual(expected);
+      } finally {
+        closeSync(fd2);
+      }
+    }
+    // A block a line: the lines that close a list each begin a block.
+    const lines = text.split(/(?<=\n)/).map((l) => Buffer.from(l));
+    expect([...parseSnapshotBlocks(lines[Symbol.iterator]()).parts].map((p) => JSON.stringify(p))).toEqual(expected);
+    expect(() => [...parseSnapshotBlocks([...lines, Buffer.from('\n{}')][Symbol.iterator]()).parts]).toThrow('the snapshot goes on after its end');
+    expect(() => [...parseSnapshotBlocks(lines.slice(0, -1)[Symbol.iterator]()).parts]).toThrow('the snapshot ends before its last line');
+  });
+
   it('refuses a snapshot cut short, or with anything after its end', async () => {
     const dir = fresh();
     const { engine, store } = await fill(dir);
@@ -393,10 +427,11 @@ describe('the fleet index kept with the snapshot', () => {
     return { engine, store, index };
   }
   const image = (index: FleetIndex) => (placeOf: (tl: Timeline) => number | undefined) => index.image(placeOf);
-  /** What a dashboard asks of an index: each namespace's pooled window over a few ranges, as a series. */
+  /** What a dashboard asks of an index: each namespace's pooled window over a few ranges, as a series;
+   *  namespaces by name, as an answer's groups are (frames/pooled.ts), not in the order the index met them. */
   const answers = (index: FleetIndex, horizon: number): unknown[] => {
     const times = Array.from({ length: 13 }, (_, k) => horizon - (12 - k) * 4 * 3_600_000);
-    return [null, ...new Set(index.partitions().map((p) => p.namespace))].map((ns) => {
+    return [null, ...[...new Set(index.partitions().map((p) => p.namespace))].sort()].map((ns) => {
       const partitions = index.partitions(undefined, ns === null ? undefined : [ns]);
       return index.windows(partitions, horizon, times, [0, 0, 6, 11], [12, 6, 12, 12]).map((w) => [Array.from(w.totals), w.count, w.timeToFirstUpSeconds]);
     });

@@ -28,7 +28,9 @@
 //      (./dense.ts: its strings and label set interned per snapshot, its transitions as a string of
 //      state codes and the times' differences). The log is format 4's. Later + the header's fleetIndex
 //      (the served fleet index in a file beside: ./index-part.ts), without a bump: a reader that does
-//      not know it ignores the field and the file (it builds the index as before).
+//      not know it ignores the field and the file (it builds the index as before). Later still the
+//      machines in the engine's order (namespace, name, UID), without a bump: no reader depends on it,
+//      a restore that finds it lists the timelines without a sort.
 // Every change of the format bumps FORMAT, adds a step to ./formats.ts that migrates a data dir of
 // the previous format, and a data dir written by the last release of the previous format (with the
 // answers it gave) under ./fixtures/, which formats.service.test.ts reads with the new code. A new field or
@@ -419,10 +421,22 @@ const PARSED_TOGETHER = 1 << 16;
  * read a line at a time; a snapshot of the one-line layout (written before it) is parsed whole.
  */
 export function parseSnapshot(bytes: Buffer): { header: SnapshotHeader; parts: Iterable<SnapshotPart> } {
+  return parseSnapshotBlocks([bytes][Symbol.iterator]());
+}
+
+/**
+ * parseSnapshot of bytes given as blocks of whole lines (the last may end without its newline), each
+ * read before the next is asked for: a reader may give them in one buffer it reads into again.
+ */
+export function parseSnapshotBlocks(blocks: Iterator<Buffer>): { header: SnapshotHeader; parts: Iterable<SnapshotPart> } {
+  const first = blocks.next();
+  let bytes = first.done === true ? Buffer.alloc(0) : first.value;
   const nl = bytes.indexOf(10);
   const head = nl === -1 ? '' : bytes.toString('utf8', 0, nl);
   if (!isHeaderLine(head)) {
-    const whole = JSON.parse(bytes.toString('utf8')) as Snapshot;
+    const all = [Buffer.from(bytes)];
+    for (let b = blocks.next(); b.done !== true; b = blocks.next()) all.push(Buffer.from(b.value));
+    const whole = JSON.parse(Buffer.concat(all).toString('utf8')) as Snapshot;
     if (typeof whole !== 'object' || whole === null || Array.isArray(whole)) throw new SyntaxError('a snapshot is a JSON object');
     return {
       header: whole,
@@ -432,12 +446,23 @@ export function parseSnapshot(bytes: Buffer): { header: SnapshotHeader; parts: I
     };
   }
   const header = headerOf(head);
+  /** The next block with bytes; null at the end. */
+  const next = (): Buffer | null => {
+    for (let b = blocks.next(); b.done !== true; b = blocks.next()) if (b.value.length > 0) return b.value;
+    return null;
+  };
   return {
     header,
     parts: (function* () {
       let list: ListName = 'machines';
       let at = nl + 1;
       for (;;) {
+        if (at >= bytes.length) {
+          const more = next();
+          if (more === null) throw new SyntaxError('the snapshot ends before its last line');
+          bytes = more;
+          at = 0;
+        }
         if (bytes[at] !== CLOSE) {
           // Elements, a batch of lines at a time (those that end within PARSED_TOGETHER bytes, at least
           // one, up to the end of their list): one decode and one JSON.parse of many short lines cost
@@ -456,12 +481,12 @@ export function parseSnapshot(bytes: Buffer): { header: SnapshotHeader; parts: I
         const end = bytes.indexOf(10, at);
         const line = bytes.toString('utf8', at, end === -1 ? bytes.length : end);
         if (line === ']}') {
-          if (end !== -1 && end + 1 < bytes.length) throw new SyntaxError('the snapshot goes on after its end');
+          if ((end !== -1 && end + 1 < bytes.length) || next() !== null) throw new SyntaxError('the snapshot goes on after its end');
           return;
         }
         // `],"<list>":[`: the next list.
-        const next = /^\],"(\w+)":\[$/.exec(line)?.[1];
-        const known = LISTS.find((l) => l === next);
+        const name = /^\],"(\w+)":\[$/.exec(line)?.[1];
+        const known = LISTS.find((l) => l === name);
         if (known === undefined || LISTS.indexOf(known) <= LISTS.indexOf(list)) throw new SyntaxError(`unexpected line in the snapshot: ${line.slice(0, 80)}`);
         list = known;
         if (end === -1) throw new SyntaxError('the snapshot ends before its last line');

@@ -156,6 +156,38 @@ function keptOf(t: Transition): Kept {
 }
 
 /**
+ * A closed timeline's transitions packed from columns a reader already has (a store's snapshot), so
+ * that no object is made per transition: `times` the times and `states` the STATE_CODEs (kept as
+ * they are: the codes are written behind the times, as columnsOf does); `extras` the transitions
+ * that carry extras, as index, transition, index, transition, … in index order (compactTransition's
+ * form; null when none does), kept as the side table keeps them (Kept).
+ */
+export function packColumns(times: number[], states: number[], extras: (number | Transition)[] | null): PackedTransitions {
+  const n = times.length;
+  let startIndex = -1;
+  const words: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const code = states[i]!;
+    if (startIndex < 0 && code <= DOWN_CODE) startIndex = i;
+    const w = i >> 3;
+    words[w] = ((words[w] ?? 0) | (code << ((i & 7) << 2))) >>> 0;
+  }
+  let kept: (number | Kept)[] | null = null;
+  if (extras !== null) {
+    kept = [];
+    for (let k = 0; k < extras.length; k += 2) {
+      const i = extras[k] as number;
+      const t = extras[k + 1] as Transition;
+      if (t.unobserved !== undefined) words[i >> 3] = (words[i >> 3]! | (UNOBSERVED_BIT << ((i & 7) << 2))) >>> 0;
+      kept.push(i, keptOf(t));
+    }
+  }
+  // One exact-length array: the times, then the codes eight to a number (codeAt).
+  const c: Columns = { length: n, at: times.concat(words), startIndex, life: null, extras: kept === null ? null : kept.slice() };
+  return c as unknown as PackedTransitions;
+}
+
+/**
  * A transition with extras as an object of its own: one given causes or a suspension's reason
  * after it was made holds it in a property array of its own (~40 bytes more), so such a one is made
  * again with all its fields in place. The others are kept as they are (the very object).

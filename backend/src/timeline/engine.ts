@@ -278,9 +278,14 @@ export class TimelineEngine {
     if (joinSuspension(machine.timeline, seq, kept.eviction.suspension)) this.#onFact?.(suspensionFact(machine.timeline.uid, { seq, suspension: kept.eviction.suspension }));
   }
 
-  /** Everything the engine remembers, for a store to persist (the machines are live objects: copy to keep). */
+  /**
+   * Everything the engine remembers, for a store to persist, in the order of timelines() (namespace,
+   * name, UID), so that a restore of what a store kept in that order needs no sort. The machines are
+   * live objects: copy to keep.
+   */
   machines(): Iterable<MachineState> {
-    return this.#machines.values();
+    const machines = this.#machines;
+    return this.timelines().map((tl) => machines.get(tl.uid)!);
   }
 
   /**
@@ -290,15 +295,21 @@ export class TimelineEngine {
    */
   restore(machines: Iterable<MachineState>, observedUntil: number | null): void {
     if (this.#observations > 0 || this.#machines.size > 0) throw new Error('restore() needs an empty engine');
+    // Machines given in the order of timelines() (as machines() gives them) are listed as they come.
+    const list: Timeline[] = [];
+    let inOrder = true;
     for (const m of machines) {
       if (this.#cluster !== undefined) m.timeline.cluster ??= this.#cluster;
       packClosed(m.timeline);
       // As a run that closes drops it (machine.ts): a store written before that kept it.
       if (isClosed(m)) m.resourceVersion = null;
       this.#machines.set(m.timeline.uid, m);
+      if (inOrder && list.length > 0 && byNamespaceNameUid(list[list.length - 1]!, m.timeline) >= 0) inOrder = false;
+      list.push(m.timeline);
       for (const l of this.#listeners) l.grew(m.timeline, 0);
     }
-    this.#list = null;
+    this.#list = inOrder && list.length === this.#machines.size ? markSorted(list) : null;
+    this.#fresh = [];
     if (observedUntil !== null) {
       this.#last = observedUntil;
       this.#watchedFrom = Math.min(this.#watchedFrom ?? observedUntil, observedUntil);
