@@ -26,6 +26,7 @@ import type { Observation, ObservationType } from '../../observation/types.ts';
 import { lastAt, lastState, openTransitions, TERMINAL_STATES, transitionAt, transitionCount, transitionState, type Cause, type State, type Timeline } from '../../timeline/types.ts';
 import type { TimelineListener } from '../../timeline/engine.ts';
 import { joinCause, poolTimeline, type PoolFact } from '../../timeline/facts.ts';
+import { byNamespaceNameUid, markSorted } from '../../timeline/order.ts';
 import { isNode, isPod, nodeNotReady, viewNode, viewPod, type NodeView, type PodView, type ReadyStatus } from '../objects.ts';
 import type { NodeObservation, PodObservation } from '../viewed.ts';
 import { sliceHosts, viewPoolNode, type PoolNodeView } from './objects.ts';
@@ -97,9 +98,12 @@ export class PoolLayer {
     this.#onFact = options.onFact ?? (() => {});
   }
 
-  /** Every pool timeline; the array is shared until one is added (they grow in place). */
+  /**
+   * Every pool timeline, sorted as the engine's list is (by name, then UID) and marked so: a query of
+   * one pool bisects to it. The array is shared until one is added or forgotten (they grow in place).
+   */
   timelines(): readonly Timeline[] {
-    return (this.#list ??= [...this.#timelines.values()]);
+    return (this.#list ??= markSorted([...this.#timelines.values()].sort(byNamespaceNameUid)));
   }
 
   timeline(uid: string): Timeline | undefined {
