@@ -10,20 +10,9 @@ import { FeedSettingsError } from '../runtime/feeds.ts';
 import type { Sink } from '../runtime/sinks.ts';
 import { UsageError } from './options.ts';
 
-/**
- * How long an idle keep-alive connection stays open: longer than its clients keep one idle (the
- * plugin's Go client, Grafana's data proxy: 90 s), so that the client, not the service, closes it.
- * With Node's default of 5 s a request sent on an idle connection could meet the service closing it
- * (ECONNRESET, a failed panel: Go does not resend a POST); and while one long answer blocked the
- * event loop past 5 s, every connection that had sent its next request in the meantime was reset,
- * because expired timers run before the pending reads.
- */
-export const KEEP_ALIVE_TIMEOUT_MS = 100_000;
-
 /** Serves the API; resolves with the server and the URL it listens on (the port may have been 0). */
 export async function serveApi(host: string, port: number, options: AppOptions): Promise<{ server: Server; url: string }> {
   const server = createServer(options).listen(port, host);
-  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

@@ -128,12 +128,24 @@ export function createApp(appOptions: AppOptions): express.Express {
 }
 
 /**
+ * How long an idle keep-alive connection stays open: longer than its clients keep one idle (the
+ * plugin's Go client, Grafana's data proxy: 90 s), so that the client, not the service, closes it.
+ * With Node's default of 5 s a request sent on an idle connection could meet the service closing it
+ * (ECONNRESET, a failed panel: Go does not resend a POST); and while one long answer blocked the
+ * event loop past 5 s, every connection that had sent its next request in the meantime was reset,
+ * because expired timers run before the pending reads.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 100_000;
+
+/**
  * The service's HTTP server: POST /api/v1/query on Node's own server, ahead of the app (http/query.ts
  * `directQueryRoute`), every other request the express app's. Listen with `.listen(port, host)`.
  */
 export function createServer(appOptions: AppOptions): Server {
   const { app, direct } = buildApi(appOptions);
-  return http.createServer((req, res) => {
+  const server = http.createServer((req, res) => {
     if (!direct(req, res)) app(req, res);
   });
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  return server;
 }
