@@ -4,15 +4,22 @@
 
 import React from 'react';
 import { EditorField, EditorRow } from '@grafana/plugin-ui';
-import { Combobox, RadioButtonGroup } from '@grafana/ui';
+import { Combobox, MultiCombobox, RadioButtonGroup } from '@grafana/ui';
 
-import { SLO_ANSWERS, SLO_INDICATORS, type SloAnswer, type SloIndicator } from '../../types';
+import {
+  SLO_ANSWER_COLUMNS,
+  SLO_ANSWERS,
+  SLO_INDICATORS,
+  type SloAnswer,
+  type SloColumn,
+  type SloIndicator,
+} from '../../types';
 import { SLO_ANSWER_LABELS, SLO_INDICATOR_LABELS } from '../labels';
 import { GroupByField, SizeBucketsField, TextField, WIDTH } from './fields';
 import { Filters } from './Filters';
-import { fractionError, objectiveError, sloDurationError } from './model';
+import { columnsForAnswer, fractionError, objectiveError, sloDurationError } from './model';
 import type { EditorProps } from './props';
-import { TableRow } from './TableRow';
+import { label, TableRow } from './TableRow';
 
 const HOUR = { ms: 3_600_000, text: '1h' };
 /** The answers that use the burn window; `alert` also the short window and the threshold. */
@@ -34,9 +41,28 @@ export function SloEditor(props: EditorProps) {
             width={WIDTH.medium}
             options={SLO_ANSWERS.map((value) => ({ value, ...SLO_ANSWER_LABELS[value] }))}
             value={q.sloAnswer}
-            onChange={(o) => update({ sloAnswer: o.value })}
+            onChange={(o) => update({ sloAnswer: o.value, columns: columnsForAnswer(q.columns, o.value) })}
           />
         </EditorField>
+        {SLO_ANSWER_COLUMNS[q.sloAnswer].length > 1 && (
+          <EditorField
+            label="Columns"
+            tooltip="The answer's columns the table shows (none chosen: all of them); the rows may still be sorted by any"
+            width={WIDTH.long}
+            htmlFor={id('columns')}
+          >
+            <MultiCombobox<SloColumn>
+              id={id('columns')}
+              width="auto"
+              minWidth={WIDTH.medium}
+              maxWidth={WIDTH.long * 2}
+              placeholder="Every column"
+              options={SLO_ANSWER_COLUMNS[q.sloAnswer].map((value: SloColumn) => ({ value, label: label(value) }))}
+              value={q.columns ?? []}
+              onChange={(o) => update({ columns: o.length === 0 ? undefined : o.map((x) => x.value) })}
+            />
+          </EditorField>
+        )}
         <EditorField
           label="Indicator"
           tooltip="What the SLI measures. Uptime: up ÷ (up + down), queued, suspended and unknown time left out. Scheduling goodput: up ÷ wall time, every second not up counting against the budget."

@@ -67,11 +67,11 @@ describe('a table query sorted and limited in the service', () => {
     const { rerender, query, user } = await setup({ ...newQuery('summary'), figures: ['uptimeRatio', 'upSeconds'] });
     expect(screen.getByLabelText('Sort by')).toHaveValue('Table order');
     // The figures in the table's order (upSeconds before uptimeRatio), each with its editor label.
-    expect((await optionsOf(user, 'Sort by')).map((o) => o.replace(/By namespace.*$/, ''))).toEqual([
-      'Table order',
-      'Time up',
-      'Uptime ratio',
-    ]);
+    const offered = (await optionsOf(user, 'Sort by')).map((o) => o.replace(/By namespace.*$/, ''));
+    expect(offered.slice(0, 3)).toEqual(['Table order', 'Time up', 'Uptime ratio']);
+    // Then the other figures (the list renders those in view), which the service sorts by too: the table need not show them.
+    expect(offered.slice(3)).toEqual(expect.arrayContaining(['Time down', 'Interruptions']));
+    expect(offered.slice(3)).not.toContain('Time up');
     rerender({ ...query, groupBy: 'namespace' });
     expect(await optionsOf(user, 'Sort by')).toContain('JobSets');
   });
@@ -85,7 +85,7 @@ describe('a table query sorted and limited in the service', () => {
     const withUsage: UpnessQuery = { ...query, usageByState: ['cpuCores'] };
     expect(onChange).toHaveBeenLastCalledWith(withUsage);
     rerender(withUsage);
-    expect((await optionsOf(user, 'Sort by')).map((o) => o.replace(/By namespace.*$/, ''))).toEqual([
+    expect((await optionsOf(user, 'Sort by')).map((o) => o.replace(/By namespace.*$/, '')).slice(0, 7)).toEqual([
       'Table order',
       'Time up',
       'CPU cores, while up',
@@ -117,6 +117,50 @@ describe('a table query sorted and limited in the service', () => {
     await user.click(screen.getByLabelText('Sort by'));
     await user.click(await screen.findByRole('option', { name: /^Table order/ }));
     expect(onChange).toHaveBeenLastCalledWith({ ...query, sort: undefined });
+  });
+
+  it('sorts a summary by a figure it does not show, as the service does, without calling it stale', async () => {
+    const { onChange, query, rerender, user } = await setup({ ...newQuery('summary'), figures: ['upSeconds'] });
+    await user.click(screen.getByLabelText('Sort by'));
+    await user.click(await screen.findByRole('option', { name: 'Interruptions' }));
+    const sorted: UpnessQuery = { ...query, sort: { by: 'interruptions', direction: 'desc' } };
+    expect(onChange).toHaveBeenLastCalledWith(sorted);
+    rerender(sorted);
+    expect(screen.getByLabelText('Sort by')).toHaveValue('Interruptions');
+    expect(screen.queryByText(/Not a column of this table/)).not.toBeInTheDocument();
+  });
+
+  it("chooses an slo answer's columns, offers the shown ones first to sort by, and keeps only the new answer's on a change of answer", async () => {
+    const { onChange, query, rerender, user } = await setup({ ...newQuery('slo'), sloAnswer: 'errorBudget' });
+    expect(screen.getByLabelText('Columns')).toHaveAttribute('placeholder', 'Every column');
+    await user.click(screen.getByLabelText('Columns'));
+    expect((await screen.findAllByRole('option')).map((o) => o.textContent)).toEqual(
+      expect.arrayContaining(['Budget allowed', 'Budget left (share)', 'Burn rate', 'Time to exhaustion'])
+    );
+    await user.click(await screen.findByRole('option', { name: 'Budget left (share)' }));
+    await user.keyboard('{Escape}');
+    const narrowed: UpnessQuery = { ...query, columns: ['remainingFraction'] };
+    expect(onChange).toHaveBeenLastCalledWith(narrowed);
+    rerender(narrowed);
+    const offered = await optionsOf(user, 'Sort by');
+    expect(offered[1]).toBe('Budget left (share)');
+    expect(offered.slice(2)).toEqual(expect.arrayContaining(['Burn rate', 'Budget allowed']));
+    // Another answer: the columns it has are kept, none left means all (the service refuses another answer's).
+    rerender({ ...query, columns: ['remainingFraction', 'burnRate'] });
+    await user.click(screen.getByLabelText('Answer'));
+    await user.click(await screen.findByRole('option', { name: /^Burn rate/ }));
+    expect(onChange).toHaveBeenLastCalledWith(
+      expect.objectContaining({ sloAnswer: 'burnRate', columns: ['burnRate'] })
+    );
+    rerender({ ...query, columns: ['remainingFraction'] });
+    await user.click(screen.getByLabelText('Answer'));
+    await user.click(await screen.findByRole('option', { name: /^SLI/ }));
+    const last = onChange.mock.calls.at(-1)![0] as UpnessQuery;
+    expect(last.sloAnswer).toBe('sli');
+    expect(last.columns).toBeUndefined();
+    // An answer of one column has nothing to narrow.
+    rerender({ ...query, sloAnswer: 'burnRate' });
+    expect(screen.queryByLabelText('Columns')).not.toBeInTheDocument();
   });
 
   it('says when the sort column is no longer one of the table (another answer), as the service would refuse it', async () => {

@@ -1,5 +1,7 @@
-// A table query's order and size (summary, slo: issue 21 §2): sorted by a number column its rows
-// carry and limited to the first N, in the service, so a panel receives only the rows it shows.
+// A table query's order and size (summary, slo: issue 21 §2): sorted by a number column and limited
+// to the first N, in the service, so a panel receives only the rows it shows. The service sorts by
+// any figure of a summary or any column of an slo answer, shown or not (a panel may show one figure
+// and order by another): the columns the table shows come first, the others after them.
 
 import React from 'react';
 import { EditorField, EditorRow } from '@grafana/plugin-ui';
@@ -9,18 +11,18 @@ import {
   type FigureName,
   FIGURES,
   type SortDirection,
-  sortColumns,
+  sortableColumns,
   USAGE_METRICS,
   USAGE_SPLITS,
   usageColumn,
 } from '../../types';
 import { METRIC_LABELS } from '../labels';
 import { TextField, WIDTH } from './fields';
-import { limitError, staleSortColumn } from './model';
+import { limitError, shownColumns, staleSortColumn } from './model';
 import type { EditorProps } from './props';
 
 /** The columns that are not figures: a grouped summary's JobSet count, an slo answer's own. */
-const COLUMN_LABELS: Record<string, string> = {
+export const COLUMN_LABELS: Record<string, string> = {
   jobsets: 'JobSets',
   sli: 'SLI',
   objective: 'Objective',
@@ -49,7 +51,7 @@ const USAGE_COLUMN_LABELS: Record<string, string> = Object.fromEntries(
   )
 );
 
-const label = (column: string): string =>
+export const label = (column: string): string =>
   (FIGURES as readonly string[]).includes(column)
     ? METRIC_LABELS[column as FigureName].label
     : (COLUMN_LABELS[column] ?? USAGE_COLUMN_LABELS[column] ?? column);
@@ -57,10 +59,17 @@ const label = (column: string): string =>
 /** The value of the Sort by list that stands for no sort: the table's own order. */
 const TABLE_ORDER = '';
 
+/** The group of the sort columns the table does not show. */
+export const NOT_SHOWN = 'Not shown in the table';
+
 export function TableRow({ q, id, update }: Pick<EditorProps, 'q' | 'id' | 'update'>) {
+  const shown = shownColumns(q);
   const options: Array<ComboboxOption<string>> = [
     { value: TABLE_ORDER, label: 'Table order', description: 'By namespace and name, or by group' },
-    ...sortColumns(q).map((value) => ({ value, label: label(value) })),
+    ...shown.map((value) => ({ value, label: label(value) })),
+    ...sortableColumns(q)
+      .filter((value) => !shown.includes(value))
+      .map((value) => ({ value, label: label(value), group: NOT_SHOWN })),
   ];
   const stale = staleSortColumn(q);
   const direction = q.sort?.direction ?? 'desc';
@@ -68,7 +77,7 @@ export function TableRow({ q, id, update }: Pick<EditorProps, 'q' | 'id' | 'upda
     <EditorRow>
       <EditorField
         label="Sort by"
-        tooltip="The rows' order, decided in the service: a number column of the table (rows without a value last)"
+        tooltip="The rows' order, decided in the service: a number column of the table, or a figure it does not show (rows without a value last)"
         width={WIDTH.medium}
         htmlFor={id('sort')}
         invalid={stale !== undefined}

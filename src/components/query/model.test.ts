@@ -1,5 +1,6 @@
-import { DEFAULT_QUERY, METRICS, type UpnessQuery } from '../../types';
+import { DEFAULT_QUERY, METRICS, SLO_ANSWER_COLUMNS, SLO_ANSWERS, type SloColumn, type UpnessQuery } from '../../types';
 import {
+  columnsForAnswer,
   defaultAggregate,
   labelSelectorError,
   METRIC_GROUP,
@@ -12,6 +13,8 @@ import {
   ROLLING_ERROR,
   rollingError,
   sameQuery,
+  shownColumns,
+  staleSortColumn,
   toGroupBy,
   withMetric,
   withType,
@@ -180,5 +183,52 @@ describe('text fields are checked as the service checks them', () => {
     expect(namePatternError('train-*')).toBeUndefined();
     expect(namePatternError('/^train-\\d+$/')).toBeUndefined();
     expect(namePatternError('/train-(/')).toMatch(/^not a valid regular expression/);
+  });
+});
+
+describe("a table's columns: shown, sortable, and an slo answer's kept across answers", () => {
+  it("shows an slo answer's asked columns in the answer's order, all when none are asked", () => {
+    const q = resolve({
+      refId: 'A',
+      ...newQuery('slo'),
+      sloAnswer: 'errorBudget',
+      columns: ['burnRate', 'remainingFraction'],
+    });
+    expect(shownColumns(q)).toEqual(['remainingFraction', 'burnRate']);
+    expect(shownColumns(resolve({ ...q, columns: [] }))).toEqual(SLO_ANSWER_COLUMNS.errorBudget);
+    expect(shownColumns(resolve({ refId: 'A', ...newQuery('summary'), figures: ['upSeconds'] }))).toEqual([
+      'upSeconds',
+    ]);
+  });
+
+  it('calls a sort stale only when the service would refuse it', () => {
+    const summary = resolve({
+      refId: 'A',
+      ...newQuery('summary'),
+      figures: ['upSeconds'],
+      sort: { by: 'interruptions', direction: 'desc' },
+    });
+    expect(staleSortColumn(summary)).toBeUndefined();
+    const slo = resolve({
+      refId: 'A',
+      ...newQuery('slo'),
+      sloAnswer: 'errorBudget',
+      columns: ['remainingFraction'],
+      sort: { by: 'burnRate', direction: 'desc' },
+    });
+    expect(staleSortColumn(slo)).toBeUndefined();
+    expect(staleSortColumn(resolve({ ...slo, sloAnswer: 'sli' }))).toBe('burnRate');
+  });
+
+  it('keeps, for every pair of answers, exactly the columns the new answer has, none left meaning all', () => {
+    for (const from of SLO_ANSWERS) {
+      for (const to of SLO_ANSWERS) {
+        const asked = [...SLO_ANSWER_COLUMNS[from]] as SloColumn[];
+        const kept = columnsForAnswer(asked, to);
+        const expected = asked.filter((c) => (SLO_ANSWER_COLUMNS[to] as readonly string[]).includes(c));
+        expect(kept).toEqual(expected.length === 0 ? undefined : expected);
+      }
+    }
+    expect(columnsForAnswer(undefined, 'sli')).toBeUndefined();
   });
 });

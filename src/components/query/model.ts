@@ -19,6 +19,10 @@ import {
   type QueryType,
   sizeBucketLabels,
   sizeBucketsProblem,
+  SLO_ANSWER_COLUMNS,
+  type SloAnswer,
+  type SloColumn,
+  sortableColumns,
   sortColumns,
   type UpnessQuery,
   type UsageMetric,
@@ -279,7 +283,24 @@ export function limitError(text: string): string | undefined {
   return /^\d+$/.test(text) && value >= 1 && value <= MAX_TABLE_LIMIT ? undefined : LIMIT_ERROR;
 }
 
-/** The sort column of a table query when its rows no longer carry it (other columns, another answer), else undefined. */
+/** The number columns a table query's rows show: a summary's asked figures, an slo answer's asked `columns` (none asked: all). */
+export function shownColumns(q: Resolved): readonly string[] {
+  const all = sortColumns(q);
+  const asked = q.queryType === 'slo' ? (q.columns ?? []) : [];
+  return asked.length === 0 ? all : all.filter((c) => (asked as readonly string[]).includes(c));
+}
+
+/** The sort column of a table query when the service no longer sorts by it (another answer, usage removed), else undefined. */
 export function staleSortColumn(q: Resolved): string | undefined {
-  return q.sort !== undefined && !sortColumns(q).includes(q.sort.by) ? q.sort.by : undefined;
+  return q.sort !== undefined && !sortableColumns(q).includes(q.sort.by) ? q.sort.by : undefined;
+}
+
+/** An slo query's `columns` kept for another answer: those the new answer has, none left meaning all (the service refuses another answer's). */
+export function columnsForAnswer(
+  columns: readonly SloColumn[] | undefined,
+  answer: SloAnswer
+): SloColumn[] | undefined {
+  const own = SLO_ANSWER_COLUMNS[answer] as readonly SloColumn[];
+  const kept = (columns ?? []).filter((c) => own.includes(c));
+  return kept.length === 0 ? undefined : kept;
 }
