@@ -247,6 +247,7 @@ describe('generated garbage in every field of every endpoint', () => {
     shortWindow: '5m',
     burnFactor: 14.4,
     budgetThreshold: 0.05,
+    columns: ['remainingFraction', 'burnRate'],
     sort: { by: 'uptimeRatio', direction: 'asc' },
     limit: 5,
     format: 'table',
@@ -268,7 +269,7 @@ describe('generated garbage in every field of every endpoint', () => {
               ? // The table types too, which read the sort and the limit.
                 fc.oneof(fc.constantFrom(VALID.queryType, 'summary', 'slo', 'fleet'), anyJson, fc.array(scalar, { maxLength: 3 }))
               : k === 'sort'
-                ? fc.oneof(fc.constant(VALID.sort), anyJson, fc.record({ by: fc.oneof(fc.constantFrom('uptimeRatio', 'burnRate', 'jobsets', 'cpuCoresWhileUp'), anyJson), direction: fc.oneof(fc.constantFrom('asc', 'desc'), anyJson) }, { requiredKeys: [] }))
+                ? fc.oneof(fc.constant(VALID.sort), anyJson, fc.record({ by: fc.oneof(fc.constantFrom('uptimeRatio', 'burnRate', 'remainingFraction', 'jobsets', 'cpuCoresWhileUp'), anyJson), direction: fc.oneof(fc.constantFrom('asc', 'desc'), anyJson) }, { requiredKeys: [] }))
                 : k === 'metric'
                   ? // A usage metric too, which a series answers from the usage book and the other types refuse.
                     fc.oneof(fc.constantFrom(VALID.metric, 'cpuCores', 'networkReceiveBytesPerSecond'), anyJson, fc.array(scalar, { maxLength: 3 }))
