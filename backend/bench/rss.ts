@@ -13,6 +13,10 @@
 // --questions: then asks what tables and per-JobSet figures over all time leave kept (every closed
 // run's row of the tables' columns, run-columns.ts, and each run's totals over a window holding its
 // whole life, totals.ts windowTotals) and measures the heap and RSS that adds.
+// --empty: instead, the empty service and what each of its dependencies costs alone (empty-service.ts;
+// --repeat N runs of each import, --rounds N starts of the service and its peer, --settle S seconds,
+// --before DIR another checkout's service beside them);
+// --smoke measures it too, once each.
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,6 +47,11 @@ const { values: args } = parseArgs({
     smoke: { type: 'boolean', default: false },
     maps: { type: 'boolean', default: false },
     questions: { type: 'boolean', default: false },
+    empty: { type: 'boolean', default: false },
+    repeat: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '3' },
+    settle: { type: 'string', default: '60' },
+    before: { type: 'string' },
   },
 });
 
@@ -90,6 +99,24 @@ function residentByMapping(): Map<string, number> {
     out.set(kind, out.get(kind)! + r.rss);
   }
   return out;
+}
+
+/** The empty service's part (--empty, and once each with --smoke). */
+async function emptyService(): Promise<void> {
+  const { measureEmptyService } = await import('./empty-service.ts');
+  const once = args.smoke;
+  await measureEmptyService({
+    repeat: once ? 1 : Number(args.repeat),
+    rounds: once ? 1 : Number(args.rounds),
+    settleSeconds: once ? 5 : Number(args.settle),
+    ...(args.before !== undefined ? { before: args.before } : {}),
+    write: (line) => process.stdout.write(line),
+  });
+}
+
+if (args.empty) {
+  await emptyService();
+  process.exit(0);
 }
 
 const MiB = 2 ** 20;
@@ -164,3 +191,4 @@ try {
 } finally {
   if (scratch !== null) rmSync(scratch, { recursive: true, force: true });
 }
+if (args.smoke) await emptyService();

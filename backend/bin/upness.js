@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `upness` command. The CLI runs its TypeScript sources directly, which needs Node 22.18 or
-// newer (type stripping). This file itself is plain JavaScript so that any node can start it: under
+// newer (type stripping; done ahead and kept, see stripped-sources.js). This file itself is plain JavaScript so that any node can start it: under
 // an older one (e.g. a system Node 20 first on PATH, which is what `node_modules/.bin/upness` gets
 // outside npm scripts) it runs itself again with the project's own Node 22, which `npm install`
 // puts in node_modules (the npm registry's `node` package).
@@ -16,6 +16,10 @@ const [major, minor] = process.versions.node.split('.').map(Number);
 const canStripTypes = major > 22 || (major === 22 && minor >= 18);
 
 if (canStripTypes) {
+  // The sources stripped ahead, so that the service's process never loads the type stripper
+  // (stripped-sources.js says why). Imported here: an older Node lacks what it imports.
+  const { useStrippedSources } = await import('./stripped-sources.js');
+  useStrippedSources();
   await import('../src/cli/main.ts');
 } else {
   const node = projectNode();

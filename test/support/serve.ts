@@ -16,9 +16,9 @@ export interface ServeProcess {
   logs(): string;
 }
 
-/** Starts `upness serve --host 127.0.0.1 --port 0 <args>` with `node` (default: this Node) running `bin`. */
-export function startServe(args: readonly string[], options: { node?: string; bin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<ServeProcess> {
-  const child = spawnOwned(options.node ?? process.execPath, [options.bin ?? UPNESS_BIN, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], {
+/** Starts `upness serve --host 127.0.0.1 --port 0 <args>` with `node` (default: this Node, with `nodeArgs`) running `bin`. */
+export function startServe(args: readonly string[], options: { node?: string; nodeArgs?: readonly string[]; bin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<ServeProcess> {
+  const child = spawnOwned(options.node ?? process.execPath, [...(options.nodeArgs ?? []), options.bin ?? UPNESS_BIN, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.env ? { env: options.env } : {}),
   });

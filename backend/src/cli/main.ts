@@ -1,4 +1,5 @@
-// The `upness` command line. Each command lives in its own file; this one only wires options.
+// The `upness` command line. Each command lives in its own file; this one only wires options, and
+// loads a command's file when it runs (what `serve` holds is then only what serving needs).
 
 import './regexp-engine.ts';
 // Before anything loads @kubernetes/client-node: its KubeConfig without the generated API.
@@ -6,13 +7,8 @@ import '../sources/cluster/lean-client.ts';
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { parseThreadCount, parseDataDuration, parseInteger, parsePort, parsePositiveInt, parsePositiveNumber, parsedOption, parsePoolSizes, UsageError } from './options.ts';
-import { replayCommand } from './replay.ts';
-import { simulateCommand } from './simulate.ts';
-import { demoCommand } from './demo.ts';
-import { serveCommand } from './serve.ts';
-import { recordCommand } from './record.ts';
 import { usageOptions, watchOptions } from './watch-options.ts';
-import { TraceError } from '../sources/trace/parse.ts';
+import { TraceError } from '../sources/trace/check.ts';
 
 /** The service's version: backend/package.json's (the image copies it too). */
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -40,6 +36,7 @@ program
   .addOption(new Option('--format <format>', 'output format').choices(['json', 'table']).default('json'))
   .addOption(parsedOption('--parse-threads <n>', PARSE_THREADS, parseThreadCount))
   .action(async (trace: string, options) => {
+    const { replayCommand } = await import('./replay.ts');
     process.stdout.write(await replayCommand(trace, options));
   });
 
@@ -54,7 +51,7 @@ program
   .option('--nodes', "the cluster under the JobSets too: Nodes in pools and the JobSets' Pods (the node layer; about 8 times the lines)")
   .option('--workloads', "Kueue's Workloads of the Kueue JobSets too: admitted, and preempted with Kueue's reasons")
   .option('--out <file>', 'write to a file instead of standard output')
-  .action(simulateCommand);
+  .action(async (options) => (await import('./simulate.ts')).simulateCommand(options));
 
 const serve = program
   .command('serve')
@@ -89,7 +86,7 @@ const serve = program
   .addOption(parsedOption('--terminal-grace <duration>', 'how long finished JobSets stay on /metrics', parseDataDuration, '10m'))
   .addOption(parsedOption('--shutdown-grace <duration>', 'how long stopping (SIGTERM) may take before the process exits anyway, with status 1 (default: 10s; 15s for a replica on a Lease)', parseDataDuration))
   .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']).env('UPNESS_LOG_LEVEL').default('info'))
-  .action(serveCommand);
+  .action(async (options) => (await import('./serve.ts')).serveCommand(options));
 // A cluster to watch (--kubeconfig, --context, $KUBECONFIG or a pod's service account) makes the
 // source `kubernetes`; without one it is the simulated cluster.
 for (const option of watchOptions()) serve.addOption(option);
@@ -100,7 +97,7 @@ const record = program
   .description('Watch a cluster and write what it delivers as a trace (JSON Lines of {time, type, object}), for replay')
   .option('--out <file>', 'write to this file instead of standard output')
   .addOption(new Option('--log-level <level>', 'log level (logs go to standard error)').choices(['debug', 'info', 'warn', 'error']).env('UPNESS_LOG_LEVEL').default('info'))
-  .action(recordCommand);
+  .action(async (options) => (await import('./record.ts')).recordCommand(options));
 for (const option of watchOptions()) record.addOption(option);
 
 program
@@ -110,6 +107,7 @@ program
   .addOption(parsedOption('--days <d>', 'length of the simulated period, in days', parsePositiveNumber, '7'))
   .addOption(parsedOption('--seed <s>', 'random seed', parseInteger, '1'))
   .action(async (options) => {
+    const { demoCommand } = await import('./demo.ts');
     process.stdout.write(await demoCommand(options));
   });
 

@@ -1,7 +1,8 @@
 // The feeds of a session: one source (sources/: a trace replayed once, the simulated cluster
 // advancing in real time, a Kubernetes cluster watched) feeding one engine, restored from what the
 // sink kept, and the view of that engine the API serves. Each says how it starts, when it is ready,
-// up to when it vouches for what it delivered, and what "now" is for it.
+// up to when it vouches for what it delivered, and what "now" is for it. A feed loads its source's
+// code when it opens (the trace's parser, the simulator, client-node): a service holds only its own.
 
 import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,14 +10,12 @@ import type { Logger } from 'pino';
 import { ClusterEngine } from '../nodes/engine.ts';
 import type { PoolLayerOptions } from '../nodes/pools/layer.ts';
 import type { ProfileName } from '../sources/simulator/index.ts';
-import { replayTraceInWorkers } from './trace-workers.ts';
 import { lastAt, transitionCount, type Timeline } from '../timeline/types.ts';
 import type { LiveCluster, LiveClusterOptions, UsageKeeping } from './live-cluster.ts';
 import type { JobSetUsage } from '../usage/jobset-usage.ts';
 import { restoreUsage, usageRecords } from './usage-store.ts';
-import { LiveSimulation, type SimulationAnchor } from './live-simulation.ts';
+import type { SimulationAnchor } from './live-simulation.ts';
 import { EngineView, keptIndex, type SourceKind } from './served-view.ts';
-import { SIMULATED_USAGE_INTERVAL_MS } from '../sources/simulator/index.ts';
 import { UsageBook } from '../usage/book.ts';
 import type { Sink } from './sinks.ts';
 
@@ -93,6 +92,7 @@ export function traceFeed(trace: string, parseThreads?: number): Feed {
   return {
     kind: 'trace',
     open: async ({ sink, logger, ...rest }) => {
+      const { replayTraceInWorkers } = await import('./trace-workers.ts');
       // A trace of a cluster has Pods and Nodes: the engine keeps the node layer beside.
       const engine = new ClusterEngine(engineOptions({ sink, logger, ...rest }));
       const observedUntil = sink.recovery?.observedUntil ?? null;
@@ -161,6 +161,8 @@ export function simulatorFeed(settings: SimulatorSettings, usageRetentionMs?: nu
     kind: 'simulator',
     open: async (context) => {
       const { sink, logger } = context;
+      const { LiveSimulation } = await import('./live-simulation.ts');
+      const { SIMULATED_USAGE_INTERVAL_MS } = await import('../sources/simulator/index.ts');
       // The simulated cluster has Pods and Nodes too (the engine keeps the node layer beside), and Kueue's Workloads.
       const engine = new ClusterEngine(engineOptions(context));
       const observedUntil = sink.recovery?.observedUntil ?? null;

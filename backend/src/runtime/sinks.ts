@@ -4,7 +4,6 @@
 // compaction, its failure for readiness, and closing.
 
 import type { Logger } from 'pino';
-import { EmbeddedStore } from '../store/embedded.ts';
 import type { PostgresStore } from '../store/postgres.ts';
 import type { IndexSource, Recovery, StoreStatus, UsageRecord, UsageSnapshotEntry } from '../store/store.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
@@ -56,6 +55,8 @@ export function memorySink(): Sink {
 
 /** The embedded store in `dir` (an append-only log and snapshots), opened and recovered. */
 export async function embeddedSink(dir: string, logger: Logger): Promise<Sink> {
+  // Loaded only here: `--memory` holds no store's code.
+  const { EmbeddedStore } = await import('../store/embedded.ts');
   const { store, recovery, migration } = await EmbeddedStore.open(dir, {
     onError: (error) =>
       error === null
