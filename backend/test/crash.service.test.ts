@@ -2,6 +2,7 @@
 // after a restart, and the timelines equal those of an uninterrupted run of the same fleet, except
 // for the gap while it was down, which is unknown where the objects changed.
 
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +43,14 @@ const logged = (logs: string, msg: string): Record<string, string> => {
   return JSON.parse(line);
 };
 
+/** kill -9, then its exit awaited, so that no test ends with the service still running. */
+async function killed(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await exited;
+}
+
 // The fleet's seed: UPNESS_CRASH_SEED=n runs another fleet (the kill lands at another moment of
 // another history), to look for gap rules still missing.
 const SEED = process.env.UPNESS_CRASH_SEED ?? '7';
@@ -53,11 +62,14 @@ describe('kill -9 while a simulated fleet streams in at 3600× real time', () =>
     const args = ['--data-dir', dir, '--snapshot-every', '400', ...settings];
 
     const first = await startServe(args);
-    await ready(first);
-    await new Promise((r) => setTimeout(r, 1500)); // 1.5 simulated hours of streaming, snapshots included
-    const acknowledged = await served(first.url);
-    first.child.kill('SIGKILL');
-    await new Promise((r) => first.child.once('exit', r));
+    let acknowledged: Served;
+    try {
+      await ready(first);
+      await new Promise((r) => setTimeout(r, 1500)); // 1.5 simulated hours of streaming, snapshots included
+      acknowledged = await served(first.url);
+    } finally {
+      await killed(first.child);
+    }
     expect(acknowledged.size).toBeGreaterThan(20);
 
     await new Promise((r) => setTimeout(r, 500)); // down for half a second: half a simulated hour
@@ -149,7 +161,7 @@ describe('kill -9 while a simulated fleet streams in at 3600× real time', () =>
       expect(compared).toBeGreaterThan(20);
       expect(unknownMs).toBeGreaterThan(0);
     } finally {
-      second.child.kill('SIGKILL');
+      await killed(second.child);
     }
     // The simulated cluster streams Pods and Nodes too: a loaded machine needs more than the default.
   }, 120_000);
