@@ -163,6 +163,8 @@ async function recoverFrom(dir: string, format: number, fd: number | null): Prom
   const order: MachineState[] = [];
   /** JobSets whose node layer the snapshot keeps as derived from their JobSet layer. */
   const derived = new Set<string>();
+  /** The place of the last derived node layer read. */
+  let derivedAt = -1;
   const layers = new Map<string, Timeline>();
   /** The snapshot's interned strings and label sets (format 5 on). */
   const dense = new DenseReader();
@@ -178,10 +180,10 @@ async function recoverFrom(dir: string, format: number, fd: number | null): Prom
       } else if (part.list === 'nodeLayers') {
         const item = part.item;
         if ('derived' in item) {
-          let at = -1;
+          // The differences run on across elements (the writer's records.ts nodeLayerItems): only the first element's first is from -1.
           for (const step of item.derived) {
-            const m = order[(at += step)];
-            if (m === undefined) throw new SyntaxError(`a derived node layer of machine ${at}, of ${order.length}`);
+            const m = order[(derivedAt += step)];
+            if (m === undefined) throw new SyntaxError(`a derived node layer of machine ${derivedAt}, of ${order.length}`);
             derived.add(m.timeline.uid);
           }
           continue;

@@ -24,7 +24,7 @@
 //   5  the snapshot keeps no node layer that is derived from its JobSet layer (closed, never up on
 //      its nodes, nothing attached: timeline/never-up.ts): the nodeLayers list says which, as
 //      `{"derived":[…]}` elements (positions in the machines list, each as the difference from the one
-//      before, the first from -1), and the restore derives them. Each machine is one JSON array
+//      before, in this element or the one before it; the very first from -1), and the restore derives them. Each machine is one JSON array
 //      (./dense.ts: its strings and label set interned per snapshot, its transitions as a string of
 //      state codes and the times' differences). The log is format 4's. Later + the header's fleetIndex
 //      (the served fleet index in a file beside: ./index-part.ts), without a bump: a reader that does
@@ -258,7 +258,7 @@ function machineItem(m: MachineState, dense: DenseWriter | null): Snapshot['mach
   };
 }
 
-/** Node layers derived from their JobSet layer (format 5 on): their JobSets' positions in the machines list, each the difference from the one before (the first from -1). */
+/** Node layers derived from their JobSet layer (format 5 on): their JobSets' positions in the machines list, each the difference from the one before, across elements (the very first from -1). */
 export interface DerivedNodeLayers {
   derived: number[];
 }
