@@ -136,9 +136,23 @@ async function recoverFrom(dir: string, format: number, fd: number | null): Prom
   const corrupt = (error: unknown): StoreError =>
     new StoreError(`${join(dir, SNAPSHOT)} is not valid JSON (${(error as Error).message}); it is written atomically, so the disk or something else changed it. Move it away to start from the log alone, if the log is complete.`);
   let snapshot: ReturnType<typeof parseSnapshotBlocks> | null = null;
+  const machines = new Map<string, MachineState>();
+  /** The machines in the snapshot's order: derived node layers are given by position (format 5 on). */
+  const order: MachineState[] = [];
+  const took = (m: MachineState): void => {
+    machines.set(m.timeline.uid, m);
+    order.push(m);
+  };
+  /** The snapshot's interned strings and label sets (format 5 on). */
+  const dense = new DenseReader();
   if (fd !== null) {
     try {
-      snapshot = parseSnapshotBlocks(lineBlocks(fd));
+      // Format 5's machines read from their bytes (dense.ts DenseReader.read), the others as JSON.
+      snapshot = parseSnapshotBlocks(lineBlocks(fd), (bytes, start, end) => {
+        const m = dense.read(bytes, start, end);
+        if (m !== null) took(m);
+        return m !== null;
+      });
     } catch (error) {
       if (error instanceof SyntaxError) throw corrupt(error);
       throw error;
@@ -158,25 +172,18 @@ async function recoverFrom(dir: string, format: number, fd: number | null): Prom
     throw new StoreError(`${join(dir, SNAPSHOT)} is missing, and the log starts at ${segmentName(segments[0]!)}: what came before it was compacted into the missing snapshot. Restore the snapshot, or start with an empty --data-dir.`);
   }
 
-  const machines = new Map<string, MachineState>();
-  /** The machines in the snapshot's order: derived node layers are given by position (format 5 on). */
-  const order: MachineState[] = [];
   /** JobSets whose node layer the snapshot keeps as derived from their JobSet layer. */
   const derived = new Set<string>();
   /** The place of the last derived node layer read. */
   let derivedAt = -1;
   const layers = new Map<string, Timeline>();
-  /** The snapshot's interned strings and label sets (format 5 on). */
-  const dense = new DenseReader();
   const pools = new Map<string, Timeline>();
   const usage: NonNullable<Recovery['usage']> = { snapshot: [], log: [] };
   try {
     for (const part of snapshot?.parts ?? []) {
       if (part.list === 'machines') {
         const s = part.item;
-        const m = Array.isArray(s) ? dense.decode(s) : machineFrom(s.meta, s.update.add.map(decodeTransition), s.update);
-        machines.set(m.timeline.uid, m);
-        order.push(m);
+        took(Array.isArray(s) ? dense.decode(s) : machineFrom(s.meta, s.update.add.map(decodeTransition), s.update));
       } else if (part.list === 'nodeLayers') {
         const item = part.item;
         if ('derived' in item) {
