@@ -18,7 +18,7 @@ import { mkdir, open, readdir, readFile, rename, rm, writeFile, type FileHandle 
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { FactJoin, poolTimeline, suspensionFact, type Fact } from '../timeline/facts.ts';
-import type { MachineState } from '../timeline/machine.ts';
+import { isClosed, type MachineState } from '../timeline/machine.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import { isPackedTimeline, openTransitions, transitionCount, transitionsOf, type Timeline } from '../timeline/types.ts';
 import type { Recovery, RecoveredIndex, StoreStatus, TimelineStore } from './store.ts';
@@ -366,6 +366,9 @@ export class EmbeddedStore implements TimelineStore {
    * What was last written of each timeline: its identity and the memory that decides its future
    * transitions, each written again only when it changes. Compared field by field (label sets are
    * shared objects, so usually by reference): serialising them per observation was a hot path.
+   * Not kept for a run that was closed when read or snapshotted (most of a month's runs: an object
+   * and a map entry each, made on every start): one observed again (a relist, a relabel, its
+   * deletion) has its identity and memory written again once, and is kept from then on.
    */
   readonly #written = new Map<string, Written>();
   #observed: number | null = null;
@@ -398,7 +401,7 @@ export class EmbeddedStore implements TimelineStore {
     for (const backup of [...leftovers, ...(migration === null ? [] : [migration.backup])]) await rm(backup, { recursive: true, force: true });
     // Appends go to a fresh segment: the last one may just have been cut.
     const store = new EmbeddedStore(dir, recovery.lastSegment + 1, options);
-    for (const m of recovery.machines) store.#written.set(m.timeline.uid, writtenOf(m.timeline, m));
+    for (const m of recovery.machines) if (!isClosed(m)) store.#written.set(m.timeline.uid, writtenOf(m.timeline, m));
     store.#observed = store.#observedWritten = recovery.observedUntil;
     await store.#openSegment(store.#segment);
     return { store, recovery, migration };
@@ -543,7 +546,7 @@ export class EmbeddedStore implements TimelineStore {
     const places = new Map<Timeline, number>();
     const kept = (function* () {
       for (const m of machines) {
-        written.set(m.timeline.uid, writtenOf(m.timeline, m));
+        if (!isClosed(m)) written.set(m.timeline.uid, writtenOf(m.timeline, m));
         if (index !== undefined) places.set(m.timeline, places.size);
         yield m;
       }
