@@ -180,7 +180,7 @@ export class DenseReader {
   decode(item: unknown): MachineState {
     if (!Array.isArray(item) || item.length < 16 || item.length > 17) throw malformed('is not an array of 16 or 17 elements');
     const d = item as DenseMachine;
-    const [uid, , , , accelerator, topology, createdAt, accelerators, checkpointIntervalMs, pods, everUp, restarts, rv, deletedAt, states, times, extras] = d;
+    const [uid, , , , , , createdAt, , , , , , , , states, times, extras] = d;
     if (typeof uid !== 'string' || typeof createdAt !== 'number' || typeof states !== 'string' || !Array.isArray(times) || times.length !== states.length) {
       throw malformed('has no uid, creation, or as many times as states');
     }
@@ -195,7 +195,7 @@ export class DenseReader {
       if (code < 0 || typeof at !== 'number' || Number.isNaN(at)) throw malformed(`has an unknown state or time at ${i}`);
       this.#put(n, i, at, code);
     }
-    return this.#machine(uid, d[1], d[2], d[3], accelerator, topology, createdAt, accelerators, checkpointIntervalMs, pods, everUp, restarts, rv, deletedAt, n, extras);
+    return this.#machine(d, n, extras);
   }
 
   /**
@@ -209,35 +209,11 @@ export class DenseReader {
     const s = this.#scan;
     s.from(bytes, start, end);
     s.byte(OPEN);
-    const uid = s.string();
-    s.byte(COMMA);
-    const namespace = s.ref();
-    s.byte(COMMA);
-    const name = s.ref();
-    s.byte(COMMA);
-    // A label set written in full (its first use): JSON.parse reads the element.
-    const labels = s.int();
-    s.byte(COMMA);
-    const accelerator = s.isNull() ? null : s.ref();
-    s.byte(COMMA);
-    const topology = s.isNull() ? null : s.ref();
-    s.byte(COMMA);
-    const createdAt = s.int();
-    s.byte(COMMA);
-    const accelerators = s.int();
-    s.byte(COMMA);
-    const checkpointIntervalMs = s.isNull() ? null : s.int();
-    s.byte(COMMA);
-    const pods = s.int();
-    s.byte(COMMA);
-    const everUp = s.bool();
-    s.byte(COMMA);
-    const restarts = s.int();
-    s.byte(COMMA);
-    const rv = s.isNull() ? null : s.string();
-    s.byte(COMMA);
-    const deletedAt = s.isNull() ? null : s.int();
-    s.byte(COMMA);
+    const f = this.#fields;
+    for (let k = 0; k < FIELDS.length; k++) {
+      f[k] = s.value(FIELDS[k]!);
+      s.byte(COMMA);
+    }
     // The states: one known character each (the scan stops short of the quote at the first other).
     s.byte(QUOTE);
     const states = s.at;
@@ -248,6 +224,7 @@ export class DenseReader {
     s.byte(OPEN);
     if (s.failed) return null;
     this.#lay(n);
+    const createdAt = f[6] as number;
     let at = createdAt;
     for (let i = 0; i < n && !s.failed; i++) {
       if (i > 0) s.byte(COMMA);
@@ -270,30 +247,24 @@ export class DenseReader {
     }
     s.byte(CLOSE);
     if (s.failed || s.at !== end) return null;
-    return this.#machine(uid, namespace, name, labels, accelerator, topology, createdAt, accelerators, checkpointIntervalMs, pods, everUp, restarts, rv, deletedAt, n, extras);
+    return this.#machine(f as unknown as DenseMachine, n, extras);
   }
 
   readonly #scan = new Scan();
+  /** The fields before the states, as the scan reads them (FIELDS). */
+  readonly #fields: unknown[] = [];
 
-  /** The machine of a decoded element, its `n` transitions' times and codes in the scratch; the tables grow with the strings it writes in full. */
+  /**
+   * The machine of a decoded element (its fields before the states, as DenseMachine orders them: the
+   * refs not yet checked), its `n` transitions' times and codes in the scratch; the tables grow with
+   * the strings it writes in full.
+   */
   #machine(
-    uid: string,
-    namespaceRef: unknown,
-    nameRef: unknown,
-    labelsRef: unknown,
-    accelerator: Ref | null,
-    topology: Ref | null,
-    createdAt: number,
-    accelerators: number,
-    checkpointIntervalMs: number | null,
-    pods: number,
-    everUp: boolean,
-    restarts: number,
-    rv: string | null,
-    deletedAt: number | null,
+    d: Readonly<DenseMachine>,
     n: number,
     extras: Extra[] | undefined,
   ): MachineState {
+    const [uid, namespaceRef, nameRef, labelsRef, accelerator, topology, createdAt, accelerators, checkpointIntervalMs, pods, everUp, restarts, rv, deletedAt] = d;
     const namespace = internNamespace(this.#string(namespaceRef));
     const name = this.#string(nameRef);
     const labels = this.#labels(labelsRef);
@@ -452,4 +423,32 @@ class Scan {
   ref(): Ref {
     return this.at < this.end && this.bytes[this.at] === QUOTE ? this.string() : this.int();
   }
+
+  /** A value of this kind (FIELDS), or null where the kind allows it. */
+  value(kind: Field): unknown {
+    switch (kind) {
+      case 'int':
+        return this.int();
+      case 'ref':
+        return this.ref();
+      case 'string':
+        return this.string();
+      case 'bool':
+        return this.bool();
+      case 'int?':
+        return this.isNull() ? null : this.int();
+      case 'ref?':
+        return this.isNull() ? null : this.ref();
+      case 'string?':
+        return this.isNull() ? null : this.string();
+    }
+  }
 }
+
+/**
+ * What the scan reads of an element's fields before its states (DenseMachine's order), '?' where
+ * null may stand: a label set written in full (its first use) is not an int, and JSON.parse reads
+ * that element.
+ */
+const FIELDS = ['string', 'ref', 'ref', 'int', 'ref?', 'ref?', 'int', 'int', 'int?', 'int', 'bool', 'int', 'string?', 'int?'] as const;
+type Field = (typeof FIELDS)[number];
