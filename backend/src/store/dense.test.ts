@@ -3,7 +3,7 @@
 
 import { simulateFleet } from '../sources/simulator/index.ts';
 import type { MachineState } from '../timeline/machine.ts';
-import { isPackedTimeline, packClosed, timelineColumns, transitionsOf, type Timeline } from '../timeline/types.ts';
+import { isPackedTimeline, packClosed, timelineColumns, transitionsOf, type State, type Timeline, type Transition } from '../timeline/types.ts';
 import { DenseReader, DenseWriter, type DenseMachine } from './dense.ts';
 
 const machine = (timeline: Timeline, more: Partial<MachineState> = {}): MachineState => ({ timeline, everUp: true, restarts: 2, resourceVersion: '41', deletedAt: null, ...more });
@@ -94,6 +94,81 @@ describe("a snapshot's dense machine (format 5)", () => {
       const key = JSON.stringify(m.timeline.labels);
       expect(m.timeline.labels).toBe(first.get(key) ?? m.timeline.labels);
       first.set(key, m.timeline.labels);
+    }
+  });
+
+  it('reads an element from its bytes as JSON.parse and decode read it, whatever it holds, a malformed one too', () => {
+    // A small deterministic generator (mulberry32): machines with every kind of value an element can hold.
+    let seed = 7;
+    const random = (): number => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+      return ((x ^ (x >>> 14)) >>> 0) / 2 ** 32;
+    };
+    const pick = <T,>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
+    const strings = ['ml', 'ml-platform', 'ns-ü', 'quote"d', 'back\\slash', 'tab\there', 'emoji 😀', '', 'train-0001'];
+    const numbers = (): number => pick([0, 1, 7, 640, -3, 0.5, 2 ** 53 + 2, 1e21, 123456789012345, 1234567890123456]);
+    const STATES: State[] = ['provisioning', 'up', 'down', 'suspended', 'unknown', 'completed', 'failed', 'deleted'];
+    const t0 = Date.UTC(2026, 0, 1);
+    const machines: MachineState[] = [];
+    for (let k = 0; k < 1500; k++) {
+      const createdAt = random() < 0.9 ? t0 + Math.floor(random() * 1e9) : pick([t0 + 0.25, 2 ** 53 + 8, -5]);
+      const transitions: Transition[] = [];
+      let at = createdAt;
+      for (let i = 0, n = Math.floor(random() * 9); i < n; i++) {
+        at = random() < 0.9 ? at + Math.floor(random() * 1e7) : at + pick([0.5, -1000, 2 ** 54]);
+        const t: Transition = { at, state: pick(STATES) };
+        if (random() < 0.15) t.causes = [{ kind: pick(['NodeNotReady', 'PodFailed']), at, ...(random() < 0.5 ? { node: pick(strings) } : {}), ...(random() < 0.3 ? { message: pick(strings) } : {}) }];
+        if (random() < 0.1) t.suspension = { reason: pick([null, ...strings]), message: pick([null, ...strings]) };
+        if (random() < 0.1) t.unobserved = { interruptions: Math.floor(random() * 3), recoveries: Math.floor(random() * 3) };
+        transitions.push(t);
+      }
+      const timeline: Timeline = {
+        uid: random() < 0.95 ? `u-${k}-${Math.floor(random() * 1e6)}` : `u-${pick(strings)}-${k}`,
+        namespace: pick(strings),
+        name: pick(strings),
+        labels: pick<Record<string, string>>([{}, { team: 'a' }, { team: pick(strings), queue: 'q' }]),
+        accelerator: pick([null, ...strings]),
+        topology: pick([null, '2x2', 'ü']),
+        createdAt,
+        accelerators: random() < 0.8 ? Math.floor(random() * 64) : numbers(),
+        checkpointIntervalMs: random() < 0.8 ? pick([null, 600_000]) : numbers(),
+        pods: random() < 0.9 ? Math.floor(random() * 16) : numbers(),
+        transitions,
+      };
+      machines.push(machine(timeline, { everUp: random() < 0.5, restarts: random() < 0.9 ? Math.floor(random() * 5) : numbers(), resourceVersion: pick([null, '41', 'rv"1']), deletedAt: pick([null, t0 + 99, t0 + 0.5]) }));
+    }
+    const writer = new DenseWriter();
+    const lines = machines.map((m) => Buffer.from(JSON.stringify(writer.encode(m))));
+    /** Each line through JSON.parse and decode, or (`bytes`) through read first: each outcome, or the error's message. */
+    const outcomes = (lines: Buffer[], bytes: boolean): { read: number; all: unknown[] } => {
+      const reader = new DenseReader();
+      let read = 0;
+      const all = lines.map((line) => {
+        try {
+          const m = bytes ? reader.read(line, 0, line.length) : null;
+          if (m !== null) read++;
+          return m ?? reader.decode(JSON.parse(line.toString('utf8')));
+        } catch (error) {
+          return `${(error as Error).name}: ${(error as Error).message}`;
+        }
+      });
+      return { read, all };
+    };
+    const fromBytes = outcomes(lines, true);
+    expect(fromBytes.all).toEqual(outcomes(lines, false).all);
+    expect(fromBytes.all.filter((o) => typeof o === 'string')).toEqual([]);
+    // Both ways were taken: most elements read from their bytes, the others (escapes, fractions, ...) as JSON.
+    expect(fromBytes.read).toBeGreaterThan(lines.length / 4);
+    expect(fromBytes.read).toBeLessThan(lines.length);
+    // One byte of an element changed (after the elements before it, which its tables need): the same outcome, a value or an error.
+    for (let k = 0; k < 400; k++) {
+      const at = 1 + Math.floor(random() * 199);
+      const line = Buffer.from(lines[at]!);
+      line[Math.floor(random() * line.length)] = pick([...'[]{},":-.e0129ntfx\\'].map((c) => c.charCodeAt(0)));
+      const changed = [...lines.slice(0, at), line];
+      expect(outcomes(changed, true).all.at(-1)).toEqual(outcomes(changed, false).all.at(-1));
     }
   });
 

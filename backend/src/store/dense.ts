@@ -16,7 +16,7 @@
 
 import { internLabels, internNamespace, internSuspension, internValue } from '../timeline/intern.ts';
 import type { MachineState } from '../timeline/machine.ts';
-import { CLOSED_FROM, compactTransition, packColumns, STATE_CODE, stateOfCode } from '../timeline/columns.ts';
+import { CLOSED_FROM, codeWords, compactTransition, packColumns, STATE_CODE, stateOfCode } from '../timeline/columns.ts';
 import { transitionAt, transitionCount, type Cause, type State, type Suspension, type Transition } from '../timeline/types.ts';
 
 type Labels = Readonly<Record<string, string>>;
@@ -135,10 +135,10 @@ const malformed = (what: string): SyntaxError => new SyntaxError(`a machine of t
 export class DenseReader {
   readonly #strings: string[] = [];
   readonly #labelSets: Labels[] = [];
-  /** Scratch columns a machine's times and state codes are read into, then copied at their length:
-   *  one array each, of the elements kind the engine's own columns have (doubles; small integers). */
-  readonly #at: number[] = [0.5];
-  readonly #code: number[] = [0];
+  /** Scratch a machine's times and state codes are read into, laid out as the engine's columns lay
+   *  them (timeline/columns.ts Columns.at: the times, then the codes eight to a number), then copied
+   *  once at their length: of the elements kind the engine's columns have (doubles). */
+  readonly #laid: number[] = [0.5];
 
   #string(ref: unknown): string {
     if (typeof ref === 'string') {
@@ -161,46 +161,129 @@ export class DenseReader {
     return labels;
   }
 
+  /** Zeroes the scratch's code words for `n` transitions (their times are written over). */
+  #lay(n: number): void {
+    const length = n + codeWords(n);
+    const laid = this.#laid;
+    while (laid.length < length) laid.push(0.5);
+    laid.fill(0, n, length);
+  }
+
+  /** Transition i's time and state code into the scratch (its words zeroed by #lay). */
+  #put(n: number, i: number, at: number, code: number): void {
+    const laid = this.#laid;
+    laid[i] = at;
+    const w = n + (i >> 3);
+    laid[w] = (laid[w]! | (code << ((i & 7) << 2))) >>> 0;
+  }
+
   decode(item: unknown): MachineState {
     if (!Array.isArray(item) || item.length < 16 || item.length > 17) throw malformed('is not an array of 16 or 17 elements');
     const d = item as DenseMachine;
-    const [uid, , , , accelerator, topology, createdAt, accelerators, checkpointIntervalMs, pods, everUp, restarts, rv, deletedAt, states, times, extras] = d;
+    const [uid, , , , , , createdAt, , , , , , , , states, times, extras] = d;
     if (typeof uid !== 'string' || typeof createdAt !== 'number' || typeof states !== 'string' || !Array.isArray(times) || times.length !== states.length) {
       throw malformed('has no uid, creation, or as many times as states');
     }
-    const namespace = internNamespace(this.#string(d[1]));
-    const name = this.#string(d[2]);
-    const labels = this.#labels(d[3]);
     const n = states.length;
-    // Times and state codes into the scratch columns, checked as they go.
+    this.#lay(n);
+    // Times and state codes into the scratch, checked as they go.
     let at = createdAt;
     for (let i = 0; i < n; i++) {
       const step = times[i];
       at = typeof step === 'number' ? at + step : Array.isArray(step) ? (step[0] as number) : NaN;
       const code = CODES[states.charCodeAt(i)] ?? -1;
       if (code < 0 || typeof at !== 'number' || Number.isNaN(at)) throw malformed(`has an unknown state or time at ${i}`);
-      if (i < this.#at.length) {
-        this.#at[i] = at;
-        this.#code[i] = code;
-      } else {
-        this.#at.push(at);
-        this.#code.push(code);
-      }
+      this.#put(n, i, at, code);
     }
+    return this.#machine(d, n, extras);
+  }
+
+  /**
+   * decode of one element's JSON text (`bytes` from `start` to `end`) read straight from its bytes,
+   * without the parsed array, its times' array and its strings that JSON.parse would make and drop
+   * (most of a start's garbage): what JSON.parse and decode would give. Null, having read nothing,
+   * for an element it does not scan (a label set or a string written in full with escapes, a number
+   * that is not a short integer, anything unexpected): the caller parses that one as JSON.
+   */
+  read(bytes: Buffer, start: number, end: number): MachineState | null {
+    const s = this.#scan;
+    s.from(bytes, start, end);
+    s.byte(OPEN);
+    const f = this.#fields;
+    for (let k = 0; k < FIELDS.length; k++) {
+      f[k] = s.value(FIELDS[k]!);
+      s.byte(COMMA);
+    }
+    // The states: one known character each (the scan stops short of the quote at the first other).
+    s.byte(QUOTE);
+    const states = s.at;
+    while (s.at < end && (CODES[bytes[s.at]!] ?? -1) >= 0) s.at++;
+    const n = s.at - states;
+    s.byte(QUOTE);
+    s.byte(COMMA);
+    s.byte(OPEN);
+    if (s.failed) return null;
+    this.#lay(n);
+    const createdAt = f[6] as number;
+    let at = createdAt;
+    for (let i = 0; i < n && !s.failed; i++) {
+      if (i > 0) s.byte(COMMA);
+      if (bytes[s.at] === OPEN) {
+        s.at++;
+        at = s.int();
+        s.byte(CLOSE);
+      } else at += s.int();
+      this.#put(n, i, at, CODES[bytes[states + i]!]!);
+    }
+    s.byte(CLOSE);
+    let extras: Extra[] | undefined;
+    if (bytes[s.at] === COMMA && bytes[end - 1] === CLOSE) {
+      try {
+        extras = JSON.parse(bytes.toString('utf8', s.at + 1, end - 1)) as Extra[];
+      } catch {
+        return null;
+      }
+      s.at = end - 1;
+    }
+    s.byte(CLOSE);
+    if (s.failed || s.at !== end) return null;
+    return this.#machine(f as unknown as DenseMachine, n, extras);
+  }
+
+  readonly #scan = new Scan();
+  /** The fields before the states, as the scan reads them (FIELDS). */
+  readonly #fields: unknown[] = [];
+
+  /**
+   * The machine of a decoded element (its fields before the states, as DenseMachine orders them: the
+   * refs not yet checked), its `n` transitions' times and codes in the scratch; the tables grow with
+   * the strings it writes in full.
+   */
+  #machine(
+    d: Readonly<DenseMachine>,
+    n: number,
+    extras: Extra[] | undefined,
+  ): MachineState {
+    const [uid, namespaceRef, nameRef, labelsRef, accelerator, topology, createdAt, accelerators, checkpointIntervalMs, pods, everUp, restarts, rv, deletedAt] = d;
+    const namespace = internNamespace(this.#string(namespaceRef));
+    const name = this.#string(nameRef);
+    const labels = this.#labels(labelsRef);
+    const laid = this.#laid;
+    const codeOf = (i: number): number => (laid[n + (i >> 3)]! >>> ((i & 7) << 2)) & 15;
     // A closed timeline is held packed (timeline/columns.ts): its columns as read, no object per
     // transition; an open one (a few of a snapshot) keeps its array of transitions.
-    const closed = n > 0 && this.#code[n - 1]! >= CLOSED_FROM;
+    const closed = n > 0 && codeOf(n - 1) >= CLOSED_FROM;
     let transitions: Transition[] | null = null;
     if (!closed) {
       transitions = [];
-      for (let i = 0; i < n; i++) transitions.push({ at: this.#at[i]!, state: stateOfCode(this.#code[i]!) });
+      for (let i = 0; i < n; i++) transitions.push({ at: laid[i]!, state: stateOfCode(codeOf(i)) });
     }
     let held: (number | Transition)[] | null = null;
     let last = -1;
     for (const [i, unobserved, causes, suspension] of extras ?? []) {
       if (!Number.isInteger(i) || i < 0 || i >= n) throw malformed(`has more of transition ${i}, of ${n}`);
       if (unobserved === null && causes === null && suspension === null) continue;
-      const t: Transition = transitions?.[i] ?? { at: this.#at[i]!, state: stateOfCode(this.#code[i]!) };
+      const t: Transition = transitions?.[i] ?? { at: laid[i]!, state: stateOfCode(codeOf(i)) };
       if (unobserved !== null) t.unobserved = { interruptions: unobserved[0], recoveries: unobserved[1] };
       if (causes !== null) t.causes = internCauses(causes);
       if (suspension !== null) t.suspension = internSuspension({ reason: suspension.reason ?? null, message: suspension.message ?? null });
@@ -222,9 +305,8 @@ export class DenseReader {
         accelerators,
         checkpointIntervalMs,
         pods,
-        // Exact-length copies of the scratch columns (their own elements kind: doubles, small integers).
-        // (The side table too: push leaves spare slots.)
-        transitions: transitions ?? packColumns(this.#at.slice(0, n), this.#code.slice(0, n), held === null ? null : held.slice()),
+        // An exact-length copy of the scratch (its elements kind: doubles); the side table's too (push leaves spare slots).
+        transitions: transitions ?? packColumns(laid.slice(0, n + codeWords(n)), n, held === null ? null : held.slice()),
       },
       everUp,
       restarts,
@@ -233,3 +315,140 @@ export class DenseReader {
     };
   }
 }
+
+const OPEN = 0x5b; // [
+const CLOSE = 0x5d; // ]
+const COMMA = 0x2c;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const MINUS = 0x2d;
+const ZERO = 0x30;
+/** JSON's number goes on with a fraction or an exponent: . e E */
+const FRACTION = 0x2e;
+const EXPONENT = 0x65;
+const EXPONENT_UPPER = 0x45;
+/** Digits of an integer that a double holds exactly, whatever they are. */
+const EXACT_DIGITS = 15;
+
+/**
+ * A scan of one element's JSON text as JSON.stringify writes it (no whitespace), value by value.
+ * What it does not read exactly as JSON.parse would (an escape, a fraction, an exponent, more than
+ * 15 digits, anything unexpected) sets `failed`, and the element is parsed as JSON instead.
+ */
+class Scan {
+  bytes: Buffer = Buffer.alloc(0);
+  at = 0;
+  end = 0;
+  failed = false;
+
+  from(bytes: Buffer, start: number, end: number): void {
+    this.bytes = bytes;
+    this.at = start;
+    this.end = end;
+    this.failed = false;
+  }
+
+  byte(b: number): void {
+    if (this.at < this.end && this.bytes[this.at] === b) this.at++;
+    else this.failed = true;
+  }
+
+  #word(word: string): boolean {
+    for (let i = 0; i < word.length; i++) if (this.bytes[this.at + i] !== word.charCodeAt(i) || this.at + i >= this.end) return false;
+    this.at += word.length;
+    return true;
+  }
+
+  isNull(): boolean {
+    return this.#word('null');
+  }
+
+  bool(): boolean {
+    if (this.#word('true')) return true;
+    if (!this.#word('false')) this.failed = true;
+    return false;
+  }
+
+  /** An integer of at most EXACT_DIGITS digits (JSON's form: no leading zero). */
+  int(): number {
+    const bytes = this.bytes;
+    let i = this.at;
+    const negative = bytes[i] === MINUS;
+    if (negative) i++;
+    const first = i;
+    let value = 0;
+    for (; i < this.end; i++) {
+      const digit = bytes[i]! - ZERO;
+      if (digit < 0 || digit > 9) break;
+      value = value * 10 + digit;
+    }
+    const digits = i - first;
+    const next = i < this.end ? bytes[i] : -1;
+    if (digits === 0 || digits > EXACT_DIGITS || (digits > 1 && bytes[first] === ZERO) || next === FRACTION || next === EXPONENT || next === EXPONENT_UPPER) {
+      this.failed = true;
+      return 0;
+    }
+    this.at = i;
+    return negative ? -value : value;
+  }
+
+  /** A string without escapes or control characters (JSON.parse reads the others). */
+  string(): string {
+    const bytes = this.bytes;
+    if (this.at >= this.end || bytes[this.at] !== QUOTE) {
+      this.failed = true;
+      return '';
+    }
+    const from = this.at + 1;
+    let ascii = true;
+    let i = from;
+    for (; i < this.end; i++) {
+      const b = bytes[i]!;
+      if (b === QUOTE) break;
+      if (b === BACKSLASH || b < 0x20) {
+        this.failed = true;
+        return '';
+      }
+      if (b >= 0x80) ascii = false;
+    }
+    if (i >= this.end) {
+      this.failed = true;
+      return '';
+    }
+    this.at = i + 1;
+    return bytes.toString(ascii ? 'latin1' : 'utf8', from, i);
+  }
+
+  /** An interned string's number, or the string written in full. */
+  ref(): Ref {
+    return this.at < this.end && this.bytes[this.at] === QUOTE ? this.string() : this.int();
+  }
+
+  /** A value of this kind (FIELDS), or null where the kind allows it. */
+  value(kind: Field): unknown {
+    switch (kind) {
+      case 'int':
+        return this.int();
+      case 'ref':
+        return this.ref();
+      case 'string':
+        return this.string();
+      case 'bool':
+        return this.bool();
+      case 'int?':
+        return this.isNull() ? null : this.int();
+      case 'ref?':
+        return this.isNull() ? null : this.ref();
+      case 'string?':
+        return this.isNull() ? null : this.string();
+    }
+  }
+}
+
+/**
+ * What the scan reads of an element's fields before its states (DenseMachine's order), '?' where
+ * null may stand: a label set written in full (its first use) is not an int, and JSON.parse reads
+ * that element.
+ */
+const FIELDS = ['string', 'ref', 'ref', 'int', 'ref?', 'ref?', 'int', 'int', 'int?', 'int', 'bool', 'int', 'string?', 'int?'] as const;
+type Field = (typeof FIELDS)[number];

@@ -13,6 +13,8 @@ import { ClusterEngine } from '../nodes/engine.ts';
 import { EmbeddedStore, lineBlocks, StoreError } from './embedded.ts';
 import { clusterEngine, clusterTrace, drawn, feedFleet, JOBSET, NODES, plainMachines } from '../../../test/support/store/scenes.ts';
 import { transitionsOf, TERMINAL_STATES, type Cause, type Timeline, type Transition } from '../timeline/types.ts';
+import type { MachineState } from '../timeline/machine.ts';
+import { derivedTransitions } from '../timeline/never-up.ts';
 import { FORMAT, parseSnapshot, parseSnapshotBlocks, snapshotOf, snapshotText, type Snapshot, type UsageSnapshotEntry } from './records.ts';
 import { FleetIndex } from '../series/fleet-index.ts';
 import { poolTimeline } from '../timeline/facts.ts';
@@ -335,6 +337,75 @@ describe('the embedded store', () => {
     await fourth.store.close();
     expect(fourth.recovery.machines).toEqual([]);
     expect(fourth.recovery.nodeLayers).toEqual([]);
+  });
+
+  it('keeps no record of what it wrote of a run closed when read: observed again, its identity and memory are written once more, then only what changes', async () => {
+    const dir = fresh();
+    const { store } = await EmbeddedStore.open(dir);
+    const engine = new TimelineEngine({ onUpdate: (u, m) => store.record(u, m) });
+    feedFleet(engine, store, { jobsets: 4, days: 2, seed: 5 });
+    await store.snapshot(engine.machines(), engine.horizon);
+    await store.close();
+    const { store: again, recovery } = await EmbeddedStore.open(dir);
+    const closed = recovery.machines.find((m) => TERMINAL_STATES.has(transitionsOf(m.timeline).at(-1)!.state))!;
+    const open = recovery.machines.find((m) => !TERMINAL_STATES.has(transitionsOf(m.timeline).at(-1)!.state))!;
+    expect(closed).toBeDefined();
+    expect(open).toBeDefined();
+    // Observed again without a change: the open run writes nothing; the closed one its identity and memory, once.
+    for (let i = 0; i < 2; i++) for (const m of [open, closed]) again.record({ timeline: m.timeline, added: [] }, m);
+    closed.timeline.labels = { ...closed.timeline.labels, relabelled: 'yes' };
+    again.record({ timeline: closed.timeline, added: [] }, closed);
+    await again.close();
+    const records = readFileSync(join(dir, segments(dir).at(-1)!), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"uid"'))
+      .map((l) => JSON.parse(l.slice(9)) as { k: string; uid: string; labels?: object });
+    expect(records.map((r) => [r.k, r.uid])).toEqual([
+      ['meta', closed.timeline.uid],
+      ['update', closed.timeline.uid],
+      ['meta', closed.timeline.uid],
+    ]);
+    expect(records[2]!.labels).toMatchObject({ relabelled: 'yes' });
+    // Read back, it is the same run.
+    const third = await EmbeddedStore.open(dir);
+    await third.store.close();
+    expect(plainMachines(third.recovery.machines)).toEqual(plainMachines(recovery.machines));
+  });
+
+  it.each(['in the order of the machines', 'in another order'])('reads back every derived node layer of a snapshot that holds more than one element of them (%s)', async (order) => {
+    // Closed runs never up: each node layer is what its JobSet layer derives, kept only by its place,
+    // 4,096 places to an element, each given as the difference from the place before.
+    const t0 = Date.UTC(2026, 0, 1);
+    const machines = Array.from({ length: 4096 * 2 + 10 }, (_, i): MachineState => {
+      const timeline: Timeline = {
+        uid: `u-${String(i).padStart(5, '0')}`,
+        namespace: 'ml',
+        name: `run-${i}`,
+        labels: {},
+        accelerator: null,
+        topology: null,
+        createdAt: t0 + i,
+        accelerators: 0,
+        checkpointIntervalMs: null,
+        pods: 1,
+        transitions: [
+          { at: t0 + i, state: 'provisioning' },
+          { at: t0 + i + 60_000, state: 'failed' },
+        ],
+      };
+      return { timeline, everUp: false, restarts: 0, resourceVersion: null, deletedAt: null };
+    });
+    const layers = machines.map((m) => ({ ...m.timeline, transitions: derivedTransitions(m.timeline) }));
+    if (order === 'in another order') layers.reverse();
+    const dir = fresh();
+    const { store } = await EmbeddedStore.open(dir);
+    await store.snapshot(machines, t0 + 86_400_000, layers);
+    await store.close();
+    const snapshot = parseSnapshot(readFileSync(join(dir, 'snapshot.json')));
+    expect([...snapshot.parts].filter((p) => p.list === 'nodeLayers').length).toBe(3);
+    const { store: again, recovery } = await EmbeddedStore.open(dir);
+    await again.close();
+    expect(recovery.derivedNodeLayers!.slice().sort()).toEqual(machines.map((m) => m.timeline.uid));
   });
 
   it('keeps no line for a closed node layer its JobSet layer derives: restored, it is derived again; a cause found later makes it kept', async () => {

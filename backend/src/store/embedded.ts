@@ -18,7 +18,7 @@ import { mkdir, open, readdir, readFile, rename, rm, writeFile, type FileHandle 
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { FactJoin, poolTimeline, suspensionFact, type Fact } from '../timeline/facts.ts';
-import type { MachineState } from '../timeline/machine.ts';
+import { isClosed, type MachineState } from '../timeline/machine.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import { isPackedTimeline, openTransitions, transitionCount, transitionsOf, type Timeline } from '../timeline/types.ts';
 import type { Recovery, RecoveredIndex, StoreStatus, TimelineStore } from './store.ts';
@@ -136,9 +136,23 @@ async function recoverFrom(dir: string, format: number, fd: number | null): Prom
   const corrupt = (error: unknown): StoreError =>
     new StoreError(`${join(dir, SNAPSHOT)} is not valid JSON (${(error as Error).message}); it is written atomically, so the disk or something else changed it. Move it away to start from the log alone, if the log is complete.`);
   let snapshot: ReturnType<typeof parseSnapshotBlocks> | null = null;
+  const machines = new Map<string, MachineState>();
+  /** The machines in the snapshot's order: derived node layers are given by position (format 5 on). */
+  const order: MachineState[] = [];
+  const took = (m: MachineState): void => {
+    machines.set(m.timeline.uid, m);
+    order.push(m);
+  };
+  /** The snapshot's interned strings and label sets (format 5 on). */
+  const dense = new DenseReader();
   if (fd !== null) {
     try {
-      snapshot = parseSnapshotBlocks(lineBlocks(fd));
+      // Format 5's machines read from their bytes (dense.ts DenseReader.read), the others as JSON.
+      snapshot = parseSnapshotBlocks(lineBlocks(fd), (bytes, start, end) => {
+        const m = dense.read(bytes, start, end);
+        if (m !== null) took(m);
+        return m !== null;
+      });
     } catch (error) {
       if (error instanceof SyntaxError) throw corrupt(error);
       throw error;
@@ -158,30 +172,25 @@ async function recoverFrom(dir: string, format: number, fd: number | null): Prom
     throw new StoreError(`${join(dir, SNAPSHOT)} is missing, and the log starts at ${segmentName(segments[0]!)}: what came before it was compacted into the missing snapshot. Restore the snapshot, or start with an empty --data-dir.`);
   }
 
-  const machines = new Map<string, MachineState>();
-  /** The machines in the snapshot's order: derived node layers are given by position (format 5 on). */
-  const order: MachineState[] = [];
   /** JobSets whose node layer the snapshot keeps as derived from their JobSet layer. */
   const derived = new Set<string>();
+  /** The place of the last derived node layer read. */
+  let derivedAt = -1;
   const layers = new Map<string, Timeline>();
-  /** The snapshot's interned strings and label sets (format 5 on). */
-  const dense = new DenseReader();
   const pools = new Map<string, Timeline>();
   const usage: NonNullable<Recovery['usage']> = { snapshot: [], log: [] };
   try {
     for (const part of snapshot?.parts ?? []) {
       if (part.list === 'machines') {
         const s = part.item;
-        const m = Array.isArray(s) ? dense.decode(s) : machineFrom(s.meta, s.update.add.map(decodeTransition), s.update);
-        machines.set(m.timeline.uid, m);
-        order.push(m);
+        took(Array.isArray(s) ? dense.decode(s) : machineFrom(s.meta, s.update.add.map(decodeTransition), s.update));
       } else if (part.list === 'nodeLayers') {
         const item = part.item;
         if ('derived' in item) {
-          let at = -1;
+          // The differences run on across elements (the writer's records.ts nodeLayerItems): only the first element's first is from -1.
           for (const step of item.derived) {
-            const m = order[(at += step)];
-            if (m === undefined) throw new SyntaxError(`a derived node layer of machine ${at}, of ${order.length}`);
+            const m = order[(derivedAt += step)];
+            if (m === undefined) throw new SyntaxError(`a derived node layer of machine ${derivedAt}, of ${order.length}`);
             derived.add(m.timeline.uid);
           }
           continue;
@@ -357,6 +366,9 @@ export class EmbeddedStore implements TimelineStore {
    * What was last written of each timeline: its identity and the memory that decides its future
    * transitions, each written again only when it changes. Compared field by field (label sets are
    * shared objects, so usually by reference): serialising them per observation was a hot path.
+   * Not kept for a run that was closed when read or snapshotted (most of a month's runs: an object
+   * and a map entry each, made on every start): one observed again (a relist, a relabel, its
+   * deletion) has its identity and memory written again once, and is kept from then on.
    */
   readonly #written = new Map<string, Written>();
   #observed: number | null = null;
@@ -389,7 +401,7 @@ export class EmbeddedStore implements TimelineStore {
     for (const backup of [...leftovers, ...(migration === null ? [] : [migration.backup])]) await rm(backup, { recursive: true, force: true });
     // Appends go to a fresh segment: the last one may just have been cut.
     const store = new EmbeddedStore(dir, recovery.lastSegment + 1, options);
-    for (const m of recovery.machines) store.#written.set(m.timeline.uid, writtenOf(m.timeline, m));
+    for (const m of recovery.machines) if (!isClosed(m)) store.#written.set(m.timeline.uid, writtenOf(m.timeline, m));
     store.#observed = store.#observedWritten = recovery.observedUntil;
     await store.#openSegment(store.#segment);
     return { store, recovery, migration };
@@ -534,7 +546,7 @@ export class EmbeddedStore implements TimelineStore {
     const places = new Map<Timeline, number>();
     const kept = (function* () {
       for (const m of machines) {
-        written.set(m.timeline.uid, writtenOf(m.timeline, m));
+        if (!isClosed(m)) written.set(m.timeline.uid, writtenOf(m.timeline, m));
         if (index !== undefined) places.set(m.timeline, places.size);
         yield m;
       }

@@ -24,7 +24,7 @@
 //   5  the snapshot keeps no node layer that is derived from its JobSet layer (closed, never up on
 //      its nodes, nothing attached: timeline/never-up.ts): the nodeLayers list says which, as
 //      `{"derived":[…]}` elements (positions in the machines list, each as the difference from the one
-//      before, the first from -1), and the restore derives them. Each machine is one JSON array
+//      before, in this element or the one before it; the very first from -1), and the restore derives them. Each machine is one JSON array
 //      (./dense.ts: its strings and label set interned per snapshot, its transitions as a string of
 //      state codes and the times' differences). The log is format 4's. Later + the header's fleetIndex
 //      (the served fleet index in a file beside: ./index-part.ts), without a bump: a reader that does
@@ -258,7 +258,7 @@ function machineItem(m: MachineState, dense: DenseWriter | null): Snapshot['mach
   };
 }
 
-/** Node layers derived from their JobSet layer (format 5 on): their JobSets' positions in the machines list, each the difference from the one before (the first from -1). */
+/** Node layers derived from their JobSet layer (format 5 on): their JobSets' positions in the machines list, each the difference from the one before, across elements (the very first from -1). */
 export interface DerivedNodeLayers {
   derived: number[];
 }
@@ -425,10 +425,18 @@ export function parseSnapshot(bytes: Buffer): { header: SnapshotHeader; parts: I
 }
 
 /**
+ * Takes one element of the machines list as its JSON text (`bytes` from `start` to `end`, valid only
+ * during the call), read as the part it is; false when it does not: the element is then parsed as
+ * JSON and given as a part, in its place.
+ */
+export type MachineBytes = (bytes: Buffer, start: number, end: number) => boolean;
+
+/**
  * parseSnapshot of bytes given as blocks of whole lines (the last may end without its newline), each
  * read before the next is asked for: a reader may give them in one buffer it reads into again.
+ * `machine`: offered each element of the machines list before it is parsed as JSON.
  */
-export function parseSnapshotBlocks(blocks: Iterator<Buffer>): { header: SnapshotHeader; parts: Iterable<SnapshotPart> } {
+export function parseSnapshotBlocks(blocks: Iterator<Buffer>, machine?: MachineBytes): { header: SnapshotHeader; parts: Iterable<SnapshotPart> } {
   const first = blocks.next();
   let bytes = first.done === true ? Buffer.alloc(0) : first.value;
   const nl = bytes.indexOf(10);
@@ -462,6 +470,15 @@ export function parseSnapshotBlocks(blocks: Iterator<Buffer>): { header: Snapsho
           if (more === null) throw new SyntaxError('the snapshot ends before its last line');
           bytes = more;
           at = 0;
+        }
+        if (bytes[at] !== CLOSE && machine !== undefined && list === 'machines') {
+          // One element a line, offered as bytes before it is parsed.
+          const stop = bytes.indexOf(10, at);
+          if (stop === -1) throw new SyntaxError('the snapshot ends before its last line');
+          const end = bytes[stop - 1] === COMMA ? stop - 1 : stop;
+          if (!machine(bytes, at, end)) yield { list, item: JSON.parse(bytes.toString('utf8', at, end)) } as SnapshotPart;
+          at = stop + 1;
+          continue;
         }
         if (bytes[at] !== CLOSE) {
           // Elements, a batch of lines at a time (those that end within PARSED_TOGETHER bytes, at least

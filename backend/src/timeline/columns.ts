@@ -155,35 +155,35 @@ function keptOf(t: Transition): Kept {
   return compactTransition(t);
 }
 
+/** How many numbers of Columns.at hold the codes of `n` transitions (eight to a number). */
+export const codeWords = (n: number): number => (n + 7) >> 3;
+
 /**
- * A closed timeline's transitions packed from columns a reader already has (a store's snapshot), so
- * that no object is made per transition: `times` the times and `states` the STATE_CODEs (kept as
- * they are: the codes are written behind the times, as columnsOf does); `extras` the transitions
- * that carry extras, as index, transition, index, transition, … in index order (compactTransition's
- * form; null when none does), kept as the side table keeps them (Kept).
+ * A closed timeline's transitions packed from columns a reader already laid out as Columns.at lays
+ * them (a store's snapshot), so that no object is made per transition: `at` the `n` times, then
+ * their STATE_CODEs eight to a number (codeAt; kept as it is: an exact-length array); `extras` the
+ * transitions that carry extras, as index, transition, index, transition, … in index order
+ * (compactTransition's form; null when none does), kept as the side table keeps them (Kept).
  */
-export function packColumns(times: number[], states: number[], extras: (number | Transition)[] | null): PackedTransitions {
-  const n = times.length;
-  let startIndex = -1;
-  const words: number[] = [];
+export function packColumns(at: number[], n: number, extras: (number | Transition)[] | null): PackedTransitions {
+  const c: Columns = { length: n, at, startIndex: -1, life: null, extras: null };
   for (let i = 0; i < n; i++) {
-    const code = states[i]!;
-    if (startIndex < 0 && code <= DOWN_CODE) startIndex = i;
-    const w = i >> 3;
-    words[w] = ((words[w] ?? 0) | (code << ((i & 7) << 2))) >>> 0;
+    if (codeAt(c, i) <= DOWN_CODE) {
+      c.startIndex = i;
+      break;
+    }
   }
-  let kept: (number | Kept)[] | null = null;
   if (extras !== null) {
-    kept = [];
+    const kept: (number | Kept)[] = [];
     for (let k = 0; k < extras.length; k += 2) {
       const i = extras[k] as number;
       const t = extras[k + 1] as Transition;
-      if (t.unobserved !== undefined) words[i >> 3] = (words[i >> 3]! | (UNOBSERVED_BIT << ((i & 7) << 2))) >>> 0;
+      if (t.unobserved !== undefined) markUnobserved(c, i);
       kept.push(i, keptOf(t));
     }
+    // Exact length: push leaves spare slots.
+    c.extras = kept.slice();
   }
-  // One exact-length array: the times, then the codes eight to a number (codeAt).
-  const c: Columns = { length: n, at: times.concat(words), startIndex, life: null, extras: kept === null ? null : kept.slice() };
   return c as unknown as PackedTransitions;
 }
 

@@ -62,18 +62,29 @@ export function internValue<T extends string | null | undefined>(value: T): T {
 
 type Suspension = Readonly<{ reason: string | null; message: string | null }>;
 
-const suspensions = new Map<string, Suspension>();
+/** The kept suspensions by reason, then by message (no key made per lookup: a snapshot's restore looks one up per suspended run). */
+const suspensions = new Map<string | null, Map<string | null, Suspension>>();
+let suspensionsKept = 0;
 
 /**
  * The shared, frozen copy of a suspension's reason and message (a fleet's suspensions say a handful
  * of things: Kueue's preemptions, the controller's generic one). Bounded as the values above.
  */
 export function internSuspension(s: Suspension): { reason: string | null; message: string | null } {
-  const key = JSON.stringify([s.reason, s.message]);
-  const kept = suspensions.get(key);
+  // Absent and null are one key, as they were when the key was JSON text.
+  const reason = s.reason ?? null;
+  const message = s.message ?? null;
+  let byMessage = suspensions.get(reason);
+  const kept = byMessage?.get(message);
   if (kept !== undefined) return kept as { reason: string | null; message: string | null };
-  if (suspensions.size >= VALUES_KEPT) suspensions.clear();
+  if (suspensionsKept >= VALUES_KEPT) {
+    suspensions.clear();
+    suspensionsKept = 0;
+    byMessage = undefined;
+  }
+  if (byMessage === undefined) suspensions.set(reason, (byMessage = new Map()));
   const copy = Object.freeze({ reason: internValue(s.reason), message: internValue(s.message) });
-  suspensions.set(key, copy);
+  byMessage.set(message, copy);
+  suspensionsKept++;
   return copy as { reason: string | null; message: string | null };
 }
