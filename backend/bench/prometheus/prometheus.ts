@@ -13,7 +13,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { transitionsOf, type Timeline } from '../../src/timeline/types.ts';
-import { deadline, freePort, sleep, timedFetch, type Timed } from './proc.ts';
+import { deadline, freePort, sleep, timedRequest, type Timed } from './proc.ts';
 
 export const SCRAPE_MS = 15_000;
 export const METRIC = 'jobset_up';
@@ -303,7 +303,7 @@ export class PrometheusServer {
 
   /** GET /api/v1/query or /api/v1/query_range. */
   query(path: '/api/v1/query' | '/api/v1/query_range', params: Record<string, string>): Promise<Timed> {
-    return timedFetch(`${this.url}${path}?${new URLSearchParams(params)}`);
+    return timedRequest(`${this.url}${path}?${new URLSearchParams(params)}`);
   }
 
   async stop(): Promise<void> {

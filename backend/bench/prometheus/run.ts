@@ -12,7 +12,7 @@
 //
 // Options: --jobsets N --days D (side by side), --big-jobsets N --big-days D (Upness alone),
 // --runs R, --big-runs R, --warmups W, --seed S, --skip-side, --skip-big, --peer required|auto|none,
-// --big-questions id,id, --profile (CPU and heap profiles of each Upness server, split by phase), --keep
+// --big-questions id,id, --questions id,id (the side-by-side size's; default all), --profile (CPU and heap profiles of each Upness server, split by phase), --keep
 // (keep the OpenMetrics file and the TSDB), --out NAME, --smoke (a small size of all of it).
 // Results: backend/bench/results/NAME.md and NAME.json (git-ignored).
 
@@ -48,6 +48,8 @@ const { values: args } = parseArgs({
     peer: { type: 'string' },
     // The per-JobSet table of ~870,000 UIDs is asked at the side-by-side size only (add it with this option).
     'big-questions': { type: 'string', default: 'fleet-summary,fleet-series-1h,rolling-24h-by-namespace,slo-burn-1h-by-namespace,jobset-detail' },
+    // The side-by-side size's questions (default all): at a high load a fleet question takes Prometheus minutes a run.
+    questions: { type: 'string' },
     profile: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     out: { type: 'string' },
@@ -87,13 +89,16 @@ const plans: SizePlan[] = [];
 if (!args['skip-side']) {
   const jobsets = smoke ? 20 : Number(args.jobsets);
   const days = smoke ? 1 : Number(args.days);
+  const wanted = args.questions?.split(',').map((s) => s.trim()) ?? null;
+  const unknown = (wanted ?? []).filter((id) => !QUESTIONS.some((q) => q.id === id));
+  if (unknown.length > 0) throw new Error(`--questions: unknown ${unknown.join(', ')}; known: ${QUESTIONS.map((q) => q.id).join(', ')}`);
   plans.push({
     label: `${int(jobsets)} JobSets × ${days} days, side by side`,
     jobsets,
     days,
     runs: smoke ? 2 : Number(args.runs),
     withPrometheus: peer !== 'none',
-    questions: QUESTIONS,
+    questions: wanted === null ? QUESTIONS : QUESTIONS.filter((q) => wanted.includes(q.id)),
     profile: args.profile,
     fleetProfile: 'realistic',
     targets: 'side',

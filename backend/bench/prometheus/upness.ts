@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { deserialize } from 'node:v8';
 import type { GenerateDone, GenerateRequest } from './generate.ts';
-import { cpuSeconds, deadline, memory, sleep, timedFetch, type Timed } from './proc.ts';
+import { cpuSeconds, deadline, memory, sleep, timedFetch, timedRequest, type Timed } from './proc.ts';
 import { Truth, type TruthData } from './truth.ts';
 
 const BIN = join(import.meta.dirname, '../../bin/upness.js');
@@ -89,7 +89,7 @@ export class UpnessServer {
 
   /** POST /api/v1/query with Grafana's query body. */
   query(body: unknown): Promise<Timed> {
-    return timedFetch(`${this.url}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return timedRequest(`${this.url}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   }
 
   /** SIGTERM: the service stops cleanly (and writes its profiles when started with --cpu-prof / --heap-prof). */

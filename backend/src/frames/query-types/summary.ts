@@ -51,8 +51,8 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
     // The selection is of the JobSets that lived in [from, to] (selectFrom is `from`): not tested again.
     const c = summaryColumns(ctx.timelines, ctx.horizon, ctx.from, ctx.to, { selected: ctx.selectFrom === ctx.from, timeToFirstUp: computed.includes('timeToFirstUpSeconds') });
     const n = c.timelines.length;
-    // Usage split by state, for every row (a sort may name one of its columns).
-    const usage = usageByStateFields(ctx, c.timelines.map((tl) => [tl]));
+    // Usage split by state, for every row (a sort may name one of its columns); none asked, no row of it.
+    const usage = query.usageByState.length === 0 ? [] : usageByStateFields(ctx, c.timelines.map((tl) => [tl]));
     const usageByName = new Map(usage.map((f) => [f.schema.name, f.values as (number | null)[]]));
     const valueOf = (f: string, i: number): number | null => {
       const column = usageByName.get(f);
@@ -60,19 +60,25 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
     };
     // The rows shown, by index: every row in the table's own order (namespace, name, UID) unless shaped.
     const rows = isShaped(query) ? pickRows(n, query.sort ? (i) => valueOf(query.sort!.by, i) : null, query.sort, query.limit) : null;
-    const shown = rows ?? Array.from({ length: n }, (_, i) => i);
-    const timelines = shown.map((i) => c.timelines[i]!);
+    // A whole table (10,000 rows and more) reads the columns' arrays as they are, without a list of row numbers.
+    const timelines = rows === null ? c.timelines : rows.map((i) => c.timelines[i]!);
+    const column = <T>(at: (row: number) => T): T[] => {
+      const out: T[] = [];
+      if (rows === null) for (let i = 0; i < n; i++) out.push(at(i));
+      else for (const i of rows) out.push(at(i));
+      return out;
+    };
     const clustered = timelines.some((tl) => tl.cluster !== undefined);
-    const figureField = (f: FigureName): Field => numberField(f, shown.map((i) => valueOf(f, i)), { unit: unitOf(f) });
+    const figureField = (f: FigureName): Field => numberField(f, column((i) => valueOf(f, i)), { unit: unitOf(f) });
     const fields: Field[] = [
       ...(clustered ? [stringField('cluster', timelines.map((tl) => tl.cluster ?? ''))] : []),
       stringField('namespace', timelines.map((tl) => tl.namespace)),
       stringField('name', timelines.map((tl) => tl.name)),
       stringField('uid', timelines.map((tl) => tl.uid)),
-      stringField('state', shown.map((i) => c.states[i]!)),
+      stringField('state', rows === null ? c.states : column((i) => c.states[i]!)),
       ...(query.layer === 'nodepools' ? poolFields(timelines) : []),
       ...columns.map(figureField),
-      ...usage.map((f) => ({ schema: f.schema, values: shown.map((i) => f.values[i]) })),
+      ...usage.map((f) => ({ schema: f.schema, values: rows === null ? f.values : column((i) => f.values[i]) })),
     ];
     const meta = withUsageNotice(ctx, rows !== null ? tableMeta(n, rows.length, summaryTotals(ctx, columns)) : undefined);
     return [frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) })];

@@ -1,0 +1,84 @@
+// The benchmark's HTTP client (proc.ts timedRequest): what it sends and what it reads back, against a
+// node:http server on loopback that records each request.
+
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { gzipSync } from 'node:zlib';
+import { timedRequest } from './proc.ts';
+
+interface Seen {
+  method: string | undefined;
+  url: string | undefined;
+  headers: IncomingHttpHeaders;
+  body: string;
+  remotePort: number | undefined;
+}
+
+let server: Server;
+let base: string;
+const seen: Seen[] = [];
+/** An answer with a quote, a non-ASCII name and enough repetition that gzip is smaller. */
+const ANSWER = JSON.stringify({ data: Array.from({ length: 200 }, (_, i) => ({ name: `naïve "job" ${i}`, up: i % 3 === 0 })) });
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      seen.push({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), remotePort: req.socket.remotePort });
+      if (req.url === '/gzip' && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
+        const zipped = gzipSync(ANSWER);
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip', 'Content-Length': zipped.length }).end(zipped);
+      } else if (req.url === '/missing') {
+        res.writeHead(404, { 'Content-Type': 'text/plain' }).end('no such thing');
+      } else {
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end(ANSWER);
+      }
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  base = `http://127.0.0.1:${address.port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+beforeEach(() => {
+  seen.length = 0;
+});
+
+describe('timedRequest', () => {
+  it('accepts gzip, as fetch and Go clients do, and reads a gzip answer inflated', async () => {
+    const res = await timedRequest(`${base}/gzip`);
+    expect(res.status).toBe(200);
+    expect(res.body).toBe(ANSWER);
+    expect(res.ms).toBeGreaterThan(0);
+    expect(seen[0]!.headers['accept-encoding']).toBe('gzip');
+    expect(seen[0]!.method).toBe('GET');
+  });
+
+  it('reads a plain answer as UTF-8, and says a status other than 200 with its body', async () => {
+    expect((await timedRequest(`${base}/plain`)).body).toBe(ANSWER);
+    const missing = await timedRequest(`${base}/missing`);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toBe('no such thing');
+  });
+
+  it('sends a POST body with its length in bytes and the headers given', async () => {
+    const body = JSON.stringify({ queries: [{ refId: 'A', name: 'ünïcode' }] });
+    const res = await timedRequest(`${base}/api/v1/query?frames=json`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(200);
+    expect(seen[0]).toMatchObject({ method: 'POST', url: '/api/v1/query?frames=json', body });
+    expect(seen[0]!.headers['content-type']).toBe('application/json');
+    expect(seen[0]!.headers['content-length']).toBe(String(Buffer.byteLength(body)));
+  });
+
+  it('asks one request after another on one kept-alive connection', async () => {
+    for (let i = 0; i < 5; i++) await timedRequest(`${base}/plain`);
+    expect(new Set(seen.map((s) => s.remotePort)).size).toBe(1);
+  });
+});
