@@ -26,6 +26,7 @@ import { replayTrace } from '../src/sources/trace/replay.ts';
 import { defaultParseWorkers, replayTraceInWorkers } from '../src/runtime/trace-workers.ts';
 import { viewTraceChunk } from '../src/runtime/trace-chunk.ts';
 import { SpecReuse } from '../src/sources/trace/reuse.ts';
+import { ViewDecoder, ViewEncoder, type EncodedViews } from '../src/runtime/trace-views.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -142,6 +143,34 @@ const parseOnlyCpu = measureCpu(() => {
 });
 const chunkParse = measureCpu(() => viewEveryChunk(new SpecReuse()));
 const chunkParseWhole = measureCpu(() => viewEveryChunk(null));
+// The main thread's part of a worker's chunk: its records decoded into views and applied to the engine
+// (the workers' output made once, as one worker would send it).
+const encodedChunks: EncodedViews[] = [];
+{
+  const specs = new SpecReuse();
+  const encoder = new ViewEncoder();
+  for (const chunk of lineChunks) {
+    const { observations, lineNumbers } = viewTraceChunk(chunk, null, specs);
+    encodedChunks.push(structuredClone(encoder.encode(observations, lineNumbers)));
+  }
+}
+// A worker's whole part: the above and its records encoded for the main thread.
+const chunkParseEncoded = measureCpu(() => {
+  const specs = new SpecReuse();
+  const encoder = new ViewEncoder();
+  for (const chunk of lineChunks) {
+    const { observations, lineNumbers } = viewTraceChunk(chunk, null, specs);
+    encoder.encode(observations, lineNumbers);
+  }
+});
+const decodeAndApply = measureCpu(() => {
+  const engine = new TimelineEngine();
+  let decoder = new ViewDecoder();
+  for (const encoded of encodedChunks) {
+    decoder = decoder.learn(encoded);
+    decoder.forEach(encoded, (o) => engine.observeViewed(o), () => false);
+  }
+});
 let timelinesReplayed = 0;
 /** CPU time (all threads of the process, ms) of each run of `fn`, beside measureAsync's wall times. */
 const cpuOf = (fn: () => Promise<void>, cpu: number[], mainThreadCpu: number[] = []) => async (): Promise<void> => {
@@ -192,6 +221,7 @@ log(`  peer  JSON.parse of each line alone      ${int(rate(median(parseOnly))).p
 const microsPerLine = (cpu: number[]): string => fmt((1000 * median(cpu)) / lines.length, 2);
 log(`  CPU per line, one thread: JSON.parse alone ${microsPerLine(parseOnlyCpu)} µs; the workers' parse (split, decode, parse with`);
 log(`         the specs reused, check, view) ${microsPerLine(chunkParse)} µs = ${fmt(median(chunkParse) / median(parseOnlyCpu), 2)}× JSON.parse's; each line parsed whole ${microsPerLine(chunkParseWhole)} µs`);
+log(`         with the records encoded (a worker's whole part) ${microsPerLine(chunkParseEncoded)} µs; the main thread's part (decode the records, apply them) ${microsPerLine(decodeAndApply)} µs`);
 log(`  upness replay (split, parse, validate,  ${int(rate(median(replay))).padStart(10)} obs/s  ${fmt(bytes / 2 ** 20 / (median(replay) / 1000))} MiB/s  = ${int((100 * median(parseOnly)) / median(replay))}% of the parse-only rate`);
 log(`         state machine) into ${int(timelinesReplayed)} timelines, one core  ${int(perCpuSecond(replayCpu)).padStart(10)} obs per CPU-second`);
 const workerRows = (label: string, run: WorkerRun): void => {
@@ -211,6 +241,8 @@ const replayResults = {
   parseOnlyCpuMicrosPerLine: (1000 * median(parseOnlyCpu)) / lines.length,
   chunkParseCpuMicrosPerLine: (1000 * median(chunkParse)) / lines.length,
   chunkParseWholeCpuMicrosPerLine: (1000 * median(chunkParseWhole)) / lines.length,
+  chunkParseEncodedCpuMicrosPerLine: (1000 * median(chunkParseEncoded)) / lines.length,
+  decodeAndApplyCpuMicrosPerLine: (1000 * median(decodeAndApply)) / lines.length,
   replayObsPerSec: rate(median(replay)),
   replayObsPerCpuSecond: perCpuSecond(replayCpu),
   workerThreads: parseThreads,

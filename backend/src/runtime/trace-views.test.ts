@@ -179,6 +179,38 @@ describe('views encoded for the trace workers', () => {
     expect(seen.size).toBeGreaterThan(45);
   });
 
+  it("decode a JobSet's labels as each record has them, when they change between its records", () => {
+    // The encoder reuses the number of a JobSet's last labels when the next are the same: any change must show.
+    const labelSets: Record<string, string>[] = [
+      { a: '1' },
+      { a: '1' },
+      { a: '2' },
+      { a: '2', b: '1' },
+      { b: '1', a: '2' },
+      { b: '1' },
+      { 1: 'x', b: '1' },
+      { a: 2 } as unknown as Record<string, string>,
+      { a: '2', b: '1' },
+      Object.assign(Object.create({ inherited: 'x' }) as Record<string, string>, { a: '2', b: '1' }),
+      { a: '2', b: '1' },
+      {},
+    ];
+    const views: ClusterViewedObservation[] = labelSets.flatMap((labels, i) =>
+      ['u-1', 'u-2'].map((uid) => ({ receivedAt: MS + i, type: 'MODIFIED', route: 'JobSet', view: { ...bare, uid, labels } }) as const),
+    );
+    const encoder = new ViewEncoder();
+    let decoder = new ViewDecoder();
+    // One chunk per record, and all in one: the labels kept across chunks and within one.
+    for (const chunk of [...views.map((v) => [v]), views]) {
+      const encoded = structuredClone(encoder.encode(chunk, Int32Array.from(chunk, (_, i) => i + 1)));
+      decoder = decoder.learn(encoded);
+      const back = decoded(decoder, encoded).observations;
+      expect(back.map((o) => (o.route === 'JobSet' ? JSON.stringify(o.view.labels) : ''))).toEqual(chunk.map((o) => (o.route === 'JobSet' ? JSON.stringify(o.view.labels) : '')));
+      // Only plain objects of strings are encoded; the rest travel as themselves (a number's and an inherited key's, for each JobSet).
+      if (chunk.length > 1) expect(encoded.cloned).toHaveLength(4);
+    }
+  });
+
   it('keep a chunk decodable after its worker emptied the table for a later one', () => {
     const encoder = new ViewEncoder(20);
     let decoder = new ViewDecoder();

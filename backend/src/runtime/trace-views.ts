@@ -53,6 +53,8 @@ const numOrNull = (x: number): number | null => (x === x ? x : null);
 /** A worker's side: its string table, kept across chunks. */
 export class ViewEncoder {
   #ids = new Map<string, number>();
+  /** The labels of each JobSet's last record and the number of their JSON text: a JobSet's labels rarely change, and writing them as JSON was most of a record's cost. */
+  #labelsByUid = new Map<string, { labels: Record<string, string>; id: number }>();
   #added: string[] = [];
   #reset = false;
   readonly #bound: number;
@@ -65,6 +67,7 @@ export class ViewEncoder {
   encode(observations: readonly ClusterViewedObservation[], lineNumbers: Int32Array): EncodedViews {
     if (this.#ids.size > this.#bound) {
       this.#ids = new Map();
+      this.#labelsByUid = new Map();
       this.#reset = true;
     }
     const out = new Float64Array(observations.length * MOST_PER_RECORD);
@@ -98,7 +101,7 @@ export class ViewEncoder {
   #record(o: ClusterViewedObservation, out: Float64Array, at: number, cloned: ClusterViewedObservation[]): number {
     switch (o.route) {
       case 'JobSet': {
-        const labels = labelsText(o.view.labels);
+        const labels = this.#labelsId(o.view.uid, o.view.labels);
         if (labels === null) break;
         out[at++] = Route.JobSet;
         return this.#jobset(o.view, labels, out, at);
@@ -123,11 +126,22 @@ export class ViewEncoder {
     return at;
   }
 
-  #jobset(v: JobSetView, labels: string, out: Float64Array, at: number): number {
+  /** The number of the labels' JSON text, null when the table cannot carry them (labelsText); the same labels as the JobSet's last record's need no text. */
+  #labelsId(uid: string, labels: Record<string, string>): number | null {
+    const last = this.#labelsByUid.get(uid);
+    if (last !== undefined && sameStringLabels(labels, last.labels)) return last.id;
+    const text = labelsText(labels);
+    if (text === null) return null;
+    const id = this.#string(text);
+    this.#labelsByUid.set(uid, { labels, id });
+    return id;
+  }
+
+  #jobset(v: JobSetView, labels: number, out: Float64Array, at: number): number {
     out[at++] = this.#string(v.uid);
     out[at++] = this.#string(v.namespace);
     out[at++] = this.#string(v.name);
-    out[at++] = this.#string(labels);
+    out[at++] = labels;
     // A resourceVersion is a decimal number in every API server backed by etcd: sent as that number when it reads back the same.
     const rv = v.resourceVersion;
     const rvNumber = rv === null ? NaN : Number(rv);
@@ -217,6 +231,22 @@ function labelsText(labels: Record<string, string>): string | null {
   if (labels === null || typeof labels !== 'object' || Array.isArray(labels) || Object.getPrototypeOf(labels) !== Object.prototype) return null;
   for (const key in labels) if (typeof labels[key] !== 'string') return null;
   return JSON.stringify(labels);
+}
+
+/**
+ * `labels` is a plain object with the same keys in the same order and the same values as `known`, a
+ * plain object of strings (labelsText accepted it): then their JSON texts are the same.
+ */
+function sameStringLabels(labels: Record<string, string>, known: Record<string, string>): boolean {
+  if (labels === null || typeof labels !== 'object' || Array.isArray(labels) || Object.getPrototypeOf(labels) !== Object.prototype) return false;
+  const keys = Object.keys(labels);
+  const knownKeys = Object.keys(known);
+  if (keys.length !== knownKeys.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (key !== knownKeys[i] || labels[key] !== known[key]) return false;
+  }
+  return true;
 }
 
 /**

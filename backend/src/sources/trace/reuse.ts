@@ -9,10 +9,16 @@
 // `\u0000` in it, so the only string "\u0000" in the rest's parse is the placeholder, lexed as one
 // value. When that value is what the rest's parse holds at `object.spec` (the last "spec" key of
 // the object, as JSON.parse keeps), the spec's text sits exactly where a value of object.spec
-// begins and ends; that text is a JSON value (JSON.stringify's output, kept with its own parse), so
-// putting its value back in the placeholder's place is the line's parse.
-// Anything else (no earlier spec of this text, the placeholder elsewhere, the rest not JSON) parses
-// the whole line as it is.
+// begins and ends; that text is a JSON value (JSON.parse read it alone, and its parse is what is
+// kept), so putting its value back in the placeholder's place is the line's parse.
+// Anything else (the placeholder elsewhere, the rest not JSON) parses the whole line as it is.
+//
+// A spec not seen before takes the same path: its text is cut where a scan of brackets and strings
+// says the object at the key ends, parsed alone and kept, and the rest parsed as above. The scan is
+// only a guess (a line that is not JSON may mislead it): what vouches for the result is the argument
+// above, which holds for any cut that JSON.parse reads as a value. This replaced parsing the line
+// whole, then the spec written back by JSON.stringify and parsed again to keep it (a run's first
+// line cost about four lines' worth, and each replay thread pays it for every JobSet it sees).
 
 const KEY = '"spec":';
 /** The string "\u0000" as JSON text: six characters, a backslash escape. */
@@ -46,13 +52,14 @@ export class SpecReuse {
     this.#bound = bound;
   }
 
-  /** JSON.parse(text), with the value and the errors JSON.parse gives. The value's spec may be shared with earlier lines' values: read it, never change it. */
+  /** JSON.parse(text), with the value and the errors JSON.parse gives. The value's spec may be shared with other lines' values (the kept parse): read it, never change it. */
   parse(text: string): unknown {
     const key = text.indexOf(KEY);
     if (key === -1) return JSON.parse(text);
     const start = key + KEY.length;
     const uid = uidOf(text);
-    const known = uid === null ? undefined : this.#byUid.get(uid);
+    if (uid === null) return JSON.parse(text);
+    const known = this.#byUid.get(uid);
     const spec = known?.find((k) => holds(text, start, k.text));
     if (spec !== undefined) {
       const value = this.#withSpec(text, start, spec);
@@ -60,11 +67,16 @@ export class SpecReuse {
         this.reused++;
         return value;
       }
+    } else {
+      // A spec not kept yet (no other spec of this object's has its text): kept when the line reads with it.
+      const fresh = specAt(text, start);
+      const value = fresh === null ? undefined : this.#withSpec(text, start, fresh);
+      if (value !== undefined) {
+        this.#keep(uid, fresh!);
+        return value;
+      }
     }
-    const value: unknown = JSON.parse(text);
-    // A spec already kept is not kept twice (its line could not take this path for another reason).
-    if (uid !== null && spec === undefined) this.#learn(text, start, uid, value);
-    return value;
+    return JSON.parse(text);
   }
 
   /** The line's value with the spec's, or undefined when this path cannot vouch for it. */
@@ -82,15 +94,8 @@ export class SpecReuse {
     return rest;
   }
 
-  /** Keeps the spec of a parsed line when its text is at `start`, as JSON.stringify writes it. */
-  #learn(text: string, start: number, uid: string, value: unknown): void {
-    const object = isRecord(value) ? value.object : undefined;
-    const spec = isRecord(object) ? object.spec : undefined;
-    if (!isRecord(spec)) return;
-    const specText = JSON.stringify(spec);
-    if (specText.length < SMALLEST || !holds(text, start, specText)) return;
-    // What is kept is the parse of the text itself (the line's spec is the caller's, and -0 or 1e999 do not read back from their JSON.stringify).
-    const entry: KnownSpec = { text: specText, value: JSON.parse(specText) };
+  /** Keeps `entry` as the newest spec of the object `uid`. */
+  #keep(uid: string, entry: KnownSpec): void {
     const known = this.#byUid.get(uid);
     if (known === undefined) this.#byUid.set(uid, [entry]);
     else {
@@ -98,7 +103,7 @@ export class SpecReuse {
       known.unshift(entry);
       if (known.length > 2) this.#chars -= known.pop()!.text.length;
     }
-    this.#chars += specText.length;
+    this.#chars += entry.text.length;
     // Past the bound, the objects kept longest ago go first (Map keeps the order they came in).
     for (const [oldest, specs] of this.#byUid) {
       if (this.#chars <= this.#bound) break;
@@ -110,6 +115,54 @@ export class SpecReuse {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The spec whose text begins at `start` in `text` (an object of SMALLEST characters or more) with its
+ * own parse; null when there is none there, or its text as the scan cuts it is not JSON.
+ */
+function specAt(text: string, start: number): KnownSpec | null {
+  const end = endOfObject(text, start);
+  if (end - start < SMALLEST) return null;
+  // A copy of the spec's characters alone: a slice would keep the whole line alive with it.
+  const specText = (text.slice(start, end) + ' ').slice(0, -1);
+  try {
+    return { text: specText, value: JSON.parse(specText) };
+  } catch {
+    return null;
+  }
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+/** Where the object that begins at `at` ends (after its closing brace), reading brackets outside strings; -1 when none begins there or it does not end. */
+function endOfObject(text: string, at: number): number {
+  if (text.charCodeAt(at) !== OPEN_BRACE) return -1;
+  let depth = 0;
+  for (let i = at; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      i = endOfString(text, i);
+      if (i === -1) return -1;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && --depth === 0) return i + 1;
+  }
+  return -1;
+}
+
+/** The closing quote of the string that opens at `open` (one not escaped by a backslash); -1 when it has none. */
+function endOfString(text: string, open: number): number {
+  for (let i = text.indexOf('"', open + 1); i !== -1; i = text.indexOf('"', i + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(i - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return i;
+  }
+  return -1;
 }
 
 /** `text` holds `part` at `at`. (A slice compared with ===: V8 compares the characters in bulk, where startsWith took ~50 times as long, 5 µs for a spec of 1.9 kB.) */
