@@ -73,6 +73,19 @@ export function useStrippedSources(sources = SOURCES, cache = CACHE) {
     byUrl = stripped(sourceFiles(sources));
     if (![...byUrl.values()].every((path) => existsSync(path))) return false;
   }
+  loadStrippedSources(byUrl);
+  return true;
+}
+
+/** Where a thread that runs on the stripped sources keeps their map (source URL → stripped file), for the worker threads it starts. */
+export const STRIPPED_SOURCES = Symbol.for('upness.strippedSources');
+
+/**
+ * This thread loads the sources of `byUrl` (source URL → stripped file) from their stripped files
+ * from now on. A hook is its thread's own: a worker thread registers the map it is handed
+ * (./stripped-worker.js), which is kept at STRIPPED_SOURCES for that.
+ */
+export function loadStrippedSources(byUrl) {
   registerHooks({
     load(url, context, nextLoad) {
       const path = byUrl.get(url);
@@ -81,7 +94,7 @@ export function useStrippedSources(sources = SOURCES, cache = CACHE) {
       return source === undefined ? nextLoad(url, context) : { format: 'module', source, shortCircuit: true };
     },
   });
-  return true;
+  globalThis[STRIPPED_SOURCES] = byUrl;
 }
 
 function readIfThere(path) {

@@ -14,6 +14,7 @@ import { ready, startServe } from '../../../test/support/serve.ts';
 const ROOT = join(__dirname, '..', '..', '..');
 const PRELOAD = join(ROOT, 'test', 'support', 'loaded-modules.mjs');
 const STRIPPED_SOURCES = join(ROOT, 'backend', 'bin', 'stripped-sources.js');
+const STRIPPED_WORKER = join(ROOT, 'backend', 'bin', 'stripped-worker.js');
 const MAIN_TS = join(ROOT, 'backend', 'src', 'cli', 'main.ts');
 /** Node's type stripper (amaro, SWC built to WebAssembly), as process.moduleLoadList names it. */
 const TYPE_STRIPPER = 'NativeModule internal/deps/amaro/dist/index';
@@ -100,6 +101,70 @@ describe('the sources stripped ahead (backend/bin/stripped-sources.js)', () => {
     expect(child.stderr).toBe('');
     return JSON.parse(child.stdout) as { used: boolean; answer: unknown; stripper: boolean };
   };
+
+  /** Runs a module script in a fresh Node (Node 22: this test's), from a file (a worker would inherit `--input-type`); returns what it printed as JSON. */
+  const script = (text: string): unknown => {
+    const file = join(dir, `script-${Math.random().toString(36).slice(2)}.mjs`);
+    writeFileSync(file, text);
+    const child = spawnSync(process.execPath, [file], { encoding: 'utf8', cwd: ROOT });
+    expect(child.stderr).toBe('');
+    return JSON.parse(child.stdout);
+  };
+  const url = (path: string): string => JSON.stringify(pathToFileURL(path).href);
+
+  it('starts a worker thread on the same stripped files, so the worker loads no type stripper either (started from its TypeScript, it does)', () => {
+    const sources = join(dir, 'worker-sources');
+    mkdirSync(sources, { recursive: true });
+    writeFileSync(join(sources, 'package.json'), '{"type":"module"}');
+    writeFileSync(join(sources, 'half.ts'), 'export const half = (n: number): number => n / 2;\n');
+    const entry = join(sources, 'entry.ts');
+    writeFileSync(
+      entry,
+      `import { parentPort } from 'node:worker_threads';\nimport { half } from './half.ts';\nconst answer: number = half(84);\nparentPort!.postMessage({ answer, stripper: process.moduleLoadList.includes(${JSON.stringify(TYPE_STRIPPER)}) });\n`,
+    );
+    const cache = join(dir, 'worker-cache');
+    const started = (how: 'stripped' | 'typescript'): unknown =>
+      script(`
+        const { useStrippedSources, STRIPPED_SOURCES } = await import(${url(STRIPPED_SOURCES)});
+        const { Worker } = await import('node:worker_threads');
+        const used = useStrippedSources(${JSON.stringify(sources)}, ${JSON.stringify(cache)});
+        const worker = ${how === 'stripped'}
+          ? new Worker(${JSON.stringify(STRIPPED_WORKER)}, { workerData: { strippedSources: { byUrl: globalThis[STRIPPED_SOURCES], entry: ${url(entry)} } } })
+          : new Worker(${JSON.stringify(entry)});
+        const message = await new Promise((resolve, reject) => { worker.once('message', resolve); worker.once('error', reject); });
+        await worker.terminate();
+        process.stdout.write(JSON.stringify({ used, ...message, here: process.moduleLoadList.includes(${JSON.stringify(TYPE_STRIPPER)}) }));`);
+    expect(started('stripped')).toEqual({ used: true, answer: 42, stripper: false, here: false });
+    expect(started('typescript')).toEqual({ used: true, answer: 42, stripper: true, here: false });
+  });
+
+  it("the replay's worker threads start on the stripped sources when the service runs on them, with the same timelines as in one thread", () => {
+    const cache = join(dir, 'replay-cache');
+    const replayed = (stripped: boolean): { start: string; inThread: string; inWorkers: string } =>
+      script(`
+        const { useStrippedSources } = await import(${url(STRIPPED_SOURCES)});
+        const used = ${stripped} ? useStrippedSources(${JSON.stringify(join(ROOT, 'backend', 'src'))}, ${JSON.stringify(cache)}) : false;
+        if (used !== ${stripped}) throw new Error('the stripped sources were not used');
+        const { replayTraceInWorkers, workerStart } = await import(${url(join(ROOT, 'backend', 'src', 'runtime', 'trace-workers.ts'))});
+        const { ClusterEngine } = await import(${url(join(ROOT, 'backend', 'src', 'nodes', 'engine.ts'))});
+        const { simulateFleet } = await import(${url(join(ROOT, 'backend', 'src', 'sources', 'simulator', 'index.ts'))});
+        const text = [...simulateFleet({ jobsets: 6, days: 1, seed: 5, nodes: true }).traceLines()].map((l) => l + '\\n').join('');
+        const held = async (options) => {
+          const engine = new ClusterEngine();
+          await replayTraceInWorkers([text], engine, { inThreadBytes: 0, chunkBytes: 16 << 10, ...options });
+          return JSON.stringify({ timelines: engine.timelines(), nodes: engine.nodeTimelines(), counts: engine.counts });
+        };
+        const inThread = await held({ workers: 0 });
+        const inWorkers = await held({ workers: 1, mainThreadParses: false, waitForWorkers: true });
+        process.stdout.write(JSON.stringify({ start: workerStart(null).file, inThread, inWorkers }));`) as { start: string; inThread: string; inWorkers: string };
+    const stripped = replayed(true);
+    expect(stripped.start).toBe(STRIPPED_WORKER);
+    expect(stripped.inWorkers).toBe(stripped.inThread);
+    expect(JSON.parse(stripped.inThread).counts.observations).toBeGreaterThan(100);
+    const plain = replayed(false);
+    expect(plain.start).toBe(join(ROOT, 'backend', 'src', 'runtime', 'trace-worker.ts'));
+    expect(plain.inWorkers).toBe(stripped.inThread);
+  });
 
   it('fills the cache once, serves an edited source afresh (dropping the old one), and falls back to Node where it cannot write', () => {
     const sources = join(dir, 'sources');

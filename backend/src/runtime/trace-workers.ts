@@ -18,6 +18,7 @@
 
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { refusalOf, TraceError } from '../sources/trace/parse.ts';
 import { backInTime } from '../sources/trace/lines.ts';
@@ -58,6 +59,18 @@ export interface TraceWorkersOptions<Counts> {
 }
 
 const WORKER = join(import.meta.dirname, 'trace-worker.ts');
+/** A worker's start on the sources stripped ahead (backend/bin/stripped-worker.js). */
+const STRIPPED_WORKER = join(import.meta.dirname, '..', '..', 'bin', 'stripped-worker.js');
+
+/**
+ * How a worker starts: on the sources stripped ahead when this process runs on them (`upness`:
+ * backend/bin/stripped-sources.js keeps their map at Symbol.for('upness.strippedSources')), so the
+ * worker loads no type stripper of its own; else from its TypeScript, which Node strips.
+ */
+export function workerStart(poolLabel: string | null): { file: string; workerData: { poolLabel: string | null; strippedSources?: { byUrl: Map<string, string>; entry: string } } } {
+  const byUrl = (globalThis as Record<symbol, unknown>)[Symbol.for('upness.strippedSources')];
+  return byUrl instanceof Map ? { file: STRIPPED_WORKER, workerData: { poolLabel, strippedSources: { byUrl: byUrl as Map<string, string>, entry: pathToFileURL(WORKER).href } } } : { file: WORKER, workerData: { poolLabel } };
+}
 
 let live = 0;
 /** Worker threads of trace replays that have not exited yet (tests check that none outlive a replay). */
@@ -185,7 +198,8 @@ class Pool {
     this.started = new Promise((resolve, reject) => (this.#started = { resolve, reject }));
     this.started.catch(() => {}); // Seen by whoever awaits it; a failure also rejects every chunk.
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(WORKER, { workerData: { poolLabel } });
+      const start = workerStart(poolLabel);
+      const worker = new Worker(start.file, { workerData: start.workerData });
       live++;
       const entry: PoolWorker = { worker, ready: false, inFlight: 0, decoder: new ViewDecoder() };
       worker.on('message', (message: WorkerMessage) => {
