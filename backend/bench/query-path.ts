@@ -21,7 +21,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { planSteps } from '../src/query/step.ts';
 import { DEFAULT_START } from '../src/sources/simulator/index.ts';
-import { cpuSeconds, sleep, timedFetch, timedRequest, type Timed } from './prometheus/proc.ts';
+import { cpuSeconds, listeningUrl, sleep, timedFetch, timedRequest, type Timed } from './prometheus/proc.ts';
 import { QUESTIONS, type Detail, type Window } from './prometheus/questions.ts';
 
 const { values: args } = parseArgs({
@@ -68,18 +68,7 @@ async function start(checkout: string): Promise<Server> {
     stdio: ['ignore', 'pipe', 'inherit'],
     env,
   });
-  const lines = createInterface({ input: child.stdout! });
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    lines.on('line', (line) => {
-      try {
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === 'listening' && entry.url !== undefined) resolveUrl(entry.url);
-      } catch {
-        // not a log line
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${checkout}: upness serve exited (code ${code}) before listening`)));
-  });
+  const url = await listeningUrl(child, `${checkout}: upness serve`);
   while ((await fetch(`${url}/readyz`)).status !== 200) await sleep(100);
   return { checkout, url, child };
 }

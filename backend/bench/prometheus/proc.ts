@@ -1,11 +1,12 @@
 // What the benchmark reads about a server process from /proc, timed HTTP calls, and the statistics
 // it reports (median and p99 of a handful of runs).
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
 
 let ticksPerSecond: number | null = null;
 
@@ -155,4 +156,24 @@ export function ms(n: number): string {
   if (n >= 100) return `${fmt(n, 0)} ms`;
   if (n >= 10) return `${fmt(n, 1)} ms`;
   return `${fmt(n, 2)} ms`;
+}
+
+/**
+ * Where an `upness serve` child listens: the URL of the "listening" line of its log (pino's JSON
+ * lines on its standard output, read to the end so that the pipe never fills). Rejects when it
+ * exits first, naming it as `what`.
+ */
+export function listeningUrl(child: ChildProcess, what = 'upness serve'): Promise<string> {
+  const lines = createInterface({ input: child.stdout! });
+  return new Promise<string>((resolve, reject) => {
+    lines.on('line', (line) => {
+      try {
+        const entry = JSON.parse(line) as { msg?: string; url?: string };
+        if (entry.msg === 'listening' && entry.url !== undefined) resolve(entry.url);
+      } catch {
+        // not a log line
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${what} exited (code ${code}) before listening`)));
+  });
 }

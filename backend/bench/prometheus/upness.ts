@@ -5,11 +5,10 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { deserialize } from 'node:v8';
 import type { GenerateDone, GenerateRequest } from './generate.ts';
-import { cpuSeconds, deadline, memory, sleep, timedFetch, timedRequest, type Timed } from './proc.ts';
+import { cpuSeconds, deadline, listeningUrl, memory, sleep, timedFetch, timedRequest, type Timed } from './proc.ts';
 import { Truth, type TruthData } from './truth.ts';
 
 const BIN = join(import.meta.dirname, '../../bin/upness.js');
@@ -71,19 +70,8 @@ export class UpnessServer {
       { stdio: [stdin ?? 'ignore', 'pipe', 'inherit'], env },
     );
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    // The service logs JSON lines (pino): the "listening" line says where. Its log is read to the end.
-    const lines = createInterface({ input: child.stdout! });
-    const url = await new Promise<string>((resolve, reject) => {
-      lines.on('line', (line) => {
-        try {
-          const entry = JSON.parse(line) as { msg?: string; url?: string };
-          if (entry.msg === 'listening' && entry.url !== undefined) resolve(entry.url);
-        } catch {
-          // not a log line
-        }
-      });
-      void exited.then((code) => reject(new Error(`upness serve exited (code ${code}) before listening`)));
-    });
+    // The service logs JSON lines (pino): the "listening" line says where.
+    const url = await listeningUrl(child);
     return new UpnessServer(url, child, exited);
   }
 

@@ -317,8 +317,9 @@ export class DenseReader {
 }
 
 const OPEN = 0x5b; // [
-const CLOSE = 0x5d; // ]
-const COMMA = 0x2c;
+/** JSON's bytes the snapshot's readers look for (./records.ts too). */
+export const CLOSE = 0x5d; // ]
+export const COMMA = 0x2c;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const MINUS = 0x2d;

@@ -42,7 +42,7 @@ import type { MachineState } from '../timeline/machine.ts';
 import type { Fact, Layer, PoolFact, PoolIdentity } from '../timeline/facts.ts';
 import { lastState, TERMINAL_STATES, transitionCount, transitionsOf, type Cause, type State, type Suspension, type Timeline, type Transition } from '../timeline/types.ts';
 import { areDerivedTransitions } from '../timeline/never-up.ts';
-import { DenseWriter, type DenseMachine } from './dense.ts';
+import { CLOSE, COMMA, DenseWriter, type DenseMachine } from './dense.ts';
 import type { IndexPartRef } from './index-part.ts';
 
 /** Bumped when the on-disk format changes: an older data dir is migrated (./formats.ts), a newer one refused. */
@@ -408,8 +408,6 @@ export function snapshotHeaderOf(start: Buffer): SnapshotHeader | null {
   return isHeaderLine(head) ? (headerOf(head)) : null;
 }
 
-const CLOSE = 0x5d; // ]
-const COMMA = 0x2c;
 /** A newline and the line after it closing a list. */
 const LIST_END = Buffer.from('\n]');
 /** Bytes of element lines parsed as one (a few hundred timelines). */
