@@ -5,7 +5,7 @@
 
 import { describeZodError, queryRequestSchema } from '../query/model.ts';
 import { select } from '../query/select.ts';
-import { matchesEveryName, QueryError } from '../query/selector.ts';
+import { literalName, matchesEveryName, QueryError } from '../query/selector.ts';
 import { checkRange, LIMITS, planSteps, ValueBudget } from '../query/step.ts';
 import { parseTimeParam } from '../query/time.ts';
 import { DEFAULT_QUERY } from '../query/types.ts';
@@ -28,7 +28,7 @@ export interface Observed {
   /** The time up to which the timelines are observed. */
   horizon: number;
   /** The node layer (layer: 'nodes'), when the source has one. */
-  nodes?: { timelines: readonly Timeline[]; horizon: number } | null;
+  nodes?: { timelines: readonly Timeline[]; horizon: number; named?(name: string): readonly Timeline[] } | null;
   /** The node pools' timelines (layer: 'nodepools'), and their fleet index if kept, when the source has Nodes. */
   pools?: { timelines: readonly Timeline[]; horizon: number; index?: FleetIndex | null } | null;
   /** The JobSet layer's fleet index, when the source keeps one. */
@@ -68,7 +68,7 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
     const from = parseTimeParam(fromRaw, 'from', now);
     const to = parseTimeParam(toRaw, 'to', now);
     checkRange(from, to);
-    let layer: { timelines: readonly Timeline[]; horizon: number } = observed;
+    let layer: { timelines: readonly Timeline[]; horizon: number; named?(name: string): readonly Timeline[] } = observed;
     if (query.layer === 'nodes') {
       if (!observed.nodes) return { status: 200, frames: [noticeFrame(q.refId, 'node layer', NO_NODE_LAYER)] };
       layer = observed.nodes;
@@ -85,7 +85,9 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
         if (selected !== null) return selected;
         // Queries of one panel often select alike (five metrics of one JobSet): select once per request.
         const key = JSON.stringify([query.layer, query.clusters, query.namespaces, query.name, query.labelSelector, query.states, selectFrom, to]);
-        selected = shared.selections.get(key) ?? select(layer.timelines, query, layer.horizon, selectFrom, to);
+        // One name, of a layer that finds its bearers alone (the node layer): not the whole layer listed.
+        const name = layer.named === undefined ? null : literalName(query.name);
+        selected = shared.selections.get(key) ?? select(name === null ? layer.timelines : layer.named!(name), query, layer.horizon, selectFrom, to);
         shared.selections.set(key, selected);
         return selected;
       },

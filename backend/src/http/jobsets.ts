@@ -52,8 +52,11 @@ export function jobsetRoutes(view: ServedView, now: () => number): Router {
   router.get('/jobsets/:namespace/:name', (req, res) => {
     const q = parseQueryString(detailQuerySchema, req);
     const t = now();
-    const { timelines, horizon } = layerOf(q.layer, t);
     const { namespace, name } = req.params;
+    const layer = layerOf(q.layer, t);
+    // The node layer finds one name's timelines without listing the whole layer.
+    const timelines = layer.named?.(name) ?? layer.timelines;
+    const horizon = layer.horizon;
     // Without a range: each timeline's whole life.
     const view = jobsetDetailView(timelines, horizon, namespace, name, (tl) => window(q, t, tl.createdAt, horizon));
     if (view === null) throw new HttpError(404, `no JobSet ${namespace}/${name} has been seen`);

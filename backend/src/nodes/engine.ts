@@ -97,7 +97,12 @@ export class ClusterEngine extends TimelineEngine {
   }
 
   nodeTimelines(): readonly Timeline[] {
-    return this.nodeLayer.timelines();
+    return this.nodeLayer.timelines(this.timelines());
+  }
+
+  /** The node layers of the JobSets named `name`, in any namespace (sorted, as nodeTimelines()). */
+  nodeTimelinesNamed(name: string): readonly Timeline[] {
+    return this.nodeLayer.named(this.timelines(), name);
   }
 
   poolTimelines(): readonly Timeline[] {

@@ -31,6 +31,7 @@ import { lastState, openTransitions, packClosed, setLastUnobserved, TERMINAL_STA
 import { areDerivedTransitions, derivedTransitions } from '../timeline/never-up.ts';
 import type { JobSetUpdate } from '../timeline/engine.ts';
 import { joinCause, nodeTransitionFact, type Layer, type LayerFact } from '../timeline/facts.ts';
+import { byNamespaceNameUid, isMarkedSorted, markSorted, named, namespacesOf } from '../timeline/order.ts';
 import { isNode, isPod, jobsetCauses, nodeNotReady, podFailures, viewNode, viewPod, type CauseFact, type NodeView, type PodView } from './objects.ts';
 import type { ClusterViewedObservation } from './viewed.ts';
 
@@ -217,19 +218,55 @@ export class NodeLayer {
   }
 
   /**
-   * Every node-layer timeline, the derived ones made from the JobSet layer; the array is shared,
-   * while anything holds it, until one is added or dropped (they grow in place).
+   * Every node-layer timeline, the derived ones made from the JobSet layer, sorted by namespace,
+   * name and UID and marked so (a selection bisects it, as the JobSet layer's); the array is shared,
+   * while anything holds it, until one is added or dropped (they grow in place). `jobsets`: the
+   * JobSet layer's list, sorted: a node layer bears its JobSet's identity, so listed in its order it
+   * needs no sort of its own.
    */
-  timelines(): readonly Timeline[] {
+  timelines(jobsets: readonly Timeline[] = []): readonly Timeline[] {
     const kept = this.#list?.deref();
     if (kept !== undefined) return kept;
     const list: Timeline[] = [];
-    for (const uid of this.#entries.keys()) {
-      const timeline = this.timeline(uid);
-      if (timeline !== undefined) list.push(timeline);
+    let listed = 0;
+    if (isMarkedSorted(jobsets)) {
+      for (const jobset of jobsets) {
+        if (!this.#entries.has(jobset.uid)) continue;
+        listed++;
+        const timeline = this.timeline(jobset.uid);
+        if (timeline !== undefined) list.push(timeline);
+      }
     }
+    // An entry whose JobSet the list lacks (none is expected: both layers forget a JobSet together): listed and sorted as they come.
+    if (listed !== this.#entries.size) {
+      list.length = 0;
+      for (const uid of this.#entries.keys()) {
+        const timeline = this.timeline(uid);
+        if (timeline !== undefined) list.push(timeline);
+      }
+      list.sort(byNamespaceNameUid);
+    }
+    markSorted(list);
     this.#list = new WeakRef(list);
     return list;
+  }
+
+  /**
+   * The node layers of the JobSets named `name` in any namespace, in timelines()' order, from the
+   * JobSet layer's sorted list: one JobSet's page needs its own, not the whole layer made again.
+   */
+  named(jobsets: readonly Timeline[], name: string): readonly Timeline[] {
+    // More entries than JobSets (not expected, as above): the whole layer, which lists them all.
+    const kept = this.#list?.deref() ?? (this.#entries.size > jobsets.length || !isMarkedSorted(jobsets) ? this.timelines(jobsets) : undefined);
+    const from = kept ?? jobsets;
+    const bearers = namespacesOf(from).flatMap((namespace) => named(from, namespace, name));
+    if (kept !== undefined) return markSorted(bearers);
+    const list: Timeline[] = [];
+    for (const jobset of bearers) {
+      const timeline = this.timeline(jobset.uid);
+      if (timeline !== undefined) list.push(timeline);
+    }
+    return markSorted(list);
   }
 
   timeline(uid: string): Timeline | undefined {

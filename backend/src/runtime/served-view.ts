@@ -35,6 +35,8 @@ export interface LayerView {
   horizon: number;
   /** The layer's fleet index, when the source keeps one (the node pools' does). */
   index?: FleetIndex | null;
+  /** The timelines named `name` in any namespace, sorted and marked (timeline/order.ts), when the layer finds them without listing every timeline. */
+  named?(name: string): readonly Timeline[];
 }
 
 /** What the API serves: the timelines, up to when they are observed, and whether they may be trusted now. */
@@ -161,7 +163,14 @@ export class EngineView implements ServedView {
     const last = engine.nodeHorizon;
     const watching = engine.gapStart === null && engine.nodeLayer.gapStart === null;
     const horizon = this.#live && watching ? Math.max(now, last ?? now) : (last ?? now);
-    return { timelines: engine.nodeTimelines(), horizon };
+    // Listed when read: a query of one JobSet's node layer (named) or of the pools needs no whole list.
+    return {
+      get timelines() {
+        return engine.nodeTimelines();
+      },
+      horizon,
+      named: (name) => engine.nodeTimelinesNamed(name),
+    };
   }
 
   poolLayer(now: number): LayerView | null {
