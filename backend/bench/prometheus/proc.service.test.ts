@@ -25,6 +25,12 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       seen.push({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), remotePort: req.socket.remotePort });
+      const resets = seen.filter((s) => s.url === req.url).length;
+      // A connection closed under the request: the first time only, or every time.
+      if ((req.url === '/reset-once' && resets === 1) || req.url === '/reset-always') {
+        req.socket.destroy();
+        return;
+      }
       if (req.url === '/gzip' && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
         const zipped = gzipSync(ANSWER);
         res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip', 'Content-Length': zipped.length }).end(zipped);
@@ -80,5 +86,23 @@ describe('timedRequest', () => {
   it('asks one request after another on one kept-alive connection', async () => {
     for (let i = 0; i < 5; i++) await timedRequest(`${base}/plain`);
     expect(new Set(seen.map((s) => s.remotePort)).size).toBe(1);
+  });
+
+  // The server closes the kept-alive connection under the request (what a server's idle timeout does
+  // when it races a request): really closed here, not simulated.
+  it('asks once more on a new connection when a kept-alive one is reset', async () => {
+    await timedRequest(`${base}/plain`);
+    const answer = await timedRequest(`${base}/reset-once`);
+    expect(answer).toMatchObject({ status: 200, body: ANSWER });
+    const asked = seen.filter((s) => s.url === '/reset-once');
+    expect(asked.length).toBe(2);
+    expect(asked[0]!.remotePort).toBe(seen[0]!.remotePort);
+    expect(asked[1]!.remotePort).not.toBe(asked[0]!.remotePort);
+  });
+
+  it('asks only once more: a reset on the new connection is an error', async () => {
+    await timedRequest(`${base}/plain`);
+    await expect(timedRequest(`${base}/reset-always`)).rejects.toMatchObject({ code: 'ECONNRESET' });
+    expect(seen.filter((s) => s.url === '/reset-always').length).toBe(2);
   });
 });
