@@ -3,7 +3,7 @@
 // runtime/metrics.ts, the per-JobSet family: runtime/jobset-metrics.ts, the store: store/metrics.ts).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Router, type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import client from 'prom-client';
 
 /** A registry with Node's default process metrics (`process_cpu_seconds_total`, ...). */
@@ -41,11 +41,9 @@ export function requestTiming(time: RequestTimer): RequestHandler {
   };
 }
 
-/** GET /metrics, behind `guards` (the bearer token, the store's group commit). */
-export function metricsRoutes(registry: client.Registry, ...guards: RequestHandler[]): Router {
-  const router = Router();
-  router.get('/metrics', ...guards, async (_req, res) => {
+/** GET /metrics's handler (api.ts puts it behind the bearer token and the store's group commit). */
+export function metricsHandler(registry: client.Registry): RequestHandler {
+  return async (_req, res) => {
     res.set('Content-Type', registry.contentType).send(await registry.metrics());
-  });
-  return router;
+  };
 }
