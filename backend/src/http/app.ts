@@ -14,7 +14,7 @@ import { registerStoreMetrics } from '../store/metrics.ts';
 import type { StoreStatus } from '../store/store.ts';
 import type { Api } from './api.ts';
 import { HEALTH_PATHS, healthAnswer, type HealthPath } from './health.ts';
-import { createRegistry, requestTimer, type RequestTimer } from './metrics.ts';
+import { arrivedNow, createRegistry, requestTimer, type RequestTimer } from './metrics.ts';
 
 export interface AppOptions {
   view: ServedView;
@@ -112,7 +112,8 @@ export function createServer(appOptions: AppOptions): Server {
       dispatch(api, req, res);
       return;
     }
-    // The request waits, unread, while the API loads (once; a few milliseconds).
+    // The request waits, unread, while the API loads (once: 0.1–0.7 s of modules), and that wait is in its time.
+    arrivedNow(req);
     loading ??= import('./api.ts').then(({ buildApi }) => (api = buildApi(options, time)));
     loading.then(
       (loaded) => dispatch(loaded, req, res),

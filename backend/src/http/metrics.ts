@@ -26,11 +26,20 @@ export function requestTimer(registry: client.Registry): RequestTimer {
     registers: [registry],
   });
   return (req, res, route) => {
-    const stop = httpDuration.startTimer();
+    // From the request's arrival where it waited for the API to load (app.ts), else from now.
+    const start = arrivals.get(req) ?? process.hrtime.bigint();
     res.on('finish', () => {
-      stop({ method: req.method, route: route(), status: String(res.statusCode) });
+      httpDuration.observe({ method: req.method, route: route(), status: String(res.statusCode) }, Number(process.hrtime.bigint() - start) / 1e9);
     });
   };
+}
+
+/** When requests that waited for the API to load arrived (process.hrtime.bigint()), so that their time counts the wait. */
+const arrivals = new WeakMap<IncomingMessage, bigint>();
+
+/** Notes that `req` arrived now and waits before it is timed: its duration will count from now. */
+export function arrivedNow(req: IncomingMessage): void {
+  arrivals.set(req, process.hrtime.bigint());
 }
 
 /** Times every request the express app answers, by the route it matched. */

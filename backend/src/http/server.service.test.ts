@@ -2,14 +2,18 @@
 // other request: each of its answers must be, byte for byte, the one the express app alone gives
 // (status, headers but Date, body), and requests that arrive while the API loads must all be answered.
 
-import http, { type Server } from 'node:http';
+import { EventEmitter } from 'node:events';
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
+import client from 'prom-client';
 import { merge, min, Scenario } from '../../../test/support/scenario.ts';
 import { EngineView } from '../runtime/served-view.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import { createApp } from './api.ts';
 import { createServer, type AppOptions } from './app.ts';
+import { arrivedNow, requestTimer } from './metrics.ts';
 
 const train = new Scenario({ uid: 'u-train', name: 'train', namespace: 'team-a' }, min(0)).created().up(min(10)).down(min(70)).up(min(75));
 
@@ -115,4 +119,18 @@ it('answers every request that arrives while the API loads, each as it would onc
   } finally {
     await server.close();
   }
+});
+
+it("times a request that waited for the API from its arrival, so its duration counts the wait", async () => {
+  const registry = new client.Registry();
+  const time = requestTimer(registry);
+  const waited = Object.assign(new EventEmitter(), { method: 'GET' }) as unknown as IncomingMessage;
+  const res = Object.assign(new EventEmitter(), { statusCode: 200 }) as unknown as ServerResponse;
+  arrivedNow(waited);
+  await sleep(60);
+  time(waited, res, () => '/api/v1/values/:what');
+  res.emit('finish');
+  const [metric] = (await registry.getMetricsAsJSON()).filter((m) => m.name === 'upness_http_request_duration_seconds');
+  const sum = (metric as unknown as { values: { metricName: string; value: number }[] }).values.find((v) => v.metricName.endsWith('_sum'))!.value;
+  expect(sum).toBeGreaterThanOrEqual(0.05);
 });
