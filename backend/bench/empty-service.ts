@@ -9,7 +9,8 @@
 //      the same service started from backend/src/cli/main.ts, whose types Node strips in the
 //      service's process as `upness` did before backend/bin/stripped-sources.js; with --before DIR,
 //      also the `upness` of another checkout (its node_modules resolving). They start together,
-//      which one first turning with each round.
+//      which one first turning with each round. With --asked, each `upness` also a second time, asked
+//      what Grafana asks first ("Save & test" and a panel's query: askAsGrafanaDoes) once it is ready.
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -71,12 +72,35 @@ async function stop(serve: ServeProcess): Promise<void> {
   await exited;
 }
 
-/** One empty service per entry, started together; RSS 5 s after each is ready and `settleSeconds` after. */
-async function emptyServices(entries: string[], trace: string, settleSeconds: number): Promise<{ early: number; settled: number }[]> {
+/**
+ * What a user has asked of a service once Grafana knows it: "Save & test" (GET /readyz, then GET
+ * /api/v1/values/namespaces: pkg/plugin/health.go) and a panel's first query, as the plugin's backend
+ * sends it (`frames=arrow`). Each must answer 200.
+ */
+async function askAsGrafanaDoes(url: string): Promise<void> {
+  const now = Date.now();
+  const requests: [string, RequestInit][] = [
+    ['/readyz', {}],
+    ['/api/v1/values/namespaces', {}],
+    [
+      '/api/v1/query?frames=arrow',
+      { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ queries: [{ refId: 'A', timeRange: { from: String(now - 86_400_000), to: String(now) } }] }) },
+    ],
+  ];
+  for (const [path, init] of requests) {
+    const res = await fetch(`${url}${path}`, init);
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+  }
+}
+
+/** One empty service per entry, started together (asked as Grafana asks where `asked`); RSS 5 s after each is ready and `settleSeconds` after. */
+async function emptyServices(entries: { bin: string; asked: boolean }[], trace: string, settleSeconds: number): Promise<{ early: number; settled: number }[]> {
   const started: ServeProcess[] = [];
   try {
-    for (const bin of entries) started.push(await startServe(['--memory', '--trace', trace], { bin }));
+    for (const { bin } of entries) started.push(await startServe(['--memory', '--trace', trace], { bin }));
     await Promise.all(started.map((s) => ready(s)));
+    await Promise.all(started.map((s, i) => (entries[i]!.asked ? askAsGrafanaDoes(s.url) : undefined)));
     await sleep(5_000);
     const early = started.map((s) => rssOf(s.child.pid!));
     await sleep(Math.max(0, settleSeconds - 5) * 1000);
@@ -86,7 +110,7 @@ async function emptyServices(entries: string[], trace: string, settleSeconds: nu
   }
 }
 
-export async function measureEmptyService(options: { repeat: number; rounds: number; settleSeconds: number; before?: string; write: (line: string) => void }): Promise<void> {
+export async function measureEmptyService(options: { repeat: number; rounds: number; settleSeconds: number; before?: string; asked?: boolean; write: (line: string) => void }): Promise<void> {
   const { repeat, rounds, settleSeconds, before, write } = options;
   const scratch = mkdtempSync(join(tmpdir(), 'upness-empty-'));
   const load = (): string => loadavg().map((l) => l.toFixed(1)).join(' ');
@@ -106,14 +130,21 @@ export async function measureEmptyService(options: { repeat: number; rounds: num
 
     const trace = join(scratch, 'empty.jsonl');
     writeFileSync(trace, '');
-    const services = [{ name: 'stripped ahead (upness)', bin: UPNESS_BIN }, { name: 'Node strips (main.ts)', bin: MAIN_TS }, ...(before === undefined ? [] : [{ name: before, bin: join(before, 'backend', 'bin', 'upness.js') }])];
+    const empty = [{ name: 'stripped ahead (upness)', bin: UPNESS_BIN }, { name: 'Node strips (main.ts)', bin: MAIN_TS }, ...(before === undefined ? [] : [{ name: before, bin: join(before, 'backend', 'bin', 'upness.js') }])].map((s) => ({ ...s, asked: false }));
+    // --asked: each upness also started and asked what Grafana asks first (its main.ts peer left out).
+    const askedToo = options.asked === true ? empty.filter((s) => s.bin !== MAIN_TS).map((s) => ({ ...s, name: `${s.name}, asked`, asked: true })) : [];
+    const services = [...empty, ...askedToo];
     write(`\nthe empty service (upness serve --memory --trace <empty>), RSS in MiB 5 s after ready / ${settleSeconds} s after, ${rounds} round(s)\n`);
     write(`| round | ${services.map((s) => s.name).join(' | ')} | load average |\n|---|${services.map(() => '---:|').join('')}---|\n`);
     const measured: { early: number; settled: number }[][] = services.map(() => []);
     for (let round = 1; round <= rounds; round++) {
       // Which starts first turns with each round.
       const order = services.map((_, i) => (i + round - 1) % services.length);
-      const figures = await emptyServices(order.map((i) => services[i]!.bin), trace, settleSeconds);
+      const figures = await emptyServices(
+        order.map((i) => services[i]!),
+        trace,
+        settleSeconds,
+      );
       order.forEach((i, k) => measured[i]!.push(figures[k]!));
       write(`| ${round} | ${measured.map((m) => `${mib(m.at(-1)!.early)} / ${mib(m.at(-1)!.settled)}`).join(' | ')} | ${load()} |\n`);
     }

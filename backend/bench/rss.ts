@@ -15,7 +15,7 @@
 // whole life, totals.ts windowTotals) and measures the heap and RSS that adds.
 // --empty: instead, the empty service and what each of its dependencies costs alone (empty-service.ts;
 // --repeat N runs of each import, --rounds N starts of the service and its peer, --settle S seconds,
-// --before DIR another checkout's service beside them);
+// --before DIR another checkout's service beside them; --asked each upness also asked what Grafana asks first);
 // --smoke measures it too, once each.
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -52,6 +52,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     settle: { type: 'string', default: '60' },
     before: { type: 'string' },
+    asked: { type: 'boolean', default: false },
   },
 });
 
@@ -110,6 +111,7 @@ async function emptyService(): Promise<void> {
     rounds: once ? 1 : Number(args.rounds),
     settleSeconds: once ? 5 : Number(args.settle),
     ...(args.before !== undefined ? { before: args.before } : {}),
+    asked: args.asked,
     write: (line) => process.stdout.write(line),
   });
 }

@@ -11,7 +11,8 @@ import type { GenerateDone, GenerateRequest } from './generate.ts';
 import { cpuSeconds, deadline, listeningUrl, memory, sleep, timedFetch, timedRequest, type Timed } from './proc.ts';
 import { Truth, type TruthData } from './truth.ts';
 
-const BIN = join(import.meta.dirname, '../../bin/upness.js');
+/** The `upness` the benchmarks start: this checkout's, or another's (`UPNESS_BENCH_BIN=/other/backend/bin/upness.js`) for an A/B of the same benchmark. */
+const BIN = process.env.UPNESS_BENCH_BIN ?? join(import.meta.dirname, '../../bin/upness.js');
 const GENERATE = join(import.meta.dirname, 'generate.ts');
 
 export interface UpnessLoad {

@@ -60,13 +60,42 @@ const NOT_FOR_AN_EMPTY_SERVICE = [
   '/backend/src/cli/simulate.ts',
 ];
 
+/** What a service loads only once it is asked something other than its health checks (http/app.ts). */
+const NOT_UNTIL_ASKED = ['/node_modules/express/', '/node_modules/body-parser/', '/node_modules/zod/', '/backend/src/http/api.ts', '/backend/src/frames/run-request.ts', '/backend/src/sources/trace/parse.ts'];
+
 describe('what the service loads', () => {
   it('serving a trace in memory: no store, no cluster, no simulator, no other command, no type stripper', async () => {
     const loaded = await loadedBy(['--memory', '--trace', emptyTrace]);
     expect(matching(loaded, [...NOT_FOR_AN_EMPTY_SERVICE, '/backend/src/sources/simulator/', '/backend/src/runtime/live-simulation.ts'])).toEqual([]);
     expect(loaded.builtins).not.toContain(TYPE_STRIPPER);
     // What it does need was seen: the recorder works.
-    expect(matching(loaded, ['/backend/src/runtime/trace-workers.ts', '/node_modules/express/'])).not.toEqual([]);
+    expect(matching(loaded, ['/backend/src/runtime/trace-workers.ts'])).not.toEqual([]);
+  });
+
+  it('answers its health checks without the API: express, zod and the query engine load on the first request that needs them', async () => {
+    const loaded = await loadedBy(['--memory', '--trace', emptyTrace], {
+      whileUp: async (url) => {
+        // `ready` has asked /readyz already; /healthz too, as a kubelet does.
+        expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'ok' });
+      },
+    });
+    expect(matching(loaded, NOT_UNTIL_ASKED)).toEqual([]);
+    // The counts of what it did answer are on /metrics' registry, made at start.
+    expect(matching(loaded, ['/node_modules/prom-client/'])).not.toEqual([]);
+
+    const asked = await loadedBy(['--memory', '--trace', emptyTrace], {
+      whileUp: async (url) => {
+        // What Grafana's "Save & test" asks after /readyz (pkg/plugin/health.go), then a panel's query.
+        expect(await (await fetch(`${url}/api/v1/values/namespaces`)).json()).toEqual({ values: [] });
+        const query = await fetch(`${url}/api/v1/query`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ from: 'now-7d', to: 'now', queries: [{ refId: 'A' }] }) });
+        expect(query.status).toBe(200);
+        const metrics = await (await fetch(`${url}/metrics`)).text();
+        // Every request is counted, the health checks answered before the API was loaded too.
+        expect(metrics).toMatch(/upness_http_request_duration_seconds_count\{method="GET",route="\/readyz",status="200"\} [1-9]/);
+        expect(metrics).toMatch(/upness_http_request_duration_seconds_count\{method="POST",route="\/api\/v1\/query",status="200"\} 1\n/);
+      },
+    });
+    for (const part of ['/node_modules/express/', '/node_modules/zod/', '/backend/src/http/api.ts', '/backend/src/frames/run-request.ts']) expect(matching(asked, [part])).not.toEqual([]);
   });
 
   it('the simulated cluster (`npm start` with --memory): no store, no cluster, no trace replay; it answers', async () => {

@@ -555,7 +555,7 @@ describe('the OpenAPI description', () => {
     }
     // And the server has no route the document leaves out.
     const routes = new Set<string>();
-    const { createApp } = await import('./app.ts');
+    const { createApp } = await import('./api.ts');
     const app = createApp({ view: service.view, token: null, logger: (await import('pino')).pino({ level: 'silent' }) });
     const walk = (stack: any[], prefix: string): void => {
       for (const layer of stack) {

@@ -1,26 +1,20 @@
-// The HTTP API (see README.md beside this file): express 5, JSON in and out, bad input a 400 that
-// names the field, never a 500 for it. One module per resource, each a Router; this one composes
-// them, with the token, the store's group commit and the metrics registry. `createServer` puts
-// POST /api/v1/query on Node's own server ahead of the app, with the same steps (query.ts).
+// The service's HTTP server (see README.md beside this file). GET /healthz and /readyz are answered
+// here on Node's own server; every other request goes to the API (api.ts: express 5, the direct
+// query route, zod's schemas, the query engine), loaded on the first request that needs it, so that
+// a service nobody has asked yet holds none of it (issue 21 §3, the empty service). The metrics
+// registry and its request timer are made here, at start, so that every request is counted.
 
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import express, { type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type client from 'prom-client';
-import { z } from 'zod';
 import { registerJobSetMetrics } from '../runtime/jobset-metrics.ts';
 import { registerViewMetrics } from '../runtime/metrics.ts';
 import type { ServedView } from '../runtime/served-view.ts';
 import { registerStoreMetrics } from '../store/metrics.ts';
 import type { StoreStatus } from '../store/store.ts';
-import { requireToken, tokenCheck } from './auth.ts';
-import { errorAnswer, errorHandler, notFound } from './errors.ts';
-import { healthRoutes } from './health.ts';
-import { jobsetRoutes } from './jobsets.ts';
-import { createRegistry, metricsRoutes, requestTimer, requestTiming } from './metrics.ts';
-import { openApiDocument } from './openapi.ts';
-import { directQueryRoute, QUERY_PATH, queryAnswerer, queryHandler, type DirectQueryOptions } from './query.ts';
-import { valuesRoutes } from './values.ts';
+import type { Api } from './api.ts';
+import { HEALTH_PATHS, healthAnswer, type HealthPath } from './health.ts';
+import { arrivedNow, createRegistry, requestTimer, type RequestTimer } from './metrics.ts';
 
 export interface AppOptions {
   view: ServedView;
@@ -39,92 +33,54 @@ export interface AppOptions {
   registry?: client.Registry;
 }
 
-const appDefaults = z.object({
-  now: z.custom<() => number>((v) => typeof v === 'function').default(() => Date.now),
-  terminalGraceMs: z.number().nonnegative().default(10 * 60_000),
-  retentionMs: z.number().nonnegative().nullable().default(null),
-});
+export type ResolvedAppOptions = Omit<AppOptions, 'now' | 'terminalGraceMs' | 'retentionMs' | 'registry'> & {
+  now: () => number;
+  terminalGraceMs: number;
+  retentionMs: number | null;
+  registry: client.Registry;
+};
 
-export type ResolvedAppOptions = Omit<AppOptions, keyof z.infer<typeof appDefaults> | 'registry'> & z.infer<typeof appDefaults> & { registry: client.Registry };
-
-/** The options with their defaults, checked once. */
+/** The options with their defaults (the durations come checked from the command line: cli/options.ts). */
 export function resolveAppOptions(options: AppOptions): ResolvedAppOptions {
-  return { ...options, ...appDefaults.parse(options), registry: options.registry ?? createRegistry() };
+  return {
+    ...options,
+    now: options.now ?? Date.now,
+    terminalGraceMs: options.terminalGraceMs ?? 10 * 60_000,
+    retentionMs: options.retentionMs ?? null,
+    registry: options.registry ?? createRegistry(),
+  };
 }
 
-/** The express app and the direct query route of one service, sharing its metrics, token and parser. */
-function buildApi(appOptions: AppOptions): { app: express.Express; direct: (req: IncomingMessage, res: ServerResponse) => boolean } {
+/** The options resolved, and each component's metrics registered on the one registry /metrics serves. */
+export function instrumented(appOptions: AppOptions): { options: ResolvedAppOptions; time: RequestTimer } {
   const options = resolveAppOptions(appOptions);
-  const { view, logger, now, registry } = options;
-  // Each component's metrics, on the one registry /metrics serves.
+  const { view, now, registry } = options;
   const time = requestTimer(registry);
   registerViewMetrics(registry, view, now);
   if (options.store !== undefined) registerStoreMetrics(registry, options.store);
   registerJobSetMetrics(registry, { view, now, terminalGraceMs: options.terminalGraceMs });
-
-  const durable: RequestHandler =
-    options.beforeRead === undefined
-      ? (_req, _res, next) => next()
-      : async (_req, _res, next) => {
-          await options.beforeRead?.();
-          next();
-        };
-  const auth = requireToken(options.token);
-
-  const app = express();
-  app.disable('x-powered-by');
-  // No ETag: Express hashes every answer for it, and no client of this API revalidates (a query is a
-  // POST; Grafana and the plugin never send If-None-Match). Megabytes of frames were hashed for nothing.
-  app.disable('etag');
-  app.set('query parser', 'simple');
-  app.use(requestTiming(time));
-  // Not strict: `null`, `42` or `"q"` are JSON too, and the schema names what the body should be.
-  const json = express.json({ limit: '1mb', strict: false });
-  const answer = queryAnswerer({ view, now, retentionMs: options.retentionMs });
-  // POST /api/v1/query first, with the same steps as the rest of /api/v1 (token, body, durability):
-  // what every panel asks, routed without passing the other routers' layers. (The server's direct
-  // route answers its exact path before the app sees it: createServer.)
-  app.post(QUERY_PATH, auth, json, durable, queryHandler(answer));
-  app.use(healthRoutes(view, now));
-  app.use(metricsRoutes(registry, auth, durable));
-
-  const api = express.Router();
-  api.get('/openapi.json', (_req, res) => {
-    res.json(openApiDocument());
-  });
-  api.use(auth);
-  api.use(json);
-  api.use(durable);
-  api.use(jobsetRoutes(view, now));
-  api.use(valuesRoutes(view, now));
-  app.use('/api/v1', api);
-
-  app.use(notFound);
-  app.use(errorHandler(logger));
-
-  const direct = directQueryRoute({
-    answer,
-    authorized: tokenCheck(options.token),
-    parseBody: json as unknown as DirectQueryOptions['parseBody'],
-    ...(options.beforeRead !== undefined ? { beforeRead: options.beforeRead } : {}),
-    time,
-    fail: (error, req, res) => {
-      const { status, body } = errorAnswer(error, { method: req.method, path: QUERY_PATH }, logger);
-      // Failed while writing its answer: nothing more can be said on this response.
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      const text = JSON.stringify(body);
-      res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) }).end(text);
-    },
-  });
-  return { app, direct };
+  return { options, time };
 }
 
-/** The express app alone (every route, POST /api/v1/query too): what a test walks for its routes. */
-export function createApp(appOptions: AppOptions): express.Express {
-  return buildApi(appOptions).app;
+/**
+ * GET /healthz and /readyz, exactly those paths (a query string allowed), answered as express
+ * answered them (the same status, body and headers; timed under the same route). Anything else,
+ * `/healthz/`, `/HEALTHZ`, HEAD or a conditional request among them, goes to the API, whose express
+ * app answers it as before. Returns false for a request it does not answer.
+ */
+export function healthRoute(view: ServedView, now: () => number, time: RequestTimer): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    if (req.method !== 'GET' || req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined) return false;
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    if (!(HEALTH_PATHS as readonly string[]).includes(path)) return false;
+    time(req, res, () => path);
+    const { status, body } = healthAnswer(path as HealthPath, view, now);
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) }).end(text);
+    return true;
+  };
 }
 
 /**
@@ -138,13 +94,34 @@ export function createApp(appOptions: AppOptions): express.Express {
 export const KEEP_ALIVE_TIMEOUT_MS = 100_000;
 
 /**
- * The service's HTTP server: POST /api/v1/query on Node's own server, ahead of the app (http/query.ts
- * `directQueryRoute`), every other request the express app's. Listen with `.listen(port, host)`.
+ * The service's HTTP server: the health checks here, POST /api/v1/query on Node's own server ahead
+ * of the express app (http/query.ts `directQueryRoute`), every other request the express app's.
+ * Listen with `.listen(port, host)`.
  */
 export function createServer(appOptions: AppOptions): Server {
-  const { app, direct } = buildApi(appOptions);
-  const server = http.createServer((req, res) => {
+  const { options, time } = instrumented(appOptions);
+  const health = healthRoute(options.view, options.now, time);
+  let api: Api | null = null;
+  let loading: Promise<Api> | null = null;
+  const dispatch = ({ direct, app }: Api, req: IncomingMessage, res: ServerResponse): void => {
     if (!direct(req, res)) app(req, res);
+  };
+  const server = http.createServer((req, res) => {
+    if (health(req, res)) return;
+    if (api !== null) {
+      dispatch(api, req, res);
+      return;
+    }
+    // The request waits, unread, while the API loads (once: 0.1–0.7 s of modules), and that wait is in its time.
+    arrivedNow(req);
+    loading ??= import('./api.ts').then(({ buildApi }) => (api = buildApi(options, time)));
+    loading.then(
+      (loaded) => dispatch(loaded, req, res),
+      (error: unknown) => {
+        options.logger.error({ err: error }, 'loading the API failed');
+        res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: 'internal error (logged by the service)' }));
+      },
+    );
   });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   return server;

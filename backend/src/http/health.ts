@@ -1,27 +1,20 @@
 // GET /healthz (the process answers) and GET /readyz (what is served has synced and is kept current).
+// Plain answers, so that the server answers them without express (app.ts: a health check is what an
+// empty service is asked most, and express is loaded on the first request that needs it).
 
-import { Router } from 'express';
 import type { ServedView } from '../runtime/served-view.ts';
 
-export function healthRoutes(view: ServedView, now: () => number): Router {
-  const router = Router();
-  router.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  router.get('/readyz', (_req, res) => {
-    const readiness = view.readiness();
-    const counts = view.counts();
-    if (!readiness.ready) {
-      res.status(503).json({ ready: false, reason: readiness.reason, source: view.kind });
-      return;
-    }
-    res.json({
-      ready: true,
-      source: view.kind,
-      jobsets: counts.jobsets,
-      observations: counts.observations,
-      horizon: new Date(view.horizon(now())).toISOString(),
-    });
-  });
-  return router;
+export const HEALTH_PATHS = ['/healthz', '/readyz'] as const;
+export type HealthPath = (typeof HEALTH_PATHS)[number];
+
+/** The status and JSON body of GET `path`. */
+export function healthAnswer(path: HealthPath, view: ServedView, now: () => number): { status: number; body: unknown } {
+  if (path === '/healthz') return { status: 200, body: { status: 'ok' } };
+  const readiness = view.readiness();
+  if (!readiness.ready) return { status: 503, body: { ready: false, reason: readiness.reason, source: view.kind } };
+  const counts = view.counts();
+  return {
+    status: 200,
+    body: { ready: true, source: view.kind, jobsets: counts.jobsets, observations: counts.observations, horizon: new Date(view.horizon(now())).toISOString() },
+  };
 }

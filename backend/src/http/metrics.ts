@@ -3,7 +3,7 @@
 // runtime/metrics.ts, the per-JobSet family: runtime/jobset-metrics.ts, the store: store/metrics.ts).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Router, type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import client from 'prom-client';
 
 /** A registry with Node's default process metrics (`process_cpu_seconds_total`, ...). */
@@ -26,11 +26,20 @@ export function requestTimer(registry: client.Registry): RequestTimer {
     registers: [registry],
   });
   return (req, res, route) => {
-    const stop = httpDuration.startTimer();
+    // From the request's arrival where it waited for the API to load (app.ts), else from now.
+    const start = arrivals.get(req) ?? process.hrtime.bigint();
     res.on('finish', () => {
-      stop({ method: req.method, route: route(), status: String(res.statusCode) });
+      httpDuration.observe({ method: req.method, route: route(), status: String(res.statusCode) }, Number(process.hrtime.bigint() - start) / 1e9);
     });
   };
+}
+
+/** When requests that waited for the API to load arrived (process.hrtime.bigint()), so that their time counts the wait. */
+const arrivals = new WeakMap<IncomingMessage, bigint>();
+
+/** Notes that `req` arrived now and waits before it is timed: its duration will count from now. */
+export function arrivedNow(req: IncomingMessage): void {
+  arrivals.set(req, process.hrtime.bigint());
 }
 
 /** Times every request the express app answers, by the route it matched. */
@@ -41,11 +50,9 @@ export function requestTiming(time: RequestTimer): RequestHandler {
   };
 }
 
-/** GET /metrics, behind `guards` (the bearer token, the store's group commit). */
-export function metricsRoutes(registry: client.Registry, ...guards: RequestHandler[]): Router {
-  const router = Router();
-  router.get('/metrics', ...guards, async (_req, res) => {
+/** GET /metrics's handler (api.ts puts it behind the bearer token and the store's group commit). */
+export function metricsHandler(registry: client.Registry): RequestHandler {
+  return async (_req, res) => {
     res.set('Content-Type', registry.contentType).send(await registry.metrics());
-  });
-  return router;
+  };
 }

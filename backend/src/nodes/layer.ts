@@ -24,7 +24,6 @@
 //
 // Pure: observations and the JobSet layer's transitions in, transitions and facts out; no clock.
 
-import { z } from 'zod';
 import type { Observation, ObservationType } from '../observation/types.ts';
 import { sameLabels } from '../timeline/intern.ts';
 import { lastState, openTransitions, packClosed, setLastUnobserved, TERMINAL_STATES, transitionAt, transitionCount, transitionState, transitionTime, unobservedAt, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
@@ -46,11 +45,9 @@ export interface NodeLayerOptions {
 
 export type { Layer } from '../timeline/facts.ts';
 
-/** The cause windows with their defaults, checked once at construction. */
-const causeWindows = z.object({
-  causeLookbackMs: z.number().nonnegative().default(120_000),
-  causeLookaheadMs: z.number().nonnegative().default(30_000),
-});
+/** The cause windows' defaults, ms (plain, not a zod schema: the service's start loads no zod, issue 21 §3). */
+const CAUSE_LOOKBACK_MS = 120_000;
+const CAUSE_LOOKAHEAD_MS = 30_000;
 
 const LAYER_BIT: Readonly<Record<Layer, number>> = { jobset: 1, nodes: 2 };
 
@@ -207,9 +204,8 @@ export class NodeLayer {
   constructor(jobsetTimeline: (uid: string) => Timeline | undefined, options: NodeLayerOptions = {}) {
     this.#jobsetTimeline = jobsetTimeline;
     this.#onFact = options.onFact ?? (() => {});
-    const windows = causeWindows.parse(options);
-    this.#lookback = windows.causeLookbackMs;
-    this.#lookahead = windows.causeLookaheadMs;
+    this.#lookback = options.causeLookbackMs ?? CAUSE_LOOKBACK_MS;
+    this.#lookahead = options.causeLookaheadMs ?? CAUSE_LOOKAHEAD_MS;
   }
 
   /** When the current gap in the Pod, Node or JobSet watch began; null while all are watched. */

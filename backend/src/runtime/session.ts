@@ -7,7 +7,6 @@
 
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import { ClusterEngine } from '../nodes/engine.ts';
 import type { PoolLayerOptions } from '../nodes/pools/layer.ts';
 import type { Timeline } from '../timeline/types.ts';
@@ -28,16 +27,18 @@ export interface SessionOptions {
   cluster?: string;
   /** How node pools are read (`--node-pool-label`, `--node-pool-size`). */
   pools?: PoolLayerOptions;
-  /** The maintenance loop's periods, ms (defaults in sessionIntervals). */
-  intervals?: Partial<z.input<typeof sessionIntervals>>;
+  /** The maintenance loop's periods, ms (defaults in SESSION_INTERVALS). */
+  intervals?: Partial<SessionIntervals>;
 }
 
 /** The maintenance loop: the observed mark every second, a look at the records since the last snapshot every 10 s, retention and a snapshot hourly. */
-export const sessionIntervals = z.object({
-  observedMs: z.number().int().positive().default(1000),
-  snapshotCheckMs: z.number().int().positive().default(10_000),
-  compactMs: z.number().int().positive().default(3_600_000),
-});
+// Plain defaults, not a zod schema: the service's start loads no zod (issue 21 §3); only tests set these.
+export interface SessionIntervals {
+  observedMs: number;
+  snapshotCheckMs: number;
+  compactMs: number;
+}
+export const SESSION_INTERVALS: Readonly<SessionIntervals> = { observedMs: 1000, snapshotCheckMs: 10_000, compactMs: 3_600_000 };
 
 export interface Session {
   readonly view: EngineView;
@@ -52,7 +53,11 @@ export interface Session {
 /** Opens `feed` over `sink`'s recovery. The one place where timers are set and a sink is flushed at the end. */
 export async function openSession(feed: Feed, sink: Sink, options: SessionOptions): Promise<Session> {
   const { logger } = options;
-  const intervals = sessionIntervals.parse(options.intervals ?? {});
+  const intervals: SessionIntervals = {
+    observedMs: options.intervals?.observedMs ?? SESSION_INTERVALS.observedMs,
+    snapshotCheckMs: options.intervals?.snapshotCheckMs ?? SESSION_INTERVALS.snapshotCheckMs,
+    compactMs: options.intervals?.compactMs ?? SESSION_INTERVALS.compactMs,
+  };
   const running = await feed.open({ sink, logger, ...(options.cluster === undefined ? {} : { cluster: options.cluster }), ...(options.pools === undefined ? {} : { pools: options.pools }) });
   const engine = running.view.engine;
   running.view.addCheck(() => {

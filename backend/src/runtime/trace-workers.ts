@@ -12,7 +12,7 @@
 //
 // Until the workers have started, and for a trace smaller than `inThreadBytes` (16 MiB), chunks are
 // parsed here: a worker loads the parser and its modules first (no zod: a line the checks refuse is
-// named here, by parse.ts's schema), which costs about as much CPU as parsing megabytes of trace
+// named here, by parse.ts's schema, loaded only then), which costs about as much CPU as parsing megabytes of trace
 // here. Each thread parses a JobSet's spec once (sources/trace/reuse.ts). The workers are always
 // terminated before the replay returns or throws.
 
@@ -20,7 +20,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { refusalOf, TraceError } from '../sources/trace/parse.ts';
+import { TraceError } from '../sources/trace/check.ts';
 import { backInTime } from '../sources/trace/lines.ts';
 import { SpecReuse } from '../sources/trace/reuse.ts';
 import type { ClusterViewedObservation } from '../nodes/viewed.ts';
@@ -270,9 +270,20 @@ export function defaultParseWorkers(cores = availableParallelism()): number {
   return Math.max(0, cores - 1);
 }
 
-/** What is wrong with a chunk's bad line: a line that the checks refused is named here, by parse.ts's schema. */
-function detailOf(error: ChunkError): string {
-  return 'detail' in error ? error.detail : refusalOf(error.refused);
+/** A line that the checks refused, on its way to be named by parse.ts's schema (zod), which the replay loads only then. */
+class RefusedLine extends Error {
+  readonly line: number;
+  readonly text: string;
+  constructor(line: number, text: string) {
+    super(`line ${line}: refused by the checks of trace lines`);
+    this.line = line;
+    this.text = text;
+  }
+}
+
+/** The error of a chunk's bad line (`line` in the trace): its own detail, or the checks' refusal, named later. */
+function errorOf(error: ChunkError, line: number): TraceError | RefusedLine {
+  return 'detail' in error ? new TraceError(line, error.detail) : new RefusedLine(line, error.refused);
 }
 
 /** A chunk in line order: parsed here, or in flight to a worker (`done` once its answer is in). */
@@ -327,7 +338,7 @@ export async function replayTraceInWorkers<C>(
       const { observations, lineNumbers } = chunk;
       for (let i = 0; i < observations.length; i++) if (!skip(observations[i]!.receivedAt, lineNumbers[i]!)) observe(observations[i]!);
     }
-    if (chunk.error !== null) throw new TraceError(base + chunk.error.line, detailOf(chunk.error));
+    if (chunk.error !== null) throw errorOf(chunk.error, base + chunk.error.line);
     base += chunk.lines;
   };
   /** Applies the oldest chunk, waiting for its worker's answer if need be. */
@@ -374,6 +385,9 @@ export async function replayTraceInWorkers<C>(
     if (rest !== null) await dispatch(rest);
     while (queue.length > 0) await applyOldest();
     options.onDone?.({ here, workers: inWorkers });
+  } catch (error) {
+    if (error instanceof RefusedLine) throw new TraceError(error.line, (await import('../sources/trace/parse.ts')).refusalOf(error.text));
+    throw error;
   } finally {
     await (pool as Pool | null)?.terminate();
   }
