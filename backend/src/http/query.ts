@@ -7,7 +7,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
 import type { RequestHandler } from 'express';
-import { jsonBytes } from './json-bytes.ts';
 import { runQueries, type QueryResult } from '../frames/run-request.ts';
 import type * as ArrowModule from '../frames/arrow.ts';
 import type { ServedView } from '../runtime/served-view.ts';
@@ -91,6 +90,17 @@ export function arrowAnswer(results: Record<string, QueryResult>, { ArrowRangeEr
   return body;
 }
 
+/**
+ * A JSON text as the UTF-8 bytes sent. Most answers are ASCII (names, UIDs, numbers): their bytes
+ * are the text's own characters, copied as Latin-1, which is a plain copy; a text with any other
+ * character is encoded as UTF-8. Sent as a Buffer, the answer goes to the socket as it is: a string
+ * body was first joined to the headers (a copy of the megabyte) and then encoded on the way out.
+ */
+export function jsonBody(text: string): Buffer {
+  // As many bytes as characters: every character is ASCII (any other takes two bytes or more).
+  return Buffer.from(text, Buffer.byteLength(text, 'utf8') === text.length ? 'latin1' : 'utf8');
+}
+
 /** Reads an answer of arrowAnswer: the head, and each result's Arrow files (for tests and tools). */
 export function readArrowAnswer(body: Uint8Array): { results: Record<string, QueryResult & { arrowFiles?: Uint8Array[] }> } {
   const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
@@ -108,7 +118,7 @@ export function readArrowAnswer(body: Uint8Array): { results: Record<string, Que
 export type QueryAnswerer = (body: unknown, frames: unknown, res: ServerResponse) => Promise<void>;
 
 /**
- * POST /api/v1/query's answer: the frame JSON as its UTF-8 bytes (jsonBytes; the bytes and headers
+ * POST /api/v1/query's answer: the frame JSON as its UTF-8 bytes (jsonBody; the bytes and headers
  * res.json would send, its length among them, without its generic steps), or the Arrow answer with its media type. `frames` is the query string's.
  */
 export function queryAnswerer({ view, now, retentionMs }: QueryRouteOptions): QueryAnswerer {
@@ -136,9 +146,7 @@ export function queryAnswerer({ view, now, retentionMs }: QueryRouteOptions): Qu
       t,
     );
     if (encoding === 'json') {
-      // JSON.stringify's bytes, written without its string (json-bytes.ts), sent as a Buffer:
-      // a string body was joined to the headers (a copy of the megabyte) and encoded on the way out.
-      const bytes = jsonBytes({ results })!;
+      const bytes = jsonBody(JSON.stringify({ results }));
       res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': bytes.length }).end(bytes);
       return;
     }
