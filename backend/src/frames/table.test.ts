@@ -380,3 +380,30 @@ describe('over random fleets', () => {
     );
   });
 });
+
+describe('a summary table\'s identity columns (read in one visit to each row, issue 21 §4)', () => {
+  const arbClustered = fc
+    .array(fc.tuple(arbTimelines(6), fc.constantFrom('a', 'b'), fc.option(fc.constantFrom('east', 'west'), { nil: undefined })), { minLength: 0, maxLength: 10 })
+    .map((list) => list.map(([tl, namespace, cluster], i): Timeline => ({ ...tl, uid: `u${i}`, name: `js${i % 4}`, namespace, ...(cluster !== undefined ? { cluster } : {}) })));
+
+  it('are each row\'s own cluster, namespace, name and UID, a cluster column only when a row has one ("" for the others), sorted or not', () => {
+    fc.assert(
+      fc.property(arbClustered, fc.option(fc.record({ by: fc.constantFrom(...FIGURE_NAMES), direction: fc.constantFrom('asc', 'desc') }), { nil: undefined }), (fleet, sort) => {
+        const obs: Observed = { timelines: fleet, horizon: T0 + 16 * 3_600_000 };
+        const r = run({ queryType: 'summary', groupBy: 'none', figures: ['uptimeRatio'], ...(sort !== undefined ? { sort, limit: 5 } : {}) }, obs, T0 + 3_600_000, T0 + 8 * 3_600_000);
+        expect(r.status).toBe(200);
+        const frame = r.frames![0]!;
+        const names = frame.schema.fields.map((f) => f.name);
+        const uids = column(r.frames!, 'uid') as string[];
+        const rows = uids.map((uid) => fleet.find((tl) => tl.uid === uid)!);
+        const clustered = rows.some((tl) => tl.cluster !== undefined);
+        expect(names).toEqual([...(clustered ? ['cluster'] : []), 'namespace', 'name', 'uid', 'state', 'uptimeRatio']);
+        if (clustered) expect(column(r.frames!, 'cluster')).toEqual(rows.map((tl) => tl.cluster ?? ''));
+        expect(column(r.frames!, 'namespace')).toEqual(rows.map((tl) => tl.namespace));
+        expect(column(r.frames!, 'name')).toEqual(rows.map((tl) => tl.name));
+        for (const f of frame.schema.fields.filter((x) => x.name !== 'state' && x.type === 'string')) expect(f).toEqual({ name: f.name, type: 'string', typeInfo: { frame: 'string' } });
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

@@ -320,11 +320,14 @@ describe('POST /api/v1/query', () => {
   });
 
   it('writes the query answer itself with the headers res.json sends: JSON, UTF-8, its length in bytes', async () => {
-    // A name with a character of three UTF-8 bytes: the length counts bytes, not characters.
-    const res = await fetch(`${service.url}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: FROM, to: TO, queries: [{ refId: 'A€' }] }) });
-    const bytes = Buffer.from(await res.arrayBuffer());
-    expect([res.status, res.headers.get('content-type'), res.headers.get('content-length')]).toEqual([200, 'application/json; charset=utf-8', String(bytes.length)]);
-    expect(Object.keys(JSON.parse(bytes.toString('utf8')).results)).toEqual(['A€']);
+    // Names with a character of three UTF-8 bytes and one of Latin-1 (two UTF-8 bytes, one as Latin-1):
+    // the length counts bytes, not characters, and only an ASCII answer is copied as it is.
+    for (const refId of ['A€', 'Aé', 'A']) {
+      const res = await fetch(`${service.url}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: FROM, to: TO, queries: [{ refId }] }) });
+      const bytes = Buffer.from(await res.arrayBuffer());
+      expect([res.status, res.headers.get('content-type'), res.headers.get('content-length')]).toEqual([200, 'application/json; charset=utf-8', String(bytes.length)]);
+      expect(Object.keys(JSON.parse(bytes.toString('utf8')).results)).toEqual([refId]);
+    }
   });
 
   it('refuses a body over 1 MB with 413', async () => {

@@ -68,13 +68,13 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
       else for (const i of rows) out.push(at(i));
       return out;
     };
-    const clustered = timelines.some((tl) => tl.cluster !== undefined);
+    const id = identityColumns(timelines);
     const figureField = (f: FigureName): Field => numberField(f, column((i) => valueOf(f, i)), { unit: unitOf(f) });
     const fields: Field[] = [
-      ...(clustered ? [stringField('cluster', timelines.map((tl) => tl.cluster ?? ''))] : []),
-      stringField('namespace', timelines.map((tl) => tl.namespace)),
-      stringField('name', timelines.map((tl) => tl.name)),
-      stringField('uid', timelines.map((tl) => tl.uid)),
+      ...(id.cluster !== null ? [stringField('cluster', id.cluster, { nullable: false })] : []),
+      stringField('namespace', id.namespace, { nullable: false }),
+      stringField('name', id.name, { nullable: false }),
+      stringField('uid', id.uid, { nullable: false }),
       stringField('state', rows === null ? c.states : column((i) => c.states[i]!)),
       ...(query.layer === 'nodepools' ? poolFields(timelines) : []),
       ...columns.map(figureField),
@@ -108,6 +108,29 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   ];
   const meta = withUsageNotice(ctx, rows !== null ? tableMeta(groups.length, rows.length, summaryTotals(ctx, columns)) : undefined);
   return [frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) })];
+}
+
+/**
+ * The rows' identities as columns, in one visit to each timeline (10,000 rows were four passes over
+ * objects spread on the heap, a cache miss each): `cluster` only when a row has one ('' for the others).
+ */
+function identityColumns(timelines: readonly Timeline[]): { cluster: string[] | null; namespace: string[]; name: string[]; uid: string[] } {
+  const namespace: string[] = [];
+  const name: string[] = [];
+  const uid: string[] = [];
+  let cluster: string[] | null = null;
+  for (let i = 0; i < timelines.length; i++) {
+    const tl = timelines[i]!;
+    namespace.push(tl.namespace);
+    name.push(tl.name);
+    uid.push(tl.uid);
+    if (tl.cluster !== undefined && cluster === null) {
+      cluster = [];
+      for (let j = 0; j < i; j++) cluster.push('');
+    }
+    if (cluster !== null) cluster.push(tl.cluster ?? '');
+  }
+  return { cluster, namespace, name, uid };
 }
 
 /** Each group's member JobSets, in the groups' order (a group's key is groupOf's, as the fleet index's). */
