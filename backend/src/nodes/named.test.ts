@@ -2,7 +2,7 @@
 // listing the whole layer (the JobSet page's node-layer panel): the same answers as a plain scan of
 // the layer, for every name of a simulated cluster.
 
-import { runQueries, type Observed } from '../frames/run-request.ts';
+import { runQueries, type Observed, type QueryResult } from '../frames/run-request.ts';
 import { LiveSimulation } from '../runtime/live-simulation.ts';
 import { byNamespaceNameUid, isMarkedSorted } from '../timeline/order.ts';
 import type { Timeline } from '../timeline/types.ts';
@@ -60,8 +60,8 @@ describe('the node layer of a simulated cluster', () => {
       { refId: `t${i}`, layer: 'nodes', name, queryType: 'summary', ...(i % 2 === 0 ? { namespaces: [engine.timelines()[0]!.namespace] } : {}) },
       { refId: `e${i}`, layer: 'nodes', name, queryType: 'series', metric: 'interruptions', window: 'step' },
     ]);
-    const ask = (observed: Observed): Record<string, unknown>[] => {
-      const answers: Record<string, unknown>[] = [];
+    const ask = (observed: Observed): QueryResult[] => {
+      const answers: QueryResult[] = [];
       // A request holds at most 100 queries.
       for (let b = 0; b < queries.length; b += 90) {
         const batch = queries.slice(b, b + 90).map((q) => ({ ...q, intervalMs: HOUR, maxDataPoints: 100 }));
@@ -79,7 +79,7 @@ describe('the node layer of a simulated cluster', () => {
       expect(answer.status).toBe(200);
       expect(JSON.stringify(before[i])).toBe(JSON.stringify(answer));
       expect(JSON.stringify(after[i])).toBe(JSON.stringify(answer));
-      rows += (answer.frames as unknown[]).length;
+      rows += answer.frames!.length;
     });
     expect(rows).toBeGreaterThan(names.length);
   });
