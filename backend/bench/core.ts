@@ -23,7 +23,7 @@ import { Rng } from '../src/sources/simulator/rng.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
 import { transitionsOf, type State, type Timeline, type Transition } from '../src/timeline/types.ts';
 import { replayTrace } from '../src/sources/trace/replay.ts';
-import { defaultParseWorkers, replayTraceInWorkers, type ChunkShares } from '../src/runtime/trace-workers.ts';
+import { defaultParseWorkers, replayTraceInWorkers } from '../src/runtime/trace-workers.ts';
 import { viewTraceChunk } from '../src/runtime/trace-chunk.ts';
 import { SpecReuse } from '../src/sources/trace/reuse.ts';
 import { ViewDecoder, ViewEncoder, type EncodedViews } from '../src/runtime/trace-views.ts';
@@ -199,22 +199,20 @@ interface WorkerRun {
   cpu: number[];
   /** The main thread's own CPU (ms): applying the workers' views and parsing its share. */
   mainCpu: number[];
-  chunks: ChunkShares;
+  chunks: { here: number; workers: number };
 }
-async function workerRun(workers: number, mainThreadParses: boolean, routeByObject = true): Promise<WorkerRun> {
-  const run: WorkerRun = { wall: [], cpu: [], mainCpu: [], chunks: { here: 0, workers: 0, routed: 0, routedLines: { here: 0, workers: 0 } } };
+async function workerRun(workers: number, mainThreadParses: boolean): Promise<WorkerRun> {
+  const run: WorkerRun = { wall: [], cpu: [], mainCpu: [], chunks: { here: 0, workers: 0 } };
   let compared = false;
   run.wall = await measureAsync(cpuOf(async () => {
     const engine = new TimelineEngine();
-    await replayTraceInWorkers(chunks, engine, { workers, mainThreadParses, routeByObject, onDone: (c) => (run.chunks = c) });
+    await replayTraceInWorkers(chunks, engine, { workers, mainThreadParses, onDone: (c) => (run.chunks = c) });
     if (!compared && JSON.stringify(engine.timelines()) !== inThreadTimelines) throw new Error('the worker replay and the in-thread replay differ');
     compared = true;
   }, run.cpu, run.mainCpu));
   return run;
 }
 const shared = await workerRun(parseThreads, true);
-// The same threads sharing whole chunks, as before the lines were routed by object (the peer of that step).
-const wholeRun = parseThreads > 0 ? await workerRun(parseThreads, true, false) : null;
 const peerRun = await workerRun(peerThreads, false);
 const rate = (ms: number): number => lines.length / (ms / 1000);
 const perCpuSecond = (cpu: number[]): number => lines.length / (median([...cpu].sort((a, b) => a - b)) / 1000);
@@ -228,19 +226,11 @@ log(`  upness replay (split, parse, validate,  ${int(rate(median(replay))).padSt
 log(`         state machine) into ${int(timelinesReplayed)} timelines, one core  ${int(perCpuSecond(replayCpu)).padStart(10)} obs per CPU-second`);
 const workerRows = (label: string, run: WorkerRun): void => {
   log(`  ${label.padEnd(39)} ${int(rate(median(run.wall))).padStart(10)} obs/s  ${fmt(bytes / 2 ** 20 / (median(run.wall) / 1000))} MiB/s  = ${fmt(median(replay) / median(run.wall), 2)}× the one-core replay`);
-  const { here, workers, routed, routedLines } = run.chunks;
-  const where =
-    routed > 0
-      ? `${routed} chunks split by object, ${int((100 * routedLines.here) / (routedLines.here + routedLines.workers))}% of their lines parsed in the main thread; ${here} parsed whole there`
-      : `${here} of ${here + workers} chunks parsed in the main thread`;
-  log(`         (pool started in each run; ${where})`);
-  log(`                                                  ${int(perCpuSecond(run.cpu)).padStart(10)} obs per CPU-second (all threads)`);
+  log(`         (pool started in each run; ${run.chunks.here} of ${run.chunks.here + run.chunks.workers} chunks parsed in the main thread)  ${int(perCpuSecond(run.cpu)).padStart(10)} obs per CPU-second (all threads)`);
   log(`                                                  ${int(perCpuSecond(run.mainCpu)).padStart(10)} obs per main-thread CPU-second`);
 };
 workerRows(`upness replay, ${parseThreads} worker thread${parseThreads === 1 ? '' : 's'} + main`, shared);
-if (wholeRun !== null) workerRows('peer  the same, whole chunks shared', wholeRun);
 workerRows(`peer  ${peerThreads} worker threads, main applies`, peerRun);
-if (wholeRun !== null) log(`  lines routed by object: ${fmt(median(wholeRun.wall) / median(shared.wall), 2)}× the rate of whole chunks shared, ${fmt(perCpuSecond(shared.cpu) / perCpuSecond(wholeRun.cpu), 2)}× their obs per CPU-second`);
 log(`  the shared parse: ${fmt(median(peerRun.wall) / median(shared.wall), 2)}× the peer's rate, ${fmt(perCpuSecond(shared.cpu) / perCpuSecond(peerRun.cpu), 2)}× its obs per CPU-second (load average ${load()})`);
 log('');
 const replayResults = {
@@ -260,8 +250,6 @@ const replayResults = {
   workerReplayObsPerCpuSecond: perCpuSecond(shared.cpu),
   workerReplayObsPerMainThreadCpuSecond: perCpuSecond(shared.mainCpu),
   workerReplayChunksInMainThread: shared.chunks,
-  wholeChunksWorkerReplayObsPerSec: wholeRun === null ? null : rate(median(wholeRun.wall)),
-  wholeChunksWorkerReplayObsPerCpuSecond: wholeRun === null ? null : perCpuSecond(wholeRun.cpu),
   peerWorkerThreads: peerThreads,
   peerWorkerReplayObsPerSec: rate(median(peerRun.wall)),
   peerWorkerReplayObsPerCpuSecond: perCpuSecond(peerRun.cpu),

@@ -15,7 +15,6 @@ import type { LiveCluster, LiveClusterOptions, UsageKeeping } from './live-clust
 import type { JobSetUsage } from '../usage/jobset-usage.ts';
 import { restoreUsage, usageRecords } from './usage-store.ts';
 import type { SimulationAnchor } from './live-simulation.ts';
-import type { ChunkShares } from './trace-workers.ts';
 import { EngineView, keptIndex, type SourceKind } from './served-view.ts';
 import { UsageBook } from '../usage/book.ts';
 import type { Sink } from './sinks.ts';
@@ -108,7 +107,7 @@ export function traceFeed(trace: string, parseThreads?: number): Feed {
           if (observedUntil !== null) engine.endGap(observedUntil);
           const started = Date.now();
           const input = trace === '-' ? process.stdin : createReadStream(trace, { highWaterMark: 1 << 20 });
-          let chunks: ChunkShares = { here: 0, workers: 0, routed: 0, routedLines: { here: 0, workers: 0 } };
+          let chunks = { here: 0, workers: 0 };
           const counts = await replayTraceInWorkers(input, engine, {
             ...(parseThreads !== undefined ? { workers: parseThreads } : {}),
             poolLabel: engine.poolLayer.poolLabel,
@@ -120,7 +119,7 @@ export function traceFeed(trace: string, parseThreads?: number): Feed {
             onDone: (c) => (chunks = c),
           });
           sink.observed(engine.horizon);
-          logger.info({ ...counts, seconds: (Date.now() - started) / 1000, chunksParsedInWorkers: chunks.workers, chunksParsedInMainThread: chunks.here, chunksRoutedByObject: chunks.routed }, 'trace replayed');
+          logger.info({ ...counts, seconds: (Date.now() - started) / 1000, chunksParsedInWorkers: chunks.workers, chunksParsedInMainThread: chunks.here }, 'trace replayed');
         },
         vouched: () => null,
         now: Date.now,

@@ -35,11 +35,7 @@ export interface ViewedChunk {
  * `specs`: the parses of specs kept across the chunks of one replay (or one worker), or none.
  */
 export function viewTraceChunk(chunk: Buffer | string, poolLabel: string | null, specs: SpecReuse | null = null): ViewedChunk {
-  return viewTraceLines(linesOf(chunk), poolLabel, specs);
-}
-
-/** The same for lines already cut (`raws[i]` is line i + 1 of the chunk, without its newline). */
-export function viewTraceLines(raws: readonly string[], poolLabel: string | null, specs: SpecReuse | null = null): ViewedChunk {
+  const raws = linesOf(chunk);
   const observations: ClusterViewedObservation[] = [];
   const lineNumbers = new Int32Array(raws.length);
   let error: ChunkError | null = null;

@@ -9,7 +9,7 @@ import { replayTrace } from '../sources/trace/replay.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
 import type { Fact } from '../timeline/facts.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
-import { defaultParseWorkers, liveTraceWorkers, replayTraceInWorkers, type ChunkShares } from './trace-workers.ts';
+import { defaultParseWorkers, liveTraceWorkers, replayTraceInWorkers } from './trace-workers.ts';
 
 /** A simulated cluster's trace (JobSets, their Pods and Nodes, Kueue's Workloads), in chunks of `size` characters. */
 function trace(seed: number, jobsets = 12, size = 64 << 10): { lines: string[]; chunks: string[] } {
@@ -33,18 +33,8 @@ function held(r: ReturnType<typeof record>): unknown {
   return { timelines: engine.timelines(), nodes: engine.nodeTimelines(), pools: engine.poolTimelines(), counts: engine.counts, horizon: engine.horizon, facts: r.facts, updates: r.updates };
 }
 
-/**
- * How the lines are shared: every chunk to the workers; the main thread parsing the whole chunks no
- * worker has room for; or each chunk's lines split by object between the main thread and the workers
- * (one worker, as on 2 cores, or two).
- */
-type Mode = 'workers only' | 'shared' | 'routed' | 'routed, 2 workers';
-const SHARING: Record<Mode, Parameters<typeof replayTraceInWorkers>[2]> = {
-  'workers only': { workers: 2, mainThreadParses: false },
-  shared: { workers: 1, mainThreadParses: true, routeByObject: false },
-  routed: { workers: 1 },
-  'routed, 2 workers': { workers: 2 },
-};
+/** How the lines are shared: every chunk to the workers, or the main thread parsing those no worker has room for. */
+type Mode = 'workers only' | 'shared';
 
 /** Replays through the workers once they have started (every chunk sent to them, or shared with this thread), and says how many chunks went where. */
 async function inWorkers<C>(
@@ -52,9 +42,10 @@ async function inWorkers<C>(
   engine: Parameters<typeof replayTraceInWorkers<C>>[1],
   options: Parameters<typeof replayTraceInWorkers<C>>[2] = {},
   mode: Mode = 'workers only',
-): Promise<ChunkShares> {
-  let parsed: ChunkShares = { here: 0, workers: 0, routed: 0, routedLines: { here: 0, workers: 0 } };
-  await replayTraceInWorkers(chunks, engine, { ...SHARING[mode], inThreadBytes: 0, waitForWorkers: true, chunkBytes: 16 << 10, onDone: (c) => (parsed = c), ...options });
+): Promise<{ here: number; workers: number }> {
+  let parsed = { here: 0, workers: 0 };
+  const sharing = mode === 'shared' ? { workers: 1, mainThreadParses: true } : { workers: 2, mainThreadParses: false };
+  await replayTraceInWorkers(chunks, engine, { ...sharing, inThreadBytes: 0, waitForWorkers: true, chunkBytes: 16 << 10, onDone: (c) => (parsed = c), ...options });
   return parsed;
 }
 
@@ -64,9 +55,6 @@ describe('replay on worker threads', () => {
     [2, 'workers only'],
     [1, 'shared'],
     [2, 'shared'],
-    [1, 'routed'],
-    [2, 'routed'],
-    [3, 'routed, 2 workers'],
   ] as const)('gives every layer the same timelines, facts and updates as the in-thread replay (seed %i, %s)', async (seed, mode) => {
     const { lines, chunks } = trace(seed);
     expect(lines.some((l) => l.includes('"kind":"Pod"')) && lines.some((l) => l.includes('"kind":"Node"')) && lines.some((l) => l.includes('"kind":"Workload"'))).toBe(true);
@@ -74,20 +62,11 @@ describe('replay on worker threads', () => {
     await replayTrace(chunks, here.engine);
     const there = record('example.com/pool');
     const parsed = await inWorkers(chunks, there.engine, { poolLabel: there.engine.poolLayer.poolLabel }, mode);
-    if (mode === 'workers only') expect(parsed).toMatchObject({ here: 0, routed: 0, workers: expect.any(Number) });
+    if (mode === 'workers only') expect(parsed).toEqual({ here: 0, workers: expect.any(Number) });
     // Shared: a worker holds two chunks at a time, so the third of a row that it has not answered is parsed here.
-    else if (mode === 'shared') expect(parsed.here).toBeGreaterThan(0);
-    if (mode.startsWith('routed')) {
-      // Every chunk split, each side parsing a share of its lines.
-      expect(parsed).toMatchObject({ here: 0, workers: 0, routed: expect.any(Number) });
-      expect(parsed.routed).toBeGreaterThan(100);
-      expect(parsed.routedLines.here).toBeGreaterThan(0);
-      expect(parsed.routedLines.workers).toBeGreaterThan(0);
-      expect(parsed.routedLines.here + parsed.routedLines.workers).toBe(lines.length);
-    } else {
-      expect(parsed.workers).toBeGreaterThan(mode === 'shared' ? 1 : 100);
-      expect(parsed.here + parsed.workers).toBeGreaterThan(100);
-    }
+    else expect(parsed.here).toBeGreaterThan(0);
+    expect(parsed.workers).toBeGreaterThan(mode === 'shared' ? 1 : 100);
+    expect(parsed.here + parsed.workers).toBeGreaterThan(100);
     expect(here.engine.counts.observations).toBe(lines.length);
     expect(here.engine.nodeTimelines().length).toBeGreaterThan(0);
     expect(held(there)).toEqual(held(here));
@@ -103,7 +82,7 @@ describe('replay on worker threads', () => {
     const after = JSON.parse(lines[Math.floor(lines.length / 2)]!) as { time: string };
     const here = new TimelineEngine();
     await replayTrace(chunks, here, undefined, Date.parse(after.time));
-    for (const mode of ['workers only', 'shared', 'routed'] as const) {
+    for (const mode of ['workers only', 'shared'] as const) {
       const there = new TimelineEngine();
       await inWorkers(chunks, there, { after: Date.parse(after.time) }, mode);
       expect(there.timelines()).toEqual(here.timelines());
@@ -117,16 +96,16 @@ describe('replay on worker threads', () => {
     expect(text.length).toBeLessThan(16 << 20);
     const here = new TimelineEngine();
     await replayTrace(chunks, here);
-    let parsed: ChunkShares = { here: 0, workers: 0, routed: 0, routedLines: { here: 0, workers: 0 } };
+    let parsed = { here: 0, workers: 0 };
     const small = new TimelineEngine();
     await replayTraceInWorkers(chunks, small, { workers: 2, onDone: (c) => (parsed = c) });
-    expect(parsed).toMatchObject({ here: expect.any(Number), workers: 0, routed: 0 });
+    expect(parsed).toEqual({ here: expect.any(Number), workers: 0 });
     expect(small.timelines()).toEqual(here.timelines());
     // Past the threshold at once: the first chunk cannot wait for a worker that has not started yet.
     const mixed = new TimelineEngine();
     await replayTraceInWorkers(chunks, mixed, { workers: 2, inThreadBytes: 0, chunkBytes: 4 << 10, onDone: (c) => (parsed = c) });
     expect(parsed.here).toBeGreaterThanOrEqual(1);
-    expect(parsed.here + parsed.workers + parsed.routed).toBeGreaterThan(20);
+    expect(parsed.here + parsed.workers).toBeGreaterThan(20);
     expect(mixed.timelines()).toEqual(here.timelines());
   });
 
@@ -151,49 +130,45 @@ describe('replay on worker threads', () => {
     expect(liveTraceWorkers()).toBe(0);
   });
 
-  /** The error of a replay: in-thread, through the workers alone, and shared between a worker and the main thread (whole chunks, then routed by object). */
-  async function errors(text: string): Promise<[string, string, string, string]> {
+  /** The error of a replay: in-thread, through the workers alone, and shared between a worker and the main thread. */
+  async function errors(text: string): Promise<[string, string, string]> {
     const chunks = [text.slice(0, 5000), text.slice(5000)];
     const here = await replayTrace(chunks, new TimelineEngine()).then(() => 'no error', (e: Error) => e.message);
-    const [there, shared, routed] = await Promise.all(
-      (['workers only', 'shared', 'routed'] as const).map((mode) => inWorkers(chunks, new TimelineEngine(), { chunkBytes: 3000 }, mode).then(() => 'no error', (e: Error) => e.message)),
-    );
-    return [here, there!, shared!, routed!];
+    const there = await inWorkers(chunks, new TimelineEngine(), { chunkBytes: 3000 }).then(() => 'no error', (e: Error) => e.message);
+    const shared = await inWorkers(chunks, new TimelineEngine(), { chunkBytes: 3000 }, 'shared').then(() => 'no error', (e: Error) => e.message);
+    return [here, there, shared];
   }
 
   it('names a malformed line by its number in the whole trace, blank lines counted', async () => {
     const { lines } = trace(5);
     const text = [...lines.slice(0, 40), '', '\r', ...lines.slice(40, 60), '{"time": "2026-01-01T00:00:00Z"', ...lines.slice(60)].join('\n');
-    const [here, there, shared, routed] = await errors(text);
+    const [here, there, shared] = await errors(text);
     expect(here).toMatch(/^line 63: not valid JSON/);
     expect(there).toBe(here);
     expect(shared).toBe(here);
-    expect(routed).toBe(here);
     expect(liveTraceWorkers()).toBe(0);
   });
 
   it('names a line that goes back in time, across the chunks of different workers', async () => {
     const { lines } = trace(6);
     const text = [...lines.slice(0, 50), lines[0]!, ...lines.slice(50)].join('\n');
-    const [here, there, shared, routed] = await errors(text);
+    const [here, there, shared] = await errors(text);
     expect(here).toMatch(/^line 51: goes back in time/);
     expect(there).toBe(here);
     expect(shared).toBe(here);
-    expect(routed).toBe(here);
     expect(liveTraceWorkers()).toBe(0);
   });
 
   it('names a line whose fields are wrong (the checks of parse.ts, in the worker)', async () => {
     const { lines } = trace(7);
     const text = [...lines.slice(0, 30), '{"time":"2026-01-01T00:00:00Z","type":"UPDATED","object":{"metadata":{"uid":"u","name":"n"}}}', ...lines.slice(30)].join('\n');
-    const [here, there, shared, routed] = await errors(text);
+    const [here, there, shared] = await errors(text);
     expect(here).toMatch(/^line 31: unknown type "UPDATED"/);
     expect(there).toBe(here);
     expect(shared).toBe(here);
-    expect(routed).toBe(here);
   });
 
-  it('routed by object, gives the same timelines, counts and first error as one thread, over generated traces (relists, deletions, bad lines)', async () => {
+  it('gives the same timelines, counts and first error as one thread, over generated traces (relists, deletions, bad lines)', async () => {
     const bad = ['{"time": "2026-01-01T00:00:00Z"', '{"time":"2026-01-01T00:00:00Z","type":"UPDATED","object":{"metadata":{"uid":"u","name":"n"}}}', 'BACK IN TIME', '', '\r', 'not json — ü'];
     await fc.assert(
       fc.asyncProperty(
@@ -206,7 +181,7 @@ describe('replay on worker threads', () => {
           for (const [at, edit] of edits) {
             const i = at % lines.length;
             const line = lines[i]!;
-            // A relist delivers an object again as ADDED; a deletion ends it; a key written with spaces hides its UID from the routing.
+            // A relist delivers an object again as ADDED; a deletion ends it; a key written with spaces hides its UID from the specs' reuse.
             if (edit === 'relist') lines.splice(i + 1, 0, line.replace(/"type":"(MODIFIED|DELETED)"/, '"type":"ADDED"'));
             else if (edit === 'delete') lines[i] = line.replace('"type":"MODIFIED"', '"type":"DELETED"');
             else if (edit === 'spaced') lines[i] = line.replace('"uid":"', '"uid": "');
@@ -217,7 +192,8 @@ describe('replay on worker threads', () => {
           const here = record(null);
           const hereError = await replayTrace(chunks, here.engine).then(() => 'no error', (e: Error) => e.message);
           const there = record(null);
-          const mode: Mode = workers === 1 ? 'routed' : 'routed, 2 workers';
+          // One worker and the main thread sharing the chunks, or two workers parsing them all.
+          const mode: Mode = workers === 1 ? 'shared' : 'workers only';
           const thereError = await inWorkers(chunks, there.engine, { chunkBytes: 8 << 10 }, mode).then(() => 'no error', (e: Error) => e.message);
           expect(thereError).toBe(hereError);
           // After an error, what the replay applied is every observation before the bad line (the

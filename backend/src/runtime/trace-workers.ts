@@ -6,13 +6,9 @@
 // exactly as the in-thread reader does (sources/trace). JSON.parse and the garbage it leaves are most of
 // a replay's time.
 //
-// Who parses what: once the workers have started, each chunk's lines are routed by the object they are
-// about (trace-route.ts), so every JobSet's lines are parsed by one thread, which alone learns its spec;
-// this thread applies the parts in line order. Which thread owns which objects adapts to the speed of
-// each side: a worker found idle takes objects from this thread, a worker this thread waits for gives
-// some back. By default there is one worker fewer than the cores (none on one core), since this thread
-// takes a share: on 2 cores one worker and this thread share the lines. (`routeByObject: false`: a
-// whole chunk goes to a worker that holds fewer than two, else this thread parses it, as before.)
+// Who parses what adapts to the speed of each side: a chunk goes to a worker that holds fewer than two,
+// else this thread parses it. By default there is one worker fewer than the cores (none on one core),
+// since this thread takes a share: on 2 cores one worker and this thread share the lines.
 //
 // Until the workers have started, and for a trace smaller than `inThreadBytes` (16 MiB), chunks are
 // parsed here: a worker loads the parser and its modules first (no zod: a line the checks refuse is
@@ -28,8 +24,7 @@ import { refusalOf, TraceError } from '../sources/trace/parse.ts';
 import { backInTime } from '../sources/trace/lines.ts';
 import { SpecReuse } from '../sources/trace/reuse.ts';
 import type { ClusterViewedObservation } from '../nodes/viewed.ts';
-import { viewTraceChunk, viewTraceLines, type ChunkError, type ViewedChunk } from './trace-chunk.ts';
-import { dealtOwners, mergeParts, routeChunk, BUCKETS, type PartViews } from './trace-route.ts';
+import { viewTraceChunk, type ChunkError, type ViewedChunk } from './trace-chunk.ts';
 import { ViewDecoder, type EncodedViews } from './trace-views.ts';
 
 /** An engine as the replay sees it (TimelineEngine, ClusterEngine). */
@@ -47,8 +42,6 @@ export interface TraceWorkersOptions<Counts> {
    * this thread only applies (the benchmark's comparison).
    */
   mainThreadParses?: boolean;
-  /** With mainThreadParses, each chunk's lines are split by object between this thread and the workers (default true); false: whole chunks shared (the benchmark's comparison). */
-  routeByObject?: boolean;
   /** The pool layer's poolLabel (ClusterEngine.poolLayer.poolLabel): its view of a Node depends on it. */
   poolLabel?: string | null;
   /** Below this many bytes a trace is parsed in this thread (default 16 MiB, ~5,000 lines of JobSets; see the top). */
@@ -61,17 +54,8 @@ export interface TraceWorkersOptions<Counts> {
   after?: number | null;
   /** Once the workers are asked for, wait for them to start rather than parse here meanwhile (tests; with mainThreadParses false every chunk goes to a worker). */
   waitForWorkers?: boolean;
-  /** Told at the end how many chunks were parsed whole in this thread, whole by the workers, and split by object between them (with the lines each side parsed). */
-  onDone?: (chunks: ChunkShares) => void;
-}
-
-/** Where a replay's chunks were parsed. */
-export interface ChunkShares {
-  here: number;
-  workers: number;
-  routed: number;
-  /** Lines of the routed chunks parsed in this thread and by the workers. */
-  routedLines: { here: number; workers: number };
+  /** Told at the end how many chunks were parsed in this thread and how many by the workers. */
+  onDone?: (chunks: { here: number; workers: number }) => void;
 }
 
 const WORKER = join(import.meta.dirname, 'trace-worker.ts');
@@ -249,12 +233,6 @@ class Pool {
     return best;
   }
 
-  /** Every worker, once all have started (routing gives each its part of every chunk); null before. */
-  allReady(): readonly PoolWorker[] | null {
-    if (this.#failure !== null) throw this.#failure;
-    return this.#workers.every((w) => w.ready) ? this.#workers : null;
-  }
-
   send(worker: PoolWorker, seq: number, chunk: Buffer | string): Promise<WorkerChunk> {
     if (this.#failure !== null) return Promise.reject(this.#failure);
     return new Promise((resolve, reject) => {
@@ -297,39 +275,11 @@ function detailOf(error: ChunkError): string {
   return 'detail' in error ? error.detail : refusalOf(error.refused);
 }
 
-/** A chunk in line order, whole: parsed here, or in flight to a worker (`done` once its answer is in). */
-interface Whole {
+/** A chunk in line order: parsed here, or in flight to a worker (`done` once its answer is in). */
+interface Queued {
   done: ViewedChunk | WorkerChunk | null;
   answer: Promise<WorkerChunk> | null;
 }
-
-/** A chunk routed by object: this thread's part parsed, the workers' parts in flight; `numbers` maps a part's lines to the chunk's. */
-interface Routed {
-  lines: number;
-  here: { numbers: Int32Array; parsed: ViewedChunk };
-  away: { numbers: Int32Array; worker: number; done: WorkerChunk | null; answer: Promise<WorkerChunk> }[];
-}
-
-type Queued = Whole | Routed;
-
-const isRouted = (q: Queued): q is Routed => 'away' in q;
-const isDone = (q: Queued): boolean => (isRouted(q) ? q.away.every((a) => a.done !== null) : q.done !== null);
-
-function partOf(parsed: ViewedChunk | WorkerChunk, numbers: Int32Array): PartViews {
-  const lines: number[] = [];
-  const observations: ClusterViewedObservation[] = [];
-  const add = (o: ClusterViewedObservation, line: number): void => {
-    observations.push(o);
-    lines.push(numbers[line - 1]!);
-  };
-  if ('views' in parsed) parsed.decoder.forEach(parsed.views, add, () => false);
-  else for (let i = 0; i < parsed.observations.length; i++) add(parsed.observations[i]!, parsed.lineNumbers[i]!);
-  const error = parsed.error === null ? null : { ...parsed.error, line: numbers[parsed.error.line - 1]! };
-  return { lines, observations, error };
-}
-
-/** A worker's share moves by one bucket of objects after this many signs in a row that it is ahead (idle) or behind (waited for). */
-const LEAN = 4;
 
 /**
  * Feeds every observation of `input` to `engine` through observeViewed, in line order, the lines
@@ -349,11 +299,6 @@ export async function replayTraceInWorkers<C>(
   const chunker = new LineChunker(options.chunkBytes ?? 256 << 10, memory);
   const after = options.after ?? null;
   const shares = options.mainThreadParses !== false;
-  const routes = shares && options.routeByObject !== false && size > 0 && size < 255;
-  // Which thread parses the objects of each bucket (0: this one, w + 1: worker w), and each worker's lean: + ahead, - behind.
-  const owners = dealtOwners(size);
-  const lean = new Array<number>(size).fill(0);
-  let cursor = 0;
   // Chunks in line order, parsed here or in flight to a worker; this thread runs at most a few chunks ahead of the oldest.
   const queue: Queued[] = [];
   const most = shares ? WORKER_ROOM * size + 4 : 2 * size;
@@ -363,27 +308,8 @@ export async function replayTraceInWorkers<C>(
   let base = 0;
   let last = -Infinity;
   let applied = 0;
-  const where: ChunkShares = { here: 0, workers: 0, routed: 0, routedLines: { here: 0, workers: 0 } };
-
-  /** Moves one bucket of objects from owner `from` to owner `to` (the next one found from a turning cursor). */
-  const moveBucket = (from: number, to: number): void => {
-    for (let i = 0; i < BUCKETS; i++) {
-      const b = (cursor + i) % BUCKETS;
-      if (owners[b] === from) {
-        owners[b] = to;
-        cursor = b + 1;
-        return;
-      }
-    }
-  };
-  /** Worker `w` was found idle (+1) or waited for (-1): past LEAN in a row, a bucket moves. */
-  const leanOn = (w: number, sign: 1 | -1): void => {
-    lean[w] = Math.sign(lean[w]!) === sign ? lean[w]! + sign : sign;
-    if (Math.abs(lean[w]!) < LEAN) return;
-    if (sign > 0) moveBucket(0, w + 1);
-    else moveBucket(w + 1, 0);
-    lean[w] = 0;
-  };
+  let here = 0;
+  let inWorkers = 0;
 
   /** Checks time order and `after`: true when the observation is left out. */
   const skip = (receivedAt: number, line: number): boolean => {
@@ -404,81 +330,37 @@ export async function replayTraceInWorkers<C>(
     if (chunk.error !== null) throw new TraceError(base + chunk.error.line, detailOf(chunk.error));
     base += chunk.lines;
   };
-  const applyRouted = (chunk: Routed): void => {
-    const parts = [partOf(chunk.here.parsed, chunk.here.numbers), ...chunk.away.map((a) => partOf(a.done!, a.numbers))];
-    const error = mergeParts(parts, (o, line) => {
-      if (!skip(o.receivedAt, line)) observe(o);
-    });
-    if (error !== null) throw new TraceError(base + error.line, detailOf(error));
-    base += chunk.lines;
-  };
-  const applyDone = (q: Queued): void => (isRouted(q) ? applyRouted(q) : apply(q.done!));
-  /** Applies the oldest chunk, waiting for its workers' answers if need be. */
+  /** Applies the oldest chunk, waiting for its worker's answer if need be. */
   const applyOldest = async (): Promise<void> => {
     const oldest = queue.shift()!;
-    if (isRouted(oldest)) {
-      for (const a of oldest.away) {
-        if (a.done !== null) continue;
-        // This thread waits for a worker: it has too large a share.
-        leanOn(a.worker, -1);
-        a.done = await a.answer;
-      }
-      applyRouted(oldest);
-    } else apply(oldest.done ?? (await oldest.answer!));
+    apply(oldest.done ?? (await oldest.answer!));
   };
   /** Applies the chunks at the front whose answers are in. */
   const applyReady = (): void => {
-    while (queue.length > 0 && isDone(queue[0]!)) applyDone(queue.shift()!);
-  };
-  /** Splits a chunk by object between this thread and the started workers, sends theirs and parses this thread's. */
-  const route = (chunk: Buffer | string, workers: readonly PoolWorker[]): void => {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-    const routed = routeChunk(bytes, owners, size, (length) => memory.take(length));
-    if (memory.ours(bytes)) memory.give(bytes.buffer as ArrayBuffer);
-    const away: Routed['away'] = [];
-    routed.away.forEach((part, w) => {
-      if (part.numbers.length === 0) return;
-      // An idle worker could take more of the objects.
-      if (workers[w]!.inFlight === 0) leanOn(w, 1);
-      const answer = (pool as Pool).send(workers[w]!, seq++, part.bytes);
-      const entry: Routed['away'][number] = { numbers: part.numbers, worker: w, done: null, answer };
-      answer.then((r) => (entry.done = r), () => {});
-      away.push(entry);
-      where.routedLines.workers += part.numbers.length;
-    });
-    const parsed = viewTraceLines(routed.here.texts, poolLabel, specs);
-    where.routedLines.here += routed.here.numbers.length;
-    where.routed++;
-    queue.push({ lines: routed.lines, here: { numbers: routed.here.numbers, parsed }, away });
+    while (queue.length > 0 && queue[0]!.done !== null) apply(queue.shift()!.done!);
   };
   const dispatch = async (chunk: Buffer | string): Promise<void> => {
     seen += chunk.length;
     if (pool === null && size > 0 && seen >= inThreadBytes) pool = new Pool(size, poolLabel, memory);
     if (pool !== null && options.waitForWorkers === true) await (pool as Pool).started;
-    if (routes && pool !== null && options.waitForWorkers === true) while ((pool as Pool).allReady() === null) await new Promise(setImmediate);
     applyReady();
-    const started = routes ? ((pool as Pool | null)?.allReady() ?? null) : null;
-    // Sharing whole chunks, a chunk goes to a worker with room, else this thread parses it: each side takes what it can keep up with.
-    const worker = started === null ? ((pool as Pool | null)?.idlest(shares ? WORKER_ROOM : Infinity) ?? null) : null;
-    if (started !== null) {
-      route(chunk, started);
-      // Let the workers' answers in.
-      await new Promise(setImmediate);
-    } else if (worker === null) {
+    // Sharing, a chunk goes to a worker with room, else this thread parses it: each side takes what it can keep up with.
+    const worker = (pool as Pool | null)?.idlest(shares ? WORKER_ROOM : Infinity) ?? null;
+    if (worker === null) {
       const parsed = viewTraceChunk(chunk, poolLabel, specs);
       if (typeof chunk !== 'string' && memory.ours(chunk)) memory.give(chunk.buffer as ArrayBuffer);
-      where.here++;
+      here++;
       if (queue.length === 0) apply(parsed);
       else queue.push({ done: parsed, answer: null });
       // Let the workers' messages in (an input that is not a stream would never yield to the event loop).
       if (pool !== null) await new Promise(setImmediate);
     } else {
       const answer = (pool as Pool).send(worker, seq++, chunk);
-      const queued: Whole = { done: null, answer };
+      const queued: Queued = { done: null, answer };
       // A worker's failure rejects every chunk in flight at once; the first one awaited reports it.
       answer.then((r) => (queued.done = r), () => {});
       queue.push(queued);
-      where.workers++;
+      inWorkers++;
     }
     while (queue.length > 0 && queue.length >= most) await applyOldest();
   };
@@ -491,7 +373,7 @@ export async function replayTraceInWorkers<C>(
     const rest = chunker.end();
     if (rest !== null) await dispatch(rest);
     while (queue.length > 0) await applyOldest();
-    options.onDone?.(where);
+    options.onDone?.({ here, workers: inWorkers });
   } finally {
     await (pool as Pool | null)?.terminate();
   }
