@@ -4,6 +4,7 @@
 
 import type { Observation } from '../observation/types.ts';
 import { routeOf, viewObservation, type ViewedObservation } from '../timeline/viewed.ts';
+import type { SpecFieldsCache } from '../timeline/jobset.ts';
 import { podFailures, viewNode, viewPod, type CauseFact, type NodeView, type PodView } from './objects.ts';
 import { viewPoolNode, type PoolNodeView } from './pools/objects.ts';
 
@@ -13,8 +14,8 @@ export type PodObservation = Seen & { route: 'Pod'; uid: string; pod: PodView; f
 export type NodeObservation = Seen & { route: 'Node'; uid: string; node: NodeView; poolNode: PoolNodeView };
 export type ClusterViewedObservation = Exclude<ViewedObservation, { route: 'Pod' | 'Node' }> | PodObservation | NodeObservation;
 
-/** `poolLabel`: the pool layer's option (PoolLayerOptions.poolLabel), which its view of a Node depends on. */
-export function viewClusterObservation(observation: Observation, poolLabel: string | null): ClusterViewedObservation {
+/** `poolLabel`: the pool layer's option (PoolLayerOptions.poolLabel), which its view of a Node depends on; `specs`: viewJobSet's. */
+export function viewClusterObservation(observation: Observation, poolLabel: string | null, specs: SpecFieldsCache | null = null): ClusterViewedObservation {
   const { receivedAt, type, object } = observation;
   switch (routeOf(object)) {
     case 'Pod': {
@@ -26,6 +27,6 @@ export function viewClusterObservation(observation: Observation, poolLabel: stri
     case 'Node':
       return { receivedAt, type, route: 'Node', uid: object.metadata.uid, node: viewNode(object), poolNode: viewPoolNode(object, poolLabel) };
     default:
-      return viewObservation(observation) as ClusterViewedObservation;
+      return viewObservation(observation, specs) as ClusterViewedObservation;
   }
 }

@@ -8,6 +8,14 @@ import { checkedObservation, notJson } from '../sources/trace/check.ts';
 import { lineText, linesOf } from '../sources/trace/lines.ts';
 import type { SpecReuse } from '../sources/trace/reuse.ts';
 import { viewClusterObservation, type ClusterViewedObservation } from '../nodes/viewed.ts';
+import type { SpecFieldsCache } from '../timeline/jobset.ts';
+
+/**
+ * The spec fields of the views of specs that SpecReuse hands out: a kept spec is one object shared by
+ * every line with its text, and never changed, so its fields are worked out once (by object: a spec
+ * parsed with its line is its own object and is collected with it).
+ */
+const keptSpecFields: SpecFieldsCache = new WeakMap();
 
 /** The first bad line of a chunk (in the chunk, from 1): what is wrong with it, or its text when the checks refused it (refusalOf says why). */
 export type ChunkError = { line: number; detail: string } | { line: number; refused: string };
@@ -47,7 +55,7 @@ export function viewTraceChunk(chunk: Buffer | string, poolLabel: string | null,
       break;
     }
     lineNumbers[observations.length] = i + 1;
-    observations.push(viewClusterObservation(observation, poolLabel));
+    observations.push(viewClusterObservation(observation, poolLabel, specs === null ? null : keptSpecFields));
   }
   return { lines: raws.length, observations, lineNumbers: lineNumbers.slice(0, observations.length), error };
 }

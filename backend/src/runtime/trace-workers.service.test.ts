@@ -3,6 +3,7 @@
 // every layer, the same facts in the same order, the same errors naming the same lines, and no worker
 // thread left once a replay has ended or failed.
 
+import fc from 'fast-check';
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { replayTrace } from '../sources/trace/replay.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
@@ -166,6 +167,47 @@ describe('replay on worker threads', () => {
     expect(there).toBe(here);
     expect(shared).toBe(here);
   });
+
+  it('gives the same timelines, counts and first error as one thread, over generated traces (relists, deletions, bad lines)', async () => {
+    const bad = ['{"time": "2026-01-01T00:00:00Z"', '{"time":"2026-01-01T00:00:00Z","type":"UPDATED","object":{"metadata":{"uid":"u","name":"n"}}}', 'BACK IN TIME', '', '\r', 'not json — ü'];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat(1000),
+        fc.array(fc.tuple(fc.nat(1 << 16), fc.constantFrom('relist', 'delete', 'spaced', 'bad')), { maxLength: 6 }),
+        fc.nat(bad.length - 1),
+        fc.constantFrom(1, 2),
+        async (seed, edits, badKind, workers) => {
+          const lines = [...simulateFleet({ jobsets: 6, days: 1, seed, nodes: seed % 2 === 0, workloads: true }).traceLines()];
+          for (const [at, edit] of edits) {
+            const i = at % lines.length;
+            const line = lines[i]!;
+            // A relist delivers an object again as ADDED; a deletion ends it; a key written with spaces hides its UID from the specs' reuse.
+            if (edit === 'relist') lines.splice(i + 1, 0, line.replace(/"type":"(MODIFIED|DELETED)"/, '"type":"ADDED"'));
+            else if (edit === 'delete') lines[i] = line.replace('"type":"MODIFIED"', '"type":"DELETED"');
+            else if (edit === 'spaced') lines[i] = line.replace('"uid":"', '"uid": "');
+            else lines.splice(i, 0, bad[badKind] === 'BACK IN TIME' ? lines[0]! : bad[badKind]!);
+          }
+          const text = lines.map((l) => `${l}\n`).join('');
+          const chunks = [Buffer.from(text, 'utf8')];
+          const here = record(null);
+          const hereError = await replayTrace(chunks, here.engine).then(() => 'no error', (e: Error) => e.message);
+          const there = record(null);
+          // One worker and the main thread sharing the chunks, or two workers parsing them all.
+          const mode: Mode = workers === 1 ? 'shared' : 'workers only';
+          const thereError = await inWorkers(chunks, there.engine, { chunkBytes: 8 << 10 }, mode).then(() => 'no error', (e: Error) => e.message);
+          expect(thereError).toBe(hereError);
+          // After an error, what the replay applied is every observation before the bad line (the
+          // in-thread reader applies none of the bad line's read; the lines before it replayed alone are the truth).
+          const badLine = /^line (\d+):/.exec(hereError);
+          const truth = record(null);
+          await replayTrace(badLine === null ? chunks : [lines.slice(0, Number(badLine[1]) - 1).join('\n')], truth.engine);
+          expect(held(there)).toEqual(held(truth));
+        },
+      ),
+      { numRuns: 8 },
+    );
+    expect(liveTraceWorkers()).toBe(0);
+  }, 120_000);
 
   it('leaves no worker running when the input itself fails', async () => {
     const { chunks } = trace(8);

@@ -152,12 +152,46 @@ function selectorValue(replicatedJobs: unknown[], keys: string[]): string | null
   return null;
 }
 
-export function viewJobSet(object: KubeObject): JobSetView {
+/** The fields of a view that the JobSet's spec alone decides. */
+type SpecFields = Pick<JobSetView, 'replicas' | 'accelerator' | 'topology' | 'accelerators' | 'expectedNodes'>;
+
+/**
+ * The spec fields of views, by spec object: for specs that are shared between observations and never
+ * changed (a trace replay's kept specs, sources/trace/reuse.ts), worked out once per spec instead of
+ * once per observation.
+ */
+export type SpecFieldsCache = WeakMap<object, SpecFields>;
+
+function specFields(spec: Record<string, unknown>): SpecFields {
+  const replicatedJobs = list(spec.replicatedJobs);
+  let replicas = 0;
+  let expectedNodes = 0;
+  for (const rj of replicatedJobs) {
+    // replicas defaults to 1 in the JobSet API.
+    const r = record(rj).replicas;
+    replicas += r === undefined ? 1 : count(r);
+    expectedNodes += podsOf(rj);
+  }
+  return {
+    replicas,
+    accelerator: selectorValue(replicatedJobs, ACCELERATOR_KEYS),
+    topology: selectorValue(replicatedJobs, TOPOLOGY_KEYS),
+    accelerators: acceleratorsOf(replicatedJobs),
+    expectedNodes,
+  };
+}
+
+/** `specs`: where the spec fields of shared spec objects are kept (none: worked out for this object). */
+export function viewJobSet(object: KubeObject, specs: SpecFieldsCache | null = null): JobSetView {
   const metadata = object.metadata;
   const spec = record(object.spec);
   const status = record(object.status);
   const conditions = list(status.conditions);
-  const replicatedJobs = list(spec.replicatedJobs);
+  let fields = specs === null || spec !== object.spec ? undefined : specs.get(spec);
+  if (fields === undefined) {
+    fields = specFields(spec);
+    if (specs !== null && spec === object.spec) specs.set(spec, fields);
+  }
 
   const completed = findCondition(conditions, 'Completed');
   const failed = findCondition(conditions, 'Failed');
@@ -170,12 +204,6 @@ export function viewJobSet(object: KubeObject): JobSetView {
     terminal = { outcome: status.terminalState === 'Failed' ? 'failed' : 'completed', at: null };
   }
 
-  let replicas = 0;
-  for (const rj of replicatedJobs) {
-    // replicas defaults to 1 in the JobSet API.
-    const r = record(rj).replicas;
-    replicas += r === undefined ? 1 : count(r);
-  }
   let readyOrSucceeded = 0;
   for (const rjs of list(status.replicatedJobsStatus)) {
     const s = record(rjs);
@@ -196,14 +224,16 @@ export function viewJobSet(object: KubeObject): JobSetView {
     resumedAt:
       suspendedCondition?.status === 'False' ? parseKubeTime(suspendedCondition.lastTransitionTime) : null,
     terminal,
-    replicas,
+    replicas: fields.replicas,
     readyOrSucceeded,
     restarts: count(status.restarts),
-    accelerator: selectorValue(replicatedJobs, ACCELERATOR_KEYS),
-    topology: selectorValue(replicatedJobs, TOPOLOGY_KEYS),
-    accelerators: acceleratorsOf(replicatedJobs),
+    accelerator: fields.accelerator,
+    topology: fields.topology,
+    accelerators: fields.accelerators,
     checkpointIntervalMs: parseInterval(record(metadata.annotations)[CHECKPOINT_INTERVAL_ANNOTATION]),
-    ...nodeLayerFields(replicatedJobs, failed),
+    // What only the node layer reads.
+    expectedNodes: fields.expectedNodes,
+    failure: isTrue(failed) ? { at: parseKubeTime(failed?.lastTransitionTime), reason: text(failed?.reason), message: text(failed?.message) } : null,
   };
 }
 
@@ -214,15 +244,6 @@ function suspensionOf(condition: Condition): Suspension | null {
   return reason === null && message === null ? null : { reason, message };
 }
 
-/** The fields of the view that only the node layer reads. */
-function nodeLayerFields(replicatedJobs: unknown[], failed: Condition | undefined): Pick<JobSetView, 'expectedNodes' | 'failure'> {
-  let expectedNodes = 0;
-  for (const rj of replicatedJobs) expectedNodes += podsOf(rj);
-  const failure = isTrue(failed)
-    ? { at: parseKubeTime(failed?.lastTransitionTime), reason: text(failed?.reason), message: text(failed?.message) }
-    : null;
-  return { expectedNodes, failure };
-}
 
 /**
  * What is known of a JobSet that the watch's relist no longer lists: it was deleted while nobody

@@ -4,7 +4,7 @@
 // alike (routeOf), so both give the same timelines.
 
 import type { KubeObject, Observation, ObservationType } from '../observation/types.ts';
-import { isJobSet, viewJobSet, type JobSetView } from './jobset.ts';
+import { isJobSet, viewJobSet, type JobSetView, type SpecFieldsCache } from './jobset.ts';
 import { isWorkload, viewWorkload, type WorkloadView } from './workload.ts';
 
 /** What the engine does with an object, by its kind and API version. */
@@ -29,11 +29,12 @@ export type ViewedObservation =
   | (Seen & { route: 'Pod' | 'Node'; uid: string })
   | (Seen & { route: 'other' });
 
-export function viewObservation({ receivedAt, type, object }: Observation): ViewedObservation {
+/** `specs`: the spec fields of shared, unchanged spec objects (viewJobSet). */
+export function viewObservation({ receivedAt, type, object }: Observation, specs: SpecFieldsCache | null = null): ViewedObservation {
   const route = routeOf(object);
   switch (route) {
     case 'JobSet':
-      return { receivedAt, type, route, view: viewJobSet(object) };
+      return { receivedAt, type, route, view: viewJobSet(object, specs) };
     case 'Workload':
       return { receivedAt, type, route, view: viewWorkload(object) };
     case 'Pod':

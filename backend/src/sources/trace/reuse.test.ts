@@ -62,6 +62,23 @@ describe('JSON.parse with the specs reused', () => {
     expect(second).toStrictEqual(JSON.parse(line));
   });
 
+  it('gives a spec kept for one object to another whose spec has the same text (one template, many JobSets)', () => {
+    const reuse = new SpecReuse();
+    const line = jobsetLines[0]!;
+    const uid = (JSON.parse(line) as { object: { metadata: { uid: string } } }).object.metadata.uid;
+    const other = line.replaceAll(uid, 'another-uid');
+    const first = reuse.parse(line) as { object: { spec: unknown } };
+    const second = reuse.parse(other) as { object: { spec: unknown; metadata: { uid: string } } };
+    expect(second).toStrictEqual(JSON.parse(other));
+    expect(second.object.metadata.uid).toBe('another-uid');
+    expect(second.object.spec).toBe(first.object.spec);
+    // A text that differs anywhere is parsed on its own.
+    const { head, spec, tail } = around(line);
+    const changed = `${head.replaceAll(uid, 'a-third-uid')}${spec.replace('"replicas":', '"replicas": ')}${tail}`;
+    expectSame(reuse, changed);
+    expect((reuse.parse(changed) as { object: { spec: unknown } }).object.spec).not.toBe(first.object.spec);
+  });
+
   it('keeps a spec written with spaces, escapes, -0 and 1e999 as the line writes it, not as JSON.stringify would', () => {
     const reuse = new SpecReuse();
     const { head, spec, tail } = around(jobsetLines[0]!);
