@@ -6,8 +6,9 @@
 // buffers), so V8's old generation ends it as pages that each hold a little of what is kept among
 // free space. V8 gives such pages back only by moving what lives on them, and its own collections
 // move at most 12 MiB each (4 MiB outside its memory-reducing mode): the process kept the load's
-// peak as RSS. At 2,000 JobSets × 30 days (175,137 runs) the old generation held 118 MiB in 213 MiB
-// after full collections, 572 MiB before them (README "Performance", 2026-11-27 "after the load").
+// peak as RSS. At 2,000 JobSets × 30 days (175,137 runs) the old generation committed 213 MiB for
+// 118 MiB live after two full collections of V8's own, 572 MiB before them (README "Performance",
+// "The heap compacted after a load").
 // V8's flag --compact-on-every-full-gc makes one collection move every page; it is on for that one
 // collection only, so the service's later collections keep V8's own pace.
 
@@ -17,8 +18,9 @@ import { runInNewContext } from 'node:vm';
 /**
  * A load that grew the old generation by less than this, or that left less than this free in its
  * pages, is left to V8: there is little to give back, and the collection takes seconds at scale
- * (6.8 s for the 130 MiB kept at 2,000 × 30 d, load average 11). A start from a data dir reads its
- * runs into pages it fills.
+ * (6.8 s for the 130 MiB kept at 2,000 × 30 d, load average 11). A start from a data dir should
+ * mostly be left alone: it reads its runs without the replay's garbage (its RSS once ready was about
+ * what a compacted replay holds; not measured with this check).
  */
 export const COMPACT_FROM_BYTES = 64 * 2 ** 20;
 
