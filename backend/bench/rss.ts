@@ -2,7 +2,9 @@
 // `upness serve --memory --trace FILE` loads it (the trace feed, the in-memory sink, the session's
 // retention and indexing; no HTTP server). A simulated trace (realistic profile, JobSets alone) is
 // written to a temporary file first unless --trace names one.
-//   Measured: process.memoryUsage() after a full garbage collection (--expose-gc), before the load
+//   Measured: RSS once the session is ready (as the service holds it: since 2026-11-27 it compacts
+//   its heap after a load, runtime/heap-after-load.ts; --no-compact: the peer without that), then
+//   process.memoryUsage() after a full garbage collection (--expose-gc), before the load
 //   (every module imported, nothing loaded) and after it, with the session still reachable; bytes
 //   per run (JobSet UID) and per transition. --snapshot FILE writes a heap snapshot after the load
 //   (backend/bench/heap-breakdown.ts groups it by constructor).
@@ -47,6 +49,7 @@ const { values: args } = parseArgs({
     smoke: { type: 'boolean', default: false },
     maps: { type: 'boolean', default: false },
     questions: { type: 'boolean', default: false },
+    'no-compact': { type: 'boolean', default: false },
     empty: { type: 'boolean', default: false },
     repeat: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '3' },
@@ -137,15 +140,23 @@ if (trace === undefined) {
 }
 
 try {
-  const logger = pino({ level: 'warn' });
+  // Info on standard error: the session's own lines (the heap compacted after the load, how long it took).
+  const logger = pino({ level: 'info' }, pino.destination(2));
   const empty = settled();
   const emptyMaps = args.maps ? residentByMapping() : null;
-  const session = await openSession(traceFeed(trace, args['parse-threads'] === undefined ? undefined : Number(args['parse-threads'])), memorySink(), { logger, retentionMs: 90 * 86_400_000, snapshotEvery: 100_000 });
+  const session = await openSession(traceFeed(trace, args['parse-threads'] === undefined ? undefined : Number(args['parse-threads'])), memorySink(), {
+    logger,
+    retentionMs: 90 * 86_400_000,
+    snapshotEvery: 100_000,
+    compactAfterLoad: !args['no-compact'],
+  });
   const started = Date.now();
   const cpu = process.cpuUsage();
   await session.start();
   const seconds = (Date.now() - started) / 1000;
   const { user, system } = process.cpuUsage(cpu);
+  // What the service holds once ready, before any collection of the benchmark's own.
+  const ready = process.memoryUsage();
   const loaded = settled();
   const timelines = session.view.timelines();
   let transitions = 0;
@@ -160,6 +171,8 @@ try {
     ['load', `${seconds.toFixed(1)} s, CPU ${((user + system) / 1e6).toFixed(1)} s (every thread)`],
     ['runs (JobSet UIDs)', int(runs)],
     ['transitions', int(transitions)],
+    ['compacted after load', args['no-compact'] ? 'no (--no-compact)' : 'yes'],
+    ['RSS once ready', `${mib(ready.rss)} (heap ${mib(ready.heapUsed)} used, ${mib(ready.heapTotal)} committed)`],
     ['RSS empty → loaded', `${mib(empty.rss)} → ${mib(loaded.rss)}`],
     ['heap empty → loaded', `${mib(empty.heap)} → ${mib(loaded.heap)}`],
     ['RSS per run', `${int(rss / runs)} B`],

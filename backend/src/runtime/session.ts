@@ -12,6 +12,7 @@ import type { PoolLayerOptions } from '../nodes/pools/layer.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { IndexSource, UsageSnapshotEntry } from '../store/store.ts';
 import type { Feed } from './feeds.ts';
+import { compactHeapAfterLoad, oldSpaceUsed } from './heap-after-load.ts';
 import { expired } from './retention.ts';
 import type { EngineView } from './served-view.ts';
 
@@ -29,6 +30,8 @@ export interface SessionOptions {
   pools?: PoolLayerOptions;
   /** The maintenance loop's periods, ms (defaults in SESSION_INTERVALS). */
   intervals?: Partial<SessionIntervals>;
+  /** Compact the heap once the load is done (heap-after-load.ts; default true): false for a benchmark's peer without it. */
+  compactAfterLoad?: boolean;
 }
 
 /** The maintenance loop: the observed mark every second, a look at the records since the last snapshot every 10 s, retention and a snapshot hourly. */
@@ -58,6 +61,8 @@ export async function openSession(feed: Feed, sink: Sink, options: SessionOption
     snapshotCheckMs: options.intervals?.snapshotCheckMs ?? SESSION_INTERVALS.snapshotCheckMs,
     compactMs: options.intervals?.compactMs ?? SESSION_INTERVALS.compactMs,
   };
+  // What the heap held before the load (a restore happens in open): compactHeapAfterLoad weighs the load by it.
+  const heapBeforeLoad = oldSpaceUsed();
   const running = await feed.open({ sink, logger, ...(options.cluster === undefined ? {} : { cluster: options.cluster }), ...(options.pools === undefined ? {} : { pools: options.pools }) });
   const engine = running.view.engine;
   running.view.addCheck(() => {
@@ -105,6 +110,9 @@ export async function openSession(feed: Feed, sink: Sink, options: SessionOption
       const preparing = Date.now();
       running.view.prepare();
       logger.info({ seconds: (Date.now() - preparing) / 1000 }, 'timelines indexed');
+      // The load's garbage left the heap's pages sparse: compacted once, so RSS is what is kept.
+      const compaction = options.compactAfterLoad === false ? null : compactHeapAfterLoad(heapBeforeLoad);
+      if (compaction !== null) logger.info({ ms: Math.round(compaction.ms), committedMiB: [compaction.committedBefore, compaction.committedAfter].map(mib), usedMiB: mib(compaction.usedAfter) }, 'heap compacted after the load');
       if (!running.ownReadiness) running.view.setReadiness({ ready: true });
       // The loop: the observed mark every second, a snapshot when enough records were written, retention hourly.
       every(intervals.observedMs, () => {
@@ -124,6 +132,8 @@ export async function openSession(feed: Feed, sink: Sink, options: SessionOption
     },
   };
 }
+
+const mib = (bytes: number): number => Math.round(bytes / 2 ** 20);
 
 // ---------------------------------------------------------------------------------------------
 // The shutdown path
