@@ -11,6 +11,7 @@ import { requireToken, tokenCheck } from './auth.ts';
 import { errorAnswer, errorHandler, notFound } from './errors.ts';
 import { HEALTH_PATHS, healthAnswer } from './health.ts';
 import { jobsetRoutes } from './jobsets.ts';
+import { sendJson } from './json-answer.ts';
 import { metricsHandler, requestTiming, type RequestTimer } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { directQueryRoute, QUERY_PATH, queryAnswerer, queryHandler, type DirectQueryOptions } from './query.ts';
@@ -83,8 +84,7 @@ export function buildApi(options: ResolvedAppOptions, time: RequestTimer): Api {
         res.destroy();
         return;
       }
-      const text = JSON.stringify(body);
-      res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) }).end(text);
+      sendJson(res, status, JSON.stringify(body));
     },
   });
   return { app, direct };

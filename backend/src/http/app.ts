@@ -14,6 +14,7 @@ import { registerStoreMetrics } from '../store/metrics.ts';
 import type { StoreStatus } from '../store/store.ts';
 import type { Api } from './api.ts';
 import { HEALTH_PATHS, healthAnswer, type HealthPath } from './health.ts';
+import { sendJson } from './json-answer.ts';
 import { arrivedNow, createRegistry, requestTimer, type RequestTimer } from './metrics.ts';
 
 export interface AppOptions {
@@ -77,8 +78,7 @@ export function healthRoute(view: ServedView, now: () => number, time: RequestTi
     if (!(HEALTH_PATHS as readonly string[]).includes(path)) return false;
     time(req, res, () => path);
     const { status, body } = healthAnswer(path as HealthPath, view, now);
-    const text = JSON.stringify(body);
-    res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) }).end(text);
+    sendJson(res, status, JSON.stringify(body));
     return true;
   };
 }
@@ -119,7 +119,7 @@ export function createServer(appOptions: AppOptions): Server {
       (loaded) => dispatch(loaded, req, res),
       (error: unknown) => {
         options.logger.error({ err: error }, 'loading the API failed');
-        res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: 'internal error (logged by the service)' }));
+        sendJson(res, 500, JSON.stringify({ error: 'internal error (logged by the service)' }));
       },
     );
   });

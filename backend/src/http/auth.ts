@@ -4,6 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
+import { sendJson } from './json-answer.ts';
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
@@ -22,8 +23,7 @@ export const UNAUTHORIZED = { error: 'missing or wrong bearer token' };
 
 /** The 401 written on a bare Node response, as `requireToken` has express write it. */
 export function writeUnauthorized(res: ServerResponse): void {
-  const text = JSON.stringify(UNAUTHORIZED);
-  res.writeHead(401, { 'WWW-Authenticate': 'Bearer', 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) }).end(text);
+  sendJson(res, 401, JSON.stringify(UNAUTHORIZED), { 'WWW-Authenticate': 'Bearer' });
 }
 
 export function requireToken(token: string | null): RequestHandler {

@@ -12,6 +12,7 @@ import type * as ArrowModule from '../frames/arrow.ts';
 import type { ServedView } from '../runtime/served-view.ts';
 import { writeUnauthorized } from './auth.ts';
 import type { RequestTimer } from './metrics.ts';
+import { sendJson } from './json-answer.ts';
 import { HttpError } from './params.ts';
 
 export interface QueryRouteOptions {
@@ -90,17 +91,6 @@ export function arrowAnswer(results: Record<string, QueryResult>, { ArrowRangeEr
   return body;
 }
 
-/**
- * A JSON text as the UTF-8 bytes sent. Most answers are ASCII (names, UIDs, numbers): their bytes
- * are the text's own characters, copied as Latin-1, which is a plain copy; a text with any other
- * character is encoded as UTF-8. Sent as a Buffer, the answer goes to the socket as it is: a string
- * body was first joined to the headers (a copy of the megabyte) and then encoded on the way out.
- */
-export function jsonBody(text: string): Buffer {
-  // As many bytes as characters: every character is ASCII (any other takes two bytes or more).
-  return Buffer.from(text, Buffer.byteLength(text, 'utf8') === text.length ? 'latin1' : 'utf8');
-}
-
 /** Reads an answer of arrowAnswer: the head, and each result's Arrow files (for tests and tools). */
 export function readArrowAnswer(body: Uint8Array): { results: Record<string, QueryResult & { arrowFiles?: Uint8Array[] }> } {
   const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
@@ -118,7 +108,7 @@ export function readArrowAnswer(body: Uint8Array): { results: Record<string, Que
 export type QueryAnswerer = (body: unknown, frames: unknown, res: ServerResponse) => Promise<void>;
 
 /**
- * POST /api/v1/query's answer: the frame JSON as its UTF-8 bytes (jsonBody; the bytes and headers
+ * POST /api/v1/query's answer: the frame JSON as its UTF-8 bytes (sendJson; the bytes and headers
  * res.json would send, its length among them, without its generic steps), or the Arrow answer with its media type. `frames` is the query string's.
  */
 export function queryAnswerer({ view, now, retentionMs }: QueryRouteOptions): QueryAnswerer {
@@ -146,8 +136,7 @@ export function queryAnswerer({ view, now, retentionMs }: QueryRouteOptions): Qu
       t,
     );
     if (encoding === 'json') {
-      const bytes = jsonBody(JSON.stringify({ results }));
-      res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': bytes.length }).end(bytes);
+      sendJson(res, status, JSON.stringify({ results }));
       return;
     }
     const encoder = await (arrowEncoder ??= import('../frames/arrow.ts'));
