@@ -27,6 +27,7 @@ import { parseArgs } from 'node:util';
 import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { pino } from 'pino';
 import { execWithFewMallocArenas } from '../bin/malloc-arenas.js';
+import { useStrippedSources } from '../bin/stripped-sources.js';
 import { simulateCommand } from '../src/cli/simulate.ts';
 import { traceFeed } from '../src/runtime/feeds.ts';
 import { transitionCount } from '../src/timeline/types.ts';
@@ -56,6 +57,7 @@ const { values: args } = parseArgs({
     settle: { type: 'string', default: '60' },
     before: { type: 'string' },
     asked: { type: 'boolean', default: false },
+    'node-stripping': { type: 'boolean', default: false },
   },
 });
 
@@ -142,6 +144,10 @@ if (trace === undefined) {
 try {
   // Info on standard error: the session's own lines (the heap compacted after the load, how long it took).
   const logger = pino({ level: 'info' }, pino.destination(2));
+  // The parse threads start on the sources stripped ahead, as `upness` starts them (this process
+  // itself runs from its TypeScript, stripped by Node, as any bench does); --node-stripping: each
+  // worker isolate loads Node's type stripper, as this bench measured before 2026-11-27's tenth session.
+  const workersStripped = !args['node-stripping'] && useStrippedSources();
   const empty = settled();
   const emptyMaps = args.maps ? residentByMapping() : null;
   const session = await openSession(traceFeed(trace, args['parse-threads'] === undefined ? undefined : Number(args['parse-threads'])), memorySink(), {
@@ -166,7 +172,7 @@ try {
   const heap = loaded.heap - empty.heap;
   const rows: [string, string][] = [
     ['trace', trace],
-    ['parse threads', args['parse-threads'] ?? 'default'],
+    ['parse threads', `${args['parse-threads'] ?? 'default'}, ${workersStripped ? 'on the sources stripped ahead (as upness)' : "each stripping its sources with Node's type stripper"}`],
     ['malloc arenas', process.env.MALLOC_ARENA_MAX ?? "glibc's default"],
     ['load', `${seconds.toFixed(1)} s, CPU ${((user + system) / 1e6).toFixed(1)} s (every thread)`],
     ['runs (JobSet UIDs)', int(runs)],
