@@ -20,7 +20,9 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { serveApi } from '../src/cli/compose.ts';
 import { simulateCommand } from '../src/cli/simulate.ts';
+import { answerPieces } from '../src/frames/answer-bytes.ts';
 import { runQueries, type Observed } from '../src/frames/run-request.ts';
+import { piecesBody } from '../src/http/json-answer.ts';
 import { planSteps } from '../src/query/step.ts';
 import { traceFeed } from '../src/runtime/feeds.ts';
 import { openSession } from '../src/runtime/session.ts';
@@ -124,7 +126,7 @@ try {
       const { status, results } = runQueries(body, observed(), now);
       const t1 = performance.now();
       const c1 = process.cpuUsage();
-      const text = JSON.stringify({ results });
+      const text = piecesBody(answerPieces(results));
       const t2 = performance.now();
       const c2 = process.cpuUsage();
       if (status !== 200) throw new Error(`${q.id}: ${status} ${text.slice(0, 300)}`);

@@ -6,14 +6,18 @@
 import { z } from 'zod';
 import { FIGURE_NAMES, figuresFromTotals, figureValue, type FigureName } from '../../series/figures.ts';
 import { fleetFigures, groupingOf, groupOf } from '../../series/fleet.ts';
+import { selectedRows } from '../../series/run-columns.ts';
 import { summaryColumns } from '../../series/summary.ts';
+import { isMarkedSorted } from '../../timeline/order.ts';
 import { FIELDS } from '../../series/totals.ts';
 import { figureName, usageMetricName } from '../../query/model.ts';
 import { DEFAULT_QUERY, FIGURES, unitOf, USAGE_METRICS } from '../../query/types.ts';
 import type { Timeline } from '../../timeline/types.ts';
 import type { QueryContext } from '../context.ts';
+import { withColumnWriter } from '../answer-bytes.ts';
 import { frame, numberField, stringField, type Field, type FrameJSON } from '../frame.ts';
 import { pooledGroups } from '../pooled.ts';
+import { rowCells } from '../row-cells.ts';
 import { NO_USAGE_NOTICE, usageByStateFields } from '../usage.ts';
 import { isShaped, pickRows, refuseUnknownSortColumn, TABLE_FIELDS, tableMeta } from '../table.ts';
 import { perJobSet, rangeStart, refuseCauseGroup, type Cost, type QueryTypeModule } from './module.ts';
@@ -80,6 +84,16 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
       ...columns.map(figureField),
       ...usage.map((f) => ({ schema: f.schema, values: rows === null ? f.values : column((i) => f.values[i]) })),
     ];
+    // A whole table's columns are written from their closed runs' kept texts (row-cells.ts).
+    // The rows as summaryColumns read them: a selection of the engine's list, by its rows.
+    const runRows = ctx.selectFrom === ctx.from && isMarkedSorted(ctx.timelines) ? selectedRows(ctx.timelines) : undefined;
+    if (rows === null && runRows !== undefined && runRows.rows.length === n) {
+      // Identity, state and figures only: what a closed run's life says (not usage, nor a pool's JobSets).
+      for (const { schema, values } of fields) {
+        if (!CACHED_IDENTITY.has(schema.name) && !(columns as readonly string[]).includes(schema.name)) continue;
+        withColumnWriter(values, (sink) => rowCells.writeColumn(sink, schema.name, runRows.columns, runRows.rows, values, ctx.from, ctx.to));
+      }
+    }
     const meta = withUsageNotice(ctx, rows !== null ? tableMeta(n, rows.length, summaryTotals(ctx, columns)) : undefined);
     return [frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) })];
   }
@@ -109,6 +123,9 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   const meta = withUsageNotice(ctx, rows !== null ? tableMeta(groups.length, rows.length, summaryTotals(ctx, columns)) : undefined);
   return [frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) })];
 }
+
+/** The identity columns of a per-JobSet row whose texts row-cells.ts keeps (a figure column's too). */
+const CACHED_IDENTITY: ReadonlySet<string> = new Set(['cluster', 'namespace', 'name', 'uid', 'state']);
 
 /**
  * The rows' identities as columns, in one visit to each timeline (10,000 rows were four passes over
