@@ -1,5 +1,6 @@
 // The closed runs' kept cells (row-cells.ts) are invisible in the answers: a whole per-JobSet table
-// written from them is, byte for byte, JSON.stringify of the table the uncached path builds, over
+// (and an SLO table per JobSet name, its labels its names' first runs' cells) written from them is,
+// byte for byte, JSON.stringify of the table the uncached path builds, over
 // generated fleets and ranges (often exactly at a transition), while runs close, the horizon ("now")
 // moves, runs are dropped (retention) and added (the engine's next list), with the cache warm from
 // the earlier questions and under budgets that evict.
@@ -44,9 +45,19 @@ type Question = { a: number; b: number; horizon: number; figures: string[]; name
 /** Asks a whole per-JobSet table as the API does; its answer's bytes must be the uncached path's (JSON.stringify of the same frames). */
 function ask(list: readonly Timeline[], q: Question): void {
   const [from, to] = [Math.min(q.a, q.b), Math.max(q.a, q.b)];
-  const body = { from: String(from), to: String(to), queries: [{ refId: 'A', queryType: 'summary', groupBy: 'none', figures: q.figures, namespaces: q.namespaces }] };
+  // The SLO budget per JobSet name as one table (its labels the names' first runs' cells), whole and sorted.
+  const slo = { queryType: 'slo', sloAnswer: 'errorBudget', objective: 0.95, period: `${Math.max(3_600_000, to - from)}ms`, groupBy: 'none', window: 'range', format: 'table', namespaces: q.namespaces };
+  const body = {
+    from: String(from),
+    to: String(to),
+    queries: [
+      { refId: 'A', queryType: 'summary', groupBy: 'none', figures: q.figures, namespaces: q.namespaces },
+      { refId: 'B', ...slo, columns: ['remainingFraction'] },
+      { refId: 'C', ...slo, sort: { by: 'remainingFraction', direction: 'asc' } },
+    ],
+  };
   const { results } = runQueries(body, { timelines: list, horizon: q.horizon }, q.horizon);
-  expect(results.A!.status).toBe(200);
+  for (const refId of ['A', 'B', 'C']) expect([refId, results[refId]!.status, results[refId]!.error]).toEqual([refId, 200, undefined]);
   expect(joined(answerPieces(results)).equals(Buffer.from(JSON.stringify({ results }), 'utf8'))).toBe(true);
 }
 
