@@ -66,10 +66,11 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
     const rows = isShaped(query) ? pickRows(n, query.sort ? (i) => valueOf(query.sort!.by, i) : null, query.sort, query.limit) : null;
     // A whole table (10,000 rows and more) reads the columns' arrays as they are, without a list of row numbers.
     const timelines = rows === null ? c.timelines : rows.map((i) => c.timelines[i]!);
+    // Each column made at its length (grown by push, a 10,000-row column left twice its size in garbage).
     const column = <T>(at: (row: number) => T): T[] => {
-      const out: T[] = [];
-      if (rows === null) for (let i = 0; i < n; i++) out.push(at(i));
-      else for (const i of rows) out.push(at(i));
+      const out = new Array<T>(rows === null ? n : rows.length);
+      if (rows === null) for (let i = 0; i < n; i++) out[i] = at(i);
+      else for (let k = 0; k < rows.length; k++) out[k] = at(rows[k]!);
       return out;
     };
     const id = identityColumns(timelines);
@@ -132,20 +133,19 @@ const CACHED_IDENTITY: ReadonlySet<string> = new Set(['cluster', 'namespace', 'n
  * objects spread on the heap, a cache miss each): `cluster` only when a row has one ('' for the others).
  */
 function identityColumns(timelines: readonly Timeline[]): { cluster: string[] | null; namespace: string[]; name: string[]; uid: string[] } {
-  const namespace: string[] = [];
-  const name: string[] = [];
-  const uid: string[] = [];
+  // Made at their length: grown by push, they left as much again in garbage.
+  const n = timelines.length;
+  const namespace = new Array<string>(n);
+  const name = new Array<string>(n);
+  const uid = new Array<string>(n);
   let cluster: string[] | null = null;
-  for (let i = 0; i < timelines.length; i++) {
+  for (let i = 0; i < n; i++) {
     const tl = timelines[i]!;
-    namespace.push(tl.namespace);
-    name.push(tl.name);
-    uid.push(tl.uid);
-    if (tl.cluster !== undefined && cluster === null) {
-      cluster = [];
-      for (let j = 0; j < i; j++) cluster.push('');
-    }
-    if (cluster !== null) cluster.push(tl.cluster ?? '');
+    namespace[i] = tl.namespace;
+    name[i] = tl.name;
+    uid[i] = tl.uid;
+    if (tl.cluster !== undefined && cluster === null) cluster = new Array<string>(n).fill('', 0, i);
+    if (cluster !== null) cluster[i] = tl.cluster ?? '';
   }
   return { cluster, namespace, name, uid };
 }
