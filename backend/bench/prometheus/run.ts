@@ -11,7 +11,7 @@
 //   4. The standard sizes: 500 JobSets × 7 days side by side; 10,000 × 30 days for Upness alone.
 //
 // Options: --jobsets N --days D (side by side), --big-jobsets N --big-days D (Upness alone),
-// --runs R, --big-runs R, --warmups W, --seed S, --skip-side, --skip-big, --peer required|auto|none,
+// --runs R, --big-runs R, --warmups W, --warm-seconds S, --seed S, --skip-side, --skip-big, --peer required|auto|none,
 // --big-questions id,id, --questions id,id (the side-by-side size's; default all), --profile (CPU and heap profiles of each Upness server, split by phase), --keep
 // (keep the OpenMetrics file and the TSDB), --out NAME, --smoke (a small size of all of it).
 // Results: backend/bench/results/NAME.md and NAME.json (git-ignored).
@@ -42,6 +42,9 @@ const { values: args } = parseArgs({
     // The 30-day questions take tens of seconds each on today's Upness: 3 runs keep the run near an hour.
     'big-runs': { type: 'string', default: '3' },
     warmups: { type: 'string', default: '1' },
+    // Warm-ups go on until this many seconds of the peer's own answers have passed (at least --warmups):
+    // the steady state a dashboard's server is in, for a JIT-compiled peer as for Prometheus.
+    'warm-seconds': { type: 'string', default: '0' },
     seed: { type: 'string', default: '42' },
     'skip-side': { type: 'boolean', default: false },
     'skip-big': { type: 'boolean', default: false },
@@ -66,6 +69,8 @@ const peer = (args.peer ?? (smoke ? 'auto' : 'required')) as 'required' | 'auto'
 if (!['required', 'auto', 'none'].includes(peer)) throw new Error(`--peer must be required, auto or none, not ${peer}`);
 const seed = Number(args.seed);
 const warmups = Number(args.warmups);
+const warmSeconds = Number(args['warm-seconds']);
+if (!(warmSeconds >= 0)) throw new Error(`--warm-seconds must be a number of seconds from 0, not ${args['warm-seconds']}`);
 const outName = args.out ?? (smoke ? 'prometheus-smoke' : 'prometheus');
 
 function log(line = ''): void {
@@ -127,7 +132,10 @@ if (!args['skip-big']) {
 
 // ── One size ─────────────────────────────────────────────────────────────────────────────────
 
-/** `--warmups` untimed runs, then `runs` timed runs; the server's CPU seconds are read around the timed runs. */
+/**
+ * `--warmups` untimed runs (more, until `--warm-seconds` of them have passed), then `runs` timed runs;
+ * the server's CPU seconds are read around the timed runs.
+ */
 async function timeRuns(
   runs: number,
   label: string,
@@ -136,7 +144,7 @@ async function timeRuns(
 ): Promise<{ times: number[]; bodies: string[]; cpuSeconds: number }> {
   const started = performance.now();
   let bodies: string[] = [];
-  for (let i = 0; i < warmups; i++) bodies = (await once()).body;
+  for (let i = 0; i < warmups || performance.now() - started < warmSeconds * 1000; i++) bodies = (await once()).body;
   const cpu0 = cpuSeconds(pid);
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -329,6 +337,7 @@ async function runSize(plan: SizePlan): Promise<SizeResult> {
     fleet: { uids: truth.uids, selected: truth.selected, transitions: truth.transitions, kinds: truth.kinds, duplicates: truth.duplicates },
     loadAverage: { load: loadAverageLoad, end: loadavg()[0]! },
     warmups,
+    warmSeconds,
     upness: { ...upnessLoad, rssAfterQueriesBytes: upMem.rssBytes, peakRssAfterQueriesBytes: upMem.peakRssBytes },
     prometheus: prometheus?.load ?? null,
     ...(prometheusSkipped !== undefined ? { prometheusSkipped } : {}),
