@@ -42,6 +42,8 @@ export class RowCells {
   readonly budgetBytes: number;
   #list: readonly Timeline[] | null = null;
   #columns = new Map<string, Column>();
+  /** Per key, the length of a list whose column outgrew the budget: longer lists' are not kept either. */
+  #tooLong = new Map<string, number>();
   #bytes = 0;
   #clock = 0;
 
@@ -91,7 +93,8 @@ export class RowCells {
       let text = held ? column.pending.get(row) : undefined;
       if (text === undefined) {
         text = JSON.stringify(values[i]) ?? 'null';
-        if (held) {
+        // Kept while the column fits: one that outgrows the budget is not kept (#grow), so its cells stop here.
+        if (held && column.bytes + added <= this.budgetBytes) {
           column.pending.set(row, text);
           added += text.length + ROW_BYTES;
         }
@@ -110,6 +113,8 @@ export class RowCells {
     let column = this.#columns.get(key);
     if (column === undefined) {
       const n = columns.list.length;
+      // A column that did not fit a list this long is not tried again (a whole table of 871,066 runs: its UIDs alone are 40 MB).
+      if (n >= (this.#tooLong.get(key) ?? Infinity)) return null;
       const bytes = n * ROW_BYTES;
       if (!this.#makeRoom(bytes)) return null;
       column = { packed: new Uint8Array(0), start: new Int32Array(n).fill(-1), end: new Int32Array(n), pending: new Map(), bytes, used: 0 };
@@ -126,7 +131,10 @@ export class RowCells {
     this.#columns.delete(key);
     this.#bytes -= column.bytes;
     column.bytes += added;
-    if (!this.#makeRoom(column.bytes)) return;
+    if (!this.#makeRoom(column.bytes)) {
+      this.#tooLong.set(key, column.start.length);
+      return;
+    }
     this.#columns.set(key, column);
     this.#bytes += column.bytes;
   }
