@@ -148,7 +148,7 @@ function sloAnswers(ctx: QueryContext, points: readonly number[], windows: SloWi
       dimensions: () => ['namespace', 'jobset'],
       objectives,
       totals,
-      ...(marked !== undefined ? { firstRows: { columns: marked.columns, rows: Int32Array.from(bounds.subarray(0, count), (i) => marked.rows[i]!) } } : {}),
+      ...(marked !== undefined ? { firstRows: { columns: marked.columns, rows: firstRowsOf(marked.rows, bounds) } } : {}),
     };
   }
   const groups = groupsByKey(timelines, groupBy);
@@ -171,6 +171,13 @@ function labelled(groups: readonly GroupKey[], objectives: Float64Array, totals:
     objectives,
     totals,
   };
+}
+
+/** The list's row of each name's first run: the row of the selection's index where each name begins (bounds' last entry is the end). */
+function firstRowsOf(rows: Int32Array, bounds: Int32Array): Int32Array {
+  const firsts = new Int32Array(bounds.length - 1);
+  for (let g = 0; g < firsts.length; g++) firsts[g] = rows[bounds[g]!]!;
+  return firsts;
 }
 
 function anyObjectiveLabel(timelines: readonly Timeline[], from: number, to: number): boolean {
