@@ -30,6 +30,26 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / clockTicks();
 }
 
+/**
+ * Waits until the process has used no more than `quietSeconds` of CPU over each of two intervals of
+ * `intervalMs` in a row (a server that has just started or loaded may still work in the background:
+ * Prometheus after its start, Upness compacting its heap after a load), at most `limitMs`. Returns
+ * how long it waited and the CPU seconds the process used meanwhile.
+ */
+export async function settle(pid: number, { intervalMs = 500, quietSeconds = 0.02, limitMs = 30_000 } = {}): Promise<{ seconds: number; cpuSeconds: number }> {
+  const t0 = performance.now();
+  const cpu0 = cpuSeconds(pid);
+  let quiet = 0;
+  let last = cpu0;
+  while (quiet < 2 && performance.now() - t0 < limitMs) {
+    await sleep(intervalMs);
+    const now = cpuSeconds(pid);
+    quiet = now - last <= quietSeconds ? quiet + 1 : 0;
+    last = now;
+  }
+  return { seconds: (performance.now() - t0) / 1000, cpuSeconds: last - cpu0 };
+}
+
 export interface Memory {
   /** VmRSS: resident now. */
   rssBytes: number;

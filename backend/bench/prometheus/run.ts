@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { planSteps } from '../../src/query/step.ts';
 import { figures } from '../../src/series/figures.ts';
 import { DEFAULT_START, PROFILES, simulateFleet, type ProfileName } from '../../src/sources/simulator/index.ts';
-import { cpuSeconds, fmt, int, memory, MiB, ms, stats } from './proc.ts';
+import { cpuSeconds, fmt, int, memory, MiB, ms, settle, stats } from './proc.ts';
 import { createBlocks, ensurePrometheus, PrometheusServer, writeOpenMetrics, type PrometheusBinaries, type SampledModel } from './prometheus.ts';
 import { newest, nowUs, summarizeProfiles, type Phase } from './profile.ts';
 import { QUESTIONS, type Detail, type Question, type Window } from './questions.ts';
@@ -236,6 +236,13 @@ async function runSize(plan: SizePlan): Promise<SizeResult> {
       const started = await PrometheusServer.start(bins.prometheus, dataDir, WORK);
       const mem = memory(started.server.pid);
       log(`  prometheus: ready on ${started.server.url} (pid ${started.server.pid}) in ${fmt(started.seconds, 1)} s, RSS ${int(mem.rssBytes / MiB)} MiB`);
+      // Neither peer is asked while one of them still works in the background after its start or
+      // load: until 2026-11-27 the first question (the uptime table) was asked of Upness while
+      // Prometheus, just ready, still used CPU on this 2-core machine.
+      for (const [name, pid] of [['prometheus', started.server.pid], ['upness', upness.pid]] as const) {
+        const quiet = await settle(pid);
+        log(`  ${name}: quiet after ${fmt(quiet.seconds, 1)} s (${fmt(quiet.cpuSeconds, 2)} CPU-s meanwhile)`);
+      }
       prometheus = {
         server: started.server,
         model: om.model,
