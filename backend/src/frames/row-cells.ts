@@ -70,31 +70,51 @@ export class RowCells {
    */
   writeColumn(sink: AnswerSink, key: string, columns: RunColumns, rows: Int32Array, values: readonly unknown[], from: number, to: number): void {
     const column = this.#column(key, columns);
+    // Not kept (it does not fit the budget): the column as JSON.stringify writes it, in one call.
+    if (column === null) {
+      sink.text(JSON.stringify(values));
+      return;
+    }
     sink.text('[');
     const n = values.length;
     // The stretch of kept bytes being copied: [copyFrom, copyTo) of column.packed.
     let copyFrom = -1;
     let copyTo = -1;
+    // The rows not to keep (open, or not held by the range) since `freshFrom`: written in one JSON.stringify.
+    let freshFrom = -1;
+    const flush = (i: number): void => {
+      if (copyFrom >= 0) sink.bytes(column.packed.subarray(copyFrom, i < n ? copyTo : copyTo - 1));
+      else if (freshFrom >= 0) {
+        const text = JSON.stringify(values.slice(freshFrom, i));
+        sink.text(i < n ? `${text.slice(1, -1)},` : text.slice(1, -1));
+      }
+      copyFrom = copyTo = freshFrom = -1;
+    };
     let added = 0;
     for (let i = 0; i < n; i++) {
       const row = rows[i]!;
-      const held = column !== null && holdsLife(columns, row, from, to);
-      const start = held ? column.start[row]! : -1;
-      if (start >= 0) {
-        if (start !== copyTo) {
-          if (copyFrom >= 0) sink.bytes(column!.packed.subarray(copyFrom, copyTo));
-          copyFrom = start;
+      if (!holdsLife(columns, row, from, to)) {
+        if (freshFrom < 0) {
+          flush(i);
+          freshFrom = i;
         }
-        copyTo = column!.end[row]!;
         continue;
       }
-      if (copyFrom >= 0) sink.bytes(column!.packed.subarray(copyFrom, copyTo));
-      copyFrom = copyTo = -1;
-      let text = held ? column.pending.get(row) : undefined;
+      const start = column.start[row]!;
+      if (start >= 0) {
+        if (start !== copyTo) {
+          flush(i);
+          copyFrom = start;
+        }
+        copyTo = column.end[row]!;
+        continue;
+      }
+      flush(i);
+      let text = column.pending.get(row);
       if (text === undefined) {
         text = JSON.stringify(values[i]) ?? 'null';
         // Kept while the column fits: one that outgrows the budget is not kept (#grow), so its cells stop here.
-        if (held && column.bytes + added <= this.budgetBytes) {
+        if (column.bytes + added <= this.budgetBytes) {
           column.pending.set(row, text);
           added += text.length + ROW_BYTES;
         }
@@ -102,9 +122,9 @@ export class RowCells {
       sink.text(i + 1 < n ? `${text},` : text);
     }
     // The last stretch without its comma: the column's bracket closes it.
-    if (copyFrom >= 0) sink.bytes(column!.packed.subarray(copyFrom, copyTo - 1));
+    flush(n);
     sink.text(']');
-    if (column !== null && added > 0) this.#grow(key, column, added);
+    if (added > 0) this.#grow(key, column, added);
   }
 
   /** The column's kept cells for this list (taken over from the last list when it changed), packed; null when it cannot be kept within the budget. */
