@@ -237,8 +237,8 @@ async function runSize(plan: SizePlan): Promise<SizeResult> {
       const mem = memory(started.server.pid);
       log(`  prometheus: ready on ${started.server.url} (pid ${started.server.pid}) in ${fmt(started.seconds, 1)} s, RSS ${int(mem.rssBytes / MiB)} MiB`);
       // Neither peer is asked while one of them still works in the background after its start or
-      // load: until 2026-11-27 the first question (the uptime table) was asked of Upness while
-      // Prometheus, just ready, still used CPU on this 2-core machine.
+      // load (on this 2-core machine it would take the other's core). Both were quiet at once when
+      // this was added (2026-11-27): the first question's higher CPU was the warm-up (--warm-seconds).
       for (const [name, pid] of [['prometheus', started.server.pid], ['upness', upness.pid]] as const) {
         const quiet = await settle(pid);
         log(`  ${name}: quiet after ${fmt(quiet.seconds, 1)} s (${fmt(quiet.cpuSeconds, 2)} CPU-s meanwhile)`);
