@@ -7,6 +7,7 @@ import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
+import { PerformanceObserver } from 'node:perf_hooks';
 
 let ticksPerSecond: number | null = null;
 
@@ -48,6 +49,37 @@ export async function settle(pid: number, { intervalMs = 500, quietSeconds = 0.0
     last = now;
   }
   return { seconds: (performance.now() - t0) / 1000, cpuSeconds: last - cpu0 };
+}
+
+/** This process's garbage collections (start and length, ms on performance.now()'s clock), as V8 reports them, once watched. */
+const collections: { start: number; ms: number }[] = [];
+let observer: PerformanceObserver | null = null;
+
+/** Starts keeping this process's garbage collections (once; the last minute's are kept). */
+export function watchClientPauses(): void {
+  if (observer !== null) return;
+  observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) collections.push({ start: entry.startTime, ms: entry.duration });
+    while (collections.length > 0 && collections[0]!.start < performance.now() - 60_000) collections.shift();
+  });
+  observer.observe({ entryTypes: ['gc'] });
+}
+
+/**
+ * The client's own pauses for garbage collection between two times of performance.now() (watched
+ * since watchClientPauses): a pause there stalls the reading of whichever answer is in flight, and
+ * is timed as that peer's. Read after a tick, so that the observer has been told of the last ones.
+ */
+export async function clientPauses(from: number, to: number): Promise<{ ms: number; count: number }> {
+  await new Promise((resolve) => setImmediate(resolve));
+  let total = 0;
+  let count = 0;
+  for (const c of collections) {
+    if (c.start < from || c.start > to) continue;
+    total += c.ms;
+    count++;
+  }
+  return { ms: total, count };
 }
 
 export interface Memory {

@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { planSteps } from '../../src/query/step.ts';
 import { figures } from '../../src/series/figures.ts';
 import { DEFAULT_START, PROFILES, simulateFleet, type ProfileName } from '../../src/sources/simulator/index.ts';
-import { cpuSeconds, fmt, int, memory, MiB, ms, settle, stats } from './proc.ts';
+import { clientPauses, watchClientPauses, cpuSeconds, fmt, int, memory, MiB, ms, settle, stats } from './proc.ts';
 import { createBlocks, ensurePrometheus, PrometheusServer, writeOpenMetrics, type PrometheusBinaries, type SampledModel } from './prometheus.ts';
 import { newest, nowUs, summarizeProfiles, type Phase } from './profile.ts';
 import { QUESTIONS, type Detail, type Question, type Window } from './questions.ts';
@@ -142,10 +142,12 @@ async function timeRuns(
   pid: number,
   once: () => Promise<{ ms: number; body: string[] }>,
 ): Promise<{ times: number[]; bodies: string[]; cpuSeconds: number }> {
+  watchClientPauses();
   const started = performance.now();
   let bodies: string[] = [];
   for (let i = 0; i < warmups || performance.now() - started < warmSeconds * 1000; i++) bodies = (await once()).body;
   const cpu0 = cpuSeconds(pid);
+  const timed = performance.now();
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const r = await once();
@@ -153,7 +155,10 @@ async function timeRuns(
     bodies = r.body;
     if (performance.now() - started > 10_000 && i + 1 < runs) log(`    ${label}: run ${i + 1}/${runs}, ${ms(r.ms)}`);
   }
-  return { times, bodies, cpuSeconds: cpuSeconds(pid) - cpu0 };
+  const cpu = cpuSeconds(pid) - cpu0;
+  const pauses = await clientPauses(timed, performance.now());
+  if (pauses.count > 0) log(`    ${label}: the client paused ${pauses.count}× for garbage collection during the timed runs, ${ms(pauses.ms)} in all`);
+  return { times, bodies, cpuSeconds: cpu };
 }
 
 async function runSize(plan: SizePlan): Promise<SizeResult> {
