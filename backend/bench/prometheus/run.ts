@@ -147,6 +147,7 @@ async function timeRuns(
   let bodies: string[] = [];
   for (let i = 0; i < warmups || performance.now() - started < warmSeconds * 1000; i++) bodies = (await once()).body;
   const cpu0 = cpuSeconds(pid);
+  const own0 = process.cpuUsage();
   const timed = performance.now();
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -156,8 +157,13 @@ async function timeRuns(
     if (performance.now() - started > 10_000 && i + 1 < runs) log(`    ${label}: run ${i + 1}/${runs}, ${ms(r.ms)}`);
   }
   const cpu = cpuSeconds(pid) - cpu0;
+  const own = process.cpuUsage(own0);
   const pauses = await clientPauses(timed, performance.now());
-  if (pauses.count > 0) log(`    ${label}: the client paused ${pauses.count}× for garbage collection during the timed runs, ${ms(pauses.ms)} in all`);
+  // The client's CPU (all its threads: V8's concurrent collector too, which takes a core from the servers on this machine).
+  log(
+    `    ${label}: the client's CPU ${ms((own.user + own.system) / 1000 / runs)} a run` +
+      (pauses.count > 0 ? `; it paused ${pauses.count}× for garbage collection during the timed runs, ${ms(pauses.ms)} in all` : ''),
+  );
   return { times, bodies, cpuSeconds: cpu };
 }
 
