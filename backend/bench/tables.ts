@@ -2,7 +2,8 @@
 // questions.ts) asked in process, as POST /api/v1/query asks them, of a trace loaded as `upness
 // serve --memory --trace FILE` loads it: no HTTP, no client, so what is left is the service's own
 // work. For each question: the least and median time of working the answer out (runQueries) and of
-// its JSON (JSON.stringify of the body the route sends), on the clock and in CPU time, the answer's size,
+// its JSON (the body's bytes as the route writes them, frames/answer-bytes.ts; beside it the CPU of
+// JSON.stringify and its bytes, the same bytes, as it wrote them before), on the clock and in CPU time, the answer's size,
 // and a digest of its first answer (the fleet and "now" are fixed: two builds that answer alike print the same).
 // Options: --trace FILE (else 500 JobSets × 7 days, seed 42, realistic, as `npm run bench` makes it,
 // simulated into a temporary file), --runs R (default 30), --questions id,… (default the four),
@@ -20,7 +21,9 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { serveApi } from '../src/cli/compose.ts';
 import { simulateCommand } from '../src/cli/simulate.ts';
+import { answerPieces } from '../src/frames/answer-bytes.ts';
 import { runQueries, type Observed } from '../src/frames/run-request.ts';
+import { jsonBody, piecesBody } from '../src/http/json-answer.ts';
 import { planSteps } from '../src/query/step.ts';
 import { traceFeed } from '../src/runtime/feeds.ts';
 import { openSession } from '../src/runtime/session.ts';
@@ -110,6 +113,7 @@ try {
     const json: number[] = [];
     const workCpu: number[] = [];
     const jsonCpu: number[] = [];
+    const stringifyCpu: number[] = [];
     let bytes = 0;
     let digest = '';
     const inspector = args['cpu-prof'] === undefined ? null : new Session();
@@ -124,17 +128,23 @@ try {
       const { status, results } = runQueries(body, observed(), now);
       const t1 = performance.now();
       const c1 = process.cpuUsage();
-      const text = JSON.stringify({ results });
+      const text = piecesBody(answerPieces(results));
       const t2 = performance.now();
       const c2 = process.cpuUsage();
       if (status !== 200) throw new Error(`${q.id}: ${status} ${text.slice(0, 300)}`);
       bytes = Buffer.byteLength(text);
       if (i === 0) digest = createHash('sha256').update(text).digest('hex').slice(0, 12);
+      // The same answer as JSON.stringify writes it, to text and bytes as the route did before row-cells.ts (the same bytes).
+      const c3 = process.cpuUsage();
+      const plain = jsonBody(JSON.stringify({ results }));
+      const c4 = process.cpuUsage();
+      if (!plain.equals(text)) throw new Error(`${q.id}: the answer's pieces are not JSON.stringify's bytes`);
       if (i < 2) continue;
       work.push(t1 - t0);
       json.push(t2 - t1);
       workCpu.push(cpuMs(c0, c1));
       jsonCpu.push(cpuMs(c1, c2));
+      stringifyCpu.push(cpuMs(c3, c4));
     }
     const http: number[] = [];
     const httpCpu: number[] = [];
@@ -157,7 +167,7 @@ try {
       inspector.disconnect();
     }
     process.stdout.write(
-      `${q.id.padEnd(32)} work ${least(work).toFixed(2)} / ${median(work).toFixed(2)} ms (CPU ${least(workCpu).toFixed(2)} / ${median(workCpu).toFixed(2)}), JSON ${least(json).toFixed(2)} / ${median(json).toFixed(2)} ms (CPU ${least(jsonCpu).toFixed(2)} / ${median(jsonCpu).toFixed(2)}) (least / median of ${RUNS}), ${(bytes / 1024).toFixed(0)} KiB, sha256 ${digest}…\n`,
+      `${q.id.padEnd(32)} work ${least(work).toFixed(2)} / ${median(work).toFixed(2)} ms (CPU ${least(workCpu).toFixed(2)} / ${median(workCpu).toFixed(2)}), JSON ${least(json).toFixed(2)} / ${median(json).toFixed(2)} ms (CPU ${least(jsonCpu).toFixed(2)} / ${median(jsonCpu).toFixed(2)}; JSON.stringify's CPU ${least(stringifyCpu).toFixed(2)} / ${median(stringifyCpu).toFixed(2)}) (least / median of ${RUNS}), ${(bytes / 1024).toFixed(0)} KiB, sha256 ${digest}…\n`,
     );
     if (api !== null) process.stdout.write(`${''.padEnd(32)} over HTTP ${least(http).toFixed(2)} / ${median(http).toFixed(2)} ms (CPU, client and service, ${least(httpCpu).toFixed(2)} / ${median(httpCpu).toFixed(2)})\n`);
   }

@@ -7,6 +7,7 @@ import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
+import { PerformanceObserver } from 'node:perf_hooks';
 
 let ticksPerSecond: number | null = null;
 
@@ -28,6 +29,57 @@ export function cpuSeconds(pid: number): number {
   // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / clockTicks();
+}
+
+/**
+ * Waits until the process has used no more than `quietSeconds` of CPU over each of two intervals of
+ * `intervalMs` in a row (a server that has just started or loaded may still work in the background:
+ * Prometheus after its start, Upness compacting its heap after a load), at most `limitMs`. Returns
+ * how long it waited and the CPU seconds the process used meanwhile.
+ */
+export async function settle(pid: number, { intervalMs = 500, quietSeconds = 0.02, limitMs = 30_000 } = {}): Promise<{ seconds: number; cpuSeconds: number }> {
+  const t0 = performance.now();
+  const cpu0 = cpuSeconds(pid);
+  let quiet = 0;
+  let last = cpu0;
+  while (quiet < 2 && performance.now() - t0 < limitMs) {
+    await sleep(intervalMs);
+    const now = cpuSeconds(pid);
+    quiet = now - last <= quietSeconds ? quiet + 1 : 0;
+    last = now;
+  }
+  return { seconds: (performance.now() - t0) / 1000, cpuSeconds: last - cpu0 };
+}
+
+/** This process's garbage collections (start and length, ms on performance.now()'s clock), as V8 reports them, once watched. */
+const collections: { start: number; ms: number }[] = [];
+let observer: PerformanceObserver | null = null;
+
+/** Starts keeping this process's garbage collections (once; the last minute's are kept). */
+export function watchClientPauses(): void {
+  if (observer !== null) return;
+  observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) collections.push({ start: entry.startTime, ms: entry.duration });
+    while (collections.length > 0 && collections[0]!.start < performance.now() - 60_000) collections.shift();
+  });
+  observer.observe({ entryTypes: ['gc'] });
+}
+
+/**
+ * The client's own pauses for garbage collection between two times of performance.now() (watched
+ * since watchClientPauses): a pause there stalls the reading of whichever answer is in flight, and
+ * is timed as that peer's. Read after a tick, so that the observer has been told of the last ones.
+ */
+export async function clientPauses(from: number, to: number): Promise<{ ms: number; count: number }> {
+  await new Promise((resolve) => setImmediate(resolve));
+  let total = 0;
+  let count = 0;
+  for (const c of collections) {
+    if (c.start < from || c.start > to) continue;
+    total += c.ms;
+    count++;
+  }
+  return { ms: total, count };
 }
 
 export interface Memory {

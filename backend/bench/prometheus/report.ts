@@ -72,6 +72,8 @@ export interface SizeResult {
   /** The machine's 1-minute load average before and after the load, and at the end. */
   loadAverage: { load: [number, number]; end: number };
   warmups: number;
+  /** Warm-ups went on until this many seconds of a peer's answers had passed (0: --warmups alone). */
+  warmSeconds?: number;
   detail: { namespace: string; name: string; uids: number } | null;
   questions: QuestionResult[];
   targets: Target[];
@@ -212,7 +214,7 @@ export function markdown(machine: Machine, sizes: SizeResult[], generated: strin
     out.push(
       `${int(r.jobsets)} JobSet name slots × ${r.days} days (seed ${r.seed}, simulator profile ${r.fleetProfile}): ${int(r.fleet.uids)} JobSet UIDs, ${int(r.upness.observations)} observations, ${int(r.fleet.transitions)} transitions. ` +
         `Every question covers ${r.window.from} → ${r.window.to} (${r.window.hours} h; ${int(r.fleet.selected)} UIDs); series have ${r.window.points} points ${r.window.stepSeconds / 3600} h apart. ` +
-        `Times are per answer over HTTP, to the last byte; ${plural(r.questions[0]?.upness.stats.runs ?? 0, 'timed run')} each after ${plural(r.warmups, 'warm-up')} (p99 is the nearest rank: the slowest run when there are fewer than 100). ` +
+        `Times are per answer over HTTP, to the last byte; ${plural(r.questions[0]?.upness.stats.runs ?? 0, 'timed run')} each after ${plural(r.warmups, 'warm-up')}${(r.warmSeconds ?? 0) > 0 ? ` and as many more as fit in ${r.warmSeconds} s of each peer's answers` : ''} (p99 is the nearest rank: the slowest run when there are fewer than 100). ` +
         `CPU per answer is the server's user + system time (/proc/<pid>/stat) over the timed runs, divided by their number. ` +
         `The machine is shared: its 1-minute load average was ${fmt(r.loadAverage.load[0], 1)}–${fmt(r.loadAverage.load[1], 1)} during the load and ${loadRange(r)} during the questions (2 cores), so wall times carry other work's noise; CPU seconds much less.`,
       '',

@@ -11,7 +11,7 @@
 //   4. The standard sizes: 500 JobSets × 7 days side by side; 10,000 × 30 days for Upness alone.
 //
 // Options: --jobsets N --days D (side by side), --big-jobsets N --big-days D (Upness alone),
-// --runs R, --big-runs R, --warmups W, --seed S, --skip-side, --skip-big, --peer required|auto|none,
+// --runs R, --big-runs R, --warmups W, --warm-seconds S, --seed S, --skip-side, --skip-big, --peer required|auto|none,
 // --big-questions id,id, --questions id,id (the side-by-side size's; default all), --profile (CPU and heap profiles of each Upness server, split by phase), --keep
 // (keep the OpenMetrics file and the TSDB), --out NAME, --smoke (a small size of all of it).
 // Results: backend/bench/results/NAME.md and NAME.json (git-ignored).
@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { planSteps } from '../../src/query/step.ts';
 import { figures } from '../../src/series/figures.ts';
 import { DEFAULT_START, PROFILES, simulateFleet, type ProfileName } from '../../src/sources/simulator/index.ts';
-import { cpuSeconds, fmt, int, memory, MiB, ms, stats } from './proc.ts';
+import { clientPauses, watchClientPauses, cpuSeconds, fmt, int, memory, MiB, ms, settle, stats } from './proc.ts';
 import { createBlocks, ensurePrometheus, PrometheusServer, writeOpenMetrics, type PrometheusBinaries, type SampledModel } from './prometheus.ts';
 import { newest, nowUs, summarizeProfiles, type Phase } from './profile.ts';
 import { QUESTIONS, type Detail, type Question, type Window } from './questions.ts';
@@ -42,6 +42,9 @@ const { values: args } = parseArgs({
     // The 30-day questions take tens of seconds each on today's Upness: 3 runs keep the run near an hour.
     'big-runs': { type: 'string', default: '3' },
     warmups: { type: 'string', default: '1' },
+    // Warm-ups go on until this many seconds of the peer's own answers have passed (at least --warmups):
+    // the steady state a dashboard's server is in, for a JIT-compiled peer as for Prometheus.
+    'warm-seconds': { type: 'string', default: '0' },
     seed: { type: 'string', default: '42' },
     'skip-side': { type: 'boolean', default: false },
     'skip-big': { type: 'boolean', default: false },
@@ -66,6 +69,8 @@ const peer = (args.peer ?? (smoke ? 'auto' : 'required')) as 'required' | 'auto'
 if (!['required', 'auto', 'none'].includes(peer)) throw new Error(`--peer must be required, auto or none, not ${peer}`);
 const seed = Number(args.seed);
 const warmups = Number(args.warmups);
+const warmSeconds = Number(args['warm-seconds']);
+if (!(warmSeconds >= 0)) throw new Error(`--warm-seconds must be a number of seconds from 0, not ${args['warm-seconds']}`);
 const outName = args.out ?? (smoke ? 'prometheus-smoke' : 'prometheus');
 
 function log(line = ''): void {
@@ -127,17 +132,23 @@ if (!args['skip-big']) {
 
 // ── One size ─────────────────────────────────────────────────────────────────────────────────
 
-/** `--warmups` untimed runs, then `runs` timed runs; the server's CPU seconds are read around the timed runs. */
+/**
+ * `--warmups` untimed runs (more, until `--warm-seconds` of them have passed), then `runs` timed runs;
+ * the server's CPU seconds are read around the timed runs.
+ */
 async function timeRuns(
   runs: number,
   label: string,
   pid: number,
   once: () => Promise<{ ms: number; body: string[] }>,
 ): Promise<{ times: number[]; bodies: string[]; cpuSeconds: number }> {
+  watchClientPauses();
   const started = performance.now();
   let bodies: string[] = [];
-  for (let i = 0; i < warmups; i++) bodies = (await once()).body;
+  for (let i = 0; i < warmups || performance.now() - started < warmSeconds * 1000; i++) bodies = (await once()).body;
   const cpu0 = cpuSeconds(pid);
+  const own0 = process.cpuUsage();
+  const timed = performance.now();
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const r = await once();
@@ -145,7 +156,15 @@ async function timeRuns(
     bodies = r.body;
     if (performance.now() - started > 10_000 && i + 1 < runs) log(`    ${label}: run ${i + 1}/${runs}, ${ms(r.ms)}`);
   }
-  return { times, bodies, cpuSeconds: cpuSeconds(pid) - cpu0 };
+  const cpu = cpuSeconds(pid) - cpu0;
+  const own = process.cpuUsage(own0);
+  const pauses = await clientPauses(timed, performance.now());
+  // The client's CPU (all its threads: V8's concurrent collector too, which takes a core from the servers on this machine).
+  log(
+    `    ${label}: the client's CPU ${ms((own.user + own.system) / 1000 / runs)} a run` +
+      (pauses.count > 0 ? `; it paused ${pauses.count}× for garbage collection during the timed runs, ${ms(pauses.ms)} in all` : ''),
+  );
+  return { times, bodies, cpuSeconds: cpu };
 }
 
 async function runSize(plan: SizePlan): Promise<SizeResult> {
@@ -228,6 +247,13 @@ async function runSize(plan: SizePlan): Promise<SizeResult> {
       const started = await PrometheusServer.start(bins.prometheus, dataDir, WORK);
       const mem = memory(started.server.pid);
       log(`  prometheus: ready on ${started.server.url} (pid ${started.server.pid}) in ${fmt(started.seconds, 1)} s, RSS ${int(mem.rssBytes / MiB)} MiB`);
+      // Neither peer is asked while one of them still works in the background after its start or
+      // load (on this 2-core machine it would take the other's core). Both were quiet at once when
+      // this was added (2026-11-27): the first question's higher CPU was the warm-up (--warm-seconds).
+      for (const [name, pid] of [['prometheus', started.server.pid], ['upness', upness.pid]] as const) {
+        const quiet = await settle(pid);
+        log(`  ${name}: quiet after ${fmt(quiet.seconds, 1)} s (${fmt(quiet.cpuSeconds, 2)} CPU-s meanwhile)`);
+      }
       prometheus = {
         server: started.server,
         model: om.model,
@@ -329,6 +355,7 @@ async function runSize(plan: SizePlan): Promise<SizeResult> {
     fleet: { uids: truth.uids, selected: truth.selected, transitions: truth.transitions, kinds: truth.kinds, duplicates: truth.duplicates },
     loadAverage: { load: loadAverageLoad, end: loadavg()[0]! },
     warmups,
+    warmSeconds,
     upness: { ...upnessLoad, rssAfterQueriesBytes: upMem.rssBytes, peakRssAfterQueriesBytes: upMem.peakRssBytes },
     prometheus: prometheus?.load ?? null,
     ...(prometheusSkipped !== undefined ? { prometheusSkipped } : {}),

@@ -14,8 +14,25 @@ export function jsonBody(text: string): Buffer {
   return Buffer.from(text, Buffer.byteLength(text, 'utf8') === text.length ? 'latin1' : 'utf8');
 }
 
-/** Writes `text` (JSON) as the whole answer, with its type and length and any other `headers`. */
-export function sendJson(res: ServerResponse, status: number, text: string, headers: OutgoingHttpHeaders = {}): void {
-  const bytes = jsonBody(text);
+/** The body of an answer written in pieces (frames/answer-bytes.ts): its texts' UTF-8 and its byte stretches, in one Buffer. */
+export function piecesBody(pieces: readonly (string | Uint8Array)[]): Buffer {
+  if (pieces.length === 1 && typeof pieces[0] === 'string') return jsonBody(pieces[0]);
+  let length = 0;
+  for (const p of pieces) length += typeof p === 'string' ? Buffer.byteLength(p, 'utf8') : p.length;
+  const body = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const p of pieces) {
+    if (typeof p === 'string') at += body.write(p, at, 'utf8');
+    else {
+      body.set(p, at);
+      at += p.length;
+    }
+  }
+  return body;
+}
+
+/** Writes `json` (a JSON text, or its UTF-8 bytes) as the whole answer, with its type and length and any other `headers`. */
+export function sendJson(res: ServerResponse, status: number, json: string | Buffer, headers: OutgoingHttpHeaders = {}): void {
+  const bytes = typeof json === 'string' ? jsonBody(json) : json;
   res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': bytes.length }).end(bytes);
 }

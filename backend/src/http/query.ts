@@ -7,12 +7,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
 import type { RequestHandler } from 'express';
+import { answerPieces } from '../frames/answer-bytes.ts';
 import { runQueries, type QueryResult } from '../frames/run-request.ts';
 import type * as ArrowModule from '../frames/arrow.ts';
 import type { ServedView } from '../runtime/served-view.ts';
 import { writeUnauthorized } from './auth.ts';
 import type { RequestTimer } from './metrics.ts';
-import { sendJson } from './json-answer.ts';
+import { piecesBody, sendJson } from './json-answer.ts';
 import { HttpError } from './params.ts';
 
 export interface QueryRouteOptions {
@@ -136,7 +137,7 @@ export function queryAnswerer({ view, now, retentionMs }: QueryRouteOptions): Qu
       t,
     );
     if (encoding === 'json') {
-      sendJson(res, status, JSON.stringify({ results }));
+      sendJson(res, status, piecesBody(answerPieces(results)));
       return;
     }
     const encoder = await (arrowEncoder ??= import('../frames/arrow.ts'));

@@ -66,18 +66,26 @@ export function select(timelines: readonly Timeline[], selection: Selection, hor
 function selectByRows(timelines: readonly Timeline[], selection: Selection, horizon: number, from: number, to: number, ranges: readonly (readonly [number, number])[]): Timeline[] {
   const { before, after } = filters(selection);
   const columns = runColumns(timelines);
-  const rows: number[] = [];
-  const out: Timeline[] = [];
+  // The rows kept, in a buffer as long as the ranges; the selection made at its length after (arrays
+  // grown by push left as much again in garbage, per request of a whole table).
+  let most = 0;
+  for (const [lo, hi] of ranges) most += hi - lo;
+  const kept = new Int32Array(most);
+  let count = 0;
   for (const [lo, hi] of ranges) {
     for (let i = lo; i < hi; i++) {
       if (!livedRow(columns, i, horizon, from, to)) continue;
-      const tl = timelines[i]!;
-      if ((before !== null && !before(tl)) || (after !== null && !after(tl, to))) continue;
-      rows.push(i);
-      out.push(tl);
+      if (before !== null || after !== null) {
+        const tl = timelines[i]!;
+        if ((before !== null && !before(tl)) || (after !== null && !after(tl, to))) continue;
+      }
+      kept[count++] = i;
     }
   }
-  return markRows(markSorted(out), columns, Int32Array.from(rows));
+  const rows = kept.slice(0, count);
+  const out = new Array<Timeline>(count);
+  for (let k = 0; k < count; k++) out[k] = timelines[rows[k]!]!;
+  return markRows(markSorted(out), columns, rows);
 }
 
 /** The rows [first, end) of one namespace in a list sorted by namespace: two bisections. */

@@ -8,7 +8,7 @@
 
 import { z } from 'zod';
 import { groupingOf, groupOf, type GroupBy, type GroupKey } from '../../series/fleet.ts';
-import { selectedRows } from '../../series/run-columns.ts';
+import { selectedRows, type RunColumns } from '../../series/run-columns.ts';
 import { lifeOf, lived } from '../../series/summary.ts';
 import { maxBurnFactor, SLO_SUMS, sloAlert, sloFigure, sloPlan, sloSumsByGroup, sloTotalsOf, type SloWindows } from '../../series/slo.ts';
 import { objectiveOf } from '../../timeline/jobset.ts';
@@ -19,8 +19,10 @@ import { QueryError } from '../../query/selector.ts';
 import { LIMITS } from '../../query/step.ts';
 import { DEFAULT_QUERY, parseDuration, SLO_ANSWER_COLUMNS, SLO_ANSWERS, SLO_COLUMNS, SLO_FORMATS, SLO_INDICATORS, type SloAnswer, type SloColumn } from '../../query/types.ts';
 import type { QueryContext } from '../context.ts';
+import { withColumnWriter } from '../answer-bytes.ts';
 import { frame, numberField, stringField, timeField, type Field, type FrameJSON } from '../frame.ts';
 import { pooledGroups, type PooledGroup } from '../pooled.ts';
+import { rowCells } from '../row-cells.ts';
 import { isShaped, pickRows, refuseUnknownSortColumn, TABLE_FIELDS, tableMeta } from '../table.ts';
 import { pointsOf, refuseCauseGroup, type Cost, type QueryTypeModule } from './module.ts';
 
@@ -105,6 +107,8 @@ interface SloAnswers {
   objectives: Float64Array;
   /** SLO_SUMS numbers at each group's points. */
   totals: Float64Array;
+  /** Per JobSet name from a selection of the engine's list: the list's run columns, and the row of each name's first run (its labels' cells are that row's). */
+  firstRows?: { columns: RunColumns; rows: Int32Array };
 }
 
 function sloAnswers(ctx: QueryContext, points: readonly number[], windows: SloWindows): SloAnswers {
@@ -144,6 +148,7 @@ function sloAnswers(ctx: QueryContext, points: readonly number[], windows: SloWi
       dimensions: () => ['namespace', 'jobset'],
       objectives,
       totals,
+      ...(marked !== undefined ? { firstRows: { columns: marked.columns, rows: firstRowsOf(marked.rows, bounds) } } : {}),
     };
   }
   const groups = groupsByKey(timelines, groupBy);
@@ -166,6 +171,13 @@ function labelled(groups: readonly GroupKey[], objectives: Float64Array, totals:
     objectives,
     totals,
   };
+}
+
+/** The list's row of each name's first run: the row of the selection's index where each name begins (bounds' last entry is the end). */
+function firstRowsOf(rows: Int32Array, bounds: Int32Array): Int32Array {
+  const firsts = new Int32Array(bounds.length - 1);
+  for (let g = 0; g < firsts.length; g++) firsts[g] = rows[bounds[g]!]!;
+  return firsts;
 }
 
 function anyObjectiveLabel(timelines: readonly Timeline[], from: number, to: number): boolean {
@@ -306,6 +318,13 @@ function everyGroup(count: number): number[] {
   return all;
 }
 
+/** Whether `shown` is every group, in the answer's order (not shaped: 0, 1, …, count − 1). */
+function everyInOrder(shown: readonly number[], count: number): boolean {
+  if (shown.length !== count) return false;
+  for (let i = 0; i < count; i++) if (shown[i] !== i) return false;
+  return true;
+}
+
 /** A group's label keys as the table's first columns, in the order its labels list them (a cluster first, where any group has one). */
 function dimensionsOf(groups: readonly { labels: Record<string, string> }[]): string[] {
   const keys = new Set<string>();
@@ -334,14 +353,24 @@ function sloTable(
   // call of Array.prototype.fill per row was most of the table's own time (a profile of the bench's).
   const times: number[] = [];
   for (let i = 0; i < shown.length; i++) for (let k = 0; k < p; k++) times.push(points[k]!);
+  // A row per name at one point, every name shown: the names' label cells are their first runs' (row-cells.ts).
+  const firstRows = p === 1 && everyInOrder(shown, answers.count) ? answers.firstRows : undefined;
   const fields: Field[] = answers.dimensions(shown).map((d) => {
     const values: string[] = [];
     for (let i = 0; i < shown.length; i++) {
       const label = answers.label(shown[i]!, d);
       for (let k = 0; k < p; k++) values.push(label);
     }
+    // The label's cell is the first run's namespace or name: the summary table's cell of that row.
+    const key = d === 'jobset' ? 'name' : d;
+    if (firstRows !== undefined) withColumnWriter(values, (sink) => rowCells.writeColumn(sink, key, firstRows.columns, firstRows.rows, values, ctx.from, ctx.to));
     return stringField(d, values, { nullable: false });
   });
+  // One point: every row's time is it, written once and repeated.
+  if (p === 1 && times.length > 0) {
+    const cell = JSON.stringify(points[0]!);
+    withColumnWriter(times, (sink) => sink.text(`[${`${cell},`.repeat(times.length - 1)}${cell}]`));
+  }
   fields.push(timeField('time', times, { nullable: false }));
   for (const name of returnedColumns(query)) {
     const values: (number | null)[] = [];

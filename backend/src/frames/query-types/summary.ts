@@ -6,14 +6,18 @@
 import { z } from 'zod';
 import { FIGURE_NAMES, figuresFromTotals, figureValue, type FigureName } from '../../series/figures.ts';
 import { fleetFigures, groupingOf, groupOf } from '../../series/fleet.ts';
+import { selectedRows } from '../../series/run-columns.ts';
 import { summaryColumns } from '../../series/summary.ts';
+import { isMarkedSorted } from '../../timeline/order.ts';
 import { FIELDS } from '../../series/totals.ts';
 import { figureName, usageMetricName } from '../../query/model.ts';
 import { DEFAULT_QUERY, FIGURES, unitOf, USAGE_METRICS } from '../../query/types.ts';
 import type { Timeline } from '../../timeline/types.ts';
 import type { QueryContext } from '../context.ts';
+import { withColumnWriter } from '../answer-bytes.ts';
 import { frame, numberField, stringField, type Field, type FrameJSON } from '../frame.ts';
 import { pooledGroups } from '../pooled.ts';
+import { rowCells } from '../row-cells.ts';
 import { NO_USAGE_NOTICE, usageByStateFields } from '../usage.ts';
 import { isShaped, pickRows, refuseUnknownSortColumn, TABLE_FIELDS, tableMeta } from '../table.ts';
 import { perJobSet, rangeStart, refuseCauseGroup, type Cost, type QueryTypeModule } from './module.ts';
@@ -62,10 +66,11 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
     const rows = isShaped(query) ? pickRows(n, query.sort ? (i) => valueOf(query.sort!.by, i) : null, query.sort, query.limit) : null;
     // A whole table (10,000 rows and more) reads the columns' arrays as they are, without a list of row numbers.
     const timelines = rows === null ? c.timelines : rows.map((i) => c.timelines[i]!);
+    // Each column made at its length (grown by push, a 10,000-row column left twice its size in garbage).
     const column = <T>(at: (row: number) => T): T[] => {
-      const out: T[] = [];
-      if (rows === null) for (let i = 0; i < n; i++) out.push(at(i));
-      else for (const i of rows) out.push(at(i));
+      const out = new Array<T>(rows === null ? n : rows.length);
+      if (rows === null) for (let i = 0; i < n; i++) out[i] = at(i);
+      else for (let k = 0; k < rows.length; k++) out[k] = at(rows[k]!);
       return out;
     };
     const id = identityColumns(timelines);
@@ -80,6 +85,16 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
       ...columns.map(figureField),
       ...usage.map((f) => ({ schema: f.schema, values: rows === null ? f.values : column((i) => f.values[i]) })),
     ];
+    // A whole table's columns are written from their closed runs' kept texts (row-cells.ts).
+    // The rows as summaryColumns read them: a selection of the engine's list, by its rows.
+    const runRows = ctx.selectFrom === ctx.from && isMarkedSorted(ctx.timelines) ? selectedRows(ctx.timelines) : undefined;
+    if (rows === null && runRows !== undefined && runRows.rows.length === n) {
+      // Identity, state and figures only: what a closed run's life says (not usage, nor a pool's JobSets).
+      for (const { schema, values } of fields) {
+        if (!CACHED_IDENTITY.has(schema.name) && !(columns as readonly string[]).includes(schema.name)) continue;
+        withColumnWriter(values, (sink) => rowCells.writeColumn(sink, schema.name, runRows.columns, runRows.rows, values, ctx.from, ctx.to));
+      }
+    }
     const meta = withUsageNotice(ctx, rows !== null ? tableMeta(n, rows.length, summaryTotals(ctx, columns)) : undefined);
     return [frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) })];
   }
@@ -110,25 +125,27 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   return [frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) })];
 }
 
+/** The identity columns of a per-JobSet row whose texts row-cells.ts keeps (a figure column's too). */
+const CACHED_IDENTITY: ReadonlySet<string> = new Set(['cluster', 'namespace', 'name', 'uid', 'state']);
+
 /**
  * The rows' identities as columns, in one visit to each timeline (10,000 rows were four passes over
  * objects spread on the heap, a cache miss each): `cluster` only when a row has one ('' for the others).
  */
 function identityColumns(timelines: readonly Timeline[]): { cluster: string[] | null; namespace: string[]; name: string[]; uid: string[] } {
-  const namespace: string[] = [];
-  const name: string[] = [];
-  const uid: string[] = [];
+  // Made at their length: grown by push, they left as much again in garbage.
+  const n = timelines.length;
+  const namespace = new Array<string>(n);
+  const name = new Array<string>(n);
+  const uid = new Array<string>(n);
   let cluster: string[] | null = null;
-  for (let i = 0; i < timelines.length; i++) {
+  for (let i = 0; i < n; i++) {
     const tl = timelines[i]!;
-    namespace.push(tl.namespace);
-    name.push(tl.name);
-    uid.push(tl.uid);
-    if (tl.cluster !== undefined && cluster === null) {
-      cluster = [];
-      for (let j = 0; j < i; j++) cluster.push('');
-    }
-    if (cluster !== null) cluster.push(tl.cluster ?? '');
+    namespace[i] = tl.namespace;
+    name[i] = tl.name;
+    uid[i] = tl.uid;
+    if (tl.cluster !== undefined && cluster === null) cluster = new Array<string>(n).fill('', 0, i);
+    if (cluster !== null) cluster[i] = tl.cluster ?? '';
   }
   return { cluster, namespace, name, uid };
 }

@@ -1,0 +1,137 @@
+// The query answer as the pieces of its UTF-8 bytes: what JSON.stringify({results}) writes, byte for
+// byte, except that a frame column whose bytes are known ahead (row-cells.ts: a whole table's column,
+// its closed runs' cells kept as bytes) is copied in, stretches of rows at a time, rather than
+// serialised value by value. Columns are marked by their values array, with a function that writes
+// them only when the answer is JSON (an Arrow answer reads the values and never asks it). The HTTP
+// stage joins the pieces into one body (http/json-answer.ts).
+
+/** Where an answer is written: texts (JSON) and stretches of bytes (UTF-8 of JSON), in order. */
+export class AnswerSink {
+  readonly #pieces: (string | Uint8Array)[] = [];
+  #text = '';
+
+  text(s: string): void {
+    this.#text += s;
+  }
+
+  bytes(b: Uint8Array): void {
+    if (this.#text !== '') this.#pieces.push(this.#text);
+    this.#text = '';
+    this.#pieces.push(b);
+  }
+
+  /** What was written: texts (JSON) and byte stretches (its UTF-8), in order. */
+  pieces(): (string | Uint8Array)[] {
+    if (this.#text !== '') this.#pieces.push(this.#text);
+    this.#text = '';
+    return this.#pieces;
+  }
+}
+
+/** Writes a column's values as JSON.stringify(values) writes them (UTF-8), into the sink. */
+export type ColumnWriter = (sink: AnswerSink) => void;
+
+const writers = new WeakMap<readonly unknown[], ColumnWriter>();
+
+/** Marks `values` (a frame column's values) as written by `write`, which must write the UTF-8 of JSON.stringify(values). */
+export function withColumnWriter<T extends readonly unknown[]>(values: T, write: ColumnWriter): T {
+  writers.set(values, write);
+  return values;
+}
+
+interface FrameLike {
+  data?: { values?: unknown };
+}
+
+/** The pieces of the UTF-8 of JSON.stringify({ results }), the marked columns written by their writers. */
+export function answerPieces(results: Record<string, { frames?: readonly unknown[] }>): (string | Uint8Array)[] {
+  let marked = false;
+  for (const key of Object.keys(results)) if (hasMarkedColumn(results[key]!)) marked = true;
+  if (!marked) return [JSON.stringify({ results })];
+  const sink = new AnswerSink();
+  sink.text('{"results":');
+  objectInto(sink, results, (result) => {
+    if (hasMarkedColumn(result as { frames?: readonly unknown[] })) resultInto(sink, result as object);
+    else return JSON.stringify(result);
+    return true;
+  });
+  sink.text('}');
+  return sink.pieces();
+}
+
+function hasMarkedColumn(result: { frames?: readonly unknown[] }): boolean {
+  const frames = result.frames;
+  if (!Array.isArray(frames)) return false;
+  for (const frame of frames) {
+    const values = (frame as FrameLike | null)?.data?.values;
+    if (Array.isArray(values) && values.some((v) => Array.isArray(v) && writers.has(v))) return true;
+  }
+  return false;
+}
+
+/**
+ * What an object's or array's member writes: a JSON text; true when it wrote itself into the sink;
+ * undefined when JSON.stringify leaves it out (undefined, a function: a member left out, an item null).
+ */
+type Member = string | true | undefined;
+
+/** A result ({status, frames, …}) with its frames' marked columns written by their writers. */
+function resultInto(sink: AnswerSink, result: object): void {
+  objectInto(sink, result, (v, key) => (key === 'frames' && Array.isArray(v) ? arrayInto(sink, v, (frame) => frameInto(sink, frame)) : JSON.stringify(v)));
+}
+
+function frameInto(sink: AnswerSink, frame: unknown): Member {
+  if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return JSON.stringify(frame);
+  return objectInto(sink, frame, (v, key) => (key === 'data' && typeof v === 'object' && v !== null && !Array.isArray(v) ? dataInto(sink, v) : JSON.stringify(v)));
+}
+
+function dataInto(sink: AnswerSink, data: object): true {
+  return objectInto(sink, data, (v, key) => (key === 'values' && Array.isArray(v) ? arrayInto(sink, v, (column) => columnInto(sink, column)) : JSON.stringify(v)));
+}
+
+function columnInto(sink: AnswerSink, values: unknown): Member {
+  const write = Array.isArray(values) ? writers.get(values) : undefined;
+  if (write === undefined) return JSON.stringify(values);
+  write(sink);
+  return true;
+}
+
+/**
+ * An object as JSON.stringify writes it: its own enumerable string keys in their order, each value
+ * written by `member` (left out when undefined). An object with toJSON is left to JSON.stringify whole.
+ */
+function objectInto(sink: AnswerSink, o: object, member: (value: unknown, key: string) => Member): true {
+  if (typeof (o as { toJSON?: unknown }).toJSON === 'function') {
+    sink.text(JSON.stringify(o));
+    return true;
+  }
+  sink.text('{');
+  let first = true;
+  for (const key of Object.keys(o)) {
+    const value = (o as Record<string, unknown>)[key];
+    // Left out as JSON.stringify leaves them out, before the key is written.
+    if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue;
+    sink.text(`${first ? '' : ','}${JSON.stringify(key)}:`);
+    first = false;
+    const text = member(value, key);
+    if (text !== true) sink.text(text ?? 'null');
+  }
+  sink.text('}');
+  return true;
+}
+
+/** An array as JSON.stringify writes it: an item it cannot write (undefined, a function) as null. */
+function arrayInto(sink: AnswerSink, items: readonly unknown[], item: (value: unknown) => Member): true {
+  if (typeof (items as { toJSON?: unknown }).toJSON === 'function') {
+    sink.text(JSON.stringify(items));
+    return true;
+  }
+  sink.text('[');
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) sink.text(',');
+    const text = item(items[i]);
+    if (text !== true) sink.text(text ?? 'null');
+  }
+  sink.text(']');
+  return true;
+}
