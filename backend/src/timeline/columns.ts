@@ -125,12 +125,45 @@ function hasExtras(t: Transition): boolean {
 
 /**
  * What the side table keeps of a transition with extras: its causes alone (the array, or its one
- * cause without an array: most have one, and an array of one costs ~56 bytes), or its suspension's
- * reason alone (the shared object), without the time and state the columns hold (an object for
- * them costs ~64 bytes, its time a boxed double); a transition with more than one of them, or with
- * unobserved events, whole.
+ * cause without an array: most have one, and an array of one costs ~56 bytes; a JobSet's own restart
+ * as a number, RestartCode), or its suspension's reason alone (the shared object), without the time
+ * and state the columns hold (an object for them costs ~64 bytes, its time a boxed double); a
+ * transition with more than one of them, or with unobserved events, whole.
  */
-type Kept = Transition | Cause[] | Cause | Suspension;
+type Kept = Transition | Cause[] | Cause | Suspension | RestartCode;
+
+/**
+ * A failure-policy restart's cause (nodes/objects.ts jobsetCauses: `{kind, at, restarts, reason}`,
+ * most of a closed fleet's causes) as one small integer: its restart count and its time less the
+ * transition's, which the columns hold. An object costs ~72 bytes (its `at` a boxed double). Only
+ * one that this form gives back exactly, its keys in the same order, is kept so.
+ */
+type RestartCode = number;
+
+const RESTART_KIND = 'JobSetRestart';
+const RESTART_REASON = 'FailurePolicyRestart';
+const RESTART_KEYS = 'kind,at,restarts,reason';
+/** Offsets of a cause's time from its transition's that fit, ms: ±2^18 (~4.4 min, beyond the node layer's default cause windows). */
+const OFFSET_SPAN = 1 << 19;
+const OFFSET_BIAS = 1 << 18;
+/** Restart counts that fit (the code stays below 2^29, a small integer on every V8 build). */
+const RESTARTS_SPAN = 1 << 10;
+
+/** `cause` of a transition at `at` as a RestartCode; null when it is not a restart this form gives back exactly. */
+function restartCode(cause: Cause, at: number): RestartCode | null {
+  const { kind, restarts, reason } = cause;
+  if (kind !== RESTART_KIND || reason !== RESTART_REASON || restarts === undefined) return null;
+  if (!Number.isInteger(restarts) || restarts < 0 || restarts >= RESTARTS_SPAN) return null;
+  const offset = cause.at - at;
+  if (!Number.isInteger(offset) || offset < -OFFSET_BIAS || offset >= OFFSET_SPAN - OFFSET_BIAS) return null;
+  if (Object.keys(cause).join(',') !== RESTART_KEYS) return null;
+  return restarts * OFFSET_SPAN + offset + OFFSET_BIAS;
+}
+
+/** The cause a RestartCode holds, of a transition at `at`. */
+function restartCause(code: RestartCode, at: number): Cause {
+  return { kind: RESTART_KIND, at: at + (code % OFFSET_SPAN) - OFFSET_BIAS, restarts: Math.floor(code / OFFSET_SPAN), reason: RESTART_REASON };
+}
 
 /**
  * A closed timeline's transitions packed: its columns (the cached ones, whose whole-life totals may
@@ -150,7 +183,7 @@ export function pack(transitions: readonly Transition[]): PackedTransitions {
 function keptOf(t: Transition): Kept {
   const { unobserved, causes, suspension } = t;
   if (unobserved !== undefined) return t;
-  if (causes !== undefined && suspension === undefined) return causes.length === 1 ? causes[0]! : causes;
+  if (causes !== undefined && suspension === undefined) return causes.length === 1 ? (restartCode(causes[0]!, t.at) ?? causes[0]!) : causes;
   if (causes === undefined && suspension !== undefined) return suspension;
   return compactTransition(t);
 }
@@ -217,6 +250,7 @@ export function packedExtras(packed: PackedTransitions, i: number): Transition |
   const c = packedColumns(packed);
   const kept = keptAt(c, i);
   if (kept === undefined) return undefined;
+  if (typeof kept === 'number') return { at: c.at[i]!, state: stateOfCode(codeAt(c, i)), causes: [restartCause(kept, c.at[i]!)] };
   if (Array.isArray(kept)) return { at: c.at[i]!, state: stateOfCode(codeAt(c, i)), causes: kept };
   if ('state' in kept) return kept;
   if ('kind' in kept) return { at: c.at[i]!, state: stateOfCode(codeAt(c, i)), causes: [kept] };
@@ -236,7 +270,7 @@ export function packedTransition(packed: PackedTransitions, i: number): Transiti
 export function heldPackedTransition(packed: PackedTransitions, i: number): Transition {
   const c = packedColumns(packed);
   const kept = keptAt(c, i);
-  if (kept !== undefined && !Array.isArray(kept) && 'state' in kept) return kept;
+  if (kept !== undefined && typeof kept !== 'number' && !Array.isArray(kept) && 'state' in kept) return kept;
   const t = packedTransition(packed, i);
   setKept(c, i, t);
   return t;
