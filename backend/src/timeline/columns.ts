@@ -54,6 +54,13 @@ export interface Columns {
    * columns of an open timeline (kept beside its array).
    */
   extras: (number | Transition | Cause[] | Cause | Suspension)[] | null;
+  /**
+   * A closed run's machine memory (timeline/machine.ts settledMachine), kept here so that a closed
+   * run keeps no machine object of its own: its restart count and whether it was ever up as one
+   * small integer, and when it was deleted less when it closed (null: not deleted). Null while open.
+   */
+  memory: number | null;
+  deletedAfter: number | null;
 }
 
 /** Transition i's state code (and UNOBSERVED_BIT): 4 bits of the number that holds it, behind the times. */
@@ -98,7 +105,7 @@ export function columnsOf(transitions: readonly Transition[]): Columns {
   let c = cache.get(transitions);
   if (c !== undefined && c.length === n) return c;
   if (c === undefined) {
-    c = { length: 0, at: [], startIndex: -1, life: null, extras: null };
+    c = { length: 0, at: [], startIndex: -1, life: null, extras: null, memory: null, deletedAfter: null };
     cache.set(transitions, c);
   }
   const at = c.at;
@@ -199,7 +206,7 @@ export const codeWords = (n: number): number => (n + 7) >> 3;
  * (compactTransition's form; null when none does), kept as the side table keeps them (Kept).
  */
 export function packColumns(at: number[], n: number, extras: (number | Transition)[] | null): PackedTransitions {
-  const c: Columns = { length: n, at, startIndex: -1, life: null, extras: null };
+  const c: Columns = { length: n, at, startIndex: -1, life: null, extras: null, memory: null, deletedAfter: null };
   for (let i = 0; i < n; i++) {
     if (codeAt(c, i) <= DOWN_CODE) {
       c.startIndex = i;
