@@ -171,7 +171,7 @@ describe('endings', () => {
     const b = new Scenario({ uid: 'b' }, min(0)).created().up(min(10)).at(min(30.5), { deletionAt: min(30), ready: 1 }).deleted(min(31));
     const c = new Scenario({ uid: 'c' }, min(0)).created().up(min(10));
     const engine = run(merge(a, b, c));
-    const memory = (): unknown[] => [...engine.machines()].map((m) => [m.timeline.uid, m.restarts, m.everUp, m.resourceVersion === null, m.deletedAt]);
+    const memory = (): [string, number, boolean, boolean, number | null][] => [...engine.machines()].map((m) => [m.timeline.uid, m.restarts, m.everUp, m.resourceVersion === null, m.deletedAt]);
     expect(memory()).toEqual([
       ['a', 1, true, true, null],
       ['b', 0, true, true, min(30)],
