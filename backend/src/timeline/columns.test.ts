@@ -205,3 +205,47 @@ test('restart causes packed read back exactly, whatever their count, offset and 
     { numRuns: 500 },
   );
 });
+
+test('a side table of numbers alone is held behind the codes, no array of its own; a cause given later that is no number moves it back out', () => {
+  const restart = (at: number, restarts: number): Transition => ({ at, state: 'down', causes: [{ kind: 'JobSetRestart', at, restarts, reason: 'FailurePolicyRestart' }] });
+  const list: Transition[] = [{ at: T0, state: 'provisioning' }, { at: T0 + 1, state: 'up' }, restart(T0 + 2, 1), { at: T0 + 3, state: 'up' }, restart(T0 + 4, 2), { at: T0 + 5, state: 'failed' }];
+  const tl = timeline(list.slice());
+  packClosed(tl);
+  const c = timelineColumns(tl);
+  expect(c.extras).toBeNull();
+  // Six times, one number of codes, then two (index, RestartCode) pairs.
+  expect(c.at).toHaveLength(6 + 1 + 4);
+  expect([c.at[7], c.at[9]]).toEqual([2, 4]);
+  expect(JSON.stringify(transitionsOf(tl))).toBe(JSON.stringify(list));
+  setCauses(tl, 5, [{ kind: 'JobSetFailed', at: T0 + 5, reason: 'FailedJobs' }]);
+  expect(c.at).toHaveLength(7);
+  expect(c.extras).toHaveLength(6);
+  const failed = { ...list[5], causes: [{ kind: 'JobSetFailed', at: T0 + 5, reason: 'FailedJobs' }] };
+  expect(JSON.stringify(transitionsOf(tl))).toBe(JSON.stringify([...list.slice(0, 5), failed]));
+  // Given back a number again (a restart cause on another transition): still beside the object.
+  setCauses(tl, 1, [{ kind: 'JobSetRestart', at: T0 + 1, restarts: 3, reason: 'FailurePolicyRestart' }]);
+  expect(c.at).toHaveLength(7);
+  expect(JSON.stringify(transitionAt(tl, 1))).toBe(JSON.stringify({ at: T0 + 1, state: 'up', causes: [{ kind: 'JobSetRestart', at: T0 + 1, restarts: 3, reason: 'FailurePolicyRestart' }] }));
+  expect(JSON.stringify(transitionAt(tl, 5))).toBe(JSON.stringify(failed));
+});
+
+test('numbers held behind the codes leave every time and code as it was, whatever the length (property)', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 30 }), fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 6 }), (n, restartsAt) => {
+      const list: Transition[] = [];
+      for (let i = 0; i < n; i++) list.push({ at: T0 + i * 1000, state: i % 2 === 0 ? 'up' : 'down' });
+      list.push({ at: T0 + n * 1000, state: 'completed' });
+      for (const [k, i] of restartsAt.entries()) if (i < n && list[i]!.causes === undefined) list[i]!.causes = [{ kind: 'JobSetRestart', at: list[i]!.at, restarts: k, reason: 'FailurePolicyRestart' }];
+      const expected = JSON.stringify(list);
+      const tl = timeline(list.slice());
+      packClosed(tl);
+      const c = timelineColumns(tl);
+      for (let i = 0; i <= n; i++) {
+        expect(c.at[i]).toBe(list[i]!.at);
+        expect(codeAt(c, i)).toBe(STATE_CODE[list[i]!.state]);
+      }
+      expect(JSON.stringify(transitionsOf(tl))).toBe(expected);
+    }),
+    { numRuns: 300 },
+  );
+});

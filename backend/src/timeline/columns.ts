@@ -50,8 +50,9 @@ export interface Columns {
   /**
    * Packed (a closed timeline's memory form): the transitions that carry extras, as index, what
    * is kept of it (Kept: its causes, its suspension, or the transition whole), … in index order;
-   * null when none does. Always null for the
-   * columns of an open timeline (kept beside its array).
+   * null when none does, or when all that is kept are numbers (RestartCodes): those are held
+   * behind the codes in `at` instead (an array of their own costs ~48 bytes more). Always null for
+   * the columns of an open timeline (kept beside its array).
    */
   extras: (number | Transition | Cause[] | Cause | Suspension)[] | null;
   /**
@@ -181,8 +182,7 @@ export function pack(transitions: readonly Transition[]): PackedTransitions {
   cache.delete(transitions);
   let extras: (number | Kept)[] | null = null;
   for (const [i, t] of transitions.entries()) if (hasExtras(t)) (extras ??= []).push(i, keptOf(t));
-  // Exact length: push leaves spare slots.
-  c.extras = extras === null ? null : extras.slice();
+  holdSideTable(c, extras);
   return c as unknown as PackedTransitions;
 }
 
@@ -221,8 +221,7 @@ export function packColumns(at: number[], n: number, extras: (number | Transitio
       if (t.unobserved !== undefined) markUnobserved(c, i);
       kept.push(i, keptOf(t));
     }
-    // Exact length: push leaves spare slots.
-    c.extras = kept.slice();
+    holdSideTable(c, kept);
   }
   return c as unknown as PackedTransitions;
 }
@@ -243,13 +242,49 @@ export function compactTransition(t: Transition): Transition {
 /** What the side table keeps for transition `i` (Kept); undefined when it is only a time and a state. */
 function keptAt(c: Columns, i: number): Kept | undefined {
   const extras = c.extras;
-  if (extras === null) return undefined;
-  for (let k = 0; k < extras.length; k += 2) {
-    const at = extras[k] as number;
-    if (at === i) return extras[k + 1] as Kept;
-    if (at > i) return undefined;
+  if (extras !== null) {
+    for (let k = 0; k < extras.length; k += 2) {
+      const at = extras[k] as number;
+      if (at === i) return extras[k + 1] as Kept;
+      if (at > i) return undefined;
+    }
+    return undefined;
+  }
+  // The numbers held behind the codes (Columns.extras), read by a loop of their own: one that read
+  // both arrays would let V8's optimizing compiler turn the columns' unboxed doubles into boxed ones
+  // to read them alike (an elements-kind transition on a load site that saw both kinds).
+  const at = c.at;
+  for (let k = tailOf(c); k < at.length; k += 2) {
+    if (at[k] === i) return at[k + 1];
+    if (at[k]! > i) return undefined;
   }
   return undefined;
+}
+
+/** Where the numbers held behind the codes begin in Columns.at. */
+const tailOf = (c: Columns): number => c.length + codeWords(c.length);
+
+/** The side table as a list (index, Kept, …), wherever it is held; null when empty. */
+function sideTable(c: Columns): (number | Kept)[] | null {
+  if (c.extras !== null) return c.extras;
+  const from = tailOf(c);
+  return c.at.length > from ? c.at.slice(from) : null;
+}
+
+/** Holds the side table `list` (index, Kept, …; null: empty): behind the codes in Columns.at when it is all numbers, else as Columns.extras; each an exact-length array. */
+function holdSideTable(c: Columns, list: (number | Kept)[] | null): void {
+  const from = tailOf(c);
+  const columns = c.at.length > from ? c.at.slice(0, from) : c.at;
+  if (list !== null && list.every((x) => typeof x === 'number')) {
+    // Pushed onto a copy of the columns (their unboxed doubles stay so), then copied at its length.
+    const held = columns.slice();
+    for (const x of list) held.push(x);
+    c.at = held.slice();
+    c.extras = null;
+  } else {
+    c.at = columns;
+    c.extras = list === null ? null : list.slice();
+  }
 }
 
 /** Transition `i` of packed transitions as an object when it carries extras (made afresh unless kept whole); undefined when it is only a time and a state. */
@@ -291,10 +326,10 @@ export function keepPacked(packed: PackedTransitions, i: number, t: Transition):
 }
 
 function setKept(c: Columns, i: number, kept: Kept): void {
-  const extras = c.extras ?? [];
+  const extras = sideTable(c) ?? [];
   let k = 0;
   while (k < extras.length && (extras[k] as number) < i) k += 2;
-  c.extras = [...extras.slice(0, k), i, kept, ...extras.slice(extras[k] === i ? k + 2 : k)];
+  holdSideTable(c, [...extras.slice(0, k), i, kept, ...extras.slice(extras[k] === i ? k + 2 : k)]);
 }
 
 /** All of packed transitions as objects again (for the cold readers that need objects). */
