@@ -151,6 +151,8 @@ if (step === 'build') {
   part = timing();
   const kept = keptIndex(recovery, logger);
   const view = new EngineView('trace', engine, false, kept);
+  // As the service's feeds do (runtime/feeds.ts restoredView): the engine holds the restored machines now.
+  recovery.machines = [];
   view.prepare();
   const index = part();
   part = timing();

@@ -76,6 +76,18 @@ function restoreCluster(engine: ClusterEngine, recovery: Sink['recovery']): void
   engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? [], recovery.derivedNodeLayers);
 }
 
+/**
+ * The engine restored from the sink's recovery, and its view with the fleet index the sink kept. The
+ * restored machines are the engine's from then on (a closed run's kept as its timeline alone:
+ * timeline/machine.ts settledMachine), so the recovery lets go of them, or they would all stay.
+ */
+function restoredView(kind: SourceKind, engine: ClusterEngine, live: boolean, recovery: Sink['recovery'], logger: Logger): EngineView {
+  restoreCluster(engine, recovery);
+  const view = new EngineView(kind, engine, live, keptIndex(recovery, logger));
+  if (recovery !== null) recovery.machines = [];
+  return view;
+}
+
 /** The time of the latest transition of any timeline; null when there is none. */
 function latestTransition(timelines: Iterable<Timeline>): number | null {
   let latest: number | null = null;
@@ -96,8 +108,7 @@ export function traceFeed(trace: string, parseThreads?: number): Feed {
       // A trace of a cluster has Pods and Nodes: the engine keeps the node layer beside.
       const engine = new ClusterEngine(engineOptions({ sink, logger, ...rest }));
       const observedUntil = sink.recovery?.observedUntil ?? null;
-      restoreCluster(engine, sink.recovery);
-      const view = new EngineView('trace', engine, false, keptIndex(sink.recovery, logger));
+      const view = restoredView('trace', engine, false, sink.recovery, logger);
       return {
         view,
         ownReadiness: false,
@@ -166,8 +177,7 @@ export function simulatorFeed(settings: SimulatorSettings, usageRetentionMs?: nu
       // The simulated cluster has Pods and Nodes too (the engine keeps the node layer beside), and Kueue's Workloads.
       const engine = new ClusterEngine(engineOptions(context));
       const observedUntil = sink.recovery?.observedUntil ?? null;
-      restoreCluster(engine, sink.recovery);
-      const view = new EngineView('simulator', engine, true, keptIndex(sink.recovery, logger));
+      const view = restoredView('simulator', engine, true, sink.recovery, logger);
       // Its usage: every sampling made (the model is never late), so a sampling holds until the next, no longer.
       const book = new UsageBook({ holdMs: SIMULATED_USAGE_INTERVAL_MS });
       view.setUsage(book);
@@ -214,8 +224,7 @@ export function clusterFeed(settings: LiveClusterOptions): Feed {
       const { watchCluster, usageHoldMs } = await import('./live-cluster.ts');
       const { KubeConfigError } = await import('../sources/cluster/config.ts');
       const engine = new ClusterEngine(engineOptions(context));
-      restoreCluster(engine, sink.recovery);
-      const view = new EngineView('kubernetes', engine, true, keptIndex(sink.recovery, logger));
+      const view = restoredView('kubernetes', engine, true, sink.recovery, logger);
       // The usage sampled before a restart, when the store kept it (the data dir), and the store's writer.
       let keeping: UsageKeeping | undefined;
       if (settings.usage !== undefined) {

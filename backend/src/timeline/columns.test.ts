@@ -2,6 +2,7 @@
 // every transition comes back exactly, extras and all, and writers that give a transition extras
 // after it was packed (a cause, a suspension's reason, unobserved events) are kept.
 
+import fc from 'fast-check';
 import { codeAt, columnsOf, isPacked, STATE_CODE, startOf, UNOBSERVED_BIT } from './columns.ts';
 import type { State } from './types.ts';
 import {
@@ -57,8 +58,9 @@ test('a closed timeline is packed and reads back exactly: times, states, and tho
   expect(list.map((_, i) => [transitionTime(tl, i), transitionState(tl, i)])).toEqual(list.map((t) => [t.at, t.state]));
   expect(transitionAt(tl, 0)).toEqual(list[0]);
   expect(transitionAt(tl, 3)).toEqual(list[3]);
-  // The side table keeps only its causes (the columns hold its time and state): the very cause.
-  expect(transitionAt(tl, 3).causes![0]).toBe(list[3]!.causes![0]);
+  // The side table keeps only its causes (the columns hold its time and state): a restart's as a
+  // number (made again equal, its keys in order), the others the very causes.
+  expect(JSON.stringify(transitionAt(tl, 3))).toBe(JSON.stringify(list[3]));
   expect(transitionAt(tl, 6).causes).toBe(list[6]!.causes);
   expect(transitionAt(tl, 0).suspension).toBe(list[0]!.suspension);
   // A transition with unobserved events is kept whole (its writer holds it).
@@ -147,4 +149,103 @@ test('the columns of a timeline as it grows, then packed: every time, code and t
     check();
     expect(transitionsOf(tl)).toEqual(list);
   }
+});
+
+test("a JobSet's restart cause is kept as a number and read back exactly; one that number cannot give back is kept as it is", () => {
+  const restart = (at: number, restarts: number): Transition['causes'] => [{ kind: 'JobSetRestart', at, restarts, reason: 'FailurePolicyRestart' }];
+  const list: Transition[] = [
+    { at: T0, state: 'provisioning' },
+    { at: T0 + 1000, state: 'up' },
+    { at: T0 + 2000, state: 'down', causes: restart(T0 + 2000, 1) },
+    { at: T0 + 3000, state: 'up' },
+    // Seen 30 s before the transition it was given to (the node layer's window).
+    { at: T0 + 40_000, state: 'down', causes: restart(T0 + 10_000, 1023) },
+    { at: T0 + 50_000, state: 'up' },
+    // Beyond what the number holds: the restart count, the offset; another key order; another reason.
+    { at: T0 + 60_000, state: 'down', causes: restart(T0 + 60_000, 1024) },
+    { at: T0 + 61_000, state: 'up' },
+    { at: T0 + 10 ** 6, state: 'down', causes: restart(T0, 2) },
+    { at: T0 + 10 ** 6 + 1, state: 'up' },
+    { at: T0 + 10 ** 6 + 2, state: 'down', causes: [{ kind: 'JobSetRestart', at: T0 + 10 ** 6 + 2, reason: 'FailurePolicyRestart', restarts: 3 }] },
+    { at: T0 + 10 ** 6 + 3, state: 'up' },
+    { at: T0 + 10 ** 6 + 4, state: 'down', causes: [{ kind: 'JobSetRestart', at: T0 + 10 ** 6 + 4, restarts: 4, reason: 'Other' }] },
+    { at: T0 + 10 ** 6 + 5, state: 'failed' },
+  ];
+  const tl = timeline(list.slice());
+  packClosed(tl);
+  const extras = timelineColumns(tl).extras!;
+  const kept = new Map<number, unknown>();
+  for (let k = 0; k < extras.length; k += 2) kept.set(extras[k] as number, extras[k + 1]);
+  expect([...kept.keys()]).toEqual([2, 4, 6, 8, 10, 12]);
+  expect([2, 4, 6, 8, 10, 12].map((i) => typeof kept.get(i))).toEqual(['number', 'number', 'object', 'object', 'object', 'object']);
+  expect(JSON.stringify(transitionsOf(tl))).toBe(JSON.stringify(list));
+});
+
+test('restart causes packed read back exactly, whatever their count, offset and the transition they are given to (property)', () => {
+  const cause = fc.record({
+    offset: fc.oneof(fc.integer({ min: -(2 ** 18) - 2, max: 2 ** 18 + 2 }), fc.integer({ min: -(10 ** 9), max: 10 ** 9 }), fc.constant(0.5)),
+    restarts: fc.oneof(fc.integer({ min: 0, max: 1030 }), fc.constant(2 ** 40), fc.constant(-1), fc.constant(1.5)),
+  });
+  fc.assert(
+    fc.property(fc.array(fc.array(cause, { minLength: 1, maxLength: 2 }), { minLength: 1, maxLength: 12 }), fc.integer({ min: 0, max: 2 ** 42 }), (downs, start) => {
+      const list: Transition[] = [{ at: start, state: 'provisioning' }];
+      let at = start;
+      for (const causes of downs) {
+        list.push({ at: (at += 1000), state: 'up' });
+        at += 1000;
+        list.push({ at, state: 'down', causes: causes.map(({ offset, restarts }) => ({ kind: 'JobSetRestart', at: at + offset, restarts, reason: 'FailurePolicyRestart' })) });
+      }
+      list.push({ at: at + 1, state: 'completed' });
+      const expected = JSON.stringify(list);
+      const tl = timeline(list.slice());
+      packClosed(tl);
+      expect(JSON.stringify(transitionsOf(tl))).toBe(expected);
+      for (let i = 0; i < list.length; i++) expect(JSON.stringify(transitionAt(tl, i))).toBe(JSON.stringify(list[i]));
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test('a side table of numbers alone is held behind the codes, no array of its own; a cause given later that is no number moves it back out', () => {
+  const restart = (at: number, restarts: number): Transition => ({ at, state: 'down', causes: [{ kind: 'JobSetRestart', at, restarts, reason: 'FailurePolicyRestart' }] });
+  const list: Transition[] = [{ at: T0, state: 'provisioning' }, { at: T0 + 1, state: 'up' }, restart(T0 + 2, 1), { at: T0 + 3, state: 'up' }, restart(T0 + 4, 2), { at: T0 + 5, state: 'failed' }];
+  const tl = timeline(list.slice());
+  packClosed(tl);
+  const c = timelineColumns(tl);
+  expect(c.extras).toBeNull();
+  // Six times, one number of codes, then two (index, RestartCode) pairs.
+  expect(c.at).toHaveLength(6 + 1 + 4);
+  expect([c.at[7], c.at[9]]).toEqual([2, 4]);
+  expect(JSON.stringify(transitionsOf(tl))).toBe(JSON.stringify(list));
+  setCauses(tl, 5, [{ kind: 'JobSetFailed', at: T0 + 5, reason: 'FailedJobs' }]);
+  expect(c.at).toHaveLength(7);
+  expect(c.extras).toHaveLength(6);
+  const failed = { ...list[5], causes: [{ kind: 'JobSetFailed', at: T0 + 5, reason: 'FailedJobs' }] };
+  expect(JSON.stringify(transitionsOf(tl))).toBe(JSON.stringify([...list.slice(0, 5), failed]));
+  // Given back a number again (a restart cause on another transition): still beside the object.
+  setCauses(tl, 1, [{ kind: 'JobSetRestart', at: T0 + 1, restarts: 3, reason: 'FailurePolicyRestart' }]);
+  expect(c.at).toHaveLength(7);
+  expect(JSON.stringify(transitionAt(tl, 1))).toBe(JSON.stringify({ at: T0 + 1, state: 'up', causes: [{ kind: 'JobSetRestart', at: T0 + 1, restarts: 3, reason: 'FailurePolicyRestart' }] }));
+  expect(JSON.stringify(transitionAt(tl, 5))).toBe(JSON.stringify(failed));
+});
+
+test('numbers held behind the codes leave every time and code as it was, whatever the length (property)', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 30 }), fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 6 }), (n, restartsAt) => {
+      const list: Transition[] = [];
+      for (let i = 0; i < n; i++) list.push({ at: T0 + i * 1000, state: i % 2 === 0 ? 'up' : 'down' });
+      list.push({ at: T0 + n * 1000, state: 'completed' });
+      for (const [k, i] of restartsAt.entries()) if (i < n && list[i]!.causes === undefined) list[i]!.causes = [{ kind: 'JobSetRestart', at: list[i]!.at, restarts: k, reason: 'FailurePolicyRestart' }];
+      const expected = JSON.stringify(list);
+      const tl = timeline(list.slice());
+      packClosed(tl);
+      const c = timelineColumns(tl);
+      for (let i = 0; i <= n; i++) {
+        expect(c.at[i]).toBe(list[i]!.at);
+        expect(codeAt(c, i)).toBe(STATE_CODE[list[i]!.state]);
+      }
+      expect(JSON.stringify(transitionsOf(tl))).toBe(expected);
+    }),
+    { numRuns: 300 },
+  );
 });

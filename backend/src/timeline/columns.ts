@@ -50,10 +50,18 @@ export interface Columns {
   /**
    * Packed (a closed timeline's memory form): the transitions that carry extras, as index, what
    * is kept of it (Kept: its causes, its suspension, or the transition whole), … in index order;
-   * null when none does. Always null for the
-   * columns of an open timeline (kept beside its array).
+   * null when none does, or when all that is kept are numbers (RestartCodes): those are held
+   * behind the codes in `at` instead (an array of their own costs ~48 bytes more). Always null for
+   * the columns of an open timeline (kept beside its array).
    */
   extras: (number | Transition | Cause[] | Cause | Suspension)[] | null;
+  /**
+   * A closed run's machine memory (timeline/machine.ts settledMachine), kept here so that a closed
+   * run keeps no machine object of its own: its restart count and whether it was ever up as one
+   * small integer, and when it was deleted less when it closed (null: not deleted). Null while open.
+   */
+  memory: number | null;
+  deletedAfter: number | null;
 }
 
 /** Transition i's state code (and UNOBSERVED_BIT): 4 bits of the number that holds it, behind the times. */
@@ -98,7 +106,7 @@ export function columnsOf(transitions: readonly Transition[]): Columns {
   let c = cache.get(transitions);
   if (c !== undefined && c.length === n) return c;
   if (c === undefined) {
-    c = { length: 0, at: [], startIndex: -1, life: null, extras: null };
+    c = { length: 0, at: [], startIndex: -1, life: null, extras: null, memory: null, deletedAfter: null };
     cache.set(transitions, c);
   }
   const at = c.at;
@@ -125,12 +133,45 @@ function hasExtras(t: Transition): boolean {
 
 /**
  * What the side table keeps of a transition with extras: its causes alone (the array, or its one
- * cause without an array: most have one, and an array of one costs ~56 bytes), or its suspension's
- * reason alone (the shared object), without the time and state the columns hold (an object for
- * them costs ~64 bytes, its time a boxed double); a transition with more than one of them, or with
- * unobserved events, whole.
+ * cause without an array: most have one, and an array of one costs ~56 bytes; a JobSet's own restart
+ * as a number, RestartCode), or its suspension's reason alone (the shared object), without the time
+ * and state the columns hold (an object for them costs ~64 bytes, its time a boxed double); a
+ * transition with more than one of them, or with unobserved events, whole.
  */
-type Kept = Transition | Cause[] | Cause | Suspension;
+type Kept = Transition | Cause[] | Cause | Suspension | RestartCode;
+
+/**
+ * A failure-policy restart's cause (nodes/objects.ts jobsetCauses: `{kind, at, restarts, reason}`,
+ * most of a closed fleet's causes) as one small integer: its restart count and its time less the
+ * transition's, which the columns hold. An object costs ~72 bytes (its `at` a boxed double). Only
+ * one that this form gives back exactly, its keys in the same order, is kept so.
+ */
+type RestartCode = number;
+
+const RESTART_KIND = 'JobSetRestart';
+const RESTART_REASON = 'FailurePolicyRestart';
+const RESTART_KEYS = 'kind,at,restarts,reason';
+/** Offsets of a cause's time from its transition's that fit, ms: ±2^18 (~4.4 min, beyond the node layer's default cause windows). */
+const OFFSET_SPAN = 1 << 19;
+const OFFSET_BIAS = 1 << 18;
+/** Restart counts that fit (the code stays below 2^29, a small integer on every V8 build). */
+const RESTARTS_SPAN = 1 << 10;
+
+/** `cause` of a transition at `at` as a RestartCode; null when it is not a restart this form gives back exactly. */
+function restartCode(cause: Cause, at: number): RestartCode | null {
+  const { kind, restarts, reason } = cause;
+  if (kind !== RESTART_KIND || reason !== RESTART_REASON || restarts === undefined) return null;
+  if (!Number.isInteger(restarts) || restarts < 0 || restarts >= RESTARTS_SPAN) return null;
+  const offset = cause.at - at;
+  if (!Number.isInteger(offset) || offset < -OFFSET_BIAS || offset >= OFFSET_SPAN - OFFSET_BIAS) return null;
+  if (Object.keys(cause).join(',') !== RESTART_KEYS) return null;
+  return restarts * OFFSET_SPAN + offset + OFFSET_BIAS;
+}
+
+/** The cause a RestartCode holds, of a transition at `at`. */
+function restartCause(code: RestartCode, at: number): Cause {
+  return { kind: RESTART_KIND, at: at + (code % OFFSET_SPAN) - OFFSET_BIAS, restarts: Math.floor(code / OFFSET_SPAN), reason: RESTART_REASON };
+}
 
 /**
  * A closed timeline's transitions packed: its columns (the cached ones, whose whole-life totals may
@@ -141,8 +182,7 @@ export function pack(transitions: readonly Transition[]): PackedTransitions {
   cache.delete(transitions);
   let extras: (number | Kept)[] | null = null;
   for (const [i, t] of transitions.entries()) if (hasExtras(t)) (extras ??= []).push(i, keptOf(t));
-  // Exact length: push leaves spare slots.
-  c.extras = extras === null ? null : extras.slice();
+  holdSideTable(c, extras);
   return c as unknown as PackedTransitions;
 }
 
@@ -150,7 +190,7 @@ export function pack(transitions: readonly Transition[]): PackedTransitions {
 function keptOf(t: Transition): Kept {
   const { unobserved, causes, suspension } = t;
   if (unobserved !== undefined) return t;
-  if (causes !== undefined && suspension === undefined) return causes.length === 1 ? causes[0]! : causes;
+  if (causes !== undefined && suspension === undefined) return causes.length === 1 ? (restartCode(causes[0]!, t.at) ?? causes[0]!) : causes;
   if (causes === undefined && suspension !== undefined) return suspension;
   return compactTransition(t);
 }
@@ -166,7 +206,7 @@ export const codeWords = (n: number): number => (n + 7) >> 3;
  * (compactTransition's form; null when none does), kept as the side table keeps them (Kept).
  */
 export function packColumns(at: number[], n: number, extras: (number | Transition)[] | null): PackedTransitions {
-  const c: Columns = { length: n, at, startIndex: -1, life: null, extras: null };
+  const c: Columns = { length: n, at, startIndex: -1, life: null, extras: null, memory: null, deletedAfter: null };
   for (let i = 0; i < n; i++) {
     if (codeAt(c, i) <= DOWN_CODE) {
       c.startIndex = i;
@@ -181,8 +221,7 @@ export function packColumns(at: number[], n: number, extras: (number | Transitio
       if (t.unobserved !== undefined) markUnobserved(c, i);
       kept.push(i, keptOf(t));
     }
-    // Exact length: push leaves spare slots.
-    c.extras = kept.slice();
+    holdSideTable(c, kept);
   }
   return c as unknown as PackedTransitions;
 }
@@ -203,13 +242,49 @@ export function compactTransition(t: Transition): Transition {
 /** What the side table keeps for transition `i` (Kept); undefined when it is only a time and a state. */
 function keptAt(c: Columns, i: number): Kept | undefined {
   const extras = c.extras;
-  if (extras === null) return undefined;
-  for (let k = 0; k < extras.length; k += 2) {
-    const at = extras[k] as number;
-    if (at === i) return extras[k + 1] as Kept;
-    if (at > i) return undefined;
+  if (extras !== null) {
+    for (let k = 0; k < extras.length; k += 2) {
+      const at = extras[k] as number;
+      if (at === i) return extras[k + 1] as Kept;
+      if (at > i) return undefined;
+    }
+    return undefined;
+  }
+  // The numbers held behind the codes (Columns.extras), read by a loop of their own: one that read
+  // both arrays would let V8's optimizing compiler turn the columns' unboxed doubles into boxed ones
+  // to read them alike (an elements-kind transition on a load site that saw both kinds).
+  const at = c.at;
+  for (let k = tailOf(c); k < at.length; k += 2) {
+    if (at[k] === i) return at[k + 1];
+    if (at[k]! > i) return undefined;
   }
   return undefined;
+}
+
+/** Where the numbers held behind the codes begin in Columns.at. */
+const tailOf = (c: Columns): number => c.length + codeWords(c.length);
+
+/** The side table as a list (index, Kept, …), wherever it is held; null when empty. */
+function sideTable(c: Columns): (number | Kept)[] | null {
+  if (c.extras !== null) return c.extras;
+  const from = tailOf(c);
+  return c.at.length > from ? c.at.slice(from) : null;
+}
+
+/** Holds the side table `list` (index, Kept, …; null: empty): behind the codes in Columns.at when it is all numbers, else as Columns.extras; each an exact-length array. */
+function holdSideTable(c: Columns, list: (number | Kept)[] | null): void {
+  const from = tailOf(c);
+  const columns = c.at.length > from ? c.at.slice(0, from) : c.at;
+  if (list !== null && list.every((x) => typeof x === 'number')) {
+    // Pushed onto a copy of the columns (their unboxed doubles stay so), then copied at its length.
+    const held = columns.slice();
+    for (const x of list) held.push(x);
+    c.at = held.slice();
+    c.extras = null;
+  } else {
+    c.at = columns;
+    c.extras = list === null ? null : list.slice();
+  }
 }
 
 /** Transition `i` of packed transitions as an object when it carries extras (made afresh unless kept whole); undefined when it is only a time and a state. */
@@ -217,6 +292,7 @@ export function packedExtras(packed: PackedTransitions, i: number): Transition |
   const c = packedColumns(packed);
   const kept = keptAt(c, i);
   if (kept === undefined) return undefined;
+  if (typeof kept === 'number') return { at: c.at[i]!, state: stateOfCode(codeAt(c, i)), causes: [restartCause(kept, c.at[i]!)] };
   if (Array.isArray(kept)) return { at: c.at[i]!, state: stateOfCode(codeAt(c, i)), causes: kept };
   if ('state' in kept) return kept;
   if ('kind' in kept) return { at: c.at[i]!, state: stateOfCode(codeAt(c, i)), causes: [kept] };
@@ -236,7 +312,7 @@ export function packedTransition(packed: PackedTransitions, i: number): Transiti
 export function heldPackedTransition(packed: PackedTransitions, i: number): Transition {
   const c = packedColumns(packed);
   const kept = keptAt(c, i);
-  if (kept !== undefined && !Array.isArray(kept) && 'state' in kept) return kept;
+  if (kept !== undefined && typeof kept !== 'number' && !Array.isArray(kept) && 'state' in kept) return kept;
   const t = packedTransition(packed, i);
   setKept(c, i, t);
   return t;
@@ -250,10 +326,10 @@ export function keepPacked(packed: PackedTransitions, i: number, t: Transition):
 }
 
 function setKept(c: Columns, i: number, kept: Kept): void {
-  const extras = c.extras ?? [];
+  const extras = sideTable(c) ?? [];
   let k = 0;
   while (k < extras.length && (extras[k] as number) < i) k += 2;
-  c.extras = [...extras.slice(0, k), i, kept, ...extras.slice(extras[k] === i ? k + 2 : k)];
+  holdSideTable(c, [...extras.slice(0, k), i, kept, ...extras.slice(extras[k] === i ? k + 2 : k)]);
 }
 
 /** All of packed transitions as objects again (for the cold readers that need objects). */

@@ -2,7 +2,7 @@
 // feed this one entry point, so they cannot disagree about what an object means.
 
 import { vanishedView, viewJobSet, type JobSetView } from './jobset.ts';
-import { advance, isClosed, learnSuspension, resumeAfterGap, startMachine, type MachineState } from './machine.ts';
+import { advance, isClosed, keptTimeline, learnSuspension, machineOf, resumeAfterGap, settledMachine, startMachine, type MachineState } from './machine.ts';
 import { joinSuspension, suspensionFact, type SuspensionFact } from './facts.ts';
 import { viewWorkload, type Eviction, type WorkloadView } from './workload.ts';
 import { routeOf, type ViewedObservation } from './viewed.ts';
@@ -61,7 +61,8 @@ export interface EngineCounts {
 }
 
 export class TimelineEngine {
-  readonly #machines = new Map<string, MachineState>();
+  /** By UID: an open run's machine; a closed run's timeline alone, its machine's memory in its columns (machine.ts settledMachine). */
+  readonly #machines = new Map<string, MachineState | Timeline>();
   /** The UIDs of the Pods and Nodes that exist: only counted, so nothing else of them is kept. */
   readonly #kept: Record<KeptKind, Set<string>> = { Pod: new Set(), Node: new Set() };
   #watchedFrom: number | null;
@@ -203,17 +204,20 @@ export class TimelineEngine {
       throw new RangeError(`reconcile at ${new Date(at).toISOString()} is older than the last observation`);
     }
     const covered = (namespace: string): boolean => listing.namespaces.length === 0 || listing.namespaces.includes(namespace);
-    const vanished = [...this.#machines.values()]
-      .filter((m) => !isClosed(m) && !listing.uids.has(m.timeline.uid) && covered(m.timeline.namespace))
-      .map((m) => m.timeline)
-      .sort(byNamespaceNameUid);
+    const vanished: Timeline[] = [];
+    for (const kept of this.#machines.values()) {
+      // A closed run is kept as its timeline alone.
+      if ('timeline' in kept && !isClosed(kept) && !listing.uids.has(kept.timeline.uid) && covered(kept.timeline.namespace)) vanished.push(kept.timeline);
+    }
+    vanished.sort(byNamespaceNameUid);
     this.#last = at;
     this.#watchedFrom ??= at;
     return vanished.map((tl) => this.#observeJobSet(vanishedView(tl), at, true));
   }
 
   #observeJobSet(view: JobSetView, receivedAt: number, deleted: boolean): JobSetUpdate {
-    let machine = this.#machines.get(view.uid);
+    const kept = this.#machines.get(view.uid);
+    let machine = kept === undefined ? undefined : machineOf(kept);
     const labelsBefore = machine?.timeline.labels;
     const acceleratorsBefore = machine?.timeline.accelerators ?? 0;
     const checkpointBefore = machine?.timeline.checkpointIntervalMs ?? null;
@@ -242,7 +246,10 @@ export class TimelineEngine {
       for (const l of this.#listeners) l.reweighed?.(machine.timeline);
     }
     this.#onUpdate?.(update, machine);
-    this.#joinEviction(machine);
+    this.#joinEviction(machine.timeline);
+    // Closed now (or again observed closed): its machine's memory goes to its columns.
+    const settled = settledMachine(machine);
+    if (settled !== kept) this.#machines.set(view.uid, settled);
     return update;
   }
 
@@ -260,7 +267,7 @@ export class TimelineEngine {
     }
     this.#evictions.set(view.jobsetUid, { workload: view.uid, eviction: view.eviction });
     const machine = this.#machines.get(view.jobsetUid);
-    if (machine !== undefined) this.#joinEviction(machine);
+    if (machine !== undefined) this.#joinEviction(keptTimeline(machine));
   }
 
   /**
@@ -269,23 +276,23 @@ export class TimelineEngine {
    * no later than the eviction: one resumed since (admitted again) is not the one evicted. Whole-second
    * timestamps on both sides: 1 s of slack.
    */
-  #joinEviction(machine: MachineState): void {
-    const kept = this.#evictions.get(machine.timeline.uid);
+  #joinEviction(timeline: Timeline): void {
+    const kept = this.#evictions.get(timeline.uid);
     if (kept === undefined) return;
-    const seq = transitionCount(machine.timeline) - 1;
-    if (transitionState(machine.timeline, seq) !== 'suspended') return;
-    if (seq > 0 && kept.eviction.at !== null && transitionTime(machine.timeline, seq - 1) > kept.eviction.at + 1000) return;
-    if (joinSuspension(machine.timeline, seq, kept.eviction.suspension)) this.#onFact?.(suspensionFact(machine.timeline.uid, { seq, suspension: kept.eviction.suspension }));
+    const seq = transitionCount(timeline) - 1;
+    if (transitionState(timeline, seq) !== 'suspended') return;
+    if (seq > 0 && kept.eviction.at !== null && transitionTime(timeline, seq - 1) > kept.eviction.at + 1000) return;
+    if (joinSuspension(timeline, seq, kept.eviction.suspension)) this.#onFact?.(suspensionFact(timeline.uid, { seq, suspension: kept.eviction.suspension }));
   }
 
   /**
    * Everything the engine remembers, for a store to persist, in the order of timelines() (namespace,
-   * name, UID), so that a restore of what a store kept in that order needs no sort. The machines are
-   * live objects: copy to keep.
+   * name, UID), so that a restore of what a store kept in that order needs no sort. An open run's
+   * machine is the live object (copy to keep); a closed run's is made afresh from its memory.
    */
   machines(): Iterable<MachineState> {
     const machines = this.#machines;
-    return this.timelines().map((tl) => machines.get(tl.uid)!);
+    return this.timelines().map((tl) => machineOf(machines.get(tl.uid)!));
   }
 
   /**
@@ -303,7 +310,7 @@ export class TimelineEngine {
       packClosed(m.timeline);
       // As a run that closes drops it (machine.ts): a store written before that kept it.
       if (isClosed(m)) m.resourceVersion = null;
-      this.#machines.set(m.timeline.uid, m);
+      this.#machines.set(m.timeline.uid, settledMachine(m));
       if (inOrder && list.length > 0 && byNamespaceNameUid(list[list.length - 1]!, m.timeline) >= 0) inOrder = false;
       list.push(m.timeline);
       for (const l of this.#listeners) l.grew(m.timeline, 0);
@@ -321,11 +328,11 @@ export class TimelineEngine {
   forget(uids: Iterable<string>): void {
     const gone: Timeline[] = [];
     for (const uid of uids) {
-      const machine = this.#machines.get(uid);
-      if (machine === undefined) continue;
+      const kept = this.#machines.get(uid);
+      if (kept === undefined) continue;
       this.#machines.delete(uid);
       this.#evictions.delete(uid);
-      gone.push(machine.timeline);
+      gone.push(keptTimeline(kept));
     }
     if (gone.length === 0) return;
     this.#list = null;
@@ -334,12 +341,13 @@ export class TimelineEngine {
 
   /** Tells `listener` of every change from now on, after telling it of every timeline kept so far. */
   subscribe(listener: TimelineListener): void {
-    for (const m of this.#machines.values()) listener.grew(m.timeline, 0);
+    for (const kept of this.#machines.values()) listener.grew(keptTimeline(kept), 0);
     this.#listeners.push(listener);
   }
 
   timeline(uid: string): Timeline | undefined {
-    return this.#machines.get(uid)?.timeline;
+    const kept = this.#machines.get(uid);
+    return kept === undefined ? undefined : keptTimeline(kept);
   }
 
   /**
@@ -348,13 +356,20 @@ export class TimelineEngine {
    */
   timelines(): readonly Timeline[] {
     if (this.#list === null) {
-      this.#list = markSorted(Array.from(this.#machines.values(), (m) => m.timeline).sort(byNamespaceNameUid));
+      this.#list = markSorted(Array.from(this.#machines.values(), keptTimeline).sort(byNamespaceNameUid));
       this.#fresh = [];
     } else if (this.#fresh.length > 0) {
       this.#list = markSorted(mergeSorted(this.#list, this.#fresh.sort(byNamespaceNameUid)));
       this.#fresh = [];
     }
     return this.#list;
+  }
+
+  /** How many runs keep a machine object (the open ones, and a closed one whose memory does not fit its columns): for tests and benchmarks. */
+  get machinesKept(): number {
+    let n = 0;
+    for (const kept of this.#machines.values()) if ('timeline' in kept) n++;
+    return n;
   }
 
   /** The UIDs of the Pods or Nodes that exist, as last observed. */

@@ -4,7 +4,42 @@
 import { internLabels, internNamespace, internSuspension, internValue, sameLabels } from './intern.ts';
 import { joinSuspension } from './facts.ts';
 import { isUp, type JobSetView } from './jobset.ts';
-import { lastState, openTransitions, packClosed, setLastUnobserved, TERMINAL_STATES, transitionAt, transitionCount, type State, type Suspension, type Timeline, type Transition } from './types.ts';
+import { isPacked, packedColumns } from './columns.ts';
+import { closedAt, lastState, openTransitions, packClosed, setLastUnobserved, TERMINAL_STATES, timelineColumns, transitionAt, transitionCount, type State, type Suspension, type Timeline, type Transition } from './types.ts';
+
+/** Restart counts and deletion offsets (ms) a closed run's memory holds in its columns: small integers on every V8 build. */
+const MEMORY_LIMIT = 2 ** 29;
+
+/**
+ * A machine as the engine keeps it: a closed run's as its timeline alone, the machine's memory
+ * (restarts, ever up, deletion) held in its packed columns (Columns.memory): ~80 bytes a run less
+ * than the machine object and its boxed deletedAt. An open run's, or one whose memory does not fit
+ * there, as the machine itself.
+ */
+export function settledMachine(machine: MachineState): MachineState | Timeline {
+  const { timeline, restarts, everUp, deletedAt, resourceVersion } = machine;
+  if (!isPacked(timeline.transitions) || resourceVersion !== null) return machine;
+  if (!Number.isInteger(restarts) || restarts < 0 || restarts >= MEMORY_LIMIT) return machine;
+  const deletedAfter = deletedAt === null ? null : deletedAt - closedAt(timeline);
+  if (deletedAfter !== null && !(Number.isInteger(deletedAfter) && Math.abs(deletedAfter) < MEMORY_LIMIT)) return machine;
+  const c = packedColumns(timeline.transitions);
+  c.memory = restarts * 2 + (everUp ? 1 : 0);
+  c.deletedAfter = deletedAfter;
+  return timeline;
+}
+
+/** The machine of what the engine keeps (settledMachine): a closed run's made afresh from its memory, to read or to advance and settle again. */
+export function machineOf(kept: MachineState | Timeline): MachineState {
+  if ('timeline' in kept) return kept;
+  const { memory, deletedAfter } = timelineColumns(kept);
+  if (memory === null) throw new Error(`the closed run ${kept.uid} keeps no machine memory`);
+  return { timeline: kept, everUp: memory % 2 === 1, restarts: Math.floor(memory / 2), resourceVersion: null, deletedAt: deletedAfter === null ? null : closedAt(kept) + deletedAfter };
+}
+
+/** The timeline of what the engine keeps (settledMachine). */
+export function keptTimeline(kept: MachineState | Timeline): Timeline {
+  return 'timeline' in kept ? kept.timeline : kept;
+}
 
 /** What the machine remembers between observations of one UID. */
 export interface MachineState {

@@ -161,6 +161,34 @@ describe('endings', () => {
     expect(drawn(only(engine))).toEqual(['0:provisioning', '10:up', '20:completed']);
   });
 
+  //   a: 0 ─prov─ 10 ─up─ 20 ─down─ 25 ─up─ 40 completed · · · 70 DELETED
+  //   b: 0 ─prov─ 10 ─up─ 30 deleted (the deletionTimestamp; DELETED seen at 31)
+  //   c: 0 ─prov─ 10 ─up─ (open)
+  // A closed run keeps no machine of its own: its memory (restarts, ever up, deletion, including a
+  // deletion seen after it closed) lives in its packed columns and comes back exactly.
+  it("a closed run's machine is kept in its columns and given back exactly, a deletion seen after it closed too", () => {
+    const a = new Scenario({ uid: 'a' }, min(0)).created().up(min(10)).down(min(20), { restarts: 1 }).up(min(25)).at(min(40), { completedAt: min(40), ready: 0, succeeded: 2 });
+    const b = new Scenario({ uid: 'b' }, min(0)).created().up(min(10)).at(min(30.5), { deletionAt: min(30), ready: 1 }).deleted(min(31));
+    const c = new Scenario({ uid: 'c' }, min(0)).created().up(min(10));
+    const engine = run(merge(a, b, c));
+    const memory = (): [string, number, boolean, boolean, number | null][] => [...engine.machines()].map((m) => [m.timeline.uid, m.restarts, m.everUp, m.resourceVersion === null, m.deletedAt]);
+    expect(memory()).toEqual([
+      ['a', 1, true, true, null],
+      ['b', 0, true, true, min(30)],
+      ['c', 0, true, false, null],
+    ]);
+    expect(engine.machinesKept).toBe(1);
+    engine.observe(a.deleted(min(70)).observations.at(-1)!);
+    expect(memory()[0]).toEqual(['a', 1, true, true, min(70)]);
+    expect(engine.machinesKept).toBe(1);
+    expect(drawn(engine.timeline('a')!)).toEqual(['0:provisioning', '10:up', '20:down', '25:up', '40:completed']);
+    // Restored from what machines() gives (a store's snapshot), it is kept the same way.
+    const restored = new TimelineEngine();
+    restored.restore([...engine.machines()].map((m) => ({ ...m })), min(70));
+    expect([...restored.machines()].map((m) => [m.timeline.uid, m.restarts, m.everUp, m.deletedAt])).toEqual(memory().map(([uid, r, e, , d]) => [uid, r, e, d]));
+    expect(restored.machinesKept).toBe(1);
+  });
+
   //   0 ─prov─ 10 ─up─ 40 failed (the condition says 40; the watch saw it at 41)
   it('up → failed is an interruption, timed by the condition', () => {
     const js = new Scenario({ uid: 'a' }, min(0)).created().up(min(10)).at(min(41), { failedAt: min(40) });
