@@ -16,6 +16,13 @@
 // cluster keeps nodes, pods and usage beside the JobSets (17,334 runs of 200 names × 30 days: 2.2 GiB);
 // --trace-fleet serves the same fleet as `npm run bench` does instead: JobSets alone, its trace piped
 // from the simulator into `upness serve --memory --trace -` (the node and usage panels answer empty).
+// --data-dir DIR serves a data dir kept by `bench:store` (e.g. $TMPDIR/upness-bench-restart-2000x30d-seed42:
+// JobSets alone, as --trace-fleet, ready in seconds): a copy of it (`cp -a`, removed after), as
+// `upness serve --data-dir COPY --trace /dev/null`, so the kept dir is never written.
+// --service-flags="F …": Node or V8 flags for the service's process (e.g. a heap option, measured).
+// Memory: the service's RSS and, through a preloaded probe (memory-probe.js, on SIGUSR2), V8's heap
+// spaces and memoryUsage()'s external and array buffers, once ready, after the panels' timing, after
+// the load and after --idle-seconds S (default 10) of nothing asked.
 //
 // --in-process (no server, no HTTP): the same fleet (npm start's simulated cluster, its defaults)
 // built in this process at a fixed "now", and every panel request run through the service's query
@@ -31,7 +38,8 @@
 // lists for the range (the test of every provisioned panel picks the same).
 
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -58,6 +66,9 @@ const { values: args } = parseArgs({
     'history-days': { type: 'string', default: '7' },
     'sim-profile': { type: 'string', default: 'demo' },
     'trace-fleet': { type: 'boolean', default: false },
+    'data-dir': { type: 'string' },
+    'service-flags': { type: 'string', default: '' },
+    'idle-seconds': { type: 'string' },
   },
 });
 /** The simulated cluster served (serve's defaults unless asked otherwise). */
@@ -73,6 +84,11 @@ const RUNS = Number(args.runs ?? (args.smoke ? (IN_PROCESS ? 2 : 1) : IN_PROCESS
 for (const [name, value] of [['clients', CLIENTS], ['seconds', SECONDS], ['runs', RUNS]] as const) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a whole number of at least 1, not ${String(args[name])}`);
 }
+const IDLE_SECONDS = Number(args['idle-seconds'] ?? (args.smoke ? 1 : 10));
+if (!(IDLE_SECONDS >= 0)) throw new Error(`--idle-seconds must be a number of seconds, not ${args['idle-seconds']}`);
+const DATA_DIR = args['data-dir'];
+if (DATA_DIR !== undefined && !existsSync(join(DATA_DIR, 'snapshot.json'))) throw new Error(`--data-dir ${DATA_DIR} holds no snapshot.json: not a data dir`);
+if (DATA_DIR !== undefined && args['trace-fleet']) throw new Error('--data-dir and --trace-fleet are two fleets: give one');
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const DASHBOARDS = join(ROOT, 'provisioning', 'dashboards', 'upness');
@@ -85,8 +101,46 @@ type Json = any;
 /** The upness service of `npm start` (or the fleet asked), in memory, on a free port of the loopback interface, once ready. */
 async function startService(): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   if (args['trace-fleet']) return traceFleetService();
-  const server = await UpnessServer.start(null, { serveArgs: FLEET_ARGS, ...(args.profile ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${RESULTS}`] } : {}) });
-  const stop = (): Promise<void> => server.stop();
+  if (DATA_DIR !== undefined) return dataDirService(DATA_DIR);
+  const server = await UpnessServer.start(null, { serveArgs: FLEET_ARGS, nodeFlags: serviceFlags() });
+  return untilReady(server, () => server.stop());
+}
+
+/** The service's Node flags: the memory probe, a CPU profile when asked, and --service-flags. */
+function serviceFlags(): string[] {
+  const flags = ['--import', join(import.meta.dirname, 'memory-probe.js'), ...args['service-flags'].split(/\s+/).filter((f) => f !== '')];
+  return args.profile ? [...flags, '--cpu-prof', `--cpu-prof-dir=${RESULTS}`] : flags;
+}
+
+/** Where the service's memory probe writes (memory-probe.js), for this run. */
+const PROBE_FILE = join(tmpdir(), `upness-bench-dashboards-${process.pid}.memory.jsonl`);
+process.env.UPNESS_BENCH_MEMORY_PROBE = PROBE_FILE;
+
+/** --data-dir: a copy of the kept data dir, served from its snapshot; the copy is removed once the service has stopped. */
+async function dataDirService(dir: string): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  const parent = mkdtempSync(join(tmpdir(), 'upness-bench-dashboards-'));
+  const copy = join(parent, 'data');
+  execFileSync('cp', ['-a', dir, copy]);
+  log(`serving a copy of ${dir}: upness serve --data-dir ${copy} --trace /dev/null …`);
+  const remove = (): void => rmSync(parent, { recursive: true, force: true });
+  let server: UpnessServer;
+  try {
+    server = await UpnessServer.start(null, { serveArgs: ['--data-dir', copy, '--trace', '/dev/null'], nodeFlags: serviceFlags() });
+  } catch (error) {
+    remove();
+    throw error;
+  }
+  return untilReady(server, async () => {
+    try {
+      await server.stop();
+    } finally {
+      remove();
+    }
+  });
+}
+
+/** Waits until `server` says it is ready; stops it (with `stop`) when it never is. */
+async function untilReady(server: UpnessServer, stop: () => Promise<void>): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   try {
     // A large fleet's history takes minutes to simulate: a line every 30 s says it is still coming.
     const started = Date.now();
@@ -113,8 +167,7 @@ async function traceFleetService(): Promise<{ url: string; pid: number; stop: ()
   const truth = { from: 0, to: horizonDays * 86_400_000, first: 0, last: 0, stepMs: 3_600_000, perJobSet: false, keepTimelines: false, detailSample: 1_000_000 };
   const truthFile = join(tmpdir(), `upness-bench-dashboards-${process.pid}.truth.v8`);
   log(`replaying the realistic simulator's trace of ${int(FLEET.jobsets)} names × ${FLEET.historyDays} days (${FLEET.profile}) into upness serve --memory --trace - …`);
-  const options = args.profile ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${RESULTS}`] } : {};
-  const { server, load } = await loadFleet({ jobsets: FLEET.jobsets, days: FLEET.historyDays, seed: 42, fleetProfile: FLEET.profile, truth, truthFile }, options);
+  const { server, load } = await loadFleet({ jobsets: FLEET.jobsets, days: FLEET.historyDays, seed: 42, fleetProfile: FLEET.profile, truth, truthFile }, { nodeFlags: serviceFlags() });
   log(`replayed ${int(load.observations)} observations in ${fmt(load.wallSeconds)} s (server CPU ${fmt(load.serverCpuSeconds)} s)`);
   return { url: server.url, pid: server.pid, stop: () => server.stop() };
 }
@@ -156,9 +209,9 @@ async function panelRequests(values: ValuesOf, now: number): Promise<PanelReques
     if (variable('pool').name === 'pool') {
       // The node pools' dashboard has one variable, the pool: All, and one pool.
       const pools = await values('pools', null, from, to);
-      if (pools.length === 0 && args['trace-fleet']) {
-        // `--trace-fleet` serves JobSets alone (npm run bench's trace): no Nodes, so no pools to ask about.
-        log(`${dashboard.uid}: left out (the trace fleet has JobSets alone, no node pools)`);
+      if (pools.length === 0 && (args['trace-fleet'] || DATA_DIR !== undefined)) {
+        // `--trace-fleet` serves JobSets alone (npm run bench's trace), as bench:store's data dirs hold: no Nodes, so no pools to ask about.
+        log(`${dashboard.uid}: left out (the fleet has JobSets alone, no node pools)`);
         continue;
       }
       if (pools.length === 0) throw new Error(`${dashboard.uid}: the service lists no node pools over the dashboard's range`);
@@ -312,17 +365,70 @@ async function load(url: string, pid: number, requests: PanelRequest[]): Promise
   };
 }
 
+interface MemoryReading {
+  when: string;
+  rssMiB: number;
+  /** V8's heap spaces, MiB used / committed (old, new, large objects), and memoryUsage()'s external and arrayBuffers, MiB; null when the probe did not answer. */
+  heap: { oldUsed: number; oldCommitted: number; newUsed: number; newCommitted: number; largeUsed: number; largeCommitted: number; external: number; arrayBuffers: number } | null;
+  /** With --service-flags --expose-gc: the heap used and external MiB after a full collection the probe made (what lives), else null. */
+  settled: { heapUsed: number; external: number } | null;
+}
+
+/** The service's memory now: RSS from /proc, the rest from its probe (memory-probe.js), asked with SIGUSR2. */
+async function memoryNow(pid: number, when: string): Promise<MemoryReading> {
+  const lines = (): string[] => (existsSync(PROBE_FILE) ? readFileSync(PROBE_FILE, 'utf8').split('\n').filter((l) => l !== '') : []);
+  const before = lines().length;
+  // Before the probe answers: its line is written by the service itself, and --settle's collection changes the RSS.
+  const rssMiB = memory(pid).rssBytes / MiB;
+  process.kill(pid, 'SIGUSR2');
+  let heap: MemoryReading['heap'] = null;
+  let settled: MemoryReading['settled'] = null;
+  for (const t0 = Date.now(); Date.now() - t0 < 10_000; await sleep(20)) {
+    const all = lines();
+    if (all.length > before) {
+      const line = JSON.parse(all[all.length - 1]!) as { usage: NodeJS.MemoryUsage; spaces: Record<string, { used: number; committed: number }>; settled: NodeJS.MemoryUsage | null };
+      const { usage, spaces } = line;
+      if (line.settled !== null) settled = { heapUsed: line.settled.heapUsed / MiB, external: line.settled.external / MiB };
+      const space = (name: string): { used: number; committed: number } => spaces[name] ?? { used: 0, committed: 0 };
+      heap = {
+        oldUsed: space('old_space').used / MiB,
+        oldCommitted: space('old_space').committed / MiB,
+        newUsed: space('new_space').used / MiB,
+        newCommitted: space('new_space').committed / MiB,
+        largeUsed: space('large_object_space').used / MiB,
+        largeCommitted: space('large_object_space').committed / MiB,
+        external: usage.external / MiB,
+        arrayBuffers: usage.arrayBuffers / MiB,
+      };
+      break;
+    }
+  }
+  const reading = { when, rssMiB, heap, settled };
+  const h = reading.heap;
+  log(
+    `memory ${when}: RSS ${fmt(reading.rssMiB)} MiB` +
+      (h === null
+        ? ' (the probe did not answer)'
+        : `; heap MiB used/committed: old ${fmt(h.oldUsed)}/${fmt(h.oldCommitted)}, new ${fmt(h.newUsed)}/${fmt(h.newCommitted)}, large objects ${fmt(h.largeUsed)}/${fmt(h.largeCommitted)}; external ${fmt(h.external)} MiB (array buffers ${fmt(h.arrayBuffers)})`) +
+      (settled === null ? '' : `; after a full collection: heap used ${fmt(settled.heapUsed)} MiB, external ${fmt(settled.external)} MiB`) +
+      `; load average ${fmt(loadavg()[0]!, 2)}`,
+  );
+  return reading;
+}
+
 async function main(): Promise<void> {
   log(`# bench:dashboards${args.smoke ? ' (smoke)' : ''}: ${cpus()[0]?.model ?? 'cpu'} × ${availableParallelism()}`);
-  if (!args['trace-fleet']) log(`starting upness serve ${FLEET_ARGS.join(' ')} (the simulated cluster; npm start's: 24 names, 7 days, demo) …`);
+  if (!args['trace-fleet'] && DATA_DIR === undefined) log(`starting upness serve ${FLEET_ARGS.join(' ')} (the simulated cluster; npm start's: 24 names, 7 days, demo) …`);
   const started = performance.now();
   const service = await startService();
   try {
     const ready = JSON.parse((await timedFetch(`${service.url}/readyz`)).body) as { jobsets: number; horizon: string };
     log(`ready in ${fmt((performance.now() - started) / 1000)} s: ${int(ready.jobsets)} JobSets, RSS ${fmt(memory(service.pid).rssBytes / MiB)} MiB`);
+    const memoryReadings = [await memoryNow(service.pid, 'once ready')];
     const requests = await panelRequests(valuesOver(service.url), Date.parse(ready.horizon));
     log(`${requests.length} panel requests (${new Set(requests.map((r) => `${r.dashboard}/${r.panel}`)).size} panels × their selections), ${RUNS} timed runs each against its peer …`);
     const panels = await timePanels(service.url, requests);
+    memoryReadings.push(await memoryNow(service.pid, 'after the panels\' timing'));
     const failed = panels.filter((p) => p.status !== 200);
     log();
     log('| dashboard | panel | selection | median | peer (no selection) | ratio | answer |');
@@ -350,14 +456,17 @@ async function main(): Promise<void> {
       `load: ${int(loaded.requests)} requests in ${fmt(loaded.seconds)} s = ${fmt(loaded.perSecond)} requests/s; p50 ${ms(loaded.p50Ms)}, p99 ${ms(loaded.p99Ms)}, max ${ms(loaded.maxMs)}; ` +
         `server CPU ${fmt(loaded.serverCpuMsPerRequest, 2)} ms per request; the clients used ${fmt(loaded.clientCpuShare, 2)} cores; not 200: ${JSON.stringify(loaded.notOk)}`,
     );
-    log(`RSS after: ${fmt(memory(service.pid).rssBytes / MiB)} MiB`);
+    memoryReadings.push(await memoryNow(service.pid, 'after the load'));
+    await sleep(IDLE_SECONDS * 1000);
+    memoryReadings.push(await memoryNow(service.pid, `after ${IDLE_SECONDS} s idle`));
     mkdirSync(RESULTS, { recursive: true });
     const out = join(RESULTS, args.smoke ? 'dashboards-smoke.json' : 'dashboards.json');
-    writeFileSync(out, JSON.stringify({ fleet: FLEET, jobsets: ready.jobsets, panels, load: loaded }, null, 2));
+    writeFileSync(out, JSON.stringify({ fleet: FLEET, dataDir: DATA_DIR ?? null, jobsets: ready.jobsets, panels, load: loaded, memory: memoryReadings }, null, 2));
     log(`every number: ${out}`);
     if (failed.length > 0 || Object.keys(loaded.notOk).length > 0) process.exitCode = 1;
   } finally {
     await service.stop();
+    rmSync(PROBE_FILE, { force: true });
   }
 }
 

@@ -6,7 +6,8 @@ import './regexp-engine.ts';
 import '../sources/cluster/lean-client.ts';
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { parseThreadCount, parseDataDuration, parseInteger, parsePort, parsePositiveInt, parsePositiveNumber, parsedOption, parsePoolSizes, UsageError } from './options.ts';
+import { HEAP_GROWTH_PERCENT } from '../runtime/heap-after-load.ts';
+import { parseHeapGrowth, parseThreadCount, parseDataDuration, parseInteger, parsePort, parsePositiveInt, parsePositiveNumber, parsedOption, parsePoolSizes, UsageError } from './options.ts';
 import { usageOptions, watchOptions } from './watch-options.ts';
 import { TraceError } from '../sources/trace/check.ts';
 
@@ -85,6 +86,14 @@ const serve = program
   .addOption(parsedOption('--node-pool-size <pairs>', 'expected nodes of these pools, as POOL=N pairs (comma-separated), where the cloud tells it', parsePoolSizes))
   .addOption(parsedOption('--terminal-grace <duration>', 'how long finished JobSets stay on /metrics', parseDataDuration, '10m'))
   .addOption(parsedOption('--shutdown-grace <duration>', 'how long stopping (SIGTERM) may take before the process exits anyway, with status 1 (default: 10s; 15s for a replica on a Lease)', parseDataDuration))
+  .addOption(
+    parsedOption(
+      '--heap-growth <percent>',
+      "once loaded, how far the JavaScript heap may grow past what lives before it is collected (0: V8's own policy, up to 4×; less: more CPU a query, less memory)",
+      parseHeapGrowth,
+      String(HEAP_GROWTH_PERCENT),
+    ).env('UPNESS_HEAP_GROWTH'),
+  )
   .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']).env('UPNESS_LOG_LEVEL').default('info'))
   .action(async (options) => (await import('./serve.ts')).serveCommand(options));
 // A cluster to watch (--kubeconfig, --context, $KUBECONFIG or a pod's service account) makes the

@@ -1,6 +1,6 @@
 // Durations that set timers: Node keeps a delay of at most 2^31 − 1 ms and fires a longer one at once.
 
-import { MAX_PARSE_THREADS, MAX_TIMER_MS, parsePoolSizes, parseThreadCount, parseTimerDuration, UsageError } from './options.ts';
+import { MAX_HEAP_GROWTH_PERCENT, MAX_PARSE_THREADS, MAX_TIMER_MS, parseHeapGrowth, parsePoolSizes, parseThreadCount, parseTimerDuration, UsageError } from './options.ts';
 import { parseUsageOptions, parseWatchOptions } from './watch-options.ts';
 
 const DEFAULTS = { watchTimeout: '30s', watchSilence: '75s', watchBackoffInitial: '500ms', watchBackoffMax: '30s', listTimeout: '60s', readyBrokenAfter: '30s' };
@@ -19,6 +19,17 @@ describe('durations that set timers', () => {
     const values = { ...DEFAULTS, watchSilence: '20d', watchBackoffMax: '20d', [option]: '30d' };
     expect(() => parseWatchOptions(values)).toThrow(/must be at most 24 days/);
     expect(() => parseWatchOptions({ ...values, [option]: '10d' })).not.toThrow();
+  });
+});
+
+describe('--heap-growth', () => {
+  it('reads a whole number of percent from 0 (V8 own policy) to a factor of 4, and refuses anything else naming the option', () => {
+    expect(parseHeapGrowth('0', '--heap-growth')).toBe(0);
+    expect(parseHeapGrowth('25', '--heap-growth')).toBe(25);
+    expect(parseHeapGrowth(String(MAX_HEAP_GROWTH_PERCENT), '--heap-growth')).toBe(300);
+    for (const bad of ['301', '-5', '12.5', '25%', '', 'lots']) {
+      expect(() => parseHeapGrowth(bad, '--heap-growth')).toThrow(`--heap-growth must be a whole number of percent from 0 to 300, not "${bad}"`);
+    }
   });
 });
 

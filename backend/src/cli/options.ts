@@ -49,6 +49,16 @@ export function parseThreadCount(value: string, option: string): number {
   return n;
 }
 
+/** `--heap-growth`'s highest: a factor of 4, V8's own highest (heap-after-load.ts). */
+export const MAX_HEAP_GROWTH_PERCENT = 300;
+
+/** `--heap-growth`: percent past what lives, a whole number from 0 (V8's own policy) to MAX_HEAP_GROWTH_PERCENT. */
+export function parseHeapGrowth(value: string, option: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > MAX_HEAP_GROWTH_PERCENT) throw new UsageError(`${option} must be a whole number of percent from 0 to ${MAX_HEAP_GROWTH_PERCENT}, not "${value}"`);
+  return n;
+}
+
 /** `--node-pool-size`: POOL=N pairs, comma-separated (`slice-a=16,cpu=3`). */
 export function parsePoolSizes(value: string, option: string): Record<string, number> {
   const sizes: Record<string, number> = Object.create(null);

@@ -9,6 +9,7 @@ import { Replica } from '../leader/replica.ts';
 import { clusterFeed } from '../runtime/feeds.ts';
 import { FollowerView, followerStoreStatus } from '../runtime/follower.ts';
 import { openSession, stopOnSignals } from '../runtime/session.ts';
+import { settleHeapAfterLoad } from '../runtime/heap-after-load.ts';
 import { postgresSink } from '../runtime/sinks.ts';
 import { usageHoldMs } from '../runtime/usage-store.ts';
 import { checkClusterName, describeUrl } from '../store/postgres.ts';
@@ -41,6 +42,8 @@ export interface Common {
   shutdownGraceMs: number | null;
   retentionMs: number;
   snapshotEvery: number;
+  /** `--heap-growth`: percent the heap may grow past what lives once loaded (0: V8's own policy). */
+  heapGrowthPercent: number;
   /** The cluster to watch when leading (and its usage sampling); null for a follower. */
   cluster: (WatchSettings & { usage?: { intervalMs: number; retentionMs: number } }) | null;
   pools: PoolLayerOptions;
@@ -65,6 +68,8 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
     // Never leads: serves what the leaders of the named clusters write.
     const follower = new FollowerView(options.url, follow === 'all' ? {} : { clusters: follow });
     follower.start();
+    // Once loaded, as a leader's session once its load is done: the queries' garbage grows the heap by a bounded share.
+    void follower.loaded().then(() => settleHeapAfterLoad(0, { compact: false, growthPercent: common.heapGrowthPercent }));
     const { server, url } = await serveApi(common.host, common.port, { ...app, view: follower, store: () => followerStoreStatus(follower) });
     logger.info({ url, store: where, role: 'follower', clusters: follow }, 'listening');
     stopOnSignals(logger, server, async () => follower.stop(), common.shutdownGraceMs ?? undefined);
@@ -106,6 +111,7 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
           logger,
           retentionMs: common.retentionMs,
           snapshotEvery: common.snapshotEvery,
+          heapGrowthPercent: common.heapGrowthPercent,
           cluster: options.clusterName,
           pools: common.pools,
         }),

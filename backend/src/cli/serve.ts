@@ -10,6 +10,7 @@ import { describeUrl, isPostgresUrl } from '../store/postgres-url.ts';
 import { clusterRequested } from '../sources/cluster/choice.ts';
 import { clusterFeed, simulatorFeed, traceFeed, type Feed } from '../runtime/feeds.ts';
 import { openSession, stopOnSignals, type PoolLayerOptions } from '../runtime/session.ts';
+import { oldSpaceUsed } from '../runtime/heap-after-load.ts';
 import { embeddedSink, memorySink } from '../runtime/sinks.ts';
 import { serveApi, sinkOptions, withUsageErrors } from './compose.ts';
 import { parseUsageOptions, parseWatchOptions, type UsageOptionValues, type WatchOptionValues } from './watch-options.ts';
@@ -39,6 +40,8 @@ export interface ServeOptions extends WatchOptionValues, UsageOptionValues {
   /** ms: how long stopping may take (default 10s, 15s for a leading replica, which hands over its Lease). */
   shutdownGrace?: number;
   logLevel: string;
+  /** Percent the heap may grow past what lives once loaded (0: V8's own policy). */
+  heapGrowth: number;
   /** PostgreSQL instead of --data-dir (see serve-postgres.ts). */
   store?: string;
   clusterName?: string;
@@ -98,7 +101,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
         ...(options.leaseNamespace !== undefined ? { leaseNamespace: options.leaseNamespace } : {}),
         ...(options.replicaId !== undefined ? { replicaId: options.replicaId } : {}),
       },
-      { host: options.host, port, token, logger, terminalGraceMs, shutdownGraceMs, retentionMs, snapshotEvery, cluster, pools: poolOptions(options) },
+      { host: options.host, port, token, logger, terminalGraceMs, shutdownGraceMs, retentionMs, snapshotEvery, heapGrowthPercent: options.heapGrowth, cluster, pools: poolOptions(options) },
     );
   }
   // The feed: a trace, a cluster, or else the simulated cluster (its options are checked only then).
@@ -108,9 +111,11 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
       : cluster !== null
         ? clusterFeed(cluster)
         : simulatorFeed({ jobsets: options.jobsets, historyDays: options.historyDays, seed: options.seed, profile: options.profile, speed }, retentionMs);
+  // The data dir is read as its sink opens: part of the load that settleHeapAfterLoad weighs.
+  const heapBeforeLoad = oldSpaceUsed();
   const sink = options.memory ? memorySink() : await embeddedSink(resolve(options.dataDir), logger);
   const session = await withUsageErrors(() =>
-    openSession(feed, sink, { logger, retentionMs, snapshotEvery, pools: poolOptions(options), ...(options.clusterName !== undefined ? { cluster: options.clusterName } : {}) }),
+    openSession(feed, sink, { logger, retentionMs, snapshotEvery, heapBeforeLoad, heapGrowthPercent: options.heapGrowth, pools: poolOptions(options), ...(options.clusterName !== undefined ? { cluster: options.clusterName } : {}) }),
   );
   const { server, url } = await serveApi(options.host, port, { view: session.view, token, logger, now: session.now, terminalGraceMs, retentionMs, ...sinkOptions(sink) });
   logger.info({ url, auth: token === null ? 'none' : 'bearer token', source: feed.kind, dataDir: sink.where }, 'listening');

@@ -12,7 +12,7 @@ import type { PoolLayerOptions } from '../nodes/pools/layer.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { IndexSource, UsageSnapshotEntry } from '../store/store.ts';
 import type { Feed } from './feeds.ts';
-import { compactHeapAfterLoad, oldSpaceUsed } from './heap-after-load.ts';
+import { HEAP_GROWTH_PERCENT, oldSpaceUsed, settleHeapAfterLoad } from './heap-after-load.ts';
 import { expired } from './retention.ts';
 import type { EngineView } from './served-view.ts';
 
@@ -32,6 +32,10 @@ export interface SessionOptions {
   intervals?: Partial<SessionIntervals>;
   /** Compact the heap once the load is done (heap-after-load.ts; default true): false for a benchmark's peer without it. */
   compactAfterLoad?: boolean;
+  /** The old generation's use before the sink was opened (oldSpaceUsed; a data dir is read there): the load counts from it. Default: when the session opens. */
+  heapBeforeLoad?: number;
+  /** How far the heap may grow past what lives once the load is done, in percent (`--heap-growth`; default HEAP_GROWTH_PERCENT; 0: V8's own policy). */
+  heapGrowthPercent?: number;
 }
 
 /** The maintenance loop: the observed mark every second, a look at the records since the last snapshot every 10 s, retention and a snapshot hourly. */
@@ -61,8 +65,8 @@ export async function openSession(feed: Feed, sink: Sink, options: SessionOption
     snapshotCheckMs: options.intervals?.snapshotCheckMs ?? SESSION_INTERVALS.snapshotCheckMs,
     compactMs: options.intervals?.compactMs ?? SESSION_INTERVALS.compactMs,
   };
-  // What the heap held before the load (a restore happens in open): compactHeapAfterLoad weighs the load by it.
-  const heapBeforeLoad = oldSpaceUsed();
+  // What the heap held before the load (a restore happens in open, a data dir's when its sink opened): settleHeapAfterLoad weighs the load by it.
+  const heapBeforeLoad = options.heapBeforeLoad ?? oldSpaceUsed();
   const running = await feed.open({ sink, logger, ...(options.cluster === undefined ? {} : { cluster: options.cluster }), ...(options.pools === undefined ? {} : { pools: options.pools }) });
   const engine = running.view.engine;
   running.view.addCheck(() => {
@@ -110,9 +114,12 @@ export async function openSession(feed: Feed, sink: Sink, options: SessionOption
       const preparing = Date.now();
       running.view.prepare();
       logger.info({ seconds: (Date.now() - preparing) / 1000 }, 'timelines indexed');
-      // The load's garbage left the heap's pages sparse: compacted once, so RSS is what is kept.
-      const compaction = options.compactAfterLoad === false ? null : compactHeapAfterLoad(heapBeforeLoad);
-      if (compaction !== null) logger.info({ ms: Math.round(compaction.ms), committedMiB: [compaction.committedBefore, compaction.committedAfter].map(mib), usedMiB: mib(compaction.usedAfter) }, 'heap compacted after the load');
+      // The load's garbage left the heap's pages sparse: compacted once, so RSS is what is kept; and
+      // the queries' garbage may grow it by a bounded share.
+      const growthPercent = options.heapGrowthPercent ?? HEAP_GROWTH_PERCENT;
+      const { compaction, boundMs } = settleHeapAfterLoad(heapBeforeLoad, { compact: options.compactAfterLoad !== false, growthPercent });
+      if (boundMs > 0) logger.info({ ms: Math.round(boundMs), growthPercent }, 'heap collected after the load, its growth bounded');
+      if (compaction !== null) logger.info({ ms: Math.round(compaction.ms), growthPercent, committedMiB: [compaction.committedBefore, compaction.committedAfter].map(mib), usedMiB: mib(compaction.usedAfter) }, 'heap compacted after the load');
       if (!running.ownReadiness) running.view.setReadiness({ ready: true });
       // The loop: the observed mark every second, a snapshot when enough records were written, retention hourly.
       every(intervals.observedMs, () => {

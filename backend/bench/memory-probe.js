@@ -1,0 +1,23 @@
+// Preloaded into a benchmarked `upness serve` (`node --import …/memory-probe.js`) by bench:dashboards:
+// on SIGUSR2 it appends one JSON line to the file named by UPNESS_BENCH_MEMORY_PROBE with the
+// process's memoryUsage() and V8's heap spaces (used and committed). Not /metrics: its per-JobSet
+// families make an answer of 62 MB at 2,000 JobSets × 30 days, and asking it grew the service by
+// ~600 MiB, more than what is measured. Plain JavaScript: the service runs stripped sources and
+// never loads the type stripper.
+import { appendFileSync } from 'node:fs';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
+
+const file = process.env.UPNESS_BENCH_MEMORY_PROBE;
+if (file) {
+  process.on('SIGUSR2', () => {
+    const usage = process.memoryUsage();
+    const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, { used: s.space_used_size, committed: s.space_size }]));
+    // With --expose-gc given to the service (bench:dashboards --service-flags=--expose-gc): also what lives, after a full collection.
+    const gc = globalThis.gc;
+    const settled = typeof gc === 'function' ? (gc(), process.memoryUsage()) : null;
+    // With UPNESS_BENCH_HEAP_SNAPSHOTS=DIR: a heap snapshot each time too (what lives; heap-breakdown.ts reads it).
+    const dir = process.env.UPNESS_BENCH_HEAP_SNAPSHOTS;
+    const snapshot = dir ? writeHeapSnapshot(`${dir}/upness-${process.pid}-${Date.now()}.heapsnapshot`) : null;
+    appendFileSync(file, `${JSON.stringify({ at: Date.now(), usage, spaces, settled, snapshot })}\n`);
+  });
+}
