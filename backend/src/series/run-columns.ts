@@ -10,7 +10,7 @@
 //
 // Pure: values in, values out (the rows are a cache of what the timelines say).
 
-import { byNamespaceNameUid } from '../timeline/order.ts';
+import { byNamespaceNameUid, ownerOf } from '../timeline/order.ts';
 import { closedAt, lastAt, type Timeline } from '../timeline/types.ts';
 import { CLOSED_FROM, codeAt, timelineColumns, timeToFirstUpFrom } from './columns.ts';
 import { addGoodputWith, BASE_FIELDS, lifeInto } from './totals.ts';
@@ -38,8 +38,14 @@ export interface RunColumns {
 }
 
 const byList = new WeakMap<readonly Timeline[], RunColumns>();
-/** The columns made last: the next list (the engine's, a timeline added or dropped) takes its rows over. */
-let latest: RunColumns | null = null;
+/**
+ * Per owner of successive lists (an engine: timeline/order.ts markSorted), the columns made last of
+ * its lists: its next list (a timeline added or dropped) takes their rows over. Kept by owner, so
+ * another list (the node layer's, made again on demand and held weakly) neither evicts the engine's
+ * nor stays alive through its own columns (one module-wide "latest" kept a replayed fleet's whole
+ * node layer: ~615 bytes a run at 2,000 × 30 d).
+ */
+const latestOf = new WeakMap<object, RunColumns>();
 
 /**
  * The list's columns, made on first use and kept while the list lives (closed runs filled, open ones
@@ -61,7 +67,8 @@ export function runColumns(list: readonly Timeline[]): RunColumns {
     checkpointMs: new Float64Array(n),
     life: new Float64Array(n * BASE_FIELDS),
   };
-  const before = latest;
+  const owner = ownerOf(list);
+  const before = owner === undefined ? null : (latestOf.get(owner) ?? null);
   // Both lists are in one order (namespace, name, UID), so one walk finds each run's earlier row.
   let j = 0;
   for (let i = 0; i < n; i++) {
@@ -77,7 +84,7 @@ export function runColumns(list: readonly Timeline[]): RunColumns {
     fill(rc, i);
   }
   byList.set(list, rc);
-  latest = rc;
+  if (owner !== undefined) latestOf.set(owner, rc);
   return rc;
 }
 

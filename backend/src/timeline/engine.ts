@@ -315,7 +315,7 @@ export class TimelineEngine {
       list.push(m.timeline);
       for (const l of this.#listeners) l.grew(m.timeline, 0);
     }
-    this.#list = inOrder && list.length === this.#machines.size ? markSorted(list) : null;
+    this.#list = inOrder && list.length === this.#machines.size ? markSorted(list, this) : null;
     this.#fresh = [];
     if (observedUntil !== null) {
       this.#last = observedUntil;
@@ -356,10 +356,10 @@ export class TimelineEngine {
    */
   timelines(): readonly Timeline[] {
     if (this.#list === null) {
-      this.#list = markSorted(Array.from(this.#machines.values(), keptTimeline).sort(byNamespaceNameUid));
+      this.#list = markSorted(Array.from(this.#machines.values(), keptTimeline).sort(byNamespaceNameUid), this);
       this.#fresh = [];
     } else if (this.#fresh.length > 0) {
-      this.#list = markSorted(mergeSorted(this.#list, this.#fresh.sort(byNamespaceNameUid)));
+      this.#list = markSorted(mergeSorted(this.#list, this.#fresh.sort(byNamespaceNameUid)), this);
       this.#fresh = [];
     }
     return this.#list;

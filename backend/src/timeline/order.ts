@@ -24,9 +24,24 @@ export function mergeSorted(a: readonly Timeline[], b: readonly Timeline[]): Tim
 /** Arrays of timelines known to be in this order (the engine's list), so a search may bisect them. */
 const sorted = new WeakSet<readonly Timeline[]>();
 
-export function markSorted<T extends readonly Timeline[]>(timelines: T): T {
+/** Lists that are one owner's successive lists (an engine's: the same runs, some added or dropped), by owner. */
+const lineages = new WeakMap<readonly Timeline[], object>();
+
+/**
+ * Marks the list sorted; `owner`: the object whose successive lists these are (an engine, whose list
+ * lives until a run is added or dropped), so series/run-columns.ts may keep its latest list's rows
+ * for the next one. A list made again and again on demand (the node layer's) has none: its rows must
+ * not keep it alive.
+ */
+export function markSorted<T extends readonly Timeline[]>(timelines: T, owner?: object): T {
   sorted.add(timelines);
+  if (owner !== undefined) lineages.set(timelines, owner);
   return timelines;
+}
+
+/** The owner a list was marked with (markSorted); undefined when none. */
+export function ownerOf(timelines: readonly Timeline[]): object | undefined {
+  return lineages.get(timelines);
 }
 
 export function isMarkedSorted(timelines: readonly Timeline[]): boolean {

@@ -103,7 +103,7 @@ export class PoolLayer {
    * one pool bisects to it. The array is shared until one is added or forgotten (they grow in place).
    */
   timelines(): readonly Timeline[] {
-    return (this.#list ??= markSorted([...this.#timelines.values()].sort(byNamespaceNameUid)));
+    return (this.#list ??= markSorted([...this.#timelines.values()].sort(byNamespaceNameUid), this));
   }
 
   timeline(uid: string): Timeline | undefined {
