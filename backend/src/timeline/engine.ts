@@ -2,7 +2,7 @@
 // feed this one entry point, so they cannot disagree about what an object means.
 
 import { vanishedView, viewJobSet, type JobSetView } from './jobset.ts';
-import { advance, isClosed, keptTimeline, learnSuspension, machineOf, resumeAfterGap, settledMachine, startMachine, type MachineState } from './machine.ts';
+import { advance, isClosed, isMachine, keptTimeline, learnSuspension, machineOf, resumeAfterGap, settledMachine, startMachine, type MachineState } from './machine.ts';
 import { joinSuspension, suspensionFact, type SuspensionFact } from './facts.ts';
 import { viewWorkload, type Eviction, type WorkloadView } from './workload.ts';
 import { routeOf, type ViewedObservation } from './viewed.ts';
@@ -207,7 +207,7 @@ export class TimelineEngine {
     const vanished: Timeline[] = [];
     for (const kept of this.#machines.values()) {
       // A closed run is kept as its timeline alone.
-      if ('timeline' in kept && !isClosed(kept) && !listing.uids.has(kept.timeline.uid) && covered(kept.timeline.namespace)) vanished.push(kept.timeline);
+      if (isMachine(kept) && !isClosed(kept) && !listing.uids.has(kept.timeline.uid) && covered(kept.timeline.namespace)) vanished.push(kept.timeline);
     }
     vanished.sort(byNamespaceNameUid);
     this.#last = at;
@@ -368,7 +368,7 @@ export class TimelineEngine {
   /** How many runs keep a machine object (the open ones, and a closed one whose memory does not fit its columns): for tests and benchmarks. */
   get machinesKept(): number {
     let n = 0;
-    for (const kept of this.#machines.values()) if ('timeline' in kept) n++;
+    for (const kept of this.#machines.values()) if (isMachine(kept)) n++;
     return n;
   }
 

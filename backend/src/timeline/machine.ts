@@ -30,7 +30,7 @@ export function settledMachine(machine: MachineState): MachineState | Timeline {
 
 /** The machine of what the engine keeps (settledMachine): a closed run's made afresh from its memory, to read or to advance and settle again. */
 export function machineOf(kept: MachineState | Timeline): MachineState {
-  if ('timeline' in kept) return kept;
+  if (isMachine(kept)) return kept;
   const { memory, deletedAfter } = timelineColumns(kept);
   if (memory === null) throw new Error(`the closed run ${kept.uid} keeps no machine memory`);
   return { timeline: kept, everUp: memory % 2 === 1, restarts: Math.floor(memory / 2), resourceVersion: null, deletedAt: deletedAfter === null ? null : closedAt(kept) + deletedAfter };
@@ -38,7 +38,12 @@ export function machineOf(kept: MachineState | Timeline): MachineState {
 
 /** The timeline of what the engine keeps (settledMachine). */
 export function keptTimeline(kept: MachineState | Timeline): Timeline {
-  return 'timeline' in kept ? kept.timeline : kept;
+  return isMachine(kept) ? kept.timeline : kept;
+}
+
+/** Whether the engine keeps it as a machine (an open run, or a closed one whose memory did not fit its columns), not as a settled timeline. */
+export function isMachine(kept: MachineState | Timeline): kept is MachineState {
+  return 'timeline' in kept;
 }
 
 /** What the machine remembers between observations of one UID. */
