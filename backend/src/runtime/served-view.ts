@@ -63,7 +63,8 @@ export interface ServedView {
 
 /**
  * The fleet index a store kept with its snapshot (store/index-part.ts), taken in for the timelines
- * restored from `recovery` (call it after the engine's restore, before anything else is observed);
+ * restored from `recovery` (call it after the engine's restore, before anything else is observed: the
+ * index then holds every timeline the engine does, and EngineView does not tell it of them again);
  * null when none was kept, or when it is not exactly theirs (logged: the index is then built from the
  * timelines as before). The part is dropped from the recovery once read.
  */
@@ -100,7 +101,8 @@ export class EngineView implements ServedView {
     this.engine = engine;
     this.#live = live;
     this.#index = index ?? new FleetIndex();
-    engine.subscribe(this.#index);
+    // A kept index holds the restored timelines already (keptIndex).
+    engine.subscribe(this.#index, index !== null);
     this.#selections = new SelectionIndexes(() => engine.timelines());
     engine.subscribe(this.#selections);
     this.#poolIndex = engine instanceof ClusterEngine ? new FleetIndex() : null;

@@ -370,8 +370,9 @@ class Partition {
   }
 
   #checkpoint(i: number): number {
+    // Checkpoints 0 … i are written: (i + 1) · ACC numbers, the most that a read of every event needs.
     const count = Math.floor(this.length / K) + 1;
-    if ((count + 1) * ACC > this.checkpoints.length) {
+    if (count * ACC > this.checkpoints.length) {
       const grown = new Float64Array(Math.max((count + 1) * ACC, this.checkpoints.length * 2));
       grown.set(this.checkpoints.subarray(0, this.valid * ACC));
       this.checkpoints = grown;
@@ -496,11 +497,63 @@ export interface FleetIndexImage {
   partitions: PartitionImage[];
 }
 
+/** A partition's key in an index's map of them. */
+function partitionKey(cluster: string | undefined, namespace: string, group: string): string {
+  return `${cluster ?? ''}\u0000${namespace}\u0000${group}`;
+}
+
+/**
+ * Where an image's check (FleetIndex.adopt) finds each held transition's time: `expected`, the held
+ * transitions' times laid out partition by partition, each timeline's together (partition n's from
+ * from[n] to to[n]), so that a partition's events check one stretch of memory; timeline i's at
+ * bounds[2i] up to bounds[2i + 1], side by side (one read an event). Or why the image cannot be theirs.
+ */
+function heldMarks(image: FleetIndexImage, timelines: readonly Timeline[], held: ArrayLike<number>): { expected: Float64Array; bounds: Float64Array; from: Float64Array; to: Float64Array } | string {
+  const numbers = new Map<string, number>();
+  for (const [n, pi] of image.partitions.entries()) {
+    const key = partitionKey(pi.cluster ?? undefined, pi.namespace, pi.group);
+    if (numbers.has(key) || pi.group !== '') return `partition ${n} (${pi.namespace}) is there twice, or of a group`;
+    numbers.set(key, n);
+  }
+  const partitions = image.partitions.length;
+  // Each timeline's partition (timelines come a namespace at a time: its key is made once a run of them).
+  const partitionOf = new Int32Array(held.length);
+  const sizes = new Float64Array(partitions);
+  let n = -1;
+  for (let i = 0; i < held.length; i++) {
+    const tl = timelines[i]!;
+    const previous = timelines[i - 1];
+    if (i === 0 || tl.namespace !== previous!.namespace || tl.cluster !== previous!.cluster) n = numbers.get(partitionKey(tl.cluster, tl.namespace, '')) ?? -1;
+    partitionOf[i] = n;
+    if (held[i]! > transitionCount(tl)) return `timeline ${i} has fewer transitions than it holds`;
+    if (held[i]! > 0 && n < 0) return `timeline ${i} holds transitions, and its partition is not there`;
+    if (n >= 0) sizes[n]! += held[i]!;
+  }
+  const from = new Float64Array(partitions);
+  const to = new Float64Array(partitions);
+  for (let p = 0, at = 0; p < partitions; p++) {
+    from[p] = at;
+    to[p] = at += sizes[p]!;
+  }
+  const expected = new Float64Array(partitions === 0 ? 0 : to[partitions - 1]!);
+  const bounds = new Float64Array(2 * held.length);
+  const next = from.slice();
+  for (let i = 0; i < held.length; i++) {
+    const p = partitionOf[i]!;
+    if (p < 0) continue;
+    const start = next[p]!;
+    const h = held[i]!;
+    bounds[2 * i] = start;
+    bounds[2 * i + 1] = next[p] = start + h;
+    const tl = timelines[i]!;
+    for (let j = 0; j < h; j++) expected[start + j] = transitionTime(tl, j);
+  }
+  return { expected, bounds, from, to };
+}
+
 export class FleetIndex {
   readonly #partitions = new Map<string, Partition>();
   readonly #scope: IndexScope;
-  /** Timelines whose first transitions an adopted image holds (adopt), until prepare: grew skips those. */
-  #held: Map<Timeline, number> | null = null;
 
   /** A scoped index's choice per timeline (its group, or null: not kept), made once: it grows on every transition. */
   readonly #chosen = new WeakMap<Timeline, string | null>();
@@ -521,17 +574,12 @@ export class FleetIndex {
     return group;
   }
 
-  static #key(cluster: string | undefined, namespace: string, group: string): string {
-    return `${cluster ?? ''}\u0000${namespace}\u0000${group}`;
-  }
-
   /** Takes in the timeline's transitions from index `from` on (all of them, for a new timeline). */
   grew(tl: Timeline, from = 0): void {
     const group = this.#groupOf(tl);
     if (group === null) return;
-    if (this.#held !== null) from = Math.max(from, this.#held.get(tl) ?? 0);
     if (from >= transitionCount(tl)) return;
-    const key = FleetIndex.#key(tl.cluster, tl.namespace, group);
+    const key = partitionKey(tl.cluster, tl.namespace, group);
     let p = this.#partitions.get(key);
     if (p === undefined) this.#partitions.set(key, (p = new Partition(tl.cluster, tl.namespace, group)));
     for (let j = from, n = transitionCount(tl); j < n; j++) p.add(tl, j, transitionTime(tl, j));
@@ -545,7 +593,7 @@ export class FleetIndex {
   reweighed(tl: Timeline): void {
     const group = this.#groupOf(tl);
     if (group === null) return;
-    this.#partitions.get(FleetIndex.#key(tl.cluster, tl.namespace, group))?.resum();
+    this.#partitions.get(partitionKey(tl.cluster, tl.namespace, group))?.resum();
   }
 
   /**
@@ -554,7 +602,6 @@ export class FleetIndex {
    */
   prepare(): void {
     for (const p of this.#partitions.values()) p.prepare();
-    this.#held = null;
   }
 
   /**
@@ -593,32 +640,19 @@ export class FleetIndex {
    * transitions, instead of sorting and summing them again. Only when it is exactly theirs: every
    * event one transition at its own time, in its timeline's partition, sorted, and every transition
    * held there once; else nothing is taken and the reason is returned (the caller builds the index as
-   * before). `resum`: positions of timelines whose goodput inputs changed since: their partitions'
-   * sums are taken again. Transitions after the held ones come in through grew, as ever.
+   * before). `timelines` are all the index is to hold (an engine's, just restored: it subscribes the
+   * index without telling it of them again, TimelineEngine.subscribe); their transitions after the
+   * held ones are taken in as grew takes them. The image's typed arrays become the index's, not
+   * copied: give it arrays nothing else holds (a part read from disk). `resum`: positions of
+   * timelines whose goodput inputs changed since: their partitions' sums are taken again.
    */
   adopt(image: FleetIndexImage, timelines: readonly Timeline[], held: ArrayLike<number>, resum: ReadonlySet<number> = new Set()): string | null {
     if (this.#partitions.size > 0 || this.#scope.accepts !== undefined || this.#scope.groupOf !== undefined) return 'the index is not empty, or of a selection';
     if (image.layout !== LAYOUT) return `its layout (${image.layout}) is not this Upness's (${LAYOUT})`;
     if (held.length > timelines.length) return `it holds ${held.length} timelines, of ${timelines.length}`;
-    const numbers = new Map<string, number>();
-    for (const [n, pi] of image.partitions.entries()) {
-      const key = FleetIndex.#key(pi.cluster ?? undefined, pi.namespace, pi.group);
-      if (numbers.has(key) || pi.group !== '') return `partition ${n} (${pi.namespace}) is there twice, or of a group`;
-      numbers.set(key, n);
-    }
-    // Each held transition's time, timeline after timeline, and each timeline's partition: read in
-    // the order the timelines are kept (one pass over memory), not one jump into a timeline per event.
-    // A time is crossed out (NaN) once an event is found at it, so that none is there twice.
-    const offsets = new Float64Array(held.length + 1);
-    for (let i = 0; i < held.length; i++) offsets[i + 1] = offsets[i]! + held[i]!;
-    const expected = new Float64Array(offsets[held.length]!);
-    const partitionOf = new Int32Array(held.length);
-    for (let i = 0; i < held.length; i++) {
-      const tl = timelines[i]!;
-      partitionOf[i] = numbers.get(FleetIndex.#key(tl.cluster, tl.namespace, '')) ?? -1;
-      if (held[i]! > transitionCount(tl)) return `timeline ${i} has fewer transitions than it holds`;
-      for (let j = 0, o = offsets[i]!; j < held[i]!; j++) expected[o + j] = transitionTime(tl, j);
-    }
+    const marks = heldMarks(image, timelines, held);
+    if (typeof marks === 'string') return marks;
+    const { expected, bounds, from, to } = marks;
     let count = 0;
     const adopted: Partition[] = [];
     for (const [n, pi] of image.partitions.entries()) {
@@ -631,15 +665,18 @@ export class FleetIndex {
       // Pushed, not preallocated: an array made with holes stays slower to read.
       const owners: Timeline[] = [];
       let redo = false;
-      const times = pi.times;
+      const { times, owners: places, indices } = pi;
+      // This partition's marks: a timeline's lie in it only when the timeline is of this partition.
+      const lo = from[n]!;
+      const hi = to[n]!;
       let before = -Infinity;
       for (let e = 0; e < length; e++) {
-        const at = pi.owners[e]!;
-        const j = pi.indices[e]!;
+        const at = places[e]!;
+        const j = indices[e]!;
         const t = times[e]!;
-        if (at >= held.length || j >= held[at]!) return `${where}: event ${e} is of transition ${j} of timeline ${at}, which it does not hold`;
-        if (partitionOf[at] !== n) return `${where}: event ${e} is of a timeline of another partition`;
-        const mark = offsets[at]! + j;
+        if (at >= held.length || bounds[2 * at]! + j >= bounds[2 * at + 1]!) return `${where}: event ${e} is of transition ${j} of timeline ${at}, which it does not hold`;
+        const mark = bounds[2 * at]! + j;
+        if (mark < lo || mark >= hi) return `${where}: event ${e} is of a timeline of another partition`;
         if (expected[mark] !== t || t < before) return `${where}: event ${e} is not at its transition's time, in order, once`;
         expected[mark] = NaN;
         before = t;
@@ -650,18 +687,22 @@ export class FleetIndex {
       if (length > 0 && !(pi.origin <= times[0]!)) return `${where}: its origin is after its first event`;
       const p = new Partition(pi.cluster ?? undefined, pi.namespace, pi.group);
       p.origin = length > 0 ? pi.origin : NaN;
-      p.times = pi.times.slice();
+      p.times = times;
       p.owners = owners;
-      p.indices = pi.indices.slice();
+      p.indices = indices;
       p.length = length;
-      p.checkpoints = pi.checkpoints.slice();
+      p.checkpoints = pi.checkpoints;
       p.valid = redo ? 1 : valid;
       adopted.push(p);
     }
     if (count !== expected.length) return `it holds ${count} of the ${expected.length} transitions`;
-    for (const p of adopted) this.#partitions.set(FleetIndex.#key(p.cluster, p.namespace, p.group), p);
-    this.#held = new Map();
-    for (let i = 0; i < held.length; i++) if (held[i]! > 0) this.#held.set(timelines[i]!, held[i]!);
+    for (const p of adopted) this.#partitions.set(partitionKey(p.cluster, p.namespace, p.group), p);
+    // What the timelines gained after the image (the log): placed on the next read, as ever.
+    for (let i = 0; i < timelines.length; i++) {
+      const tl = timelines[i]!;
+      const had = i < held.length ? held[i]! : 0;
+      if (transitionCount(tl) > had) this.grew(tl, had);
+    }
     return null;
   }
 

@@ -533,7 +533,6 @@ describe('the fleet index kept with the snapshot', () => {
     expect(fromLog.length).toBeGreaterThan(0);
     const restored = new FleetIndex();
     expect(restored.adopt(kept.part, recovery.machines.map((m) => m.timeline), kept.held, kept.resum)).toBeNull();
-    for (const m of recovery.machines) restored.grew(m.timeline, 0);
     const built = rebuilt(recovery.machines);
     expect(restored.events()).toBe(built.events());
     expect(answers(restored, engine.horizon!)).toEqual(answers(built, engine.horizon!));

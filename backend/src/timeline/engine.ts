@@ -339,9 +339,13 @@ export class TimelineEngine {
     for (const l of this.#listeners) l.forgot(gone);
   }
 
-  /** Tells `listener` of every change from now on, after telling it of every timeline kept so far. */
-  subscribe(listener: TimelineListener): void {
-    for (const kept of this.#machines.values()) listener.grew(keptTimeline(kept), 0);
+  /**
+   * Tells `listener` of every change from now on, after telling it of every timeline kept so far;
+   * `holdsAll`: not those, which it holds already (a fleet index that took in the image kept with the
+   * snapshot this engine was just restored from: series/fleet-index.ts adopt).
+   */
+  subscribe(listener: TimelineListener, holdsAll = false): void {
+    if (!holdsAll) for (const kept of this.#machines.values()) listener.grew(keptTimeline(kept), 0);
     this.#listeners.push(listener);
   }
 
