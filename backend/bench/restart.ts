@@ -120,7 +120,8 @@ if (step === 'build') {
 } else if (step === 'refresh') {
   const { store, recovery } = await EmbeddedStore.open(dir);
   const engine = new ClusterEngine();
-  engine.restore(recovery.machines, recovery.observedUntil);
+  engine.restore(recovery.machines, recovery.observedUntil, recovery.byUid);
+  delete recovery.byUid;
   engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? []);
   // A stop writes the served view's fleet index beside (runtime/session.ts).
   const view = new EngineView('trace', engine, false, keptIndex(recovery, logger));
@@ -144,7 +145,8 @@ if (step === 'build') {
   const open = part();
   part = timing();
   const engine = new ClusterEngine();
-  engine.restore(recovery.machines, recovery.observedUntil);
+  engine.restore(recovery.machines, recovery.observedUntil, recovery.byUid);
+  delete recovery.byUid;
   engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? []);
   const timelines = engine.timelines();
   const engineMs = part();

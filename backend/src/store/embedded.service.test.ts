@@ -339,6 +339,43 @@ describe('the embedded store', () => {
     expect(fourth.recovery.nodeLayers).toEqual([]);
   });
 
+  it('hands the engine its map of the machines by UID: restored from it, the engine holds and goes on as one restored from the list', async () => {
+    const dir = fresh();
+    const { engine, store } = await fill(dir, 5, 2);
+    await store.snapshot(engine.machines(), engine.horizon);
+    // More after the snapshot, in the log: runs grown and new ones.
+    const later = [...simulateFleet({ jobsets: 3, days: 1, seed: 12, start: engine.horizon! + 60_000 }).observations()];
+    for (const o of later.slice(0, later.length >> 1)) engine.observe(o);
+    store.observed(engine.horizon);
+    await store.close();
+    const restoredFrom = async (mapped: boolean): Promise<TimelineEngine> => {
+      const { store: s, recovery } = await EmbeddedStore.open(dir);
+      await s.close();
+      // The map holds exactly the list's machines, in its order.
+      expect([...recovery.byUid!.values()]).toEqual(recovery.machines);
+      expect([...recovery.byUid!.values()].every((m, i) => m === recovery.machines[i])).toBe(true);
+      const restored = new TimelineEngine();
+      restored.restore(recovery.machines, recovery.observedUntil, mapped ? recovery.byUid : undefined);
+      return restored;
+    };
+    const fromList = await restoredFrom(false);
+    const fromMap = await restoredFrom(true);
+    const same = (): void => {
+      expect(fromMap.timelines().map(drawn)).toEqual(fromList.timelines().map(drawn));
+      expect([...fromMap.machines()]).toEqual([...fromList.machines()]);
+      expect([fromMap.counts, fromMap.machinesKept, fromMap.horizon]).toEqual([fromList.counts, fromList.machinesKept, fromList.horizon]);
+      for (const tl of fromList.timelines()) expect(fromMap.timeline(tl.uid)).toBe(fromMap.timelines().find((t) => t.uid === tl.uid));
+    };
+    expect(fromList.timelines().length).toBe(engine.timelines().length);
+    same();
+    // Observed on from there (the rest of the later fleet, and a relist's end): both alike.
+    for (const restored of [fromList, fromMap]) {
+      for (const o of later.slice(later.length >> 1)) restored.observe(o);
+      restored.endGap(restored.horizon!);
+    }
+    same();
+  });
+
   it('keeps no record of what it wrote of a run closed when read: observed again, its identity and memory are written once more, then only what changes', async () => {
     const dir = fresh();
     const { store } = await EmbeddedStore.open(dir);

@@ -268,6 +268,7 @@ async function recoverFrom(dir: string, format: number, fd: number | null): Prom
   }
   return {
     machines: [...machines.values()],
+    byUid: machines,
     nodeLayers,
     derivedNodeLayers: [...derived],
     pools: [...facts.pools.values()],

@@ -30,6 +30,11 @@ export interface StoreStatus {
 
 export interface Recovery {
   machines: MachineState[];
+  /**
+   * The same machines by UID, when the store made that map to read its log (the embedded store):
+   * the engine's restore takes it as its own (TimelineEngine.restore), and the recovery lets go of it.
+   */
+  byUid?: Map<string, MachineState>;
   /** The node layers of those machines (a cluster's), with their causes joined; not those in derivedNodeLayers. */
   nodeLayers: Timeline[];
   /**

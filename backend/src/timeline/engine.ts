@@ -62,7 +62,7 @@ export interface EngineCounts {
 
 export class TimelineEngine {
   /** By UID: an open run's machine; a closed run's timeline alone, its machine's memory in its columns (machine.ts settledMachine). */
-  readonly #machines = new Map<string, MachineState | Timeline>();
+  #machines = new Map<string, MachineState | Timeline>();
   /** The UIDs of the Pods and Nodes that exist: only counted, so nothing else of them is kept. */
   readonly #kept: Record<KeptKind, Set<string>> = { Pod: new Set(), Node: new Set() };
   #watchedFrom: number | null;
@@ -296,24 +296,34 @@ export class TimelineEngine {
   }
 
   /**
-   * Restores what a store kept: the machines and the time up to which they were observed. The
+   * Restores what a store kept: the machines and the time up to which they were observed (`byUid`:
+   * the same machines by UID, a store's map of them, which the engine then takes as its own: the
+   * caller lets go of it; `machines` is not read). The
    * service was not watching after `observedUntil`, so that is where the gap begins: once the
    * source has relisted, call reconcile with what it listed (if it lists), then endGap. An engine is restored once, before any observation.
    */
-  restore(machines: Iterable<MachineState>, observedUntil: number | null): void {
+  restore(machines: Iterable<MachineState>, observedUntil: number | null, byUid?: Map<string, MachineState>): void {
     if (this.#observations > 0 || this.#machines.size > 0) throw new Error('restore() needs an empty engine');
     // Machines given in the order of timelines() (as machines() gives them) are listed as they come.
     const list: Timeline[] = [];
     let inOrder = true;
-    for (const m of machines) {
+    const take = (m: MachineState, into: Map<string, MachineState | Timeline>): void => {
       if (this.#cluster !== undefined) m.timeline.cluster ??= this.#cluster;
       packClosed(m.timeline);
       // As a run that closes drops it (machine.ts): a store written before that kept it.
       if (isClosed(m)) m.resourceVersion = null;
-      this.#machines.set(m.timeline.uid, settledMachine(m));
+      into.set(m.timeline.uid, settledMachine(m));
       if (inOrder && list.length > 0 && byNamespaceNameUid(list[list.length - 1]!, m.timeline) >= 0) inOrder = false;
       list.push(m.timeline);
       for (const l of this.#listeners) l.grew(m.timeline, 0);
+    };
+    if (byUid === undefined) for (const m of machines) take(m, this.#machines);
+    else {
+      // The store's own map of them, taken as the engine's (each value replaced in place): one map of a
+      // month's runs made on a start, not two.
+      const kept: Map<string, MachineState | Timeline> = byUid;
+      byUid.forEach((m) => take(m, kept));
+      this.#machines = kept;
     }
     this.#list = inOrder && list.length === this.#machines.size ? markSorted(list, this) : null;
     this.#fresh = [];
