@@ -18,7 +18,7 @@ export interface Sink {
   /** The data dir, for what a feed keeps beside its timelines (the simulator's anchor); null elsewhere. */
   readonly dir: string | null;
   /** What the previous run left: restored into the engine before the feed starts. */
-  readonly recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers' | 'derivedNodeLayers' | 'pools' | 'usage' | 'fleetIndex'> | null;
+  readonly recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers' | 'derivedNodeLayers' | 'pools' | 'usage' | 'fleetIndex' | 'byUid'> | null;
   /** The engine's output (absent: nothing is written). */
   readonly record?: (update: TimelineUpdate, machine: MachineState) => void;
   /** The engine's facts (the node layer's causes and transitions, the node pools' timelines, Kueue's reasons for suspensions), after what they refer to. */

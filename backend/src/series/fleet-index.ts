@@ -201,15 +201,16 @@ class Partition {
   /** The value the index groups by besides cluster and namespace ('' when none). */
   readonly group: string;
   origin = NaN;
-  times = new Float64Array(256);
+  // Of any buffer: an adopted image's are views of the part read from disk (FleetIndex.adopt).
+  times: Float64Array<ArrayBufferLike> = new Float64Array(256);
   owners: Timeline[] = [];
-  indices = new Uint32Array(256);
+  indices: Uint32Array<ArrayBufferLike> = new Uint32Array(256);
   length = 0;
   /** Events not yet placed (appended as they come, sorted in on the next read or when many wait). */
   pendingAt: number[] = [];
   pendingOwners: Timeline[] = [];
   pendingIndices: number[] = [];
-  checkpoints = new Float64Array(ACC * 8);
+  checkpoints: Float64Array<ArrayBufferLike> = new Float64Array(ACC * 8);
   /** Checkpoints 0 … valid − 1 are true (checkpoint i: the sums of events before i·K). */
   valid = 1;
   readonly #scratch = new Float64Array(ACC);
