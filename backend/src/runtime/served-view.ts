@@ -104,7 +104,8 @@ export class EngineView implements ServedView {
     // A kept index holds the restored timelines already (keptIndex).
     engine.subscribe(this.#index, index !== null);
     this.#selections = new SelectionIndexes(() => engine.timelines());
-    engine.subscribe(this.#selections);
+    // It holds no index yet (each is built from the timelines when first asked): nothing to tell it of them.
+    engine.subscribe(this.#selections, true);
     this.#poolIndex = engine instanceof ClusterEngine ? new FleetIndex() : null;
     if (engine instanceof ClusterEngine) engine.poolLayer.subscribe(this.#poolIndex!);
   }
