@@ -72,8 +72,17 @@ export interface Measured {
   runs: number;
   transitions: number;
   rssMiB: number;
+  /** After a full collection once ready (what the start holds, not what it has not yet collected): RSS, and the heap and array buffers in it. */
+  collected: { rssMiB: number; heapMiB: number; arrayBuffersMiB: number };
   /** The first query's answer equals the one the simulated service gave. */
   same: boolean;
+}
+
+/** Memory after a full collection (the child runs with --expose-gc). */
+function collected(): Measured['collected'] {
+  (globalThis as { gc?: () => void }).gc?.();
+  const { rss, heapUsed, arrayBuffers } = process.memoryUsage();
+  return { rssMiB: rss / 2 ** 20, heapMiB: heapUsed / 2 ** 20, arrayBuffersMiB: arrayBuffers / 2 ** 20 };
 }
 
 const cpuNow = (): number => {
@@ -122,7 +131,7 @@ if (step === 'build') {
   const engine = new ClusterEngine();
   engine.restore(recovery.machines, recovery.observedUntil, recovery.byUid);
   delete recovery.byUid;
-  engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? []);
+  engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? [], recovery.derivedNodeLayers);
   // A stop writes the served view's fleet index beside (runtime/session.ts).
   const view = new EngineView('trace', engine, false, keptIndex(recovery, logger));
   view.prepare();
@@ -147,7 +156,7 @@ if (step === 'build') {
   const engine = new ClusterEngine();
   engine.restore(recovery.machines, recovery.observedUntil, recovery.byUid);
   delete recovery.byUid;
-  engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? []);
+  engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? [], recovery.derivedNodeLayers);
   const timelines = engine.timelines();
   const engineMs = part();
   part = timing();
@@ -174,6 +183,7 @@ if (step === 'build') {
     runs: timelines.length,
     transitions: timelines.reduce((a, tl) => a + transitionCount(tl), 0),
     rssMiB: process.memoryUsage().rss / 2 ** 20,
+    collected: collected(),
     same: horizon === fleet.horizon && JSON.stringify(summary) === JSON.stringify(fleet.summary),
   };
   await store.close();

@@ -194,7 +194,7 @@ function restart(): void {
   const script = join(import.meta.dirname, 'restart.ts');
   // Children get room for the fleet (10,000 × 30 days holds ~3 GiB while it is simulated).
   const child = (step: string, extra: string[] = []): string => {
-    const r = spawnSync(process.execPath, [...process.execArgv, '--max-old-space-size=8192', script, step, '--dir', cache, ...extra], { stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 });
+    const r = spawnSync(process.execPath, [...process.execArgv, '--max-old-space-size=8192', '--expose-gc', script, step, '--dir', cache, ...extra], { stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 });
     if (r.status !== 0) throw new Error(`restart.ts ${step} failed (${r.status ?? r.signal})`);
     return r.stdout.toString();
   };
@@ -234,5 +234,6 @@ function restart(): void {
   log(`  peer  the same start, the kept index ignored     ${ms('total', rebuilt)}   → ${fmt(m('total', 'cpuMs', rebuilt) / m('total', 'cpuMs'), 2)}× the CPU of a start that takes it`);
   log(`    reading the data dir (snapshot and log)         ${ms('open', rebuilt)}`);
   log(`    the fleet index (filled, sorted, summed)        ${ms('index', rebuilt)}`);
-  log(`  RSS once ready ${fmt(median(measured.map((r) => r.rssMiB)))} MiB; every start's first answer equals the simulated service's`);
+  const collected = (key: keyof Measured['collected']): string => fmt(median(measured.map((r) => r.collected[key])));
+  log(`  RSS once ready ${fmt(median(measured.map((r) => r.rssMiB)))} MiB, after a full collection ${collected('rssMiB')} MiB (heap ${collected('heapMiB')}, array buffers ${collected('arrayBuffersMiB')}); every start's first answer equals the simulated service's`);
 }
