@@ -10,10 +10,12 @@
 //           answered, in parts: reading the data dir, restoring the engine, the fleet index; against
 //           reading the data dir's bytes alone. The data dir is built once (./restart.ts build) and
 //           kept under the temporary directory, keyed by size and seed, for the next runs; each start
-//           is a process of its own, as a restart is.
+//           is a process of its own, as a restart is. Then the service itself: `upness serve
+//           --data-dir` on a copy, spawned to ready (Node's start, its modules and the heap's
+//           collection after the load come on top of the parts: what a user waits for).
 // Options: --transitions N, --runs R, --fleet N, --fleet-days D, --seed S, --restart-only, --smoke.
 
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -24,6 +26,8 @@ import { EmbeddedStore } from '../src/store/embedded.ts';
 import { encodeLine } from '../src/store/records.ts';
 import type { MachineState } from '../src/timeline/machine.ts';
 import { openTransitions, transitionCount, transitionsOf, type State, type Transition } from '../src/timeline/types.ts';
+import { cpuSeconds, memory, sleep, timedFetch } from './prometheus/proc.ts';
+import { UpnessServer } from './prometheus/upness.ts';
 import type { FleetFile, Measured } from './restart.ts';
 
 const { values: args } = parseArgs({
@@ -78,7 +82,7 @@ function dirBytes(dir: string, prefix: string): number {
 const load = (): string => `load average ${loadavg().map((l) => fmt(l, 1)).join(', ')}`;
 log(`Upness store benchmark — ${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, ${fmt(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${tmpdir()}, ${load()}`);
 // The restart first: it is measured in processes of its own, before this one holds the fleet below.
-restart();
+await restart();
 if (args['restart-only']) process.exit(0);
 
 const source = machines(total);
@@ -186,7 +190,7 @@ rmSync(dir, { recursive: true });
 rmSync(logOnly, { recursive: true });
 
 // ── restart ───────────────────────────────────────────────────────────────────────────────────
-function restart(): void {
+async function restart(): Promise<void> {
   const jobsets = args.smoke ? 20 : Number(args.fleet);
   const days = args.smoke ? 2 : Number(args['fleet-days']);
   const seed = Number(args.seed);
@@ -236,4 +240,47 @@ function restart(): void {
   log(`    the fleet index (filled, sorted, summed)        ${ms('index', rebuilt)}`);
   const collected = (key: keyof Measured['collected']): string => fmt(median(measured.map((r) => r.collected[key])));
   log(`  RSS once ready ${fmt(median(measured.map((r) => r.rssMiB)))} MiB, after a full collection ${collected('rssMiB')} MiB (heap ${collected('heapMiB')}, array buffers ${collected('arrayBuffersMiB')}); every start's first answer equals the simulated service's`);
+  // The parts above are timed inside one process; a user waits for the service itself.
+  const served: ServiceStart[] = [];
+  for (let i = 0; i < runs; i++) served.push(await serviceStart(cache, fleet));
+  const sm = (key: 'ms' | 'cpuMs' | 'rssMiB'): string => fmt(median(served.map((r) => r[key])));
+  log(`  upness serve --data-dir, spawned to ready        ${sm('ms').padStart(7)} ms ${sm('cpuMs').padStart(7)} ms   (Node's start, the modules, the collection after the load; RSS once ready ${sm('rssMiB')} MiB)`);
+}
+
+interface ServiceStart {
+  ms: number;
+  cpuMs: number;
+  rssMiB: number;
+}
+
+/**
+ * `upness serve --data-dir COPY --trace /dev/null` (a copy: a start appends to its log, a stop
+ * writes a snapshot), timed from its spawn until /readyz answers 200 and says it holds the fleet's
+ * runs, and its CPU up to then, as a user's restart is.
+ */
+async function serviceStart(cache: string, fleet: FleetFile): Promise<ServiceStart> {
+  const parent = mkdtempSync(join(tmpdir(), 'upness-bench-serve-'));
+  try {
+    const copy = join(parent, 'data');
+    execFileSync('cp', ['-a', cache, copy]);
+    const t = performance.now();
+    const server = await UpnessServer.start(null, { serveArgs: ['--data-dir', copy, '--trace', '/dev/null'] });
+    try {
+      for (;;) {
+        const res = await timedFetch(`${server.url}/readyz`);
+        if (res.status === 200) {
+          const ms = performance.now() - t;
+          const { jobsets } = JSON.parse(res.body) as { jobsets: number };
+          if (jobsets !== fleet.runs) throw new Error(`upness serve restarted with ${jobsets} runs, the fleet has ${fleet.runs}`);
+          return { ms, cpuMs: cpuSeconds(server.pid) * 1000, rssMiB: memory(server.pid).rssBytes / 2 ** 20 };
+        }
+        if (performance.now() - t > 600_000) throw new Error('upness serve was not ready 600 s after its spawn');
+        await sleep(10);
+      }
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(parent, { recursive: true, force: true });
+  }
 }
