@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { FIGURE_NAMES, figuresFromTotals, figureValue, type FigureName } from '../../series/figures.ts';
 import { fleetFigures, groupingOf, groupOf } from '../../series/fleet.ts';
 import { selectedRows } from '../../series/run-columns.ts';
-import { summaryColumns } from '../../series/summary.ts';
+import { LentTotals, summaryColumns } from '../../series/summary.ts';
 import { isMarkedSorted } from '../../timeline/order.ts';
 import { FIELDS } from '../../series/totals.ts';
 import { figureName, usageMetricName } from '../../query/model.ts';
@@ -53,7 +53,7 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   const computed = computedFigures(ctx);
   if (groupBy === 'none') {
     // The selection is of the JobSets that lived in [from, to] (selectFrom is `from`): not tested again.
-    const c = summaryColumns(ctx.timelines, ctx.horizon, ctx.from, ctx.to, { selected: ctx.selectFrom === ctx.from, timeToFirstUp: computed.includes('timeToFirstUpSeconds') });
+    const c = summaryColumns(ctx.timelines, ctx.horizon, ctx.from, ctx.to, { selected: ctx.selectFrom === ctx.from, timeToFirstUp: computed.includes('timeToFirstUpSeconds'), totalsOf: lentTotals.of });
     const n = c.timelines.length;
     // Usage split by state, for every row (a sort may name one of its columns); none asked, no row of it.
     const usage = query.usageByState.length === 0 ? [] : usageByStateFields(ctx, c.timelines.map((tl) => [tl]));
@@ -124,6 +124,12 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   const meta = withUsageNotice(ctx, rows !== null ? tableMeta(groups.length, rows.length, summaryTotals(ctx, columns)) : undefined);
   return [frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) })];
 }
+
+/**
+ * A per-JobSet table's totals, in one array lent from request to request (the table reads them only
+ * while its frame is built): up to 4 MiB, a table of ~30,000 rows; a longer one's made per request.
+ */
+const lentTotals = new LentTotals(2 ** 19);
 
 /** The identity columns of a per-JobSet row whose texts row-cells.ts keeps (a figure column's too). */
 const CACHED_IDENTITY: ReadonlySet<string> = new Set(['cluster', 'namespace', 'name', 'uid', 'state']);
