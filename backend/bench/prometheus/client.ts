@@ -44,6 +44,9 @@ export interface AskAnswer {
   /** This client's garbage collections during the timed runs. */
   pauses: { count: number; ms: number };
   warmRuns: number;
+  /** When the timed runs began and ended, ms since the epoch (performance.timeOrigin + now): the bench's process tells its own pauses in between. */
+  timedFrom: number;
+  timedTo: number;
 }
 
 type Reply = { answer: AskAnswer } | { error: string };
@@ -128,12 +131,22 @@ async function answer(request: AskRequest): Promise<AskAnswer> {
     bodies = r.bodies;
     if (performance.now() - timed > 10_000 && i + 1 < request.runs) process.stdout.write(`    ${request.label}: run ${i + 1}/${request.runs}, ${r.ms.toFixed(1)} ms\n`);
   }
+  const timedTo = performance.now();
   const serverCpuSeconds = cpuSeconds(request.pid) - cpu0;
   const own = process.cpuUsage(own0);
   // The observer hears of the last collections after a tick.
   await new Promise((resolve) => setImmediate(resolve));
   observer.disconnect();
-  return { times, bodies, serverCpuSeconds, clientCpuMs: (own.user + own.system) / 1000 / request.runs, pauses: collections, warmRuns };
+  return {
+    times,
+    bodies,
+    serverCpuSeconds,
+    clientCpuMs: (own.user + own.system) / 1000 / request.runs,
+    pauses: collections,
+    warmRuns,
+    timedFrom: performance.timeOrigin + timed,
+    timedTo: performance.timeOrigin + timedTo,
+  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.send !== undefined) {

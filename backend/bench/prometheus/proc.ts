@@ -75,7 +75,8 @@ export async function clientPauses(from: number, to: number): Promise<{ ms: numb
   let total = 0;
   let count = 0;
   for (const c of collections) {
-    if (c.start < from || c.start > to) continue;
+    // Any pause that overlaps the interval.
+    if (c.start + c.ms < from || c.start > to) continue;
     total += c.ms;
     count++;
   }

@@ -7,7 +7,10 @@
 //      git-ignored results folder when it is not on PATH), loaded with the same fleet as a 0/1
 //      gauge per JobSet every 15 s, written as OpenMetrics and imported with promtool.
 //   3. The same questions to both over HTTP, several runs each: medians, p99, CPU seconds of each
-//      server, Prometheus ÷ Upness, and each answer against the truth.
+//      server, Prometheus ÷ Upness, and each answer against the truth. The timed requests are sent
+//      by a lean client, a process of its own (client.ts), for both peers: this process holds the
+//      truth, and its collections took a core from the server being timed; it checks the last
+//      run's answers, the bytes the client received, after the timing.
 //   4. The standard sizes: 500 JobSets × 7 days side by side; 10,000 × 30 days for Upness alone.
 //
 // Options: --jobsets N --days D (side by side), --big-jobsets N --big-days D (Upness alone),
@@ -140,14 +143,13 @@ if (!args['skip-big']) {
  */
 async function timeRuns(client: LeanClient, runs: number, label: string, pid: number, exchanges: Exchange[]): Promise<{ times: number[]; bodies: string[]; cpuSeconds: number }> {
   watchClientPauses();
-  const asked = performance.now();
   const r = await client.ask({ label, exchanges, runs, warmups, warmSeconds, pid });
-  // This process holds the truth, and only waits while the client asks (and then reads its answers): its collections, if any, are shown.
-  const own = await clientPauses(asked, performance.now());
+  // This process holds the truth and waits while the client asks: its own collections during the timed runs, if any, are shown.
+  const own = await clientPauses(r.timedFrom - performance.timeOrigin, r.timedTo - performance.timeOrigin);
   log(
     `    ${label}: the lean client's CPU ${ms(r.clientCpuMs)} a run` +
       (r.pauses.count > 0 ? `; it paused ${r.pauses.count}× for garbage collection during the timed runs, ${ms(r.pauses.ms)} in all` : '') +
-      (own.count > 0 ? `; the bench's own process paused ${own.count}× (${ms(own.ms)}) while it waited or read the answers` : ''),
+      (own.count > 0 ? `; the bench's own process paused ${own.count}× (${ms(own.ms)}) during them` : ''),
   );
   return { times: r.times, bodies: r.bodies.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8')), cpuSeconds: r.serverCpuSeconds };
 }
