@@ -1,8 +1,10 @@
-// The benchmark's HTTP client (proc.ts timedRequest): what it sends and what it reads back, against a
+// The benchmark's HTTP client (proc.ts timedRequest, and the lean client of client.ts that sends
+// the timed requests from a process of its own): what it sends and what it reads back, against a
 // node:http server on loopback that records each request.
 
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { gzipSync } from 'node:zlib';
+import { LeanClient } from './client.ts';
 import { timedRequest } from './proc.ts';
 
 interface Seen {
@@ -104,5 +106,55 @@ describe('timedRequest', () => {
     await timedRequest(`${base}/plain`);
     await expect(timedRequest(`${base}/reset-always`)).rejects.toMatchObject({ code: 'ECONNRESET' });
     expect(seen.filter((s) => s.url === '/reset-always').length).toBe(2);
+  });
+});
+
+describe('the lean client (client.ts)', () => {
+  let client: LeanClient;
+  beforeAll(() => {
+    client = LeanClient.start();
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+
+  it('warms up, times each run of its exchanges, and hands back the last run\'s answers whole (gzip inflated) with the server\'s CPU', async () => {
+    const post = JSON.stringify({ queries: [{ refId: 'A', name: 'ünïcode' }] });
+    const answer = await client.ask({
+      label: 'a question',
+      exchanges: [
+        { url: `${base}/gzip`, init: {} },
+        { url: `${base}/api/v1/query`, init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: post } },
+      ],
+      runs: 3,
+      warmups: 2,
+      warmSeconds: 0,
+      pid: process.pid,
+    });
+    expect(answer.times).toHaveLength(3);
+    expect(answer.times.every((ms) => ms > 0)).toBe(true);
+    expect(answer.bodies.map((b) => Buffer.from(b).toString('utf8'))).toEqual([ANSWER, ANSWER]);
+    expect(answer.warmRuns).toBe(2);
+    expect(answer.serverCpuSeconds).toBeGreaterThanOrEqual(0);
+    expect(answer.clientCpuMs).toBeGreaterThan(0);
+    // Every run asks both, in order: 2 warm-ups and 3 timed runs.
+    expect(seen.map((s) => s.url)).toEqual(Array.from({ length: 5 }, () => ['/gzip', '/api/v1/query']).flat());
+    expect(seen.filter((s) => s.method === 'POST').every((s) => s.body === post)).toBe(true);
+  });
+
+  it('warms up until the seconds asked have passed', async () => {
+    const started = performance.now();
+    const answer = await client.ask({ label: 'warm', exchanges: [{ url: `${base}/plain`, init: {} }], runs: 1, warmups: 1, warmSeconds: 0.2, pid: process.pid });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(200);
+    expect(answer.warmRuns).toBeGreaterThan(1);
+    expect(seen).toHaveLength(answer.warmRuns + 1);
+  });
+
+  it('fails a question answered with a status other than 200, naming it, and asks the next', async () => {
+    await expect(client.ask({ label: 'upness missing', exchanges: [{ url: `${base}/missing`, init: {} }], runs: 2, warmups: 0, warmSeconds: 0, pid: process.pid })).rejects.toThrow(
+      /upness missing: answered 404: no such thing/,
+    );
+    const next = await client.ask({ label: 'next', exchanges: [{ url: `${base}/plain`, init: {} }], runs: 1, warmups: 0, warmSeconds: 0, pid: process.pid });
+    expect(Buffer.from(next.bodies[0]!).toString('utf8')).toBe(ANSWER);
   });
 });

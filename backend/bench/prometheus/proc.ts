@@ -75,7 +75,8 @@ export async function clientPauses(from: number, to: number): Promise<{ ms: numb
   let total = 0;
   let count = 0;
   for (const c of collections) {
-    if (c.start < from || c.start > to) continue;
+    // Any pause that overlaps the interval.
+    if (c.start + c.ms < from || c.start > to) continue;
     total += c.ms;
     count++;
   }
@@ -131,19 +132,33 @@ export interface TimedRequest {
 }
 
 /**
- * One question's HTTP exchange, timed as timedFetch times it, on node:http with a kept-alive
- * connection: what `npm run bench` asks both peers with. Not undici's `fetch`: on this machine it
- * costs 0.2–0.6 ms more a request (a 6 KiB answer from a bare Node server, least: 0.36 against
- * 0.16 ms at a load of 8, 0.83 against 0.21 ms at 19), a quarter of one JobSet's detail. It accepts gzip
- * as fetch did and as Grafana's Go client does (Prometheus then compresses its answers; Upness does
- * not), and inflates a gzip answer inside the timed exchange.
+ * One question's HTTP exchange on node:http with a kept-alive connection: what `npm run bench` asks
+ * both peers with, timed from the request to the last byte of the answer. Not undici's `fetch`: on
+ * this machine it costs 0.2–0.6 ms more a request (a 6 KiB answer from a bare Node server, least:
+ * 0.36 against 0.16 ms at a load of 8, 0.83 against 0.21 ms at 19), a quarter of one JobSet's
+ * detail. It accepts gzip as fetch did and as Grafana's Go client does (Prometheus then compresses
+ * its answers; Upness does not), and inflates a gzip answer inside the timed exchange. The answer's
+ * text is decoded after the clock stops (since issue 21 §4's lean client, 2026-11-27: before, its
+ * UTF-8 decoding was timed too, for both peers).
  */
-export function timedRequest(url: string, init: TimedRequest = {}): Promise<Timed> {
+export async function timedRequest(url: string, init: TimedRequest = {}): Promise<Timed> {
+  const { ms, status, bytes } = await timedBytes(url, init);
+  return { ms, status, body: bytes.toString('utf8') };
+}
+
+/** timedRequest's exchange, its answer as bytes (inflated when gzip): the lean client's (client.ts). */
+export function timedBytes(url: string, init: TimedRequest = {}): Promise<TimedBytes> {
   const t = performance.now();
   return send(url, init, t, true);
 }
 
-function send(url: string, { method = 'GET', headers = {}, body }: TimedRequest, t: number, retry: boolean): Promise<Timed> {
+export interface TimedBytes {
+  ms: number;
+  status: number;
+  bytes: Buffer;
+}
+
+function send(url: string, { method = 'GET', headers = {}, body }: TimedRequest, t: number, retry: boolean): Promise<TimedBytes> {
   const sent = { 'accept-encoding': 'gzip', ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) };
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method, agent, headers: sent }, (res) => {
@@ -152,9 +167,9 @@ function send(url: string, { method = 'GET', headers = {}, body }: TimedRequest,
       res.on('error', reject);
       res.on('end', () => {
         try {
-          const bytes = Buffer.concat(chunks);
-          const text = (res.headers['content-encoding'] === 'gzip' ? gunzipSync(bytes) : bytes).toString('utf8');
-          resolve({ ms: performance.now() - t, status: res.statusCode ?? 0, body: text });
+          const received = Buffer.concat(chunks);
+          const bytes = res.headers['content-encoding'] === 'gzip' ? gunzipSync(received) : received;
+          resolve({ ms: performance.now() - t, status: res.statusCode ?? 0, bytes });
         } catch (error) {
           reject(error as Error);
         }

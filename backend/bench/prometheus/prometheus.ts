@@ -13,6 +13,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { transitionsOf, type Timeline } from '../../src/timeline/types.ts';
+import type { Exchange } from './client.ts';
 import { deadline, freePort, sleep, timedRequest, type Timed } from './proc.ts';
 
 export const SCRAPE_MS = 15_000;
@@ -303,7 +304,13 @@ export class PrometheusServer {
 
   /** GET /api/v1/query or /api/v1/query_range. */
   query(path: '/api/v1/query' | '/api/v1/query_range', params: Record<string, string>): Promise<Timed> {
-    return timedRequest(`${this.url}${path}?${new URLSearchParams(params)}`);
+    const { url, init } = this.queryExchange(path, params);
+    return timedRequest(url, init);
+  }
+
+  /** The exchange of query(path, params), for the lean client (client.ts) to send. */
+  queryExchange(path: '/api/v1/query' | '/api/v1/query_range', params: Record<string, string>): Exchange {
+    return { url: `${this.url}${path}?${new URLSearchParams(params)}`, init: {} };
   }
 
   async stop(): Promise<void> {

@@ -7,7 +7,10 @@
 //      git-ignored results folder when it is not on PATH), loaded with the same fleet as a 0/1
 //      gauge per JobSet every 15 s, written as OpenMetrics and imported with promtool.
 //   3. The same questions to both over HTTP, several runs each: medians, p99, CPU seconds of each
-//      server, Prometheus ÷ Upness, and each answer against the truth.
+//      server, Prometheus ÷ Upness, and each answer against the truth. The timed requests are sent
+//      by a lean client, a process of its own (client.ts), for both peers: this process holds the
+//      truth, and its collections took a core from the server being timed; it checks the last
+//      run's answers, the bytes the client received, after the timing.
 //   4. The standard sizes: 500 JobSets × 7 days side by side; 10,000 × 30 days for Upness alone.
 //
 // Options: --jobsets N --days D (side by side), --big-jobsets N --big-days D (Upness alone),
@@ -23,11 +26,12 @@ import { parseArgs } from 'node:util';
 import { planSteps } from '../../src/query/step.ts';
 import { figures } from '../../src/series/figures.ts';
 import { DEFAULT_START, PROFILES, simulateFleet, type ProfileName } from '../../src/sources/simulator/index.ts';
-import { clientPauses, watchClientPauses, cpuSeconds, fmt, int, memory, MiB, ms, settle, stats } from './proc.ts';
+import { clientPauses, watchClientPauses, fmt, int, memory, MiB, ms, settle, stats } from './proc.ts';
 import { createBlocks, ensurePrometheus, PrometheusServer, writeOpenMetrics, type PrometheusBinaries, type SampledModel } from './prometheus.ts';
 import { newest, nowUs, summarizeProfiles, type Phase } from './profile.ts';
 import { QUESTIONS, type Detail, type Question, type Window } from './questions.ts';
 import { checkText, markdown, sampledOk, times, upnessExact, type Machine, type PrometheusLoad, type QuestionResult, type SideResult, type SizeResult, type Target } from './report.ts';
+import { LeanClient, type Exchange } from './client.ts';
 import { loadFleet } from './upness.ts';
 
 const { values: args } = parseArgs({
@@ -133,38 +137,21 @@ if (!args['skip-big']) {
 // ── One size ─────────────────────────────────────────────────────────────────────────────────
 
 /**
- * `--warmups` untimed runs (more, until `--warm-seconds` of them have passed), then `runs` timed runs;
- * the server's CPU seconds are read around the timed runs.
+ * `--warmups` untimed runs (more, until `--warm-seconds` of them have passed), then `runs` timed runs,
+ * all sent by the lean client (client.ts), a process of its own; the server's CPU seconds are read
+ * around the timed runs. This process waits meanwhile, and checks the last run's answers afterwards.
  */
-async function timeRuns(
-  runs: number,
-  label: string,
-  pid: number,
-  once: () => Promise<{ ms: number; body: string[] }>,
-): Promise<{ times: number[]; bodies: string[]; cpuSeconds: number }> {
+async function timeRuns(client: LeanClient, runs: number, label: string, pid: number, exchanges: Exchange[]): Promise<{ times: number[]; bodies: string[]; cpuSeconds: number }> {
   watchClientPauses();
-  const started = performance.now();
-  let bodies: string[] = [];
-  for (let i = 0; i < warmups || performance.now() - started < warmSeconds * 1000; i++) bodies = (await once()).body;
-  const cpu0 = cpuSeconds(pid);
-  const own0 = process.cpuUsage();
-  const timed = performance.now();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const r = await once();
-    times.push(r.ms);
-    bodies = r.body;
-    if (performance.now() - started > 10_000 && i + 1 < runs) log(`    ${label}: run ${i + 1}/${runs}, ${ms(r.ms)}`);
-  }
-  const cpu = cpuSeconds(pid) - cpu0;
-  const own = process.cpuUsage(own0);
-  const pauses = await clientPauses(timed, performance.now());
-  // The client's CPU (all its threads: V8's concurrent collector too, which takes a core from the servers on this machine).
+  const r = await client.ask({ label, exchanges, runs, warmups, warmSeconds, pid });
+  // This process holds the truth and waits while the client asks: its own collections during the timed runs, if any, are shown.
+  const own = await clientPauses(r.timedFrom - performance.timeOrigin, r.timedTo - performance.timeOrigin);
   log(
-    `    ${label}: the client's CPU ${ms((own.user + own.system) / 1000 / runs)} a run` +
-      (pauses.count > 0 ? `; it paused ${pauses.count}× for garbage collection during the timed runs, ${ms(pauses.ms)} in all` : ''),
+    `    ${label}: the lean client's CPU ${ms(r.clientCpuMs)} a run` +
+      (r.pauses.count > 0 ? `; it paused ${r.pauses.count}× for garbage collection during the timed runs, ${ms(r.pauses.ms)} in all` : '') +
+      (own.count > 0 ? `; the bench's own process paused ${own.count}× (${ms(own.ms)}) during them` : ''),
   );
-  return { times, bodies, cpuSeconds: cpu };
+  return { times: r.times, bodies: r.bodies.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8')), cpuSeconds: r.serverCpuSeconds };
 }
 
 async function runSize(plan: SizePlan): Promise<SizeResult> {
@@ -289,49 +276,47 @@ async function runSize(plan: SizePlan): Promise<SizeResult> {
           figures: new Map(candidate.timelines.map((tl) => [tl.uid, figures(tl, to, from, to)])),
         };
   const results: QuestionResult[] = [];
-  for (const q of plan.questions) {
-    if (q.id === 'jobset-detail' && detail === null) continue;
-    const d = detail ?? { namespace: '', name: '', uids: [], figures: new Map() };
-    const body = q.upness(w, d);
-    const loadBefore = loadavg()[0]!;
-    if (plan.jobsets >= 5000) log(`  asking: ${q.title} (${warmups} warm-up, ${plan.runs} timed)…`);
-    const qStart = nowUs();
-    const u = await timeRuns(plan.runs, `upness ${q.id}`, upness.pid, async () => {
-      const r = await upness.query(body);
-      if (r.status !== 200) throw new Error(`Upness answered ${r.status} to ${q.id}: ${r.body.slice(0, 300)}`);
-      return { ms: r.ms, body: [r.body] };
-    });
-    phases.push({ name: `Question: ${q.title}`, startUs: qStart, endUs: nowUs() });
-    const upResult: SideResult = { stats: stats(u.times), cpuSeconds: u.cpuSeconds, check: q.checkUpness(u.bodies[0]!, truth, w, d) };
-    let promResult: SideResult | undefined;
-    if (prometheus !== null) {
-      const server = prometheus.server;
-      const requests = q.prometheus(w, d);
-      const p = await timeRuns(plan.runs, `prometheus ${q.id}`, server.pid, async () => {
-        let total = 0;
-        const bodies: string[] = [];
-        for (const req of requests) {
-          const r = await server.query(req.path, req.params);
-          if (r.status !== 200) throw new Error(`Prometheus answered ${r.status} to ${q.id}: ${r.body.slice(0, 300)}`);
-          total += r.ms;
-          bodies.push(r.body);
-        }
-        return { ms: total, body: bodies };
-      });
-      promResult = {
-        stats: stats(p.times),
-        cpuSeconds: p.cpuSeconds,
-        check: q.checkPrometheus(p.bodies, truth, prometheus.model, w, d),
-        requests: requests.map((r) => (r.path === '/api/v1/query_range' ? `${r.params.query} (query_range, step ${r.params.step}s)` : r.params.query!)),
-      };
+  // The timed requests come from a process of their own (client.ts), for both peers.
+  const client = LeanClient.start();
+  try {
+    for (const q of plan.questions) {
+      if (q.id === 'jobset-detail' && detail === null) continue;
+      const d = detail ?? { namespace: '', name: '', uids: [], figures: new Map() };
+      const body = q.upness(w, d);
+      const loadBefore = loadavg()[0]!;
+      if (plan.jobsets >= 5000) log(`  asking: ${q.title} (${warmups} warm-up, ${plan.runs} timed)…`);
+      const qStart = nowUs();
+      const u = await timeRuns(client, plan.runs, `upness ${q.id}`, upness.pid, [upness.queryExchange(body)]);
+      phases.push({ name: `Question: ${q.title}`, startUs: qStart, endUs: nowUs() });
+      const upResult: SideResult = { stats: stats(u.times), cpuSeconds: u.cpuSeconds, check: q.checkUpness(u.bodies[0]!, truth, w, d) };
+      let promResult: SideResult | undefined;
+      if (prometheus !== null) {
+        const server = prometheus.server;
+        const requests = q.prometheus(w, d);
+        const p = await timeRuns(
+          client,
+          plan.runs,
+          `prometheus ${q.id}`,
+          server.pid,
+          requests.map((req) => server.queryExchange(req.path, req.params)),
+        );
+        promResult = {
+          stats: stats(p.times),
+          cpuSeconds: p.cpuSeconds,
+          check: q.checkPrometheus(p.bodies, truth, prometheus.model, w, d),
+          requests: requests.map((r) => (r.path === '/api/v1/query_range' ? `${r.params.query} (query_range, step ${r.params.step}s)` : r.params.query!)),
+        };
+      }
+      results.push({ id: q.id, title: q.title, loadAverage: [loadBefore, loadavg()[0]!], upness: upResult, ...(promResult ? { prometheus: promResult } : {}) });
+      const line = `  ${q.title}: upness ${ms(upResult.stats.median)} (p99 ${ms(upResult.stats.p99)}), ${checkText(upResult.check)}`;
+      log(
+        promResult === undefined
+          ? line
+          : `${line}; prometheus ${ms(promResult.stats.median)} (p99 ${ms(promResult.stats.p99)}) = ${times(promResult.stats.median / upResult.stats.median)}, ${checkText(promResult.check)}`,
+      );
     }
-    results.push({ id: q.id, title: q.title, loadAverage: [loadBefore, loadavg()[0]!], upness: upResult, ...(promResult ? { prometheus: promResult } : {}) });
-    const line = `  ${q.title}: upness ${ms(upResult.stats.median)} (p99 ${ms(upResult.stats.p99)}), ${checkText(upResult.check)}`;
-    log(
-      promResult === undefined
-        ? line
-        : `${line}; prometheus ${ms(promResult.stats.median)} (p99 ${ms(promResult.stats.p99)}) = ${times(promResult.stats.median / upResult.stats.median)}, ${checkText(promResult.check)}`,
-    );
+  } finally {
+    await client.close();
   }
 
   // 4. Memory after the questions, then stop.

@@ -7,6 +7,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { deserialize } from 'node:v8';
+import type { Exchange } from './client.ts';
 import type { GenerateDone, GenerateRequest } from './generate.ts';
 import { cpuSeconds, deadline, listeningUrl, memory, sleep, timedFetch, timedRequest, type Timed } from './proc.ts';
 import { Truth, type TruthData } from './truth.ts';
@@ -78,7 +79,13 @@ export class UpnessServer {
 
   /** POST /api/v1/query with Grafana's query body. */
   query(body: unknown): Promise<Timed> {
-    return timedRequest(`${this.url}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const { url, init } = this.queryExchange(body);
+    return timedRequest(url, init);
+  }
+
+  /** The exchange of query(body), for the lean client (client.ts) to send. */
+  queryExchange(body: unknown): Exchange {
+    return { url: `${this.url}/api/v1/query`, init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } };
   }
 
   /** SIGTERM: the service stops cleanly (and writes its profiles when started with --cpu-prof / --heap-prof). */

@@ -13,7 +13,7 @@ import type * as ArrowModule from '../frames/arrow.ts';
 import type { ServedView } from '../runtime/served-view.ts';
 import { writeUnauthorized } from './auth.ts';
 import type { RequestTimer } from './metrics.ts';
-import { piecesBody, sendJson } from './json-answer.ts';
+import { AnswerBuffers, sendPieces } from './json-answer.ts';
 import { HttpError } from './params.ts';
 
 export interface QueryRouteOptions {
@@ -105,6 +105,9 @@ export function readArrowAnswer(body: Uint8Array): { results: Record<string, Que
   return { results };
 }
 
+/** The query answers' body buffers: one spare for the process. */
+const answerBuffers = new AnswerBuffers();
+
 /** Answers a request's parsed body on `res`: the express route's and the direct route's one step. */
 export type QueryAnswerer = (body: unknown, frames: unknown, res: ServerResponse) => Promise<void>;
 
@@ -137,7 +140,7 @@ export function queryAnswerer({ view, now, retentionMs }: QueryRouteOptions): Qu
       t,
     );
     if (encoding === 'json') {
-      sendJson(res, status, piecesBody(answerPieces(results)));
+      sendPieces(res, status, answerPieces(results), answerBuffers);
       return;
     }
     const encoder = await (arrowEncoder ??= import('../frames/arrow.ts'));

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { FIGURE_NAMES, figuresFromTotals, figureValue, type FigureName } from '../../series/figures.ts';
 import { fleetFigures, groupingOf, groupOf } from '../../series/fleet.ts';
 import { selectedRows } from '../../series/run-columns.ts';
-import { summaryColumns } from '../../series/summary.ts';
+import { LentTotals, summaryColumns } from '../../series/summary.ts';
 import { isMarkedSorted } from '../../timeline/order.ts';
 import { FIELDS } from '../../series/totals.ts';
 import { figureName, usageMetricName } from '../../query/model.ts';
@@ -53,7 +53,7 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   const computed = computedFigures(ctx);
   if (groupBy === 'none') {
     // The selection is of the JobSets that lived in [from, to] (selectFrom is `from`): not tested again.
-    const c = summaryColumns(ctx.timelines, ctx.horizon, ctx.from, ctx.to, { selected: ctx.selectFrom === ctx.from, timeToFirstUp: computed.includes('timeToFirstUpSeconds') });
+    const c = summaryColumns(ctx.timelines, ctx.horizon, ctx.from, ctx.to, { selected: ctx.selectFrom === ctx.from, timeToFirstUp: computed.includes('timeToFirstUpSeconds'), totalsOf: lentTotals.of });
     const n = c.timelines.length;
     // Usage split by state, for every row (a sort may name one of its columns); none asked, no row of it.
     const usage = query.usageByState.length === 0 ? [] : usageByStateFields(ctx, c.timelines.map((tl) => [tl]));
@@ -73,7 +73,11 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
       else for (let k = 0; k < rows.length; k++) out[k] = at(rows[k]!);
       return out;
     };
-    const id = identityColumns(timelines);
+    // The rows as summaryColumns read them: a selection of the engine's list, by its rows.
+    const runRows = ctx.selectFrom === ctx.from && isMarkedSorted(ctx.timelines) ? selectedRows(ctx.timelines) : undefined;
+    // A whole table of the list's rows: its identity columns may be the last such table's.
+    const wholeRows = rows === null && runRows !== undefined && runRows.rows.length === n ? runRows : undefined;
+    const id = wholeRows !== undefined ? keptIdentityColumns(timelines, wholeRows) : identityColumns(timelines);
     const figureField = (f: FigureName): Field => numberField(f, column((i) => valueOf(f, i)), { unit: unitOf(f) });
     const fields: Field[] = [
       ...(id.cluster !== null ? [stringField('cluster', id.cluster, { nullable: false })] : []),
@@ -86,13 +90,11 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
       ...usage.map((f) => ({ schema: f.schema, values: rows === null ? f.values : column((i) => f.values[i]) })),
     ];
     // A whole table's columns are written from their closed runs' kept texts (row-cells.ts).
-    // The rows as summaryColumns read them: a selection of the engine's list, by its rows.
-    const runRows = ctx.selectFrom === ctx.from && isMarkedSorted(ctx.timelines) ? selectedRows(ctx.timelines) : undefined;
-    if (rows === null && runRows !== undefined && runRows.rows.length === n) {
+    if (wholeRows !== undefined) {
       // Identity, state and figures only: what a closed run's life says (not usage, nor a pool's JobSets).
       for (const { schema, values } of fields) {
         if (!CACHED_IDENTITY.has(schema.name) && !(columns as readonly string[]).includes(schema.name)) continue;
-        withColumnWriter(values, (sink) => rowCells.writeColumn(sink, schema.name, runRows.columns, runRows.rows, values, ctx.from, ctx.to));
+        withColumnWriter(values, (sink) => rowCells.writeColumn(sink, schema.name, wholeRows.columns, wholeRows.rows, values, ctx.from, ctx.to));
       }
     }
     const meta = withUsageNotice(ctx, rows !== null ? tableMeta(n, rows.length, summaryTotals(ctx, columns)) : undefined);
@@ -125,14 +127,61 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   return [frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) })];
 }
 
+/**
+ * A per-JobSet table's totals, in one array lent from request to request (the table reads them only
+ * while its frame is built): up to 4 MiB, a table of ~30,000 rows; a longer one's made per request.
+ */
+const lentTotals = new LentTotals(2 ** 19);
+
 /** The identity columns of a per-JobSet row whose texts row-cells.ts keeps (a figure column's too). */
 const CACHED_IDENTITY: ReadonlySet<string> = new Set(['cluster', 'namespace', 'name', 'uid', 'state']);
+
+interface IdentityColumns {
+  cluster: string[] | null;
+  namespace: string[];
+  name: string[];
+  uid: string[];
+}
+
+/** The largest whole table whose identity columns are kept for the next (~2.4 MB of them). */
+const KEPT_IDENTITY_MAX_ROWS = 100_000;
+
+/** The last whole table's identity columns: the list and its rows they are of. */
+let keptIdentity: { list: readonly Timeline[]; rows: Int32Array; columns: IdentityColumns } | null = null;
+
+/**
+ * A whole table's identity columns, kept for the next table of the same rows of the same list (a
+ * dashboard asks the same table every refresh): a run's identity does not change, and a list is not
+ * changed in place (a run added or dropped makes a new list), so the same rows of the same list have
+ * the same identities. Read again from the timelines (10,000 objects spread on the heap, a cache miss
+ * each, ~0.5 ms) only when the rows differ. Frozen: frames share them, and nothing may write them.
+ */
+function keptIdentityColumns(timelines: readonly Timeline[], { columns: { list }, rows }: { columns: { list: readonly Timeline[] }; rows: Int32Array }): IdentityColumns {
+  const kept = keptIdentity;
+  if (kept !== null && kept.list === list && sameRows(kept.rows, rows)) return kept.columns;
+  const id = identityColumns(timelines);
+  if (rows.length > KEPT_IDENTITY_MAX_ROWS) return id;
+  const columns: IdentityColumns = {
+    cluster: id.cluster === null ? null : Object.freeze(id.cluster) as string[],
+    namespace: Object.freeze(id.namespace) as string[],
+    name: Object.freeze(id.name) as string[],
+    uid: Object.freeze(id.uid) as string[],
+  };
+  keptIdentity = { list, rows: rows.slice(), columns };
+  return columns;
+}
+
+function sameRows(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /**
  * The rows' identities as columns, in one visit to each timeline (10,000 rows were four passes over
  * objects spread on the heap, a cache miss each): `cluster` only when a row has one ('' for the others).
  */
-function identityColumns(timelines: readonly Timeline[]): { cluster: string[] | null; namespace: string[]; name: string[]; uid: string[] } {
+function identityColumns(timelines: readonly Timeline[]): IdentityColumns {
   // Made at their length: grown by push, they left as much again in garbage.
   const n = timelines.length;
   const namespace = new Array<string>(n);
