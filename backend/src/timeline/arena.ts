@@ -112,22 +112,21 @@ export class RunArena {
   }
 
   setLife(r: number, life: number[] | null): void {
-    if (life === null) {
-      this.life.delete(r);
-      this.flags[r]! &= ~HAS_LIFE;
-    } else {
-      this.life.set(r, life);
-      this.flags[r]! |= HAS_LIFE;
-    }
+    this.#setSide(this.life, HAS_LIFE, r, life);
   }
 
   setExtras(r: number, extras: unknown[] | null): void {
-    if (extras === null) {
-      this.extras.delete(r);
-      this.flags[r]! &= ~HAS_EXTRAS;
+    this.#setSide(this.extras, HAS_EXTRAS, r, extras);
+  }
+
+  /** Keeps `value` for record `r` in `map` (null: none), its flag saying so (a view reads the map only then). */
+  #setSide<T>(map: Map<number, T>, flag: number, r: number, value: T | null): void {
+    if (value === null) {
+      map.delete(r);
+      this.flags[r]! &= ~flag;
     } else {
-      this.extras.set(r, extras);
-      this.flags[r]! |= HAS_EXTRAS;
+      map.set(r, value);
+      this.flags[r]! |= flag;
     }
   }
 
