@@ -122,7 +122,7 @@ export class RunArena {
   /** Keeps `value` for record `r` in `map` (null: none), its flag saying so (a view reads the map only then). */
   #setSide<T>(map: Map<number, T>, flag: number, r: number, value: T | null): void {
     if (value === null) {
-      map.delete(r);
+      if ((this.flags[r]! & flag) !== 0) map.delete(r);
       this.flags[r]! &= ~flag;
     } else {
       map.set(r, value);
