@@ -14,7 +14,7 @@
 // placed (a cause, a suspension's reason joined later) is placed again, and what it left is garbage
 // until the next compaction (when garbage is more than half of what is used). A released record's
 // number is reused: release only a run no reader keeps (the engine's forget, which first copies it
-// out, columns.ts unseal).
+// out: types.ts unsealClosed).
 
 const NULL_MEMORY = -1;
 const NULL_DELETED = -(2 ** 31);
