@@ -1,11 +1,11 @@
 // What the series read of a timeline's columns (timeline/columns.ts): the events between state codes,
 // the time to first up.
 
-import { CLOSED_FROM, DOWN_CODE, FAILED_CODE, STATE_CODE, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, codeAt, columnsOf, startOf, type Columns } from '../timeline/columns.ts';
+import { CLOSED_FROM, DOWN_CODE, FAILED_CODE, STATE_CODE, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, codeAt, columnsOf, keepLife, startOf, timeAt, type Columns } from '../timeline/columns.ts';
 import { timelineColumns } from '../timeline/types.ts';
 
 // The columns themselves are the timeline's memory form (timeline/columns.ts); the series read them.
-export { CLOSED_FROM, DOWN_CODE, FAILED_CODE, STATE_CODE, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, codeAt, columnsOf, startOf, timelineColumns, type Columns };
+export { CLOSED_FROM, DOWN_CODE, FAILED_CODE, STATE_CODE, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, codeAt, columnsOf, keepLife, startOf, timeAt, timelineColumns, type Columns };
 
 /** What leaving state code `from` for `to` counts as (DESIGN.md): up → down or failed interrupts, down → up recovers. */
 export const NO_EVENT = 0;
@@ -29,7 +29,7 @@ export function timeToFirstUpFrom(c: Columns, to: number): number | null {
     if (code === PROVISIONING_CODE) {
       if (start < 0) start = i;
     } else if (code === UP_CODE) {
-      return start < 0 || c.at[i]! > to ? null : (c.at[i]! - c.at[start]!) / 1000;
+      return start < 0 || timeAt(c, i) > to ? null : (timeAt(c, i) - timeAt(c, start)) / 1000;
     } else if (code !== SUSPENDED_CODE) return null;
   }
   return null;

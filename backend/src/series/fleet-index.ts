@@ -13,7 +13,7 @@
 // holds only when no event lies after the horizon; `covers` says when the index can answer.
 
 import { transitionCount, transitionTime, unobservedAt, type Timeline } from '../timeline/types.ts';
-import { codeAt, eventOf, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, timelineColumns, type Columns } from './columns.ts';
+import { codeAt, eventOf, timeAt, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, timelineColumns, type Columns } from './columns.ts';
 import { firstUp } from './figures.ts';
 import { FIELD_OF } from './totals.ts';
 import {
@@ -100,13 +100,13 @@ function queuedAt(c: Columns, j: number): boolean {
 /** Adds what transition j of the timeline changes (entering its state, leaving the one before). */
 function addEvent(tl: Timeline, j: number, origin: number, acc: Float64Array): void {
   const c = timelineColumns(tl);
-  const at = c.at[j]!;
+  const at = timeAt(c, j);
   const tau = at - origin;
   const code = codeAt(c, j) & 7;
   if (j === 0) acc[CREATED]! += 1;
   else {
     const prev = codeAt(c, j - 1) & 7;
-    const s = c.at[j - 1]!;
+    const s = timeAt(c, j - 1);
     const f = FIELD_OF[prev]!;
     if (f >= 0) {
       acc[f]! -= 1;

@@ -12,7 +12,7 @@
 
 import { byNamespaceNameUid, ownerOf } from '../timeline/order.ts';
 import { closedAt, lastAt, type Timeline } from '../timeline/types.ts';
-import { CLOSED_FROM, codeAt, timelineColumns, timeToFirstUpFrom } from './columns.ts';
+import { CLOSED_FROM, codeAt, timeAt, timelineColumns, timeToFirstUpFrom } from './columns.ts';
 import { addGoodputWith, BASE_FIELDS, lifeInto } from './totals.ts';
 
 /** `state` of a row that is not (yet) a closed run's. */
@@ -103,9 +103,9 @@ function fill(rc: RunColumns, i: number): boolean {
   const tl = rc.list[i]!;
   const c = timelineColumns(tl);
   const n = c.length;
-  if (n === 0 || (codeAt(c, n - 1) & 7) < CLOSED_FROM || c.at[0] !== tl.createdAt) return false;
-  rc.end[i] = c.at[n - 1]!;
-  rc.second[i] = n > 1 ? c.at[1]! : Infinity;
+  if (n === 0 || (codeAt(c, n - 1) & 7) < CLOSED_FROM || timeAt(c, 0) !== tl.createdAt) return false;
+  rc.end[i] = timeAt(c, n - 1);
+  rc.second[i] = n > 1 ? timeAt(c, 1) : Infinity;
   rc.timeToFirstUp[i] = timeToFirstUpFrom(c, Infinity) ?? NaN;
   rc.accelerators[i] = tl.accelerators ?? 0;
   rc.checkpointMs[i] = tl.checkpointIntervalMs ?? NaN;

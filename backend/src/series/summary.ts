@@ -2,7 +2,7 @@
 
 import { byNamespaceNameUid, isMarkedSorted } from '../timeline/order.ts';
 import { closedAt, lastAt, type State, type Timeline } from '../timeline/types.ts';
-import { codeAt, STATE_CODE, timelineColumns, timeToFirstUpFrom, type Columns } from './columns.ts';
+import { codeAt, STATE_CODE, timeAt, timelineColumns, timeToFirstUpFrom, type Columns } from './columns.ts';
 import { figuresFromTotals, type Figures } from './figures.ts';
 import { holdsLife, rowLifeInto, selectedRows } from './run-columns.ts';
 import { endOf, FIELDS, windowTotals } from './totals.ts';
@@ -142,12 +142,12 @@ const STATE_OF: readonly State[] = (Object.keys(STATE_CODE) as State[]).sort((a,
 
 /** stateAt of the columns: the state of the last transition at or before `to`; null before the first. */
 function stateFrom(c: Columns, to: number): State | null {
-  if (c.length === 0 || to < c.at[0]!) return null;
+  if (c.length === 0 || to < timeAt(c, 0)) return null;
   let lo = 0;
   let hi = c.length - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (c.at[mid]! <= to) lo = mid;
+    if (timeAt(c, mid) <= to) lo = mid;
     else hi = mid - 1;
   }
   return STATE_OF[codeAt(c, lo) & 7]!;

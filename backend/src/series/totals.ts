@@ -4,7 +4,7 @@
 // step buckets, rolling windows and cumulative series alike.
 
 import { closedAt, lastAt, timelineColumns, unobservedAt, type Timeline, type Transitions } from '../timeline/types.ts';
-import { CLOSED_FROM, codeAt, eventOf, INTERRUPTION, RECOVERY, startOf, SUSPENDED_CODE, UNOBSERVED_BIT, type Columns } from './columns.ts';
+import { CLOSED_FROM, codeAt, eventOf, INTERRUPTION, keepLife, RECOVERY, startOf, SUSPENDED_CODE, timeAt, UNOBSERVED_BIT, type Columns } from './columns.ts';
 import {
   ACCELERATOR_LOST,
   ACCELERATOR_UP,
@@ -81,8 +81,8 @@ export function endOf(timeline: Timeline, horizon: number): number {
  */
 /** Adds the closed segment i (at[i] → at[i+1]) whole, and the events of entering transition i + 1. */
 function addSegment(tl: Transitions, c: Columns, i: number, acc: Float64Array): void {
-  const s = c.at[i]!;
-  const e = c.at[i + 1]!;
+  const s = timeAt(c, i);
+  const e = timeAt(c, i + 1);
   const id = codeAt(c, i) & 7;
   const field = FIELD_OF[id]!;
   if (field >= 0) {
@@ -114,8 +114,8 @@ function addSegment(tl: Transitions, c: Columns, i: number, acc: Float64Array): 
  */
 function lifeAt(c: Columns, t: number): number {
   const n = c.length;
-  if (t >= c.at[n - 1]!) return 1;
-  return t <= c.at[0]! && (n < 2 || c.at[1]! > t) ? 0 : -1;
+  if (t >= timeAt(c, n - 1)) return 1;
+  return t <= timeAt(c, 0) && (n < 2 || timeAt(c, 1) > t) ? 0 : -1;
 }
 
 function isClosed(c: Columns): boolean {
@@ -135,7 +135,7 @@ export function lifeTotals(tl: Transitions, c: Columns): ArrayLike<number> {
   const acc = LIFE_ACC;
   lifeInto(tl, c, acc, 0);
   // Of the exact length, BASE_FIELDS, whatever it is (a closed run keeps it for its lifetime).
-  if (c.length > DIRECT) c.life = Array.from(acc);
+  if (c.length > DIRECT) keepLife(c, Array.from(acc));
   return acc;
 }
 const LIFE_ACC = new Float64Array(BASE_FIELDS);
@@ -161,13 +161,15 @@ interface Checkpoints {
   running: Float64Array;
   done: number;
 }
-const checkpoints = new WeakMap<Columns, Checkpoints>();
+/** By columns; an arena record's (a view made afresh each time, timeline/arena.ts) by its timeline, for the record it was worked out of. */
+const checkpoints = new WeakMap<object, Checkpoints & { record: number }>();
 
 function checkpointsOf(tl: Transitions, c: Columns): Checkpoints {
-  let cp = checkpoints.get(c);
-  if (cp === undefined) {
-    cp = { totals: new Float64Array(FIELDS * 8), count: 1, running: new Float64Array(FIELDS), done: 0 };
-    checkpoints.set(c, cp);
+  const key = c.record >= 0 ? tl : c;
+  let cp = checkpoints.get(key);
+  if (cp === undefined || cp.record !== c.record) {
+    cp = { totals: new Float64Array(FIELDS * 8), count: 1, running: new Float64Array(FIELDS), done: 0, record: c.record };
+    checkpoints.set(key, cp);
   }
   // Segment i is closed once transition i + 1 exists.
   for (; cp.done + 1 < c.length; cp.done++) {
@@ -189,12 +191,12 @@ function checkpointsOf(tl: Transitions, c: Columns): Checkpoints {
 function cumulativeAtOne(tl: Transitions, c: Columns, end: number, t: number, out: Float64Array, o: number): void {
   for (let f = 0; f < FIELDS; f++) out[o + f] = 0;
   const n = c.length;
-  if (n === 0 || t < c.at[0]!) return;
+  if (n === 0 || t < timeAt(c, 0)) return;
   let lo = 0;
   let hi = n - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (c.at[mid]! <= t) lo = mid;
+    if (timeAt(c, mid) <= t) lo = mid;
     else hi = mid - 1;
   }
   const m = lo;
@@ -204,8 +206,8 @@ function cumulativeAtOne(tl: Transitions, c: Columns, end: number, t: number, ou
   for (let f = 0; f < FIELDS; f++) acc[f] = cp.totals[j * FIELDS + f]!;
   for (let i = j * K; i < m; i++) addSegment(tl, c, i, acc);
   // The part of segment m that has passed by t (the last segment accrues up to the end).
-  const s = c.at[m]!;
-  const e = m + 1 < n ? c.at[m + 1]! : end > s ? end : s;
+  const s = timeAt(c, m);
+  const e = m + 1 < n ? timeAt(c, m + 1) : end > s ? end : s;
   const id = codeAt(c, m) & 7;
   const field = FIELD_OF[id]!;
   const part = (t < e ? t : e) - s;
@@ -241,7 +243,7 @@ function cumulativeBase(timeline: Timeline, horizon: number, times: ArrayLike<nu
     return;
   }
   const end = endOf(timeline, horizon);
-  const { length: n, at } = c;
+  const { length: n, times: at, base } = c;
   const start = startOf(c);
   // A few times over a long timeline: by checkpoint. Many times: one sweep serves them all.
   if (count * (K + 2 * Math.log2(n + 1)) < n) {
@@ -253,11 +255,11 @@ function cumulativeBase(timeline: Timeline, horizon: number, times: ArrayLike<nu
   // Hot loop (once per transition of every timeline queried): numbers from typed arrays, no calls
   // into typed-array methods (which cost more than the copy itself at this size), no strings.
   for (let i = 0; i < n; i++) {
-    const s = at[i]!;
+    const s = at[base + i]!;
     const id = codeAt(c, i) & 7;
     const field = FIELD_OF[id]!;
     const last = i + 1 === n;
-    const e = last ? (end > s ? end : s) : at[i + 1]!;
+    const e = last ? (end > s ? end : s) : at[base + i + 1]!;
     const isQueued = id === SUSPENDED_CODE && s < start;
     // Times inside this segment see everything before it plus the part of it that has passed.
     for (; k < count && times[k]! < e; k++) {
@@ -319,14 +321,14 @@ export function sweptWindowTotals(timeline: Timeline, horizon: number, from: num
   }
   // One pass: each segment's overlap with the window, and the event of leaving it when from < e ≤ to.
   for (let f = 0; f < FIELDS; f++) out[o + f] = 0;
-  const { length: n, at } = c;
+  const { length: n, times, base } = c;
   const start = startOf(c);
   const end = endOf(timeline, horizon);
   for (let i = 0; i < n; i++) {
-    const s = at[i]!;
+    const s = times[base + i]!;
     if (s > to) break;
     const last = i + 1 === n;
-    const e = last ? (end > s ? end : s) : at[i + 1]!;
+    const e = last ? (end > s ? end : s) : times[base + i + 1]!;
     const id = codeAt(c, i) & 7;
     const field = FIELD_OF[id]!;
     const overlap = (e < to ? e : to) - (s > from ? s : from);

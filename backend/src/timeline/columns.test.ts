@@ -132,7 +132,7 @@ test('the columns of a timeline as it grows, then packed: every time, code and t
       const c = isPacked(tl.transitions) ? timelineColumns(tl) : columnsOf(open);
       expect(c.length).toBe(open.length);
       for (const [i, t] of open.entries()) {
-        expect(c.at[i]).toBe(t.at);
+        expect(c.times[i]).toBe(t.at);
         expect(codeAt(c, i)).toBe(STATE_CODE[t.state] | (t.unobserved === undefined ? 0 : UNOBSERVED_BIT));
       }
       const first = open.find((t) => STATE_CODE[t.state] <= STATE_CODE.down);
@@ -214,17 +214,17 @@ test('a side table of numbers alone is held behind the codes, no array of its ow
   const c = timelineColumns(tl);
   expect(c.extras).toBeNull();
   // Six times, one number of codes, then two (index, RestartCode) pairs.
-  expect(c.at).toHaveLength(6 + 1 + 4);
-  expect([c.at[7], c.at[9]]).toEqual([2, 4]);
+  expect(c.times).toHaveLength(6 + 1 + 4);
+  expect([c.times[7], c.times[9]]).toEqual([2, 4]);
   expect(JSON.stringify(transitionsOf(tl))).toBe(JSON.stringify(list));
   setCauses(tl, 5, [{ kind: 'JobSetFailed', at: T0 + 5, reason: 'FailedJobs' }]);
-  expect(c.at).toHaveLength(7);
+  expect(c.times).toHaveLength(7);
   expect(c.extras).toHaveLength(6);
   const failed = { ...list[5], causes: [{ kind: 'JobSetFailed', at: T0 + 5, reason: 'FailedJobs' }] };
   expect(JSON.stringify(transitionsOf(tl))).toBe(JSON.stringify([...list.slice(0, 5), failed]));
   // Given back a number again (a restart cause on another transition): still beside the object.
   setCauses(tl, 1, [{ kind: 'JobSetRestart', at: T0 + 1, restarts: 3, reason: 'FailurePolicyRestart' }]);
-  expect(c.at).toHaveLength(7);
+  expect(c.times).toHaveLength(7);
   expect(JSON.stringify(transitionAt(tl, 1))).toBe(JSON.stringify({ at: T0 + 1, state: 'up', causes: [{ kind: 'JobSetRestart', at: T0 + 1, restarts: 3, reason: 'FailurePolicyRestart' }] }));
   expect(JSON.stringify(transitionAt(tl, 5))).toBe(JSON.stringify(failed));
 });
@@ -241,7 +241,7 @@ test('numbers held behind the codes leave every time and code as it was, whateve
       packClosed(tl);
       const c = timelineColumns(tl);
       for (let i = 0; i <= n; i++) {
-        expect(c.at[i]).toBe(list[i]!.at);
+        expect(c.times[i]).toBe(list[i]!.at);
         expect(codeAt(c, i)).toBe(STATE_CODE[list[i]!.state]);
       }
       expect(JSON.stringify(transitionsOf(tl))).toBe(expected);

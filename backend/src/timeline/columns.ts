@@ -11,6 +11,7 @@
 // Pure: values in, values out.
 
 import type { Cause, State, Suspension, Transition } from './types.ts';
+import { HAS_EXTRAS, HAS_LIFE, LIVE, runArena } from './arena.ts';
 
 export const STATE_CODE: Readonly<Record<State, number>> = { up: 0, provisioning: 1, down: 2, suspended: 3, unknown: 4, completed: 5, failed: 6, deleted: 7 };
 export const UP_CODE = 0;
@@ -32,18 +33,27 @@ export function stateOfCode(code: number): State {
 export interface Columns {
   length: number;
   /**
-   * One plain array of numbers a timeline (V8 keeps them unboxed: a pair of typed arrays costs ~800
-   * bytes per timeline in buffers and their bookkeeping, more than the handful of transitions they
-   * hold; a second plain array ~90 bytes a run, its header and a slot per transition): the
-   * `length` transitions' times (epoch ms, as they are: exact whatever they are), then their state
-   * codes, eight to a number, 4 bits each (codeAt).
+   * The times (epoch ms, as they are: exact whatever they are) from `base` on. In the plain form
+   * (an open timeline's, base 0) one plain array of numbers a timeline (V8 keeps them unboxed: a
+   * pair of typed arrays costs ~800 bytes per timeline in buffers and their bookkeeping, more than
+   * the handful of transitions they hold): the `length` times, then their state codes, eight to a
+   * number, 4 bits each (codeAt). In the arena form (a closed run of the engine's, arena.ts) the
+   * arena's array of every record's times. Read them with timeAt.
    */
-  at: number[];
+  times: number[] | Float64Array;
+  /** Where this timeline's times begin in `times` (0 but in the arena form). */
+  base: number;
+  /** The arena form's state codes, one a byte at the times' offsets; null in the plain form (the codes are held in `times`). */
+  codes: Uint8Array | null;
+  /** The arena form's record (arena.ts); -1 in the plain form. */
+  record: number;
+  /** The arena form: where its side-table numbers, behind its times, end in `times`; unused in the plain form (the array's end). */
+  end: number;
   /** The index of the transition where it first started (provisioning, up or down), -1 while it has not: startOf gives its time (an index, because a time in a field is a boxed double, 16 bytes). */
   startIndex: number;
   /**
    * A closed timeline's totals over its whole life (series/totals.ts, the BASE_FIELDS numbers), worked out
-   * once and kept: they never change, and every window that holds the whole life reads them instead
+   * once and kept (keepLife): they never change, and every window that holds the whole life reads them instead
    * of sweeping its transitions. Null while open, or until first asked.
    */
   life: number[] | null;
@@ -51,33 +61,49 @@ export interface Columns {
    * Packed (a closed timeline's memory form): the transitions that carry extras, as index, what
    * is kept of it (Kept: its causes, its suspension, or the transition whole), … in index order;
    * null when none does, or when all that is kept are numbers (RestartCodes): those are held
-   * behind the codes in `at` instead (an array of their own costs ~48 bytes more). Always null for
+   * behind the times (tailOf) instead (an array of their own costs ~48 bytes more). Always null for
    * the columns of an open timeline (kept beside its array).
    */
   extras: (number | Transition | Cause[] | Cause | Suspension)[] | null;
   /**
    * A closed run's machine memory (timeline/machine.ts settledMachine), kept here so that a closed
    * run keeps no machine object of its own: its restart count and whether it was ever up as one
-   * small integer, and when it was deleted less when it closed (null: not deleted). Null while open.
+   * small integer, and when it was deleted less when it closed (null: not deleted). Null while
+   * open. Set through setMemory.
    */
   memory: number | null;
   deletedAfter: number | null;
 }
 
+/** Transition i's time. */
+export function timeAt(c: Columns, i: number): number {
+  return c.times[c.base + i]!;
+}
+
 /** Transition i's state code (and UNOBSERVED_BIT): 4 bits of the number that holds it, behind the times. */
 export function codeAt(c: Columns, i: number): number {
-  return (c.at[c.length + (i >> 3)]! >>> ((i & 7) << 2)) & 15;
+  const codes = c.codes;
+  if (codes !== null) return codes[c.base + i]!;
+  return (c.times[c.length + (i >> 3)]! >>> ((i & 7) << 2)) & 15;
 }
 
 /** When the timeline first started (provisioning, up or down); Infinity while it has not. */
 export function startOf(c: Columns): number {
-  return c.startIndex < 0 ? Infinity : c.at[c.startIndex]!;
+  return c.startIndex < 0 ? Infinity : c.times[c.base + c.startIndex]!;
 }
 
 /** Sets UNOBSERVED_BIT in transition i's code. */
 function markUnobserved(c: Columns, i: number): void {
+  if (c.codes !== null) {
+    // Written to the arena itself (the view's `codes` is the arena's array until it grows).
+    runArena.codes[runArena.base[c.record]! + i]! |= UNOBSERVED_BIT;
+    c.codes = runArena.codes;
+    c.base = runArena.base[c.record]!;
+    return;
+  }
+  const at = c.times as number[];
   const w = c.length + (i >> 3);
-  c.at[w] = (c.at[w]! | (UNOBSERVED_BIT << ((i & 7) << 2))) >>> 0;
+  at[w] = (at[w]! | (UNOBSERVED_BIT << ((i & 7) << 2))) >>> 0;
 }
 
 /**
@@ -95,7 +121,111 @@ export function isPacked(transitions: readonly Transition[] | PackedTransitions)
 
 /** The columns of packed transitions. */
 export function packedColumns(packed: PackedTransitions): Columns {
-  return packed as unknown as Columns;
+  return typeof packed === 'number' ? arenaView(packed) : (packed as unknown as Columns);
+}
+
+/**
+ * The columns of arena record `r` (arena.ts): a view made afresh, to read now (a record placed again
+ * later, or the arena grown, leaves it reading the old arrays, which keep what they held).
+ */
+function arenaView(r: number): Columns {
+  const a = runArena;
+  const flags = a.flags[r]!;
+  if ((flags & LIVE) === 0) throw new Error(`run record ${r} was released`);
+  return {
+    length: a.count[r]!,
+    times: a.times,
+    base: a.base[r]!,
+    codes: a.codes,
+    record: r,
+    end: a.end[r]!,
+    startIndex: a.startIndex[r]!,
+    life: (flags & HAS_LIFE) !== 0 ? a.life.get(r)! : null,
+    extras: (flags & HAS_EXTRAS) !== 0 ? (a.extras.get(r)! as Columns['extras']) : null,
+    memory: a.memoryOf(r),
+    deletedAfter: a.deletedAfterOf(r),
+  };
+}
+
+/** How many transitions packed transitions hold (an arena record's read without a view). */
+export function packedLength(packed: PackedTransitions): number {
+  return typeof packed === 'number' ? runArena.count[packed]! : (packed as unknown as Columns).length;
+}
+
+/** Transition i's time of packed transitions. */
+export function packedTime(packed: PackedTransitions, i: number): number {
+  if (typeof packed !== 'number') return timeAt(packed as unknown as Columns, i);
+  return runArena.times[runArena.base[packed]! + i]!;
+}
+
+/** Transition i's code of packed transitions (codeAt). */
+export function packedCode(packed: PackedTransitions, i: number): number {
+  if (typeof packed !== 'number') return codeAt(packed as unknown as Columns, i);
+  return runArena.codes[runArena.base[packed]! + i]!;
+}
+
+/** Whether packed transitions are an arena record (a closed run the engine keeps), not columns of their own. */
+export function isArenaRecord(packed: PackedTransitions): boolean {
+  return typeof packed === 'number';
+}
+
+/**
+ * Packed transitions (of a closed timeline) as an arena record: a new one, copied from their own
+ * columns (their side table, kept totals and machine memory with them). Arena records as they are.
+ */
+export function intoArena(packed: PackedTransitions): PackedTransitions {
+  if (typeof packed === 'number') return packed;
+  const c = packed as unknown as Columns;
+  const n = c.length;
+  const from = tailOf(c);
+  const tail = c.extras === null ? c.times.length - from : 0;
+  const r = runArena.allocate(n + tail);
+  const a = runArena;
+  const base = a.base[r]!;
+  a.count[r] = n;
+  a.startIndex[r] = c.startIndex;
+  for (let i = 0; i < n; i++) {
+    a.times[base + i] = c.times[i]!;
+    a.codes[base + i] = codeAt(c, i);
+  }
+  for (let k = 0; k < tail; k++) a.times[base + n + k] = c.times[from + k]!;
+  a.setExtras(r, c.extras);
+  a.setLife(r, c.life);
+  a.setMemory(r, c.memory, c.deletedAfter);
+  return r as unknown as PackedTransitions;
+}
+
+/**
+ * An arena record's transitions as columns of their own again (the plain packed form), and the
+ * record released: for a run the engine drops (retention) that a reader may still hold.
+ */
+export function outOfArena(packed: PackedTransitions): PackedTransitions {
+  if (typeof packed !== 'number') return packed;
+  const v = arenaView(packed);
+  const n = v.length;
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) times.push(timeAt(v, i));
+  const words: number[] = [];
+  for (let i = 0; i < n; i++) words[i >> 3] = ((words[i >> 3] ?? 0) | (codeAt(v, i) << ((i & 7) << 2))) >>> 0;
+  for (const w of words) times.push(w);
+  const c: Columns = { length: n, times: times.slice(), base: 0, codes: null, record: -1, end: -1, startIndex: v.startIndex, life: v.life, extras: null, memory: v.memory, deletedAfter: v.deletedAfter };
+  holdSideTable(c, sideTable(v));
+  runArena.release(packed);
+  return c as unknown as PackedTransitions;
+}
+
+/** Keeps `life` as the closed timeline's whole-life totals (Columns.life), in the arena for a record. */
+export function keepLife(c: Columns, life: number[]): void {
+  c.life = life;
+  if (c.record >= 0) runArena.setLife(c.record, life);
+}
+
+/** Sets a closed timeline's machine memory (Columns.memory, deletedAfter); false when an arena record cannot hold them (then nothing is set). */
+export function setMemory(c: Columns, memory: number | null, deletedAfter: number | null): boolean {
+  if (c.record >= 0 && !runArena.setMemory(c.record, memory, deletedAfter)) return false;
+  c.memory = memory;
+  c.deletedAfter = deletedAfter;
+  return true;
 }
 
 const cache = new WeakMap<readonly Transition[], Columns>();
@@ -106,10 +236,10 @@ export function columnsOf(transitions: readonly Transition[]): Columns {
   let c = cache.get(transitions);
   if (c !== undefined && c.length === n) return c;
   if (c === undefined) {
-    c = { length: 0, at: [], startIndex: -1, life: null, extras: null, memory: null, deletedAfter: null };
+    c = { length: 0, times: [], base: 0, codes: null, record: -1, end: -1, startIndex: -1, life: null, extras: null, memory: null, deletedAfter: null };
     cache.set(transitions, c);
   }
-  const at = c.at;
+  const at = c.times as number[];
   // The numbers that hold the codes move behind the new times.
   const words = at.splice(c.length);
   for (let i = c.length; i < n; i++) {
@@ -123,7 +253,7 @@ export function columnsOf(transitions: readonly Transition[]): Columns {
   for (const w of words) at.push(w);
   c.length = n;
   // A closed timeline's columns never grow again: an exact-length copy frees the spare slots push left.
-  if (n > 0 && (codeAt(c, n - 1) & 7) >= CLOSED_FROM) c.at = at.slice();
+  if (n > 0 && (codeAt(c, n - 1) & 7) >= CLOSED_FROM) c.times = at.slice();
   return c;
 }
 
@@ -195,18 +325,18 @@ function keptOf(t: Transition): Kept {
   return compactTransition(t);
 }
 
-/** How many numbers of Columns.at hold the codes of `n` transitions (eight to a number). */
+/** How many numbers of Columns.times hold the codes of `n` transitions (eight to a number). */
 export const codeWords = (n: number): number => (n + 7) >> 3;
 
 /**
- * A closed timeline's transitions packed from columns a reader already laid out as Columns.at lays
+ * A closed timeline's transitions packed from columns a reader already laid out as Columns.times lays
  * them (a store's snapshot), so that no object is made per transition: `at` the `n` times, then
  * their STATE_CODEs eight to a number (codeAt; kept as it is: an exact-length array); `extras` the
  * transitions that carry extras, as index, transition, index, transition, … in index order
  * (compactTransition's form; null when none does), kept as the side table keeps them (Kept).
  */
 export function packColumns(at: number[], n: number, extras: (number | Transition)[] | null): PackedTransitions {
-  const c: Columns = { length: n, at, startIndex: -1, life: null, extras: null, memory: null, deletedAfter: null };
+  const c: Columns = { length: n, times: at, base: 0, codes: null, record: -1, end: -1, startIndex: -1, life: null, extras: null, memory: null, deletedAfter: null };
   for (let i = 0; i < n; i++) {
     if (codeAt(c, i) <= DOWN_CODE) {
       c.startIndex = i;
@@ -253,36 +383,55 @@ function keptAt(c: Columns, i: number): Kept | undefined {
   // The numbers held behind the codes (Columns.extras), read by a loop of their own: one that read
   // both arrays would let V8's optimizing compiler turn the columns' unboxed doubles into boxed ones
   // to read them alike (an elements-kind transition on a load site that saw both kinds).
-  const at = c.at;
-  for (let k = tailOf(c); k < at.length; k += 2) {
+  const at = c.times;
+  const end = tailEnd(c);
+  for (let k = tailOf(c); k < end; k += 2) {
     if (at[k] === i) return at[k + 1];
     if (at[k]! > i) return undefined;
   }
   return undefined;
 }
 
-/** Where the numbers held behind the codes begin in Columns.at. */
-const tailOf = (c: Columns): number => c.length + codeWords(c.length);
+/** Where the numbers held behind the codes (plain form) or times (arena form) begin in Columns.times. */
+const tailOf = (c: Columns): number => (c.codes !== null ? c.base + c.length : c.length + codeWords(c.length));
+
+/** Where they end. */
+const tailEnd = (c: Columns): number => (c.codes !== null ? c.end : c.times.length);
 
 /** The side table as a list (index, Kept, …), wherever it is held; null when empty. */
 function sideTable(c: Columns): (number | Kept)[] | null {
   if (c.extras !== null) return c.extras;
   const from = tailOf(c);
-  return c.at.length > from ? c.at.slice(from) : null;
+  const end = tailEnd(c);
+  if (end <= from) return null;
+  return c.codes !== null ? Array.from((c.times as Float64Array).subarray(from, end)) : (c.times as number[]).slice(from, end);
 }
 
-/** Holds the side table `list` (index, Kept, …; null: empty): behind the codes in Columns.at when it is all numbers, else as Columns.extras; each an exact-length array. */
+/** Holds the side table `list` (index, Kept, …; null: empty): behind the codes (times) when it is all numbers, else as Columns.extras; each an exact-length array. */
 function holdSideTable(c: Columns, list: (number | Kept)[] | null): void {
+  const numbers = list !== null && list.every((x) => typeof x === 'number');
+  if (c.codes !== null) {
+    // An arena record: placed again with its new tail (or none), its objects in the arena's map.
+    const a = runArena;
+    const r = c.record;
+    a.move(r, c.length + (numbers ? list.length : 0), c.length);
+    const base = a.base[r]!;
+    if (numbers) for (let k = 0; k < list.length; k++) a.times[base + c.length + k] = list[k] as number;
+    a.setExtras(r, numbers || list === null ? null : list.slice());
+    Object.assign(c, { times: a.times, codes: a.codes, base, end: a.end[r]!, extras: numbers || list === null ? null : a.extras.get(r) });
+    return;
+  }
+  const at = c.times as number[];
   const from = tailOf(c);
-  const columns = c.at.length > from ? c.at.slice(0, from) : c.at;
-  if (list !== null && list.every((x) => typeof x === 'number')) {
+  const columns = at.length > from ? at.slice(0, from) : at;
+  if (numbers) {
     // Pushed onto a copy of the columns (their unboxed doubles stay so), then copied at its length.
     const held = columns.slice();
-    for (const x of list) held.push(x);
-    c.at = held.slice();
+    for (const x of list) held.push(x as number);
+    c.times = held.slice();
     c.extras = null;
   } else {
-    c.at = columns;
+    c.times = columns;
     c.extras = list === null ? null : list.slice();
   }
 }
@@ -292,17 +441,17 @@ export function packedExtras(packed: PackedTransitions, i: number): Transition |
   const c = packedColumns(packed);
   const kept = keptAt(c, i);
   if (kept === undefined) return undefined;
-  if (typeof kept === 'number') return { at: c.at[i]!, state: stateOfCode(codeAt(c, i)), causes: [restartCause(kept, c.at[i]!)] };
-  if (Array.isArray(kept)) return { at: c.at[i]!, state: stateOfCode(codeAt(c, i)), causes: kept };
+  if (typeof kept === 'number') return { at: timeAt(c, i), state: stateOfCode(codeAt(c, i)), causes: [restartCause(kept, timeAt(c, i))] };
+  if (Array.isArray(kept)) return { at: timeAt(c, i), state: stateOfCode(codeAt(c, i)), causes: kept };
   if ('state' in kept) return kept;
-  if ('kind' in kept) return { at: c.at[i]!, state: stateOfCode(codeAt(c, i)), causes: [kept] };
-  return { at: c.at[i]!, state: stateOfCode(codeAt(c, i)), suspension: kept };
+  if ('kind' in kept) return { at: timeAt(c, i), state: stateOfCode(codeAt(c, i)), causes: [kept] };
+  return { at: timeAt(c, i), state: stateOfCode(codeAt(c, i)), suspension: kept };
 }
 
 /** Transition `i` of packed transitions as an object: the kept one when kept whole, else made afresh. */
 export function packedTransition(packed: PackedTransitions, i: number): Transition {
   const c = packedColumns(packed);
-  return packedExtras(packed, i) ?? { at: c.at[i]!, state: stateOfCode(codeAt(c, i)) };
+  return packedExtras(packed, i) ?? { at: timeAt(c, i), state: stateOfCode(codeAt(c, i)) };
 }
 
 /**

@@ -8,7 +8,7 @@ import { viewWorkload, type Eviction, type WorkloadView } from './workload.ts';
 import { routeOf, type ViewedObservation } from './viewed.ts';
 import { byNamespaceNameUid, markSorted, mergeSorted } from './order.ts';
 import type { Observation, ObservationType } from '../observation/types.ts';
-import { packClosed, transitionAt, transitionCount, transitionsOf, transitionState, transitionTime, type Suspension, type Timeline, type Transition } from './types.ts';
+import { sealClosed, transitionAt, unsealClosed, transitionCount, transitionsOf, transitionState, transitionTime, type Suspension, type Timeline, type Transition } from './types.ts';
 
 /** Pods and Nodes are counted by UID (the node layer keeps what it needs of them in its own form). */
 export type KeptKind = 'Pod' | 'Node';
@@ -309,7 +309,7 @@ export class TimelineEngine {
     let inOrder = true;
     const take = (m: MachineState, into: Map<string, MachineState | Timeline>): void => {
       if (this.#cluster !== undefined) m.timeline.cluster ??= this.#cluster;
-      packClosed(m.timeline);
+      sealClosed(m.timeline);
       // As a run that closes drops it (machine.ts): a store written before that kept it.
       if (isClosed(m)) m.resourceVersion = null;
       into.set(m.timeline.uid, settledMachine(m));
@@ -342,7 +342,10 @@ export class TimelineEngine {
       if (kept === undefined) continue;
       this.#machines.delete(uid);
       this.#evictions.delete(uid);
-      gone.push(keptTimeline(kept));
+      // Its record in the arena is released (a reader may still hold the timeline: it keeps its columns).
+      const timeline = keptTimeline(kept);
+      unsealClosed(timeline);
+      gone.push(timeline);
     }
     if (gone.length === 0) return;
     this.#list = null;

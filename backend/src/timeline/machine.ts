@@ -4,8 +4,8 @@
 import { internLabels, internNamespace, internSuspension, internValue, sameLabels } from './intern.ts';
 import { joinSuspension } from './facts.ts';
 import { isUp, type JobSetView } from './jobset.ts';
-import { isPacked, packedColumns } from './columns.ts';
-import { closedAt, lastState, openTransitions, packClosed, setLastUnobserved, TERMINAL_STATES, timelineColumns, transitionAt, transitionCount, type State, type Suspension, type Timeline, type Transition } from './types.ts';
+import { isPacked, packedColumns, setMemory } from './columns.ts';
+import { closedAt, lastState, openTransitions, sealClosed, setLastUnobserved, TERMINAL_STATES, timelineColumns, transitionAt, transitionCount, type State, type Suspension, type Timeline, type Transition } from './types.ts';
 
 /** Restart counts and deletion offsets (ms) a closed run's memory holds in its columns: small integers on every V8 build. */
 const MEMORY_LIMIT = 2 ** 29;
@@ -22,9 +22,7 @@ export function settledMachine(machine: MachineState): MachineState | Timeline {
   if (!Number.isInteger(restarts) || restarts < 0 || restarts >= MEMORY_LIMIT) return machine;
   const deletedAfter = deletedAt === null ? null : deletedAt - closedAt(timeline);
   if (deletedAfter !== null && !(Number.isInteger(deletedAfter) && Math.abs(deletedAfter) < MEMORY_LIMIT)) return machine;
-  const c = packedColumns(timeline.transitions);
-  c.memory = restarts * 2 + (everUp ? 1 : 0);
-  c.deletedAfter = deletedAfter;
+  if (!setMemory(packedColumns(timeline.transitions), restarts * 2 + (everUp ? 1 : 0), deletedAfter)) return machine;
   return timeline;
 }
 
@@ -82,7 +80,7 @@ function enter(machine: MachineState, state: State, at: number, receivedAt: numb
   openTransitions(machine.timeline).push(transition);
   added.push(transition);
   if (TERMINAL_STATES.has(state)) {
-    packClosed(machine.timeline);
+    sealClosed(machine.timeline);
     machine.resourceVersion = null;
   }
 }

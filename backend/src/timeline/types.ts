@@ -1,7 +1,7 @@
 // Values that flow from the observation path into the timeline and on to the series stage.
 // Times are epoch milliseconds (integers), so sums of durations stay exact.
 
-import { codeAt, columnsOf, compactTransition, heldPackedTransition, isPacked, keepPacked, pack, packedColumns, packedExtras, packedTransition, stateOfCode, unpack, type Columns, type PackedTransitions } from './columns.ts';
+import { columnsOf, compactTransition, heldPackedTransition, intoArena, isPacked, keepPacked, outOfArena, pack, packedCode, packedColumns, packedExtras, packedLength, packedTime, packedTransition, stateOfCode, unpack, type Columns, type PackedTransitions } from './columns.ts';
 
 /** The states of DESIGN.md. The last three are terminal: nothing accrues after them. */
 export type State = 'provisioning' | 'up' | 'down' | 'suspended' | 'unknown' | 'completed' | 'failed' | 'deleted';
@@ -68,6 +68,20 @@ export function packClosed(timeline: Timeline): void {
   if (!isPacked(transitions) && transitions.length > 0 && TERMINAL_STATES.has(transitions[transitions.length - 1]!.state)) timeline.transitions = pack(transitions);
 }
 
+/**
+ * Seals a closed timeline that the engine keeps (packClosed), as a record of the shared arena
+ * (arena.ts): no object or array of its own. Released only through unsealClosed.
+ */
+export function sealClosed(timeline: Timeline): void {
+  packClosed(timeline);
+  if (isPacked(timeline.transitions)) timeline.transitions = intoArena(timeline.transitions);
+}
+
+/** A sealed timeline the engine no longer keeps: its transitions packed in columns of their own again, its arena record released. */
+export function unsealClosed(timeline: Timeline): void {
+  if (isPacked(timeline.transitions)) timeline.transitions = outOfArena(timeline.transitions);
+}
+
 // Readers read a timeline's transitions through these, not `transitions` (timelineColumns for a
 // sweep): a closed timeline is held packed, without an object per transition (issue 21 §3,
 // columns.ts), and these are what it answers without making one.
@@ -89,7 +103,7 @@ export function isPackedTimeline(timeline: Transitions): boolean {
 /** How many transitions it has. */
 export function transitionCount(timeline: Transitions): number {
   const t = timeline.transitions;
-  return isPacked(t) ? packedColumns(t).length : t.length;
+  return isPacked(t) ? packedLength(t) : t.length;
 }
 
 /** Its last transition's time (a timeline is never empty). */
@@ -106,13 +120,13 @@ export function lastState(timeline: Transitions): State | null {
 /** Transition `i`'s time. */
 export function transitionTime(timeline: Transitions, i: number): number {
   const t = timeline.transitions;
-  return isPacked(t) ? packedColumns(t).at[i]! : t[i]!.at;
+  return isPacked(t) ? packedTime(t, i) : t[i]!.at;
 }
 
 /** Transition `i`'s state. */
 export function transitionState(timeline: Transitions, i: number): State {
   const t = timeline.transitions;
-  return isPacked(t) ? stateOfCode(codeAt(packedColumns(t), i)) : t[i]!.state;
+  return isPacked(t) ? stateOfCode(packedCode(t, i)) : t[i]!.state;
 }
 
 /** Transition `i` as an object (a packed timeline makes one afresh for a transition without extras): to read, not to change. */
@@ -129,7 +143,7 @@ export function transitionAt(timeline: Transitions, i: number): Transition {
 export function heldTransition(timeline: Transitions, i: number): Transition | undefined {
   const t = timeline.transitions;
   if (!isPacked(t)) return t[i];
-  return i >= 0 && i < packedColumns(t).length ? heldPackedTransition(t, i) : undefined;
+  return i >= 0 && i < packedLength(t) ? heldPackedTransition(t, i) : undefined;
 }
 
 /**

@@ -1,0 +1,188 @@
+// The engine's closed runs in shared typed arrays (issue 21 §3): one record per run, no object or
+// array of its own. A closed run's Timeline holds its record's number in place of its transitions
+// (a small integer, no allocation); its columns are read through a view made on demand
+// (columns.ts packedColumns), which is what readers already read.
+//
+// Per record: where its times begin in `times` (Float64: epoch ms exactly as they are), how many
+// transitions it has, where its side-table numbers end (restart codes, columns.ts Kept), the index of
+// its first start, its machine's memory and deletion offset (Columns.memory, deletedAfter), and
+// flags. State codes (and the unobserved bit) one a byte in `codes`, at the same offsets as the
+// times. ~25 bytes a record and 9 a transition, against ~180 bytes a run for the Columns object and
+// its array (object headers, a slot per field, the array's own header).
+//
+// Records are placed at the end and never moved by a reader; a record given extras after it was
+// placed (a cause, a suspension's reason joined later) is placed again, and what it left is garbage
+// until the next compaction (when garbage is more than half of what is used). A released record's
+// number is reused: release only a run no reader keeps (the engine's forget, which first copies it
+// out: types.ts unsealClosed).
+
+const NULL_MEMORY = -1;
+const NULL_DELETED = -(2 ** 31);
+/** Flags: the record is live; it keeps whole-life totals (in `life`); it keeps a side table with objects (in `extras`). */
+export const LIVE = 1;
+export const HAS_LIFE = 2;
+export const HAS_EXTRAS = 4;
+
+function grown<T extends Float64Array | Uint8Array | Uint32Array | Int32Array>(array: T, size: number): T {
+  const bigger = new (array.constructor as new (n: number) => T)(size);
+  bigger.set(array);
+  return bigger;
+}
+
+export class RunArena {
+  times = new Float64Array(1 << 12);
+  codes = new Uint8Array(1 << 12);
+  /** Slots of times/codes in use (placed, live or garbage), and of those garbage. */
+  used = 0;
+  garbage = 0;
+  base = new Uint32Array(1 << 8);
+  count = new Uint32Array(1 << 8);
+  end = new Uint32Array(1 << 8);
+  startIndex = new Int32Array(1 << 8);
+  memory = new Int32Array(1 << 8);
+  deletedAfter = new Int32Array(1 << 8);
+  flags = new Uint8Array(1 << 8);
+  records = 0;
+  readonly #free: number[] = [];
+  /** Whole-life totals (Columns.life) and side tables holding objects (Columns.extras), of the few records that keep them. */
+  readonly life = new Map<number, number[]>();
+  readonly extras = new Map<number, unknown[]>();
+
+  /** How many records are live. */
+  get live(): number {
+    return this.records - this.#free.length;
+  }
+
+  /** A new record of `extent` slots (its times, then its side-table numbers); its slots are to be written by the caller. */
+  allocate(extent: number): number {
+    let r = this.#free.pop();
+    if (r === undefined) {
+      r = this.records++;
+      if (r >= this.base.length) this.#growRecords(this.base.length * 2);
+    }
+    this.flags[r] = LIVE;
+    this.memory[r] = NULL_MEMORY;
+    this.deletedAfter[r] = NULL_DELETED;
+    this.count[r] = 0;
+    this.end[r] = this.base[r]!;
+    this.#place(r, extent);
+    return r;
+  }
+
+  /** Gives record `r` a fresh extent of `extent` slots (its old one becomes garbage), its first `n` times and codes copied over. */
+  move(r: number, extent: number, n: number): void {
+    const from = this.base[r]!;
+    const times = this.times.slice(from, from + n);
+    const codes = this.codes.slice(from, from + n);
+    this.garbage += this.end[r]! - from;
+    // Empty until placed: a compaction on the way copies nothing of it.
+    this.end[r] = from;
+    this.#place(r, extent);
+    this.times.set(times, this.base[r]!);
+    this.codes.set(codes, this.base[r]!);
+  }
+
+  release(r: number): void {
+    if ((this.flags[r]! & LIVE) === 0) throw new Error(`run record ${r} is not live`);
+    this.garbage += this.end[r]! - this.base[r]!;
+    this.flags[r] = 0;
+    this.life.delete(r);
+    this.extras.delete(r);
+    this.#free.push(r);
+    this.#compactIfWasteful();
+  }
+
+  memoryOf(r: number): number | null {
+    const m = this.memory[r]!;
+    return m === NULL_MEMORY ? null : m;
+  }
+
+  deletedAfterOf(r: number): number | null {
+    const d = this.deletedAfter[r]!;
+    return d === NULL_DELETED ? null : d;
+  }
+
+  /** Sets the machine memory (a small non-negative integer or null) and deletion offset (|d| < 2^29, or null); false when they do not fit. */
+  setMemory(r: number, memory: number | null, deletedAfter: number | null): boolean {
+    if (memory !== null && !(Number.isInteger(memory) && memory >= 0 && memory < 2 ** 31)) return false;
+    if (deletedAfter !== null && !(Number.isInteger(deletedAfter) && Math.abs(deletedAfter) < 2 ** 30)) return false;
+    this.memory[r] = memory ?? NULL_MEMORY;
+    this.deletedAfter[r] = deletedAfter ?? NULL_DELETED;
+    return true;
+  }
+
+  setLife(r: number, life: number[] | null): void {
+    this.#setSide(this.life, HAS_LIFE, r, life);
+  }
+
+  setExtras(r: number, extras: unknown[] | null): void {
+    this.#setSide(this.extras, HAS_EXTRAS, r, extras);
+  }
+
+  /** Keeps `value` for record `r` in `map` (null: none), its flag saying so (a view reads the map only then). */
+  #setSide<T>(map: Map<number, T>, flag: number, r: number, value: T | null): void {
+    if (value === null) {
+      if ((this.flags[r]! & flag) !== 0) map.delete(r);
+      this.flags[r]! &= ~flag;
+    } else {
+      map.set(r, value);
+      this.flags[r]! |= flag;
+    }
+  }
+
+  /** Record `r`'s slots run from base[r] to end[r]: places them after the last, growing the arrays when full. */
+  #place(r: number, extent: number): void {
+    if (this.used + extent > this.times.length) {
+      // Before growing, drop the garbage (a compaction moves the records that are live, `r` too).
+      this.#compactIfWasteful();
+      if (this.used + extent > this.times.length) {
+        const size = Math.max(this.times.length * 2, this.used + extent);
+        this.times = grown(this.times, size);
+        this.codes = grown(this.codes, size);
+      }
+    }
+    this.base[r] = this.used;
+    this.end[r] = this.used + extent;
+    this.used += extent;
+  }
+
+  #growRecords(size: number): void {
+    this.base = grown(this.base, size);
+    this.count = grown(this.count, size);
+    this.end = grown(this.end, size);
+    this.startIndex = grown(this.startIndex, size);
+    this.memory = grown(this.memory, size);
+    this.deletedAfter = grown(this.deletedAfter, size);
+    this.flags = grown(this.flags, size);
+  }
+
+  #compactIfWasteful(): void {
+    if (this.garbage < 1 << 12 || this.garbage * 2 < this.used) return;
+    this.compact();
+  }
+
+  /** Copies the live records' slots together into fresh arrays (in record order), dropping the garbage. */
+  compact(): void {
+    const size = Math.max(1 << 12, (this.used - this.garbage) * 2);
+    const times = new Float64Array(size);
+    const codes = new Uint8Array(size);
+    let used = 0;
+    for (let r = 0; r < this.records; r++) {
+      if ((this.flags[r]! & LIVE) === 0) continue;
+      const from = this.base[r]!;
+      const extent = this.end[r]! - from;
+      times.set(this.times.subarray(from, from + extent), used);
+      codes.set(this.codes.subarray(from, from + extent), used);
+      this.base[r] = used;
+      this.end[r] = used + extent;
+      used += extent;
+    }
+    this.times = times;
+    this.codes = codes;
+    this.used = used;
+    this.garbage = 0;
+  }
+}
+
+/** The one arena of the process: the engine's closed runs (and a test's). */
+export const runArena = new RunArena();
