@@ -362,7 +362,9 @@ describe('the embedded store', () => {
     const fromMap = await restoredFrom(true);
     const same = (): void => {
       expect(fromMap.timelines().map(drawn)).toEqual(fromList.timelines().map(drawn));
-      expect([...fromMap.machines()]).toEqual([...fromList.machines()]);
+      // A closed run's transitions are a record of the arena (its number differs between two engines): compared as read.
+      const read = (e: TimelineEngine): unknown[] => [...e.machines()].map((m) => ({ ...m, timeline: { ...m.timeline, transitions: transitionsOf(m.timeline) } }));
+      expect(read(fromMap)).toEqual(read(fromList));
       expect([fromMap.counts, fromMap.machinesKept, fromMap.horizon]).toEqual([fromList.counts, fromList.machinesKept, fromList.horizon]);
       for (const tl of fromList.timelines()) expect(fromMap.timeline(tl.uid)).toBe(fromMap.timelines().find((t) => t.uid === tl.uid));
     };
