@@ -334,6 +334,8 @@ export const codeWords = (n: number): number => (n + 7) >> 3;
  * their STATE_CODEs eight to a number (codeAt; kept as it is: an exact-length array); `extras` the
  * transitions that carry extras, as index, transition, index, transition, … in index order
  * (compactTransition's form; null when none does), kept as the side table keeps them (Kept).
+ * Placed straight in the arena (arena.ts): a snapshot's runs are read for the engine, which keeps
+ * them so (sealClosed), and columns of their own for each would only be garbage after the restore.
  */
 export function packColumns(at: number[], n: number, extras: (number | Transition)[] | null): PackedTransitions {
   const c: Columns = { length: n, times: at, base: 0, codes: null, record: -1, end: -1, startIndex: -1, life: null, extras: null, memory: null, deletedAfter: null };
@@ -353,7 +355,7 @@ export function packColumns(at: number[], n: number, extras: (number | Transitio
     }
     holdSideTable(c, kept);
   }
-  return c as unknown as PackedTransitions;
+  return intoArena(c as unknown as PackedTransitions);
 }
 
 /**
