@@ -109,6 +109,28 @@ describe('settleHeapAfterLoad: the heap growth bounded once loaded', () => {
     expect(largest - live).toBeLessThan(0.25 * live + 80 * MiB);
   });
 
+  it('compacts a load whose pages looked full only while its garbage lay uncollected', () => {
+    // No free pages left from the tests before (their churn): what is free below is the load's.
+    compactOldGeneration();
+    gc({ type: 'major', execution: 'sync' });
+    const before = oldSpaceUsed();
+    // Promoted (~80 MiB), then half dropped without a collection: the pages count all of it as used.
+    let all: { i: number; twice: number }[] | null = [];
+    for (let i = 0; i < 2_000_000; i++) all.push({ i, twice: 2 * i });
+    gc({ type: 'major', execution: 'sync' });
+    const kept = all.filter((o) => o.i % 2 === 0);
+    all = null;
+    const sparse = oldCommitted();
+    expect(compactHeapAfterLoad(before, 20 * MiB)).toBeNull();
+
+    const settled = settleHeapAfterLoad(before, { compact: true, growthPercent: 10, fromBytes: 20 * MiB });
+
+    expect(settled.boundMs).toBeGreaterThan(0);
+    expect(settled.compaction).not.toBeNull();
+    expect(settled.compaction!.committedAfter).toBeLessThan(sparse - 20 * MiB);
+    expect(kept.every((o, k) => o.i === 2 * k && o.twice === 4 * k)).toBe(true);
+  });
+
   it('collects nothing itself after a small load, or with a bound of 0 (V8 its own policy)', () => {
     expect(settleHeapAfterLoad(oldSpaceUsed(), { compact: false, growthPercent: 10 })).toEqual({ compaction: null, boundMs: 0 });
     expect(settleHeapAfterLoad(0, { compact: false, growthPercent: 0, fromBytes: 0 })).toEqual({ compaction: null, boundMs: 0 });

@@ -107,7 +107,8 @@ export interface HeapAfterLoad {
  * the collections run here on. V8 sets the next collection's limit where a full collection ends,
  * so after a load of `fromBytes` or more (COMPACT_FROM_BYTES) that was not compacted, one full
  * collection is run, else the limit the load's last collection set by V8's own factor is the one
- * the first queries meet; a smaller load is not worth the pause. The load itself keeps V8's pace
+ * the first queries meet; a smaller load is not worth the pause. Its pages are then weighed again for
+ * a compaction: before that collection their garbage counted as used. The load itself keeps V8's pace
  * (collected at the bound's, it would take longer).
  */
 export function settleHeapAfterLoad(
@@ -116,11 +117,15 @@ export function settleHeapAfterLoad(
 ): HeapAfterLoad {
   // 0 is V8's "not set": its own factor.
   setFlagsFromString(`--heap-growing-percent=${growthPercent}`);
-  const compaction = compact ? compactHeapAfterLoad(usedBeforeLoad, fromBytes) : null;
-  if (compaction !== null || growthPercent === 0 || oldSpaceUsed() - usedBeforeLoad < fromBytes) return { compaction, boundMs: 0 };
+  let compaction = compact ? compactHeapAfterLoad(usedBeforeLoad, fromBytes) : null;
+  if (compaction !== null || (growthPercent === 0 && !compact) || oldSpaceUsed() - usedBeforeLoad < fromBytes) return { compaction, boundMs: 0 };
   const started = performance.now();
   gc()({ type: 'major', execution: 'sync' });
-  return { compaction, boundMs: performance.now() - started };
+  const boundMs = performance.now() - started;
+  // Pages that looked full may have held the load's garbage (a data dir read straight into what the
+  // engine keeps leaves little else): collected, they are weighed again.
+  if (compact) compaction = compactHeapAfterLoad(usedBeforeLoad, fromBytes);
+  return { compaction, boundMs };
 }
 
 /** What a compacted old generation may still hold free: the last page each compacting task filled. */
