@@ -21,7 +21,7 @@ import { summarize } from '../src/series/summary.ts';
 import { simulateFleet } from '../src/sources/simulator/index.ts';
 import { Rng } from '../src/sources/simulator/rng.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
-import { transitionsOf, type State, type Timeline, type Transition } from '../src/timeline/types.ts';
+import { timelineAsRead, transitionsOf, type State, type Timeline, type Transition } from '../src/timeline/types.ts';
 import { replayTrace } from '../src/sources/trace/replay.ts';
 import { defaultParseWorkers, replayTraceInWorkers } from '../src/runtime/trace-workers.ts';
 import { viewTraceChunk } from '../src/runtime/trace-chunk.ts';
@@ -184,7 +184,7 @@ const cpuOf = (fn: () => Promise<void>, cpu: number[], mainThreadCpu: number[] =
 };
 const replayCpu: number[] = [];
 /** An engine's timelines with their transitions as read (a closed run's are an arena record, numbered per engine). */
-const asRead = (engine: TimelineEngine): string => JSON.stringify(engine.timelines().map((tl) => ({ ...tl, transitions: transitionsOf(tl) })));
+const asRead = (engine: TimelineEngine): string => JSON.stringify(engine.timelines().map(timelineAsRead));
 let inThreadTimelines = '';
 const replay = await measureAsync(cpuOf(async () => {
   const engine = new TimelineEngine();

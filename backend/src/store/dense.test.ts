@@ -2,7 +2,7 @@
 // label sets written once per snapshot, and a malformed element refused.
 
 import { simulateFleet } from '../sources/simulator/index.ts';
-import type { MachineState } from '../timeline/machine.ts';
+import { machineAsRead, type MachineState } from '../timeline/machine.ts';
 import { codeAt, isArenaRecord, timeAt, type Columns, type PackedTransitions } from '../timeline/columns.ts';
 import { isPackedTimeline, sealClosed, timelineColumns, transitionsOf, type State, type Timeline, type Transition } from '../timeline/types.ts';
 import { DenseReader, DenseWriter, type DenseMachine } from './dense.ts';
@@ -18,15 +18,10 @@ function columnsRead(c: Columns): unknown {
   return { length: c.length, times, codes, startIndex: c.startIndex, extras: c.extras, life: c.life, memory: c.memory, deletedAfter: c.deletedAfter };
 }
 
-/** A machine read with its timeline's transitions as objects (a closed one is an arena record, its number another in each read). */
-function plainMachine<M extends { timeline: Timeline }>(m: M): M {
-  return { ...m, timeline: { ...m.timeline, transitions: [...transitionsOf(m.timeline)] } };
-}
-
 const machine = (timeline: Timeline, more: Partial<MachineState> = {}): MachineState => ({ timeline, everUp: true, restarts: 2, resourceVersion: '41', deletedAt: null, ...more });
 
-/** Its transitions as objects: a closed timeline is read packed. */
-const plain = (m: MachineState): MachineState => ({ ...m, timeline: { ...m.timeline, transitions: [...transitionsOf(m.timeline)] } });
+/** Its transitions as objects: a closed timeline is read packed (an arena record, its number another in each read). */
+const plain = machineAsRead;
 
 /** Through JSON, as a snapshot's line. */
 const roundTrip = (machines: MachineState[]): MachineState[] => {
@@ -168,7 +163,7 @@ describe("a snapshot's dense machine (format 5)", () => {
         try {
           const m = bytes ? reader.read(line, 0, line.length) : null;
           if (m !== null) read++;
-          return plainMachine(m ?? reader.decode(JSON.parse(line.toString('utf8'))));
+          return plain(m ?? reader.decode(JSON.parse(line.toString('utf8'))));
         } catch (error) {
           return `${(error as Error).name}: ${(error as Error).message}`;
         }

@@ -13,7 +13,7 @@ import { ClusterEngine } from '../nodes/engine.ts';
 import { EmbeddedStore, lineBlocks, StoreError } from './embedded.ts';
 import { clusterEngine, clusterTrace, drawn, feedFleet, JOBSET, NODES, plainMachines } from '../../../test/support/store/scenes.ts';
 import { transitionsOf, TERMINAL_STATES, type Cause, type Timeline, type Transition } from '../timeline/types.ts';
-import type { MachineState } from '../timeline/machine.ts';
+import { machineAsRead, type MachineState } from '../timeline/machine.ts';
 import { derivedTransitions } from '../timeline/never-up.ts';
 import { FORMAT, parseSnapshot, parseSnapshotBlocks, snapshotOf, snapshotText, type Snapshot, type UsageSnapshotEntry } from './records.ts';
 import { FleetIndex } from '../series/fleet-index.ts';
@@ -363,7 +363,7 @@ describe('the embedded store', () => {
     const same = (): void => {
       expect(fromMap.timelines().map(drawn)).toEqual(fromList.timelines().map(drawn));
       // A closed run's transitions are a record of the arena (its number differs between two engines): compared as read.
-      const read = (e: TimelineEngine): unknown[] => [...e.machines()].map((m) => ({ ...m, timeline: { ...m.timeline, transitions: transitionsOf(m.timeline) } }));
+      const read = (e: TimelineEngine): unknown[] => [...e.machines()].map(machineAsRead);
       expect(read(fromMap)).toEqual(read(fromList));
       expect([fromMap.counts, fromMap.machinesKept, fromMap.horizon]).toEqual([fromList.counts, fromList.machinesKept, fromList.horizon]);
       for (const tl of fromList.timelines()) expect(fromMap.timeline(tl.uid)).toBe(fromMap.timelines().find((t) => t.uid === tl.uid));

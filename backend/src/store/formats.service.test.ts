@@ -13,10 +13,10 @@ import { decodeTransition, FORMAT, type EncodedTransition, type Snapshot } from 
 import { allNodeLayers } from './store.ts';
 import { UPNESS_VERSION } from './version.ts';
 import { transitionsOf } from '../timeline/types.ts';
-import type { MachineState } from '../timeline/machine.ts';
+import { machineAsRead, type MachineState } from '../timeline/machine.ts';
 
 /** Machines with their transitions as read: a closed run read from a snapshot is an arena record, numbered per read (timeline/arena.ts). */
-const asRead = (machines: readonly MachineState[]): unknown[] => machines.map((m) => ({ ...m, timeline: { ...m.timeline, transitions: transitionsOf(m.timeline) } }));
+const asRead = (machines: readonly MachineState[]): unknown[] => machines.map(machineAsRead);
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 

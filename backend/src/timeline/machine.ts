@@ -5,7 +5,7 @@ import { internLabels, internNamespace, internSuspension, internValue, sameLabel
 import { joinSuspension } from './facts.ts';
 import { isUp, type JobSetView } from './jobset.ts';
 import { isPacked, packedColumns, setMemory } from './columns.ts';
-import { closedAt, lastState, openTransitions, sealClosed, setLastUnobserved, TERMINAL_STATES, timelineColumns, transitionAt, transitionCount, type State, type Suspension, type Timeline, type Transition } from './types.ts';
+import { closedAt, lastState, openTransitions, sealClosed, setLastUnobserved, TERMINAL_STATES, timelineAsRead, timelineColumns, transitionAt, transitionCount, type State, type Suspension, type Timeline, type Transition } from './types.ts';
 
 /** Restart counts and deletion offsets (ms) a closed run's memory holds in its columns: small integers on every V8 build. */
 const MEMORY_LIMIT = 2 ** 29;
@@ -37,6 +37,11 @@ export function machineOf(kept: MachineState | Timeline): MachineState {
 /** The timeline of what the engine keeps (settledMachine). */
 export function keptTimeline(kept: MachineState | Timeline): Timeline {
   return isMachine(kept) ? kept.timeline : kept;
+}
+
+/** The machine with its timeline's transitions as objects (types.ts timelineAsRead): to compare or print one. */
+export function machineAsRead<M extends { timeline: Timeline }>(m: M): M {
+  return { ...m, timeline: timelineAsRead(m.timeline) };
 }
 
 /** Whether the engine keeps it as a machine (an open run, or a closed one whose memory did not fit its columns), not as a settled timeline. */

@@ -185,6 +185,14 @@ export function transitionsOf(timeline: Transitions): readonly Transition[] {
   return isPacked(t) ? unpack(t) : t;
 }
 
+/**
+ * The timeline with its transitions as objects: to compare or print one. A closed run's are packed,
+ * or a record of the engine's arena whose number differs from engine to engine (arena.ts).
+ */
+export function timelineAsRead<T extends Timeline>(timeline: T): T {
+  return { ...timeline, transitions: [...transitionsOf(timeline)] };
+}
+
 /** The array of an open timeline, for its writers; a closed (packed) timeline takes no transition. */
 export function openTransitions(timeline: Transitions): Transition[] {
   const t = timeline.transitions;
