@@ -98,12 +98,35 @@ describe('a whole table written from its closed runs kept cells', () => {
           const rows = Int32Array.from(list.map((_, i) => i).filter((i) => (i + from) % 2 === 0 || key === 'c'));
           const values = Array.from(rows, (row) => (row % 3 === 0 ? `${key}·${row}` : row % 3 === 1 ? row * 0.1 : null));
           const sink = new AnswerSink();
-          cells.writeColumn(sink, key, columns, rows, values, from, to);
+          // 'c' as a column of the runs' identities (the same cell in every range): every row's kept.
+          cells.writeColumn(sink, key, columns, rows, values, from, to, key === 'c');
           expect(joined(sink.pieces()).equals(Buffer.from(JSON.stringify(values), 'utf8'))).toBe(true);
           expect(cells.bytes).toBeLessThanOrEqual(budget);
         }
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('keeps every row of a column of identities, open runs too: warm, the whole column is one stretch of bytes', () => {
+    fc.assert(
+      fc.property(arbFleet, arbTime, arbTime, (fleet, a, b) => {
+        const list = markSorted(fleet);
+        const columns = runColumns(list);
+        const cells = new RowCells();
+        const rows = Int32Array.from(list, (_, i) => i);
+        const values = list.map((tl) => tl.uid);
+        const [from, to] = [Math.min(a, b), Math.max(a, b)];
+        for (let k = 0; k < 2; k++) {
+          const sink = new AnswerSink();
+          cells.writeColumn(sink, 'uid', columns, rows, values, from, to, true);
+          const pieces = sink.pieces();
+          expect(joined(pieces).equals(Buffer.from(JSON.stringify(values), 'utf8'))).toBe(true);
+          // Warm: '[', the kept bytes of every row, ']'.
+          if (k === 1) expect(pieces.filter((p) => typeof p !== 'string')).toHaveLength(1);
+        }
+      }),
+      { numRuns: 100 },
     );
   });
 });

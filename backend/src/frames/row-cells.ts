@@ -3,7 +3,8 @@
 // so the JSON text of each of its cells is too. This cache keeps those cells' bytes, per column,
 // packed in the order of the engine's sorted list (series/run-columns.ts), each cell followed by a
 // comma: a whole per-JobSet table copies each stretch of consecutive kept rows in one piece, and
-// only the runs that straddle the range's ends or are still open are serialised again.
+// only the runs that straddle the range's ends or are still open are serialised again (and not even
+// those in a column of the runs' identities, which no range changes: the whole column is one piece).
 //
 // Bounded: the cells of one list only (a new list, a run added or dropped, takes over the cells of
 // the runs it kept, in one walk), and at most `budgetBytes` of them, whole columns evicted least
@@ -38,6 +39,9 @@ interface Column {
   used: number;
 }
 
+/** The columns whose cell is a run's identity: the same in every range, an open run's too (writeColumn's `everyRange`). */
+export const RUN_IDENTITY_KEYS: ReadonlySet<string> = new Set(['cluster', 'namespace', 'name', 'uid']);
+
 export class RowCells {
   readonly budgetBytes: number;
   #list: readonly Timeline[] | null = null;
@@ -66,9 +70,10 @@ export class RowCells {
    * `values[i]` being the cell of row `rows[i]` of `columns`' list (rows ascending). A row whose
    * whole life the range (from, to] holds takes its kept bytes, or keeps the text written now; any
    * other row is written now. `key` names what the column holds (its name: a figure's name, state,
-   * uid…): one key, one value for such a row in every range.
+   * uid…): one key, one value for such a row in every range. `everyRange`: the column's cell is its
+   * row's in every range, open runs' too (a run's identity), so every row's cell is kept.
    */
-  writeColumn(sink: AnswerSink, key: string, columns: RunColumns, rows: Int32Array, values: readonly unknown[], from: number, to: number): void {
+  writeColumn(sink: AnswerSink, key: string, columns: RunColumns, rows: Int32Array, values: readonly unknown[], from: number, to: number, everyRange = false): void {
     const column = this.#column(key, columns);
     // Not kept (it does not fit the budget): the column as JSON.stringify writes it, in one call.
     if (column === null) {
@@ -80,24 +85,18 @@ export class RowCells {
     // The stretch of kept bytes being copied: [copyFrom, copyTo) of column.packed.
     let copyFrom = -1;
     let copyTo = -1;
-    // The rows not to keep (open, or not held by the range) since `freshFrom`: written in one JSON.stringify.
-    let freshFrom = -1;
     const flush = (i: number): void => {
       if (copyFrom >= 0) sink.bytes(column.packed.subarray(copyFrom, i < n ? copyTo : copyTo - 1));
-      else if (freshFrom >= 0) {
-        const text = JSON.stringify(values.slice(freshFrom, i));
-        sink.text(i < n ? `${text.slice(1, -1)},` : text.slice(1, -1));
-      }
-      copyFrom = copyTo = freshFrom = -1;
+      copyFrom = copyTo = -1;
     };
     let added = 0;
     for (let i = 0; i < n; i++) {
       const row = rows[i]!;
-      if (!holdsLife(columns, row, from, to)) {
-        if (freshFrom < 0) {
-          flush(i);
-          freshFrom = i;
-        }
+      // A row not to keep (open, or not held by the range): written now, value by value (most stand alone between kept stretches).
+      if (!everyRange && !holdsLife(columns, row, from, to)) {
+        flush(i);
+        const text = JSON.stringify(values[i]) ?? 'null';
+        sink.text(i + 1 < n ? `${text},` : text);
         continue;
       }
       const start = column.start[row]!;

@@ -54,7 +54,8 @@ export function lived(life: Life, from: number, to: number): boolean {
  * built column by column from it: row objects cost more than the figures themselves over large fleets.
  */
 export interface SummaryColumns {
-  timelines: Timeline[];
+  /** Read only: a query's sorted selection comes back as it is (not copied). */
+  timelines: readonly Timeline[];
   totals: Float64Array;
   timeToFirstUp: (number | null)[];
   states: State[];
@@ -63,6 +64,13 @@ export interface SummaryColumns {
 function isSorted(timelines: readonly Timeline[]): boolean {
   for (let i = 1; i < timelines.length; i++) if (byNamespaceNameUid(timelines[i - 1]!, timelines[i]!) > 0) return false;
   return true;
+}
+
+/** The timelines that lived in [from, to] (all of them when `selected`), sorted by namespace, name and UID, in a new array. */
+function sortedLived(timelines: readonly Timeline[], selected: boolean, horizon: number, from: number, to: number): Timeline[] {
+  const lived = selected ? timelines.slice() : timelines.filter((tl) => livedIn(tl, horizon, from, to));
+  if (!isMarkedSorted(timelines) && !isSorted(lived)) lived.sort(byNamespaceNameUid);
+  return lived;
 }
 
 export interface SummaryOptions {
@@ -79,9 +87,10 @@ export interface SummaryOptions {
 }
 
 export function summaryColumns(timelines: readonly Timeline[], horizon: number, from: number, to: number, options: SummaryOptions = {}): SummaryColumns {
-  const lived = options.selected === true ? timelines.slice() : timelines.filter((tl) => livedIn(tl, horizon, from, to));
-  // The engine keeps its timelines sorted (and a selection of them stays so): sort only what comes unsorted (another source's).
-  if (!isMarkedSorted(timelines) && !isSorted(lived)) lived.sort(byNamespaceNameUid);
+  // The engine keeps its timelines sorted (and a selection of them stays so): sort only what comes
+  // unsorted (another source's). A sorted selection is its own rows (a 10,000-row table's copy of it
+  // was garbage every request).
+  const lived = options.selected === true && isMarkedSorted(timelines) ? timelines : sortedLived(timelines, options.selected === true, horizon, from, to);
   const withTimeToFirstUp = options.timeToFirstUp !== false;
   const totals = options.totalsOf?.(lived.length * FIELDS) ?? new Float64Array(lived.length * FIELDS);
   const timeToFirstUp: (number | null)[] = new Array<number | null>(lived.length).fill(null);

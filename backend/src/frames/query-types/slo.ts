@@ -22,7 +22,7 @@ import type { QueryContext } from '../context.ts';
 import { withColumnWriter } from '../answer-bytes.ts';
 import { frame, numberField, stringField, timeField, type Field, type FrameJSON } from '../frame.ts';
 import { pooledGroups, type PooledGroup } from '../pooled.ts';
-import { rowCells } from '../row-cells.ts';
+import { rowCells, RUN_IDENTITY_KEYS } from '../row-cells.ts';
 import { isShaped, pickRows, refuseUnknownSortColumn, TABLE_FIELDS, tableMeta } from '../table.ts';
 import { pointsOf, refuseCauseGroup, type Cost, type QueryTypeModule } from './module.ts';
 
@@ -363,7 +363,7 @@ function sloTable(
     }
     // The label's cell is the first run's namespace or name: the summary table's cell of that row.
     const key = d === 'jobset' ? 'name' : d;
-    if (firstRows !== undefined) withColumnWriter(values, (sink) => rowCells.writeColumn(sink, key, firstRows.columns, firstRows.rows, values, ctx.from, ctx.to));
+    if (firstRows !== undefined) withColumnWriter(values, (sink) => rowCells.writeColumn(sink, key, firstRows.columns, firstRows.rows, values, ctx.from, ctx.to, RUN_IDENTITY_KEYS.has(key)));
     return stringField(d, values, { nullable: false });
   });
   // One point: every row's time is it, written once and repeated.

@@ -17,7 +17,7 @@ import type { QueryContext } from '../context.ts';
 import { withColumnWriter } from '../answer-bytes.ts';
 import { frame, numberField, stringField, type Field, type FrameJSON } from '../frame.ts';
 import { pooledGroups } from '../pooled.ts';
-import { rowCells } from '../row-cells.ts';
+import { rowCells, RUN_IDENTITY_KEYS } from '../row-cells.ts';
 import { NO_USAGE_NOTICE, usageByStateFields } from '../usage.ts';
 import { isShaped, pickRows, refuseUnknownSortColumn, TABLE_FIELDS, tableMeta } from '../table.ts';
 import { perJobSet, rangeStart, refuseCauseGroup, type Cost, type QueryTypeModule } from './module.ts';
@@ -94,7 +94,7 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
       // Identity, state and figures only: what a closed run's life says (not usage, nor a pool's JobSets).
       for (const { schema, values } of fields) {
         if (!CACHED_IDENTITY.has(schema.name) && !(columns as readonly string[]).includes(schema.name)) continue;
-        withColumnWriter(values, (sink) => rowCells.writeColumn(sink, schema.name, wholeRows.columns, wholeRows.rows, values, ctx.from, ctx.to));
+        withColumnWriter(values, (sink) => rowCells.writeColumn(sink, schema.name, wholeRows.columns, wholeRows.rows, values, ctx.from, ctx.to, RUN_IDENTITY_KEYS.has(schema.name)));
       }
     }
     const meta = withUsageNotice(ctx, rows !== null ? tableMeta(n, rows.length, summaryTotals(ctx, columns)) : undefined);
