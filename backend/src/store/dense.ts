@@ -15,9 +15,9 @@
 // packColumns): its times and state codes as columns, objects only for the transitions with extras.
 
 import { internLabels, internNamespace, internSuspension, internValue } from '../timeline/intern.ts';
-import type { MachineState } from '../timeline/machine.ts';
+import { keepClosedMemory, type MachineState } from '../timeline/machine.ts';
 import { CLOSED_FROM, codeWords, compactTransition, packColumns, STATE_CODE, stateOfCode } from '../timeline/columns.ts';
-import { transitionAt, transitionCount, type Cause, type State, type Suspension, type Transition } from '../timeline/types.ts';
+import { transitionAt, transitionCount, type Cause, type State, type Suspension, type Timeline, type Transition } from '../timeline/types.ts';
 
 type Labels = Readonly<Record<string, string>>;
 /** An interned string: its number in the strings table, or (first use) the string itself. */
@@ -131,7 +131,10 @@ function internCauses(causes: Cause[]): Cause[] {
 
 const malformed = (what: string): SyntaxError => new SyntaxError(`a machine of the snapshot ${what}`);
 
-/** Decodes the machines of one snapshot, in the order written; a malformed one throws a SyntaxError. */
+/**
+ * Decodes the machines of one snapshot, in the order written, each as the engine keeps it (a closed
+ * run's as its timeline alone: timeline/machine.ts settledMachine); a malformed one throws a SyntaxError.
+ */
 export class DenseReader {
   readonly #strings: string[] = [];
   readonly #labelSets: Labels[] = [];
@@ -177,7 +180,7 @@ export class DenseReader {
     laid[w] = (laid[w]! | (code << ((i & 7) << 2))) >>> 0;
   }
 
-  decode(item: unknown): MachineState {
+  decode(item: unknown): MachineState | Timeline {
     if (!Array.isArray(item) || item.length < 16 || item.length > 17) throw malformed('is not an array of 16 or 17 elements');
     const d = item as DenseMachine;
     const [uid, , , , , , createdAt, , , , , , , , states, times, extras] = d;
@@ -205,7 +208,7 @@ export class DenseReader {
    * for an element it does not scan (a label set or a string written in full with escapes, a number
    * that is not a short integer, anything unexpected): the caller parses that one as JSON.
    */
-  read(bytes: Buffer, start: number, end: number): MachineState | null {
+  read(bytes: Buffer, start: number, end: number): MachineState | Timeline | null {
     const s = this.#scan;
     s.from(bytes, start, end);
     s.byte(OPEN);
@@ -263,7 +266,7 @@ export class DenseReader {
     d: Readonly<DenseMachine>,
     n: number,
     extras: Extra[] | undefined,
-  ): MachineState {
+  ): MachineState | Timeline {
     const [uid, namespaceRef, nameRef, labelsRef, accelerator, topology, createdAt, accelerators, checkpointIntervalMs, pods, everUp, restarts, rv, deletedAt] = d;
     const namespace = internNamespace(this.#string(namespaceRef));
     const name = this.#string(nameRef);
@@ -293,26 +296,24 @@ export class DenseReader {
       last = i;
       (held ??= []).push(i, compactTransition(t));
     }
-    return {
-      timeline: {
-        uid,
-        namespace,
-        name,
-        labels,
-        accelerator: accelerator === null ? null : this.#string(accelerator),
-        topology: topology === null ? null : this.#string(topology),
-        createdAt,
-        accelerators,
-        checkpointIntervalMs,
-        pods,
-        // An exact-length copy of the scratch (its elements kind: doubles); the side table's too (push leaves spare slots).
-        transitions: transitions ?? packColumns(laid.slice(0, n + codeWords(n)), n, held === null ? null : held.slice()),
-      },
-      everUp,
-      restarts,
-      resourceVersion: rv,
-      deletedAt,
+    const timeline: Timeline = {
+      uid,
+      namespace,
+      name,
+      labels,
+      accelerator: accelerator === null ? null : this.#string(accelerator),
+      topology: topology === null ? null : this.#string(topology),
+      createdAt,
+      accelerators,
+      checkpointIntervalMs,
+      pods,
+      // A closed one's placed in the arena from the scratch.
+      transitions: transitions ?? packColumns(laid, n, held),
     };
+    // A closed run as the engine keeps it (timeline/machine.ts settledMachine: its resource version
+    // dropped as a run that closes drops it): no machine object made only to be dropped.
+    if (closed && keepClosedMemory(timeline, everUp, restarts, deletedAt)) return timeline;
+    return { timeline, everUp, restarts, resourceVersion: closed ? null : rv, deletedAt };
   }
 }
 
