@@ -4,7 +4,7 @@
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { isClosed, isMachine, keptTimeline, machineAsRead, machineOf, settledMachine, type MachineState } from '../timeline/machine.ts';
 import { codeAt, isArenaRecord, timeAt, type Columns, type PackedTransitions } from '../timeline/columns.ts';
-import { isPackedTimeline, sealClosed, timelineColumns, transitionsOf, type State, type Timeline, type Transition } from '../timeline/types.ts';
+import { isPackedTimeline, sealClosed, timelineColumns, transitionsOf, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
 import { DenseReader, DenseWriter, type DenseMachine } from './dense.ts';
 
 /** What columns read (times, codes, the start, the kept extras and memory), wherever they are held. */
@@ -15,7 +15,9 @@ function columnsRead(c: Columns): unknown {
     times.push(timeAt(c, i));
     codes.push(codeAt(c, i));
   }
-  return { length: c.length, times, codes, startIndex: c.startIndex, extras: c.extras, life: c.life, memory: c.memory, deletedAfter: c.deletedAfter };
+  // An arena record's extent: its times and the side table's numbers behind them (failure-policy restarts as RestartCodes).
+  const extent = c.codes === null ? null : c.end - c.base;
+  return { length: c.length, times, codes, startIndex: c.startIndex, extras: c.extras, life: c.life, memory: c.memory, deletedAfter: c.deletedAfter, extent };
 }
 
 const machine = (timeline: Timeline, more: Partial<MachineState> = {}): MachineState => ({ timeline, everUp: true, restarts: 2, resourceVersion: '41', deletedAt: null, ...more });
@@ -175,6 +177,21 @@ describe("a snapshot's dense machine (format 5)", () => {
         at = random() < 0.9 ? at + Math.floor(random() * 1e7) : at + pick([0.5, -1000, 2 ** 54]);
         const t: Transition = { at, state: pick(STATES) };
         if (random() < 0.15) t.causes = [{ kind: pick(['NodeNotReady', 'PodFailed']), at, ...(random() < 0.5 ? { node: pick(strings) } : {}), ...(random() < 0.3 ? { message: pick(strings) } : {}) }];
+        // Failure-policy restarts (most of a closed fleet's extras): as the engine writes them, and ones a RestartCode cannot hold
+        // (a count or an offset out of its range, not whole, keys in another order or one more), one cause or two.
+        else if (random() < 0.3) {
+          const restart = (): Cause => {
+            const offset = random() < 0.8 ? Math.floor(random() * 2 ** 19) - 2 ** 18 : pick([2 ** 18, -(2 ** 18) - 1, 0.5, 2 ** 40]);
+            const restarts = random() < 0.8 ? Math.floor(random() * 1024) : pick([1024, -1, 1.5, 2 ** 31]);
+            const cause: Cause = { kind: 'JobSetRestart', at: at + offset, restarts, reason: 'FailurePolicyRestart' };
+            const shape = random();
+            if (shape < 0.05) return { kind: 'JobSetRestart', at: cause.at, reason: 'FailurePolicyRestart', restarts };
+            if (shape < 0.1) return { ...cause, node: pick(strings) };
+            if (shape < 0.15) return { ...cause, reason: 'Other' };
+            return cause;
+          };
+          t.causes = random() < 0.9 ? [restart()] : [restart(), restart()];
+        }
         if (random() < 0.1) t.suspension = { reason: pick([null, ...strings]), message: pick([null, ...strings]) };
         if (random() < 0.1) t.unobserved = { interruptions: Math.floor(random() * 3), recoveries: Math.floor(random() * 3) };
         transitions.push(t);
@@ -205,8 +222,9 @@ describe("a snapshot's dense machine (format 5)", () => {
           const m = bytes ? reader.read(line, 0, line.length) : null;
           if (m !== null) read++;
           const kept = m ?? reader.decode(JSON.parse(line.toString('utf8')));
-          // Settled or not, as the engine settles a run it restores.
-          return { settled: !isMachine(kept), machine: plain(kept) };
+          // Settled or not, as the engine settles a run it restores; a closed one's side table held alike (its numbers behind the times, its objects).
+          const c = isPackedTimeline(keptTimeline(kept)) ? timelineColumns(keptTimeline(kept)) : null;
+          return { settled: !isMachine(kept), machine: plain(kept), side: c === null ? null : [c.end - c.base - c.length, c.extras] };
         } catch (error) {
           return `${(error as Error).name}: ${(error as Error).message}`;
         }

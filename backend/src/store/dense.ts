@@ -16,7 +16,7 @@
 
 import { internLabels, internNamespace, internSuspension, internValue } from '../timeline/intern.ts';
 import { keepClosedMemory, type MachineState } from '../timeline/machine.ts';
-import { CLOSED_FROM, codeWords, compactTransition, packColumns, STATE_CODE, stateOfCode } from '../timeline/columns.ts';
+import { CLOSED_FROM, codeWords, compactTransition, packColumns, restartCodeFor, STATE_CODE, stateOfCode } from '../timeline/columns.ts';
 import { transitionAt, transitionCount, type Cause, type State, type Suspension, type Timeline, type Transition } from '../timeline/types.ts';
 
 type Labels = Readonly<Record<string, string>>;
@@ -240,7 +240,11 @@ export class DenseReader {
     }
     s.byte(CLOSE);
     let extras: Extra[] | undefined;
-    if (bytes[s.at] === COMMA && bytes[end - 1] === CLOSE) {
+    // Most of a closed fleet's extras are failure-policy restarts: read straight into the codes the
+    // side table keeps of them (timeline/columns.ts restartCodeFor), without objects.
+    const restarts = bytes[s.at] === COMMA && !s.failed && n > 0 && this.#code(n, n - 1) >= CLOSED_FROM ? this.#restarts(s, n) : null;
+    if (restarts !== null) s.at = end - 1;
+    else if (bytes[s.at] === COMMA && bytes[end - 1] === CLOSE) {
       try {
         extras = JSON.parse(bytes.toString('utf8', s.at + 1, end - 1)) as Extra[];
       } catch {
@@ -250,8 +254,57 @@ export class DenseReader {
     }
     s.byte(CLOSE);
     if (s.failed || s.at !== end) return null;
-    return this.#machine(f as unknown as DenseMachine, n, extras);
+    return this.#machine(f as unknown as DenseMachine, n, extras, restarts);
   }
+
+  /** The state code of transition i of `n` in the scratch. */
+  #code(n: number, i: number): number {
+    return (this.#laid[n + (i >> 3)]! >>> ((i & 7) << 2)) & 15;
+  }
+
+  /**
+   * A closed run's extras (the scan at the comma before them) when each is one failure-policy restart
+   * as the engine writes it, in index order, and each fits a RestartCode: the side table of them
+   * (index, code, …), the scan left at their end; else null, the scan where it was (the extras are
+   * then parsed as JSON, and give the same).
+   */
+  #restarts(s: Scan, n: number): number[] | null {
+    const from = s.at;
+    const held = this.#held;
+    held.length = 0;
+    s.byte(COMMA);
+    s.byte(OPEN);
+    let last = -1;
+    for (;;) {
+      s.byte(OPEN);
+      const i = s.int();
+      s.literal(RESTART_HEAD);
+      const at = s.int();
+      s.literal(RESTART_COUNT);
+      const count = s.int();
+      s.literal(RESTART_TAIL);
+      const code = s.failed || i <= last || i >= n ? null : restartCodeFor(count, at - this.#laid[i]!);
+      if (code === null) {
+        s.at = from;
+        s.failed = false;
+        return null;
+      }
+      held.push(i, code);
+      last = i;
+      if (s.at >= s.end || s.bytes[s.at] !== COMMA) break;
+      s.at++;
+    }
+    s.byte(CLOSE);
+    if (s.failed) {
+      s.at = from;
+      s.failed = false;
+      return null;
+    }
+    return held;
+  }
+
+  /** Scratch of #restarts (packColumns copies what it keeps). */
+  readonly #held: number[] = [];
 
   readonly #scan = new Scan();
   /** The fields before the states, as the scan reads them (FIELDS). */
@@ -266,6 +319,7 @@ export class DenseReader {
     d: Readonly<DenseMachine>,
     n: number,
     extras: Extra[] | undefined,
+    restartCodes: number[] | null = null,
   ): MachineState | Timeline {
     const [uid, namespaceRef, nameRef, labelsRef, accelerator, topology, createdAt, accelerators, checkpointIntervalMs, pods, everUp, restarts, rv, deletedAt] = d;
     const namespace = internNamespace(this.#string(namespaceRef));
@@ -281,7 +335,7 @@ export class DenseReader {
       transitions = [];
       for (let i = 0; i < n; i++) transitions.push({ at: laid[i]!, state: stateOfCode(codeOf(i)) });
     }
-    let held: (number | Transition)[] | null = null;
+    let held: (number | Transition)[] | null = restartCodes;
     let last = -1;
     for (const [i, unobserved, causes, suspension] of extras ?? []) {
       if (!Number.isInteger(i) || i < 0 || i >= n) throw malformed(`has more of transition ${i}, of ${n}`);
@@ -316,6 +370,11 @@ export class DenseReader {
     return { timeline, everUp, restarts, resourceVersion: closed ? null : rv, deletedAt };
   }
 }
+
+/** A failure-policy restart's extra as the writer writes it (nodes/objects.ts jobsetCauses, one cause): around its index, time and count. */
+const RESTART_HEAD = ',null,[{"kind":"JobSetRestart","at":';
+const RESTART_COUNT = ',"restarts":';
+const RESTART_TAIL = ',"reason":"FailurePolicyRestart"}],null]';
 
 const OPEN = 0x5b; // [
 /** JSON's bytes the snapshot's readers look for (./records.ts too). */
@@ -359,6 +418,11 @@ class Scan {
     for (let i = 0; i < word.length; i++) if (this.bytes[this.at + i] !== word.charCodeAt(i) || this.at + i >= this.end) return false;
     this.at += word.length;
     return true;
+  }
+
+  /** The bytes of `word`, exactly. */
+  literal(word: string): void {
+    if (!this.#word(word)) this.failed = true;
   }
 
   isNull(): boolean {

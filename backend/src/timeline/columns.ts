@@ -291,10 +291,18 @@ const RESTARTS_SPAN = 1 << 10;
 function restartCode(cause: Cause, at: number): RestartCode | null {
   const { kind, restarts, reason } = cause;
   if (kind !== RESTART_KIND || reason !== RESTART_REASON || restarts === undefined) return null;
+  const code = restartCodeFor(restarts, cause.at - at);
+  if (code === null || Object.keys(cause).join(',') !== RESTART_KEYS) return null;
+  return code;
+}
+
+/**
+ * The RestartCode of a failure-policy restart (`{kind, at, restarts, reason}` in that order) of
+ * `restarts`, its time `offset` ms from its transition's; null when this form cannot hold it exactly.
+ */
+export function restartCodeFor(restarts: number, offset: number): RestartCode | null {
   if (!Number.isInteger(restarts) || restarts < 0 || restarts >= RESTARTS_SPAN) return null;
-  const offset = cause.at - at;
   if (!Number.isInteger(offset) || offset < -OFFSET_BIAS || offset >= OFFSET_SPAN - OFFSET_BIAS) return null;
-  if (Object.keys(cause).join(',') !== RESTART_KEYS) return null;
   return restarts * OFFSET_SPAN + offset + OFFSET_BIAS;
 }
 
@@ -333,8 +341,9 @@ export const codeWords = (n: number): number => (n + 7) >> 3;
  * them (a store's snapshot), so that no object is made per transition: `at` the `n` times, then
  * their STATE_CODEs eight to a number (codeAt; a reader's scratch, read and not kept: it may be
  * longer); `extras` the transitions that carry extras, as index, transition, index, transition, …
- * in index order (compactTransition's form; null when none does), kept as the side table keeps them
- * (Kept). Placed straight in the arena (arena.ts), as intoArena would place columns of their own:
+ * in index order (compactTransition's form, or a failure-policy restart's RestartCode where the
+ * reader made that without the transition: restartCodeFor; null when none does), kept as the side
+ * table keeps them (Kept). Placed straight in the arena (arena.ts), as intoArena would place columns of their own:
  * a snapshot's runs are read for the engine, which keeps them so (sealClosed), and columns or a
  * side table of their own for each would only be garbage after the restore.
  */
@@ -344,7 +353,8 @@ export function packColumns(at: readonly number[], n: number, extras: readonly (
   if (extras !== null) {
     kept = [];
     for (let k = 0; k < extras.length; k += 2) {
-      const value = keptOf(extras[k + 1] as Transition);
+      const x = extras[k + 1]!;
+      const value = typeof x === 'number' ? x : keptOf(x);
       if (typeof value !== 'number') numbers = false;
       kept.push(extras[k] as number, value);
     }
@@ -364,7 +374,10 @@ export function packColumns(at: readonly number[], n: number, extras: readonly (
   }
   a.startIndex[r] = startIndex;
   if (extras !== null) {
-    for (let k = 0; k < extras.length; k += 2) if ((extras[k + 1] as Transition).unobserved !== undefined) a.codes[base + (extras[k] as number)]! |= UNOBSERVED_BIT;
+    for (let k = 0; k < extras.length; k += 2) {
+      const x = extras[k + 1]!;
+      if (typeof x !== 'number' && x.unobserved !== undefined) a.codes[base + (extras[k] as number)]! |= UNOBSERVED_BIT;
+    }
   }
   if (tail > 0) for (let k = 0; k < tail; k++) a.times[base + n + k] = kept![k] as number;
   // An exact-length copy (push leaves spare slots), as holdSideTable keeps one.
