@@ -240,10 +240,11 @@ export class DenseReader {
     }
     s.byte(CLOSE);
     let extras: Extra[] | undefined;
-    // Most of a closed fleet's extras are failure-policy restarts: read straight into the codes the
-    // side table keeps of them (timeline/columns.ts restartCodeFor), without objects.
-    const restarts = bytes[s.at] === COMMA && !s.failed && n > 0 && this.#code(n, n - 1) >= CLOSED_FROM ? this.#restarts(s, n) : null;
-    if (restarts !== null) s.at = end - 1;
+    // Most of a closed fleet's extras are failure-policy restarts and suspensions' reasons: read
+    // straight into what the side table keeps of them (a restart as a number: timeline/columns.ts
+    // restartCodeFor), without the JSON text, its arrays and objects.
+    const side = bytes[s.at] === COMMA && !s.failed && n > 0 && this.#code(n, n - 1) >= CLOSED_FROM ? this.#sideTable(s, n) : null;
+    if (side !== null) s.at = end - 1;
     else if (bytes[s.at] === COMMA && bytes[end - 1] === CLOSE) {
       try {
         extras = JSON.parse(bytes.toString('utf8', s.at + 1, end - 1)) as Extra[];
@@ -254,7 +255,7 @@ export class DenseReader {
     }
     s.byte(CLOSE);
     if (s.failed || s.at !== end) return null;
-    return this.#machine(f as unknown as DenseMachine, n, extras, restarts);
+    return this.#machine(f as unknown as DenseMachine, n, extras, side);
   }
 
   /** The state code of transition i of `n` in the scratch. */
@@ -263,12 +264,13 @@ export class DenseReader {
   }
 
   /**
-   * A closed run's extras (the scan at the comma before them) when each is one failure-policy restart
-   * as the engine writes it, in index order, and each fits a RestartCode: the side table of them
-   * (index, code, …), the scan left at their end; else null, the scan where it was (the extras are
-   * then parsed as JSON, and give the same).
+   * A closed run's extras (the scan at the comma before them) when each is a failure-policy restart as
+   * the engine writes it (one cause) that fits a RestartCode, or a suspension's reason and message
+   * alone, in index order: the side table of them (index, code or transition, …: what decode's side
+   * table would be), the scan left at their end; else null, the scan where it was (the extras are then
+   * parsed as JSON, and give the same).
    */
-  #restarts(s: Scan, n: number): number[] | null {
+  #sideTable(s: Scan, n: number): (number | Transition)[] | null {
     const from = s.at;
     const held = this.#held;
     held.length = 0;
@@ -278,33 +280,42 @@ export class DenseReader {
     for (;;) {
       s.byte(OPEN);
       const i = s.int();
-      s.literal(RESTART_HEAD);
-      const at = s.int();
-      s.literal(RESTART_COUNT);
-      const count = s.int();
-      s.literal(RESTART_TAIL);
-      const code = s.failed || i <= last || i >= n ? null : restartCodeFor(count, at - this.#laid[i]!);
-      if (code === null) {
-        s.at = from;
-        s.failed = false;
-        return null;
+      s.literal(NO_UNOBSERVED);
+      if (s.failed || i <= last || i >= n) break;
+      if (s.bytes[s.at] === OPEN) {
+        s.literal(RESTART_HEAD);
+        const at = s.int();
+        s.literal(RESTART_COUNT);
+        const count = s.int();
+        s.literal(RESTART_TAIL);
+        const code = s.failed ? null : restartCodeFor(count, at - this.#laid[i]!);
+        if (code === null) break;
+        held.push(i, code);
+      } else {
+        s.literal(SUSPENSION_HEAD);
+        const reason = s.isNull() ? null : s.string();
+        s.literal(SUSPENSION_MESSAGE);
+        const message = s.isNull() ? null : s.string();
+        s.literal(SUSPENSION_TAIL);
+        if (s.failed) break;
+        // As decode keeps it (compactTransition's form: the time, the state and the shared suspension).
+        held.push(i, { at: this.#laid[i]!, state: stateOfCode(this.#code(n, i)), suspension: internSuspension({ reason, message }) });
       }
-      held.push(i, code);
       last = i;
-      if (s.at >= s.end || s.bytes[s.at] !== COMMA) break;
+      if (s.at >= s.end || s.bytes[s.at] !== COMMA) {
+        s.byte(CLOSE);
+        if (!s.failed) return held;
+        break;
+      }
       s.at++;
     }
-    s.byte(CLOSE);
-    if (s.failed) {
-      s.at = from;
-      s.failed = false;
-      return null;
-    }
-    return held;
+    s.at = from;
+    s.failed = false;
+    return null;
   }
 
-  /** Scratch of #restarts (packColumns copies what it keeps). */
-  readonly #held: number[] = [];
+  /** Scratch of #sideTable (packColumns copies what it keeps). */
+  readonly #held: (number | Transition)[] = [];
 
   readonly #scan = new Scan();
   /** The fields before the states, as the scan reads them (FIELDS). */
@@ -319,7 +330,7 @@ export class DenseReader {
     d: Readonly<DenseMachine>,
     n: number,
     extras: Extra[] | undefined,
-    restartCodes: number[] | null = null,
+    side: (number | Transition)[] | null = null,
   ): MachineState | Timeline {
     const [uid, namespaceRef, nameRef, labelsRef, accelerator, topology, createdAt, accelerators, checkpointIntervalMs, pods, everUp, restarts, rv, deletedAt] = d;
     const namespace = internNamespace(this.#string(namespaceRef));
@@ -335,7 +346,7 @@ export class DenseReader {
       transitions = [];
       for (let i = 0; i < n; i++) transitions.push({ at: laid[i]!, state: stateOfCode(codeOf(i)) });
     }
-    let held: (number | Transition)[] | null = restartCodes;
+    let held: (number | Transition)[] | null = side;
     let last = -1;
     for (const [i, unobserved, causes, suspension] of extras ?? []) {
       if (!Number.isInteger(i) || i < 0 || i >= n) throw malformed(`has more of transition ${i}, of ${n}`);
@@ -371,10 +382,15 @@ export class DenseReader {
   }
 }
 
-/** A failure-policy restart's extra as the writer writes it (nodes/objects.ts jobsetCauses, one cause): around its index, time and count. */
-const RESTART_HEAD = ',null,[{"kind":"JobSetRestart","at":';
+/** A closed run's extras the reader reads from their bytes (#sideTable): after the index, no unobserved events; a failure-policy restart as the writer writes it (nodes/objects.ts jobsetCauses, one cause), around its time and count. */
+const NO_UNOBSERVED = ',null,';
+const RESTART_HEAD = '[{"kind":"JobSetRestart","at":';
 const RESTART_COUNT = ',"restarts":';
 const RESTART_TAIL = ',"reason":"FailurePolicyRestart"}],null]';
+/** A suspension's reason and message alone (no unobserved events, no causes), as the writer writes them. */
+const SUSPENSION_HEAD = 'null,{"reason":';
+const SUSPENSION_MESSAGE = ',"message":';
+const SUSPENSION_TAIL = '}]';
 
 const OPEN = 0x5b; // [
 /** JSON's bytes the snapshot's readers look for (./records.ts too). */
