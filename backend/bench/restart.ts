@@ -129,7 +129,7 @@ if (step === 'build') {
 } else if (step === 'refresh') {
   const { store, recovery } = await EmbeddedStore.open(dir);
   const engine = new ClusterEngine();
-  engine.restore(recovery.machines, recovery.observedUntil, recovery.byUid);
+  engine.restore(recovery.byUid ?? recovery.machines, recovery.observedUntil);
   delete recovery.byUid;
   engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? [], recovery.derivedNodeLayers);
   // A stop writes the served view's fleet index beside (runtime/session.ts).
@@ -154,7 +154,7 @@ if (step === 'build') {
   const open = part();
   part = timing();
   const engine = new ClusterEngine();
-  engine.restore(recovery.machines, recovery.observedUntil, recovery.byUid);
+  engine.restore(recovery.byUid ?? recovery.machines, recovery.observedUntil);
   delete recovery.byUid;
   engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? [], recovery.derivedNodeLayers);
   const timelines = engine.timelines();

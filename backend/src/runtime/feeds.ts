@@ -72,7 +72,7 @@ function engineOptions(context: FeedContext): { onUpdate?: Sink['record']; onFac
  *  where the sink stopped until the watches relist (a trace replayed again keeps it as stored). */
 function restoreCluster(engine: ClusterEngine, recovery: Sink['recovery']): void {
   if (recovery === null) return;
-  engine.restore(recovery.machines, recovery.observedUntil, recovery.byUid);
+  engine.restore(recovery.byUid ?? recovery.machines, recovery.observedUntil);
   // The map is the engine's now (its closed runs' values are their timelines alone).
   delete recovery.byUid;
   engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? [], recovery.derivedNodeLayers);

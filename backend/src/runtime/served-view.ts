@@ -12,7 +12,7 @@ import type { Readiness } from '../observation/readiness.ts';
 import type { UsageBook } from '../usage/book.ts';
 import type { UsageSamplerStatus } from './usage-sampler.ts';
 import type { Logger } from 'pino';
-import type { Recovery } from '../store/store.ts';
+import { recoveredTimelines, type Recovery } from '../store/store.ts';
 
 /** Which source the timelines come from (a follower serves a cluster's). */
 export type SourceKind = 'trace' | 'simulator' | 'kubernetes';
@@ -68,12 +68,12 @@ export interface ServedView {
  * null when none was kept, or when it is not exactly theirs (logged: the index is then built from the
  * timelines as before). The part is dropped from the recovery once read.
  */
-export function keptIndex(recovery: Pick<Recovery, 'machines' | 'fleetIndex'> | null, logger: Logger): FleetIndex | null {
+export function keptIndex(recovery: Pick<Recovery, 'machines' | 'kept' | 'fleetIndex'> | null, logger: Logger): FleetIndex | null {
   const kept = recovery?.fleetIndex;
   if (recovery === null || kept === undefined || 'refused' in kept) return null;
   delete recovery.fleetIndex;
   const index = new FleetIndex();
-  const refused = index.adopt(kept.part, recovery.machines.map((m) => m.timeline), kept.held, kept.resum);
+  const refused = index.adopt(kept.part, recoveredTimelines(recovery), kept.held, kept.resum);
   if (refused !== null) {
     logger.warn({ why: refused }, 'the fleet index kept with the snapshot is not that of its timelines: it is built again from them');
     return null;

@@ -18,7 +18,7 @@ export interface Sink {
   /** The data dir, for what a feed keeps beside its timelines (the simulator's anchor); null elsewhere. */
   readonly dir: string | null;
   /** What the previous run left: restored into the engine before the feed starts. */
-  readonly recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers' | 'derivedNodeLayers' | 'pools' | 'usage' | 'fleetIndex' | 'byUid'> | null;
+  readonly recovery: Pick<Recovery, 'machines' | 'observedUntil' | 'nodeLayers' | 'derivedNodeLayers' | 'pools' | 'usage' | 'fleetIndex' | 'byUid' | 'kept'> | null;
   /** The engine's output (absent: nothing is written). */
   readonly record?: (update: TimelineUpdate, machine: MachineState) => void;
   /** The engine's facts (the node layer's causes and transitions, the node pools' timelines, Kueue's reasons for suspensions), after what they refer to. */
@@ -76,7 +76,7 @@ export async function embeddedSink(dir: string, logger: Logger): Promise<Sink> {
     logger.warn(recovery.cut, 'cut a torn record off the end of the log (the last run stopped in the middle of a write); everything before it is kept');
   }
   logger.info(
-    { dataDir: dir, timelines: recovery.machines.length, records: recovery.records, observedUntil: recovery.observedUntil && new Date(recovery.observedUntil).toISOString() },
+    { dataDir: dir, timelines: (recovery.kept ?? recovery.machines).length, records: recovery.records, observedUntil: recovery.observedUntil && new Date(recovery.observedUntil).toISOString() },
     'data dir opened',
   );
   return {

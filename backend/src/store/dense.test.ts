@@ -2,9 +2,9 @@
 // label sets written once per snapshot, and a malformed element refused.
 
 import { simulateFleet } from '../sources/simulator/index.ts';
-import { machineAsRead, type MachineState } from '../timeline/machine.ts';
+import { isClosed, isMachine, keptTimeline, machineAsRead, machineOf, settledMachine, type MachineState } from '../timeline/machine.ts';
 import { codeAt, isArenaRecord, timeAt, type Columns, type PackedTransitions } from '../timeline/columns.ts';
-import { isPackedTimeline, sealClosed, timelineColumns, transitionsOf, type State, type Timeline, type Transition } from '../timeline/types.ts';
+import { isPackedTimeline, sealClosed, timelineColumns, transitionsOf, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
 import { DenseReader, DenseWriter, type DenseMachine } from './dense.ts';
 
 /** What columns read (times, codes, the start, the kept extras and memory), wherever they are held. */
@@ -15,13 +15,21 @@ function columnsRead(c: Columns): unknown {
     times.push(timeAt(c, i));
     codes.push(codeAt(c, i));
   }
-  return { length: c.length, times, codes, startIndex: c.startIndex, extras: c.extras, life: c.life, memory: c.memory, deletedAfter: c.deletedAfter };
+  // An arena record's extent: its times and the side table's numbers behind them (failure-policy restarts as RestartCodes).
+  const extent = c.codes === null ? null : c.end - c.base;
+  return { length: c.length, times, codes, startIndex: c.startIndex, extras: c.extras, life: c.life, memory: c.memory, deletedAfter: c.deletedAfter, extent };
 }
 
 const machine = (timeline: Timeline, more: Partial<MachineState> = {}): MachineState => ({ timeline, everUp: true, restarts: 2, resourceVersion: '41', deletedAt: null, ...more });
 
-/** Its transitions as objects: a closed timeline is read packed (an arena record, its number another in each read). */
-const plain = machineAsRead;
+/**
+ * What the reader gives (a closed run settled: its timeline alone) as a machine, its transitions as
+ * objects (a closed timeline is read packed: an arena record, its number another in each read).
+ */
+const plain = (kept: MachineState | Timeline): MachineState => machineAsRead(machineOf(kept));
+
+/** A machine as the engine keeps it once restored (TimelineEngine.restore): a closed run's resource version dropped. */
+const asRestored = (m: MachineState): MachineState => (isClosed(m) ? { ...m, resourceVersion: null } : m);
 
 /** Through JSON, as a snapshot's line. */
 const roundTrip = (machines: MachineState[]): MachineState[] => {
@@ -58,7 +66,7 @@ describe("a snapshot's dense machine (format 5)", () => {
     };
     const other: Timeline = { ...timeline, uid: 'u-2', accelerator: null, topology: null, accelerators: 0, checkpointIntervalMs: null, pods: 0, transitions: [{ at: t0 + 1, state: 'deleted' }] };
     const machines = [machine(timeline, { deletedAt: t0 + 500 }), machine(other, { everUp: false, restarts: 0, resourceVersion: null })];
-    expect(roundTrip(machines)).toEqual(machines);
+    expect(roundTrip(machines)).toEqual(machines.map(asRestored));
     expect(roundTrip([machine({ ...timeline, transitions: [{ at: t0, state: 'completed' }] })])[0]!.timeline.transitions).toEqual([{ at: t0, state: 'completed' }]);
   });
 
@@ -69,10 +77,12 @@ describe("a snapshot's dense machine (format 5)", () => {
     let closed = 0;
     let extras = 0;
     for (const tl of truth) {
-      const read = reader.decode(JSON.parse(JSON.stringify(writer.encode(machine(tl))))).timeline;
+      const read = keptTimeline(reader.decode(JSON.parse(JSON.stringify(writer.encode(machine(tl))))));
       // What the engine makes of the same transitions when it seals the timeline (timeline/types.ts sealClosed).
       const sealed = { ...tl, transitions: [...transitionsOf(tl)] };
       sealClosed(sealed);
+      // And settles the machine (its memory into the record), as the engine's restore does.
+      settledMachine(asRestored(machine(sealed)));
       expect(isPackedTimeline(read)).toBe(isPackedTimeline(sealed));
       if (!isPackedTimeline(read)) {
         expect(read.transitions).toEqual(sealed.transitions);
@@ -91,6 +101,39 @@ describe("a snapshot's dense machine (format 5)", () => {
     expect(closed).toBeLessThan(truth.length);
   });
 
+  it('reads a closed run settled as the engine settles the machine it restores: its timeline alone, its memory in its record', () => {
+    const truth = simulateFleet({ jobsets: 8, days: 4, seed: 5 }).truth();
+    const t0 = Date.UTC(2026, 0, 1);
+    // Memories that fit a record and some that do not (a restart count or a deletion too far off, or not whole).
+    const memories: Partial<MachineState>[] = [
+      {},
+      { everUp: false, restarts: 0, resourceVersion: null },
+      { restarts: 7, deletedAt: t0 + 4 * 86_400_000 },
+      { restarts: 2 ** 29 },
+      { deletedAt: t0 + 2 ** 40 },
+      { deletedAt: t0 + 0.5 },
+    ];
+    const writer = new DenseWriter();
+    const reader = new DenseReader();
+    let settled = 0;
+    let kept = 0;
+    for (const [k, tl] of truth.entries()) {
+      const m = machine(tl, memories[k % memories.length]);
+      const read = reader.decode(JSON.parse(JSON.stringify(writer.encode(m))));
+      // The engine's restore of the machine as read before (timeline/engine.ts): sealed, a closed run's version dropped, settled.
+      const naive = { ...m, timeline: { ...tl, transitions: [...transitionsOf(tl)] } };
+      sealClosed(naive.timeline);
+      const restored = settledMachine(asRestored(naive));
+      expect(isMachine(read)).toBe(isMachine(restored));
+      expect(plain(read)).toEqual(plain(restored));
+      if (!isMachine(read)) settled++;
+      else if (isClosed(read)) kept++;
+    }
+    // Both ways were taken: closed runs settled, and closed runs whose memory does not fit kept as machines.
+    expect(settled).toBeGreaterThan(0);
+    expect(kept).toBeGreaterThan(0);
+  });
+
   it('writes each string and label set once: later machines refer to it, and share it when read', () => {
     const truth = simulateFleet({ jobsets: 4, days: 3, seed: 2 }).truth();
     const machines = truth.map((tl) => machine(tl));
@@ -102,7 +145,7 @@ describe("a snapshot's dense machine (format 5)", () => {
     expect(dense.filter((d) => typeof d[3] === 'object').length).toBe(new Set(truth.map((tl) => JSON.stringify(tl.labels))).size);
     expect(truth.length).toBeGreaterThan(new Set(truth.map((tl) => JSON.stringify(tl.labels))).size);
     const read = roundTrip(machines);
-    expect(read).toEqual(machines);
+    expect(read).toEqual(machines.map(asRestored));
     const first = new Map<string, object>();
     for (const m of read) {
       const key = JSON.stringify(m.timeline.labels);
@@ -134,6 +177,21 @@ describe("a snapshot's dense machine (format 5)", () => {
         at = random() < 0.9 ? at + Math.floor(random() * 1e7) : at + pick([0.5, -1000, 2 ** 54]);
         const t: Transition = { at, state: pick(STATES) };
         if (random() < 0.15) t.causes = [{ kind: pick(['NodeNotReady', 'PodFailed']), at, ...(random() < 0.5 ? { node: pick(strings) } : {}), ...(random() < 0.3 ? { message: pick(strings) } : {}) }];
+        // Failure-policy restarts (most of a closed fleet's extras): as the engine writes them, and ones a RestartCode cannot hold
+        // (a count or an offset out of its range, not whole, keys in another order or one more), one cause or two.
+        else if (random() < 0.3) {
+          const restart = (): Cause => {
+            const offset = random() < 0.8 ? Math.floor(random() * 2 ** 19) - 2 ** 18 : pick([2 ** 18, -(2 ** 18) - 1, 0.5, 2 ** 40]);
+            const restarts = random() < 0.8 ? Math.floor(random() * 1024) : pick([1024, -1, 1.5, 2 ** 31]);
+            const cause: Cause = { kind: 'JobSetRestart', at: at + offset, restarts, reason: 'FailurePolicyRestart' };
+            const shape = random();
+            if (shape < 0.05) return { kind: 'JobSetRestart', at: cause.at, reason: 'FailurePolicyRestart', restarts };
+            if (shape < 0.1) return { ...cause, node: pick(strings) };
+            if (shape < 0.15) return { ...cause, reason: 'Other' };
+            return cause;
+          };
+          t.causes = random() < 0.9 ? [restart()] : [restart(), restart()];
+        }
         if (random() < 0.1) t.suspension = { reason: pick([null, ...strings]), message: pick([null, ...strings]) };
         if (random() < 0.1) t.unobserved = { interruptions: Math.floor(random() * 3), recoveries: Math.floor(random() * 3) };
         transitions.push(t);
@@ -163,7 +221,10 @@ describe("a snapshot's dense machine (format 5)", () => {
         try {
           const m = bytes ? reader.read(line, 0, line.length) : null;
           if (m !== null) read++;
-          return plain(m ?? reader.decode(JSON.parse(line.toString('utf8'))));
+          const kept = m ?? reader.decode(JSON.parse(line.toString('utf8')));
+          // Settled or not, as the engine settles a run it restores; a closed one's side table held alike (its numbers behind the times, its objects).
+          const c = isPackedTimeline(keptTimeline(kept)) ? timelineColumns(keptTimeline(kept)) : null;
+          return { settled: !isMachine(kept), machine: plain(kept), side: c === null ? null : [c.end - c.base - c.length, c.extras] };
         } catch (error) {
           return `${(error as Error).name}: ${(error as Error).message}`;
         }

@@ -15,9 +15,9 @@
 // packColumns): its times and state codes as columns, objects only for the transitions with extras.
 
 import { internLabels, internNamespace, internSuspension, internValue } from '../timeline/intern.ts';
-import type { MachineState } from '../timeline/machine.ts';
-import { CLOSED_FROM, codeWords, compactTransition, packColumns, STATE_CODE, stateOfCode } from '../timeline/columns.ts';
-import { transitionAt, transitionCount, type Cause, type State, type Suspension, type Transition } from '../timeline/types.ts';
+import { keepClosedMemory, type MachineState } from '../timeline/machine.ts';
+import { CLOSED_FROM, codeWords, compactTransition, packColumns, restartCodeFor, STATE_CODE, stateOfCode } from '../timeline/columns.ts';
+import { transitionAt, transitionCount, type Cause, type State, type Suspension, type Timeline, type Transition } from '../timeline/types.ts';
 
 type Labels = Readonly<Record<string, string>>;
 /** An interned string: its number in the strings table, or (first use) the string itself. */
@@ -131,7 +131,10 @@ function internCauses(causes: Cause[]): Cause[] {
 
 const malformed = (what: string): SyntaxError => new SyntaxError(`a machine of the snapshot ${what}`);
 
-/** Decodes the machines of one snapshot, in the order written; a malformed one throws a SyntaxError. */
+/**
+ * Decodes the machines of one snapshot, in the order written, each as the engine keeps it (a closed
+ * run's as its timeline alone: timeline/machine.ts settledMachine); a malformed one throws a SyntaxError.
+ */
 export class DenseReader {
   readonly #strings: string[] = [];
   readonly #labelSets: Labels[] = [];
@@ -177,7 +180,7 @@ export class DenseReader {
     laid[w] = (laid[w]! | (code << ((i & 7) << 2))) >>> 0;
   }
 
-  decode(item: unknown): MachineState {
+  decode(item: unknown): MachineState | Timeline {
     if (!Array.isArray(item) || item.length < 16 || item.length > 17) throw malformed('is not an array of 16 or 17 elements');
     const d = item as DenseMachine;
     const [uid, , , , , , createdAt, , , , , , , , states, times, extras] = d;
@@ -205,7 +208,7 @@ export class DenseReader {
    * for an element it does not scan (a label set or a string written in full with escapes, a number
    * that is not a short integer, anything unexpected): the caller parses that one as JSON.
    */
-  read(bytes: Buffer, start: number, end: number): MachineState | null {
+  read(bytes: Buffer, start: number, end: number): MachineState | Timeline | null {
     const s = this.#scan;
     s.from(bytes, start, end);
     s.byte(OPEN);
@@ -237,7 +240,12 @@ export class DenseReader {
     }
     s.byte(CLOSE);
     let extras: Extra[] | undefined;
-    if (bytes[s.at] === COMMA && bytes[end - 1] === CLOSE) {
+    // Most of a closed fleet's extras are failure-policy restarts and suspensions' reasons: read
+    // straight into what the side table keeps of them (a restart as a number: timeline/columns.ts
+    // restartCodeFor), without the JSON text, its arrays and objects.
+    const side = bytes[s.at] === COMMA && !s.failed && n > 0 && this.#code(n, n - 1) >= CLOSED_FROM ? this.#sideTable(s, n) : null;
+    if (side !== null) s.at = end - 1;
+    else if (bytes[s.at] === COMMA && bytes[end - 1] === CLOSE) {
       try {
         extras = JSON.parse(bytes.toString('utf8', s.at + 1, end - 1)) as Extra[];
       } catch {
@@ -247,8 +255,67 @@ export class DenseReader {
     }
     s.byte(CLOSE);
     if (s.failed || s.at !== end) return null;
-    return this.#machine(f as unknown as DenseMachine, n, extras);
+    return this.#machine(f as unknown as DenseMachine, n, extras, side);
   }
+
+  /** The state code of transition i of `n` in the scratch. */
+  #code(n: number, i: number): number {
+    return (this.#laid[n + (i >> 3)]! >>> ((i & 7) << 2)) & 15;
+  }
+
+  /**
+   * A closed run's extras (the scan at the comma before them) when each is a failure-policy restart as
+   * the engine writes it (one cause) that fits a RestartCode, or a suspension's reason and message
+   * alone, in index order: the side table of them (index, code or transition, …: what decode's side
+   * table would be), the scan left at their end; else null, the scan where it was (the extras are then
+   * parsed as JSON, and give the same).
+   */
+  #sideTable(s: Scan, n: number): (number | Transition)[] | null {
+    const from = s.at;
+    const held = this.#held;
+    held.length = 0;
+    s.byte(COMMA);
+    s.byte(OPEN);
+    let last = -1;
+    for (;;) {
+      s.byte(OPEN);
+      const i = s.int();
+      s.literal(NO_UNOBSERVED);
+      if (s.failed || i <= last || i >= n) break;
+      if (s.bytes[s.at] === OPEN) {
+        s.literal(RESTART_HEAD);
+        const at = s.int();
+        s.literal(RESTART_COUNT);
+        const count = s.int();
+        s.literal(RESTART_TAIL);
+        const code = s.failed ? null : restartCodeFor(count, at - this.#laid[i]!);
+        if (code === null) break;
+        held.push(i, code);
+      } else {
+        s.literal(SUSPENSION_HEAD);
+        const reason = s.isNull() ? null : s.string();
+        s.literal(SUSPENSION_MESSAGE);
+        const message = s.isNull() ? null : s.string();
+        s.literal(SUSPENSION_TAIL);
+        if (s.failed) break;
+        // As decode keeps it (compactTransition's form: the time, the state and the shared suspension).
+        held.push(i, { at: this.#laid[i]!, state: stateOfCode(this.#code(n, i)), suspension: internSuspension({ reason, message }) });
+      }
+      last = i;
+      if (s.at >= s.end || s.bytes[s.at] !== COMMA) {
+        s.byte(CLOSE);
+        if (!s.failed) return held;
+        break;
+      }
+      s.at++;
+    }
+    s.at = from;
+    s.failed = false;
+    return null;
+  }
+
+  /** Scratch of #sideTable (packColumns copies what it keeps). */
+  readonly #held: (number | Transition)[] = [];
 
   readonly #scan = new Scan();
   /** The fields before the states, as the scan reads them (FIELDS). */
@@ -263,7 +330,8 @@ export class DenseReader {
     d: Readonly<DenseMachine>,
     n: number,
     extras: Extra[] | undefined,
-  ): MachineState {
+    side: (number | Transition)[] | null = null,
+  ): MachineState | Timeline {
     const [uid, namespaceRef, nameRef, labelsRef, accelerator, topology, createdAt, accelerators, checkpointIntervalMs, pods, everUp, restarts, rv, deletedAt] = d;
     const namespace = internNamespace(this.#string(namespaceRef));
     const name = this.#string(nameRef);
@@ -278,7 +346,7 @@ export class DenseReader {
       transitions = [];
       for (let i = 0; i < n; i++) transitions.push({ at: laid[i]!, state: stateOfCode(codeOf(i)) });
     }
-    let held: (number | Transition)[] | null = null;
+    let held: (number | Transition)[] | null = side;
     let last = -1;
     for (const [i, unobserved, causes, suspension] of extras ?? []) {
       if (!Number.isInteger(i) || i < 0 || i >= n) throw malformed(`has more of transition ${i}, of ${n}`);
@@ -293,28 +361,36 @@ export class DenseReader {
       last = i;
       (held ??= []).push(i, compactTransition(t));
     }
-    return {
-      timeline: {
-        uid,
-        namespace,
-        name,
-        labels,
-        accelerator: accelerator === null ? null : this.#string(accelerator),
-        topology: topology === null ? null : this.#string(topology),
-        createdAt,
-        accelerators,
-        checkpointIntervalMs,
-        pods,
-        // An exact-length copy of the scratch (its elements kind: doubles); the side table's too (push leaves spare slots).
-        transitions: transitions ?? packColumns(laid.slice(0, n + codeWords(n)), n, held === null ? null : held.slice()),
-      },
-      everUp,
-      restarts,
-      resourceVersion: rv,
-      deletedAt,
+    const timeline: Timeline = {
+      uid,
+      namespace,
+      name,
+      labels,
+      accelerator: accelerator === null ? null : this.#string(accelerator),
+      topology: topology === null ? null : this.#string(topology),
+      createdAt,
+      accelerators,
+      checkpointIntervalMs,
+      pods,
+      // A closed one's placed in the arena from the scratch.
+      transitions: transitions ?? packColumns(laid, n, held),
     };
+    // A closed run as the engine keeps it (timeline/machine.ts settledMachine: its resource version
+    // dropped as a run that closes drops it): no machine object made only to be dropped.
+    if (closed && keepClosedMemory(timeline, everUp, restarts, deletedAt)) return timeline;
+    return { timeline, everUp, restarts, resourceVersion: closed ? null : rv, deletedAt };
   }
 }
+
+/** A closed run's extras the reader reads from their bytes (#sideTable): after the index, no unobserved events; a failure-policy restart as the writer writes it (nodes/objects.ts jobsetCauses, one cause), around its time and count. */
+const NO_UNOBSERVED = ',null,';
+const RESTART_HEAD = '[{"kind":"JobSetRestart","at":';
+const RESTART_COUNT = ',"restarts":';
+const RESTART_TAIL = ',"reason":"FailurePolicyRestart"}],null]';
+/** A suspension's reason and message alone (no unobserved events, no causes), as the writer writes them. */
+const SUSPENSION_HEAD = 'null,{"reason":';
+const SUSPENSION_MESSAGE = ',"message":';
+const SUSPENSION_TAIL = '}]';
 
 const OPEN = 0x5b; // [
 /** JSON's bytes the snapshot's readers look for (./records.ts too). */
@@ -358,6 +434,11 @@ class Scan {
     for (let i = 0; i < word.length; i++) if (this.bytes[this.at + i] !== word.charCodeAt(i) || this.at + i >= this.end) return false;
     this.at += word.length;
     return true;
+  }
+
+  /** The bytes of `word`, exactly. */
+  literal(word: string): void {
+    if (!this.#word(word)) this.failed = true;
   }
 
   isNull(): boolean {

@@ -13,7 +13,7 @@ import { ClusterEngine } from '../nodes/engine.ts';
 import { EmbeddedStore, lineBlocks, StoreError } from './embedded.ts';
 import { clusterEngine, clusterTrace, drawn, feedFleet, JOBSET, NODES, plainMachines } from '../../../test/support/store/scenes.ts';
 import { transitionsOf, TERMINAL_STATES, type Cause, type Timeline, type Transition } from '../timeline/types.ts';
-import { machineAsRead, type MachineState } from '../timeline/machine.ts';
+import { machineAsRead, machineOf, type MachineState } from '../timeline/machine.ts';
 import { derivedTransitions } from '../timeline/never-up.ts';
 import { FORMAT, parseSnapshot, parseSnapshotBlocks, snapshotOf, snapshotText, type Snapshot, type UsageSnapshotEntry } from './records.ts';
 import { FleetIndex } from '../series/fleet-index.ts';
@@ -351,11 +351,12 @@ describe('the embedded store', () => {
     const restoredFrom = async (mapped: boolean): Promise<TimelineEngine> => {
       const { store: s, recovery } = await EmbeddedStore.open(dir);
       await s.close();
-      // The map holds exactly the list's machines, in its order.
-      expect([...recovery.byUid!.values()]).toEqual(recovery.machines);
-      expect([...recovery.byUid!.values()].every((m, i) => m === recovery.machines[i])).toBe(true);
+      // The map holds exactly the runs as kept, in their order; the list is their machines.
+      expect([...recovery.byUid!.values()].every((m, i) => m === recovery.kept![i])).toBe(true);
+      expect(recovery.byUid!.size).toBe(recovery.kept!.length);
+      expect(recovery.machines.map(machineAsRead)).toEqual(recovery.kept!.map((k) => machineAsRead(machineOf(k))));
       const restored = new TimelineEngine();
-      restored.restore(recovery.machines, recovery.observedUntil, mapped ? recovery.byUid : undefined);
+      restored.restore(mapped ? recovery.byUid! : recovery.machines, recovery.observedUntil);
       return restored;
     };
     const fromList = await restoredFrom(false);

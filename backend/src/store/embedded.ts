@@ -18,7 +18,7 @@ import { mkdir, open, readdir, readFile, rename, rm, writeFile, type FileHandle 
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { FactJoin, poolTimeline, suspensionFact, type Fact } from '../timeline/facts.ts';
-import { isClosed, type MachineState } from '../timeline/machine.ts';
+import { isClosed, isMachine, keptTimeline, machineOf, type MachineState } from '../timeline/machine.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import { isPackedTimeline, openTransitions, transitionCount, transitionsOf, type Timeline } from '../timeline/types.ts';
 import type { Recovery, RecoveredIndex, StoreStatus, TimelineStore } from './store.ts';
@@ -136,11 +136,12 @@ async function recoverFrom(dir: string, format: number, fd: number | null): Prom
   const corrupt = (error: unknown): StoreError =>
     new StoreError(`${join(dir, SNAPSHOT)} is not valid JSON (${(error as Error).message}); it is written atomically, so the disk or something else changed it. Move it away to start from the log alone, if the log is complete.`);
   let snapshot: ReturnType<typeof parseSnapshotBlocks> | null = null;
-  const machines = new Map<string, MachineState>();
+  /** The machines as the engine keeps them (a closed run's as its timeline alone: DenseReader), by UID. */
+  const machines = new Map<string, MachineState | Timeline>();
   /** The machines in the snapshot's order: derived node layers are given by position (format 5 on). */
-  const order: MachineState[] = [];
-  const took = (m: MachineState): void => {
-    machines.set(m.timeline.uid, m);
+  const order: (MachineState | Timeline)[] = [];
+  const took = (m: MachineState | Timeline): void => {
+    machines.set(keptTimeline(m).uid, m);
     order.push(m);
   };
   /** The snapshot's interned strings and label sets (format 5 on). */
@@ -191,12 +192,12 @@ async function recoverFrom(dir: string, format: number, fd: number | null): Prom
           for (const step of item.derived) {
             const m = order[(derivedAt += step)];
             if (m === undefined) throw new SyntaxError(`a derived node layer of machine ${derivedAt}, of ${order.length}`);
-            derived.add(m.timeline.uid);
+            derived.add(keptTimeline(m).uid);
           }
           continue;
         }
         const m = machines.get(item.uid);
-        if (m !== undefined) layers.set(item.uid, { ...m.timeline, transitions: item.add.map(decodeTransition) });
+        if (m !== undefined) layers.set(item.uid, { ...keptTimeline(m), transitions: item.add.map(decodeTransition) });
       } else if (part.list === 'pools') {
         const p = part.item;
         pools.set(p.uid, { ...poolTimeline(p.uid, p.pool), jobsets: [...p.jobsets], transitions: p.add.map(decodeTransition) });
@@ -211,12 +212,15 @@ async function recoverFrom(dir: string, format: number, fd: number | null): Prom
   let fleetIndex: RecoveredIndex | undefined;
   if (indexPart !== null && typeof indexPart !== 'string' && machines.size === order.length) {
     const held = new Uint32Array(order.length);
-    for (let i = 0; i < order.length; i++) held[i] = transitionCount(order[i]!.timeline);
+    for (let i = 0; i < order.length; i++) held[i] = transitionCount(keptTimeline(order[i]!));
     fleetIndex = { part: indexPart, held, resum: new Set() };
   } else if (indexPart !== null) fleetIndex = { refused: typeof indexPart === 'string' ? indexPart : 'the snapshot holds a timeline twice' };
   const reidentified = new Set<string>();
   snapshot = null;
-  const facts = new FactJoin((uid) => machines.get(uid)?.timeline, layers, pools);
+  const facts = new FactJoin((uid) => {
+    const m = machines.get(uid);
+    return m === undefined ? undefined : keptTimeline(m);
+  }, layers, pools);
   let observedUntil = header?.observedUntil ?? null;
   let cut: Recovery['cut'] = null;
   let records = 0;
@@ -254,7 +258,7 @@ async function recoverFrom(dir: string, format: number, fd: number | null): Prom
       else {
         // A fact of a node layer kept as derived (a late cause): the layer is made, as the snapshot would have held it.
         if ((record.k === 'nodes' || (record.k === 'cause' && record.layer === 'nodes')) && derived.delete(record.uid)) {
-          const jobset = machines.get(record.uid)!.timeline;
+          const jobset = keptTimeline(machines.get(record.uid)!);
           layers.set(record.uid, { ...jobset, transitions: derivedTransitions(jobset) });
         }
         apply(machines, facts, record, reidentified);
@@ -264,10 +268,9 @@ async function recoverFrom(dir: string, format: number, fd: number | null): Prom
   }
   const nodeLayers = [...facts.layers.values()].filter((l) => machines.has(l.uid));
   if (fleetIndex !== undefined && 'resum' in fleetIndex && reidentified.size > 0) {
-    for (const [i, m] of order.entries()) if (reidentified.has(m.timeline.uid)) fleetIndex.resum.add(i);
+    for (const [i, m] of order.entries()) if (reidentified.has(keptTimeline(m).uid)) fleetIndex.resum.add(i);
   }
-  return {
-    machines: [...machines.values()],
+  return listedWhenRead([...machines.values()], {
     byUid: machines,
     nodeLayers,
     derivedNodeLayers: [...derived],
@@ -278,6 +281,27 @@ async function recoverFrom(dir: string, format: number, fd: number | null): Prom
     cut,
     records,
     lastSegment: Math.max(first - 1, ...segments),
+  });
+}
+
+/**
+ * A recovery of `kept` (Recovery.kept) whose `machines` are made from them when first read (a start
+ * reads `kept`). Made outside recoverFrom so that it holds nothing of that reading (a closure there
+ * would keep its scope's arrays and reader as long as the recovery lives).
+ */
+function listedWhenRead<R extends Omit<Recovery, 'machines' | 'kept'>>(kept: (MachineState | Timeline)[], rest: R): R & Pick<Recovery, 'machines' | 'kept'> {
+  let listed: MachineState[] | null = null;
+  return {
+    ...rest,
+    kept,
+    get machines(): MachineState[] {
+      return (listed ??= (this.kept ?? []).map(machineOf));
+    },
+    set machines(machines: MachineState[]) {
+      // Set (to let go of them once the engine holds them): `kept` goes too.
+      listed = machines;
+      delete this.kept;
+    },
   };
 }
 
@@ -305,18 +329,22 @@ function machineFrom(meta: MetaRecord, transitions: MachineState['timeline']['tr
 }
 
 /** `reidentified`: gets the UIDs whose goodput inputs (what the fleet index sums beside the transitions) a meta record changed. */
-function apply(machines: Map<string, MachineState>, facts: FactJoin, record: LogRecord, reidentified?: Set<string>): void {
+function apply(machines: Map<string, MachineState | Timeline>, facts: FactJoin, record: LogRecord, reidentified?: Set<string>): void {
   if (record.k === 'meta') {
     const existing = machines.get(record.uid);
     if (existing === undefined) machines.set(record.uid, machineFrom(record, [], { everUp: false, restarts: 0, rv: null, deletedAt: null }));
     else {
+      const timeline = keptTimeline(existing);
       const identity = identityOf(record);
-      if ((existing.timeline.accelerators ?? 0) !== identity.accelerators || (existing.timeline.checkpointIntervalMs ?? null) !== identity.checkpointIntervalMs) reidentified?.add(record.uid);
-      setIdentity(existing.timeline, identity);
+      if ((timeline.accelerators ?? 0) !== identity.accelerators || (timeline.checkpointIntervalMs ?? null) !== identity.checkpointIntervalMs) reidentified?.add(record.uid);
+      setIdentity(timeline, identity);
     }
   } else if (record.k === 'update') {
-    const m = machines.get(record.uid);
-    if (m === undefined) throw new StoreError(`an update of ${record.uid} comes before its identity: the log is out of order`);
+    const kept = machines.get(record.uid);
+    if (kept === undefined) throw new StoreError(`an update of ${record.uid} comes before its identity: the log is out of order`);
+    // A closed run read as its timeline alone: its machine again, to change.
+    const m = machineOf(kept);
+    if (m !== kept) machines.set(record.uid, m);
     // A timeline the snapshot held closed is read packed; one that grows after all (not from this Upness's log) is opened again, as it was read before.
     if (record.add.length > 0 && isPackedTimeline(m.timeline)) m.timeline.transitions = [...transitionsOf(m.timeline)];
     for (const t of record.add) openTransitions(m.timeline).push(decodeTransition(t));
@@ -402,7 +430,7 @@ export class EmbeddedStore implements TimelineStore {
     for (const backup of [...leftovers, ...(migration === null ? [] : [migration.backup])]) await rm(backup, { recursive: true, force: true });
     // Appends go to a fresh segment: the last one may just have been cut.
     const store = new EmbeddedStore(dir, recovery.lastSegment + 1, options);
-    for (const m of recovery.machines) if (!isClosed(m)) store.#written.set(m.timeline.uid, writtenOf(m.timeline, m));
+    for (const m of recovery.kept ?? recovery.machines) if (isMachine(m) && !isClosed(m)) store.#written.set(m.timeline.uid, writtenOf(m.timeline, m));
     store.#observed = store.#observedWritten = recovery.observedUntil;
     await store.#openSegment(store.#segment);
     return { store, recovery, migration };

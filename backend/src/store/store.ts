@@ -2,7 +2,7 @@
 
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { Fact } from '../timeline/facts.ts';
-import type { MachineState } from '../timeline/machine.ts';
+import { keptTimeline, type MachineState } from '../timeline/machine.ts';
 import type { Timeline } from '../timeline/types.ts';
 import { derivedTransitions } from '../timeline/never-up.ts';
 import type { UsageRecord, UsageSnapshotEntry } from './records.ts';
@@ -29,12 +29,20 @@ export interface StoreStatus {
 }
 
 export interface Recovery {
+  /** Made from `kept` when first read, where the store gives that (a closed run's machine made afresh from its memory). */
   machines: MachineState[];
   /**
-   * The same machines by UID, when the store made that map to read its log (the embedded store):
+   * The same machines as the engine keeps them (a closed run's as its timeline alone, its machine's
+   * memory in its packed columns: timeline/machine.ts settledMachine), in the same order, when the
+   * store read them so (the embedded store): what a start reads, without a machine object made per
+   * closed run only to be dropped by the engine's restore.
+   */
+  kept?: readonly (MachineState | Timeline)[];
+  /**
+   * The same as `kept`, by UID, when the store made that map to read its log (the embedded store):
    * the engine's restore takes it as its own (TimelineEngine.restore), and the recovery lets go of it.
    */
-  byUid?: Map<string, MachineState>;
+  byUid?: Map<string, MachineState | Timeline>;
   /** The node layers of those machines (a cluster's), with their causes joined; not those in derivedNodeLayers. */
   nodeLayers: Timeline[];
   /**
@@ -74,6 +82,11 @@ export interface TimelineStore {
   snapshot(machines: Iterable<MachineState>, observedUntil: number | null, nodeLayers?: Iterable<Timeline>, pools?: Iterable<Timeline>, usage?: Iterable<UsageSnapshotEntry>, index?: IndexSource): Promise<void>;
   status(): StoreStatus;
   close(): Promise<void>;
+}
+
+/** The recovered runs' timelines, in the order of Recovery.machines (a fleet index's places), without making `machines` where the store kept them (`kept`). */
+export function recoveredTimelines(recovery: Pick<Recovery, 'machines' | 'kept'>): Timeline[] {
+  return recovery.kept === undefined ? recovery.machines.map((m) => m.timeline) : recovery.kept.map(keptTimeline);
 }
 
 /** Every node layer of a recovery: those it kept, then those kept as derived, made from their JobSet layer. */

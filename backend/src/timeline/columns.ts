@@ -291,10 +291,18 @@ const RESTARTS_SPAN = 1 << 10;
 function restartCode(cause: Cause, at: number): RestartCode | null {
   const { kind, restarts, reason } = cause;
   if (kind !== RESTART_KIND || reason !== RESTART_REASON || restarts === undefined) return null;
+  const code = restartCodeFor(restarts, cause.at - at);
+  if (code === null || Object.keys(cause).join(',') !== RESTART_KEYS) return null;
+  return code;
+}
+
+/**
+ * The RestartCode of a failure-policy restart (`{kind, at, restarts, reason}` in that order) of
+ * `restarts`, its time `offset` ms from its transition's; null when this form cannot hold it exactly.
+ */
+export function restartCodeFor(restarts: number, offset: number): RestartCode | null {
   if (!Number.isInteger(restarts) || restarts < 0 || restarts >= RESTARTS_SPAN) return null;
-  const offset = cause.at - at;
   if (!Number.isInteger(offset) || offset < -OFFSET_BIAS || offset >= OFFSET_SPAN - OFFSET_BIAS) return null;
-  if (Object.keys(cause).join(',') !== RESTART_KEYS) return null;
   return restarts * OFFSET_SPAN + offset + OFFSET_BIAS;
 }
 
@@ -331,31 +339,56 @@ export const codeWords = (n: number): number => (n + 7) >> 3;
 /**
  * A closed timeline's transitions packed from columns a reader already laid out as Columns.times lays
  * them (a store's snapshot), so that no object is made per transition: `at` the `n` times, then
- * their STATE_CODEs eight to a number (codeAt; kept as it is: an exact-length array); `extras` the
- * transitions that carry extras, as index, transition, index, transition, … in index order
- * (compactTransition's form; null when none does), kept as the side table keeps them (Kept).
- * Placed straight in the arena (arena.ts): a snapshot's runs are read for the engine, which keeps
- * them so (sealClosed), and columns of their own for each would only be garbage after the restore.
+ * their STATE_CODEs eight to a number (codeAt; a reader's scratch, read and not kept: it may be
+ * longer); `extras` the transitions that carry extras, as index, transition, index, transition, …
+ * in index order (compactTransition's form, or a failure-policy restart's RestartCode where the
+ * reader made that without the transition: restartCodeFor; null when none does), kept as the side
+ * table keeps them (Kept). Placed straight in the arena (arena.ts), as intoArena would place columns of their own:
+ * a snapshot's runs are read for the engine, which keeps them so (sealClosed), and columns or a
+ * side table of their own for each would only be garbage after the restore.
  */
-export function packColumns(at: number[], n: number, extras: (number | Transition)[] | null): PackedTransitions {
-  const c: Columns = { length: n, times: at, base: 0, codes: null, record: -1, end: -1, startIndex: -1, life: null, extras: null, memory: null, deletedAfter: null };
-  for (let i = 0; i < n; i++) {
-    if (codeAt(c, i) <= DOWN_CODE) {
-      c.startIndex = i;
-      break;
-    }
-  }
+export function packColumns(at: readonly number[], n: number, extras: readonly (number | Transition)[] | null): PackedTransitions {
+  let kept: (number | Kept)[] | null = null;
+  let numbers = true;
   if (extras !== null) {
-    const kept: (number | Kept)[] = [];
+    kept = [];
     for (let k = 0; k < extras.length; k += 2) {
-      const i = extras[k] as number;
-      const t = extras[k + 1] as Transition;
-      if (t.unobserved !== undefined) markUnobserved(c, i);
-      kept.push(i, keptOf(t));
+      const x = extras[k + 1]!;
+      const value = typeof x === 'number' ? x : keptOf(x);
+      if (typeof value !== 'number') numbers = false;
+      kept.push(extras[k] as number, value);
     }
-    holdSideTable(c, kept);
   }
-  return intoArena(c as unknown as PackedTransitions);
+  // A side table of numbers alone is held behind the times (holdSideTable).
+  const tail = kept !== null && numbers ? kept.length : 0;
+  const a = runArena;
+  const r = a.allocate(n + tail);
+  const base = a.base[r]!;
+  a.count[r] = n;
+  let startIndex = -1;
+  for (let i = 0; i < n; i++) {
+    const code = (at[n + (i >> 3)]! >>> ((i & 7) << 2)) & 15;
+    a.times[base + i] = at[i]!;
+    a.codes[base + i] = code;
+    if (startIndex < 0 && code <= DOWN_CODE) startIndex = i;
+  }
+  a.startIndex[r] = startIndex;
+  if (extras !== null) {
+    for (let k = 0; k < extras.length; k += 2) {
+      const x = extras[k + 1]!;
+      if (typeof x !== 'number' && x.unobserved !== undefined) a.codes[base + (extras[k] as number)]! |= UNOBSERVED_BIT;
+    }
+  }
+  if (tail > 0) for (let k = 0; k < tail; k++) a.times[base + n + k] = kept![k] as number;
+  // An exact-length copy (push leaves spare slots), as holdSideTable keeps one.
+  else if (kept !== null) a.setExtras(r, kept.slice());
+  return r as unknown as PackedTransitions;
+}
+
+/** Keeps a closed run's machine memory (Columns.memory, deletedAfter) with its packed transitions; false when they cannot hold it (then nothing is set). */
+export function setPackedMemory(packed: PackedTransitions, memory: number | null, deletedAfter: number | null): boolean {
+  // An arena record's set without a view made for it.
+  return typeof packed === 'number' ? runArena.setMemory(packed, memory, deletedAfter) : setMemory(packed as unknown as Columns, memory, deletedAfter);
 }
 
 /**

@@ -296,34 +296,44 @@ export class TimelineEngine {
   }
 
   /**
-   * Restores what a store kept: the machines and the time up to which they were observed (`byUid`:
-   * the same machines by UID, a store's map of them, which the engine then takes as its own: the
-   * caller lets go of it; `machines` is not read). The
+   * Restores what a store kept: the machines and the time up to which they were observed. Given as a
+   * map by UID (a store's map of them, made to read its log: the embedded store's Recovery.byUid), of
+   * the machines as the engine keeps them (settledMachine: a closed run's as its timeline alone), the
+   * engine takes it as its own and the caller lets go of it. The
    * service was not watching after `observedUntil`, so that is where the gap begins: once the
    * source has relisted, call reconcile with what it listed (if it lists), then endGap. An engine is restored once, before any observation.
    */
-  restore(machines: Iterable<MachineState>, observedUntil: number | null, byUid?: Map<string, MachineState>): void {
+  restore(machines: Iterable<MachineState> | Map<string, MachineState | Timeline>, observedUntil: number | null): void {
     if (this.#observations > 0 || this.#machines.size > 0) throw new Error('restore() needs an empty engine');
     // Machines given in the order of timelines() (as machines() gives them) are listed as they come.
     const list: Timeline[] = [];
     let inOrder = true;
-    const take = (m: MachineState, into: Map<string, MachineState | Timeline>): void => {
-      if (this.#cluster !== undefined) m.timeline.cluster ??= this.#cluster;
-      sealClosed(m.timeline);
-      // As a run that closes drops it (machine.ts): a store written before that kept it.
-      if (isClosed(m)) m.resourceVersion = null;
-      into.set(m.timeline.uid, settledMachine(m));
-      if (inOrder && list.length > 0 && byNamespaceNameUid(list[list.length - 1]!, m.timeline) >= 0) inOrder = false;
-      list.push(m.timeline);
-      for (const l of this.#listeners) l.grew(m.timeline, 0);
+    /** Takes a run (listed, told): what the engine keeps of it (settledMachine; a timeline read settled as it is). */
+    const take = (m: MachineState | Timeline): MachineState | Timeline => {
+      let kept: MachineState | Timeline = m;
+      const timeline = keptTimeline(m);
+      if (this.#cluster !== undefined) timeline.cluster ??= this.#cluster;
+      if (isMachine(m)) {
+        sealClosed(timeline);
+        // As a run that closes drops it (machine.ts): a store written before that kept it.
+        if (isClosed(m)) m.resourceVersion = null;
+        kept = settledMachine(m);
+      }
+      if (inOrder && list.length > 0 && byNamespaceNameUid(list[list.length - 1]!, timeline) >= 0) inOrder = false;
+      list.push(timeline);
+      for (const l of this.#listeners) l.grew(timeline, 0);
+      return kept;
     };
-    if (byUid === undefined) for (const m of machines) take(m, this.#machines);
-    else {
-      // The store's own map of them, taken as the engine's (each value replaced in place): one map of a
-      // month's runs made on a start, not two.
-      const kept: Map<string, MachineState | Timeline> = byUid;
-      byUid.forEach((m) => take(m, kept));
-      this.#machines = kept;
+    if (!(machines instanceof Map)) {
+      for (const m of machines) this.#machines.set(m.timeline.uid, take(m));
+    } else {
+      // The store's own map of them, taken as the engine's (a machine that settles replaced in place): one
+      // map of a month's runs made on a start, not two. A closed run the store read settled is as kept.
+      machines.forEach((m, uid) => {
+        const kept = take(m);
+        if (kept !== m) machines.set(uid, kept);
+      });
+      this.#machines = machines;
     }
     this.#list = inOrder && list.length === this.#machines.size ? markSorted(list, this) : null;
     this.#fresh = [];

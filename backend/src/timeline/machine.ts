@@ -4,7 +4,7 @@
 import { internLabels, internNamespace, internSuspension, internValue, sameLabels } from './intern.ts';
 import { joinSuspension } from './facts.ts';
 import { isUp, type JobSetView } from './jobset.ts';
-import { isPacked, packedColumns, setMemory } from './columns.ts';
+import { isPacked, setPackedMemory } from './columns.ts';
 import { closedAt, lastState, openTransitions, sealClosed, setLastUnobserved, TERMINAL_STATES, timelineAsRead, timelineColumns, transitionAt, transitionCount, type State, type Suspension, type Timeline, type Transition } from './types.ts';
 
 /** Restart counts and deletion offsets (ms) a closed run's memory holds in its columns: small integers on every V8 build. */
@@ -18,12 +18,21 @@ const MEMORY_LIMIT = 2 ** 29;
  */
 export function settledMachine(machine: MachineState): MachineState | Timeline {
   const { timeline, restarts, everUp, deletedAt, resourceVersion } = machine;
-  if (!isPacked(timeline.transitions) || resourceVersion !== null) return machine;
-  if (!Number.isInteger(restarts) || restarts < 0 || restarts >= MEMORY_LIMIT) return machine;
-  const deletedAfter = deletedAt === null ? null : deletedAt - closedAt(timeline);
-  if (deletedAfter !== null && !(Number.isInteger(deletedAfter) && Math.abs(deletedAfter) < MEMORY_LIMIT)) return machine;
-  if (!setMemory(packedColumns(timeline.transitions), restarts * 2 + (everUp ? 1 : 0), deletedAfter)) return machine;
+  if (resourceVersion !== null || !keepClosedMemory(timeline, everUp, restarts, deletedAt)) return machine;
   return timeline;
+}
+
+/**
+ * Keeps a closed run's machine memory in its packed columns (settledMachine), for a reader that has
+ * the memory's fields without a machine object (a store's snapshot); false, nothing set, when the
+ * timeline is not packed or they do not fit: the machine is then kept.
+ */
+export function keepClosedMemory(timeline: Timeline, everUp: boolean, restarts: number, deletedAt: number | null): boolean {
+  if (!isPacked(timeline.transitions)) return false;
+  if (!Number.isInteger(restarts) || restarts < 0 || restarts >= MEMORY_LIMIT) return false;
+  const deletedAfter = deletedAt === null ? null : deletedAt - closedAt(timeline);
+  if (deletedAfter !== null && !(Number.isInteger(deletedAfter) && Math.abs(deletedAfter) < MEMORY_LIMIT)) return false;
+  return setPackedMemory(timeline.transitions, restarts * 2 + (everUp ? 1 : 0), deletedAfter);
 }
 
 /** The machine of what the engine keeps (settledMachine): a closed run's made afresh from its memory, to read or to advance and settle again. */
