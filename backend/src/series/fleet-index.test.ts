@@ -322,7 +322,7 @@ describe('the fleet index', () => {
     );
   });
 
-  it('takes in an image kept before its checkpoints were spaced 128 apart (K 32: fixtures/fleet-index-k32.json), and answers as the index built again', () => {
+  it('takes in an image kept before its checkpoints were spaced 64 apart (K 32: fixtures/fleet-index-k32.json), and answers as the index built again', () => {
     const fixture = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'fleet-index-k32.json'), 'utf8')) as {
       fleet: Timeline[];
       held: number[];
@@ -343,7 +343,7 @@ describe('the fleet index', () => {
     for (const w of windows) same(kept, built, fleet, w, []);
     // And its own image now: this layout's, read back alike.
     const again = kept.image((tl) => fleet.indexOf(tl))!;
-    expect(again.layout).toBe('fleet-index sums 2, K 128, ACC 40');
+    expect(again.layout).toBe('fleet-index sums 2, K 64, ACC 40');
     const twice = new FleetIndex();
     expect(twice.adopt(again, fleet, fleet.map((tl) => transitionsOf(tl).length))).toBeNull();
     for (const w of windows) same(twice, built, fleet, w, []);
@@ -352,7 +352,7 @@ describe('the fleet index', () => {
   it('refuses an image whose checkpoints are not a spacing this index reads (one that K is no multiple of)', () => {
     const fleet = fc.sample(arbLargeFleet, { numRuns: 1, seed: 7 })[0]!;
     const { views, image, held } = restarted(fleet, [50]);
-    for (const layout of ['fleet-index sums 2, K 48, ACC 40', 'fleet-index sums 2, K 256, ACC 40', 'fleet-index sums 1, K 32, ACC 40', 'fleet-index sums 2, K 32, ACC 39', 'fleet-index sums 2, K 0, ACC 40']) {
+    for (const layout of ['fleet-index sums 2, K 48, ACC 40', 'fleet-index sums 2, K 128, ACC 40', 'fleet-index sums 1, K 32, ACC 40', 'fleet-index sums 2, K 32, ACC 39', 'fleet-index sums 2, K 0, ACC 40']) {
       const index = new FleetIndex();
       expect(index.adopt({ ...image, layout }, views, held)).toMatch(/is not this Upness's/);
       expect(index.events()).toBe(0);
@@ -451,6 +451,32 @@ describe('the fleet index', () => {
       const expected = slow([short, long], [], horizon, from, to);
       expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
     }
+  });
+
+  it('answers at every event of a partition of many checkpoints, reached from the checkpoint before or taken back from the one after', () => {
+    const arbOnePartition = fc
+      .array(arbTimelines(12), { minLength: 60, maxLength: 120 })
+      .map((list) => list.map((tl, i): Timeline => ({ ...tl, uid: `u${i}`, namespace: 'a' })));
+    fc.assert(
+      fc.property(arbOnePartition, fc.array(fc.nat(), { minLength: 8, maxLength: 8 }), (fleet, picks) => {
+        const index = new FleetIndex();
+        for (const tl of fleet) index.grew(tl);
+        const edges = [...new Set(fleet.flatMap((tl) => transitionsOf(tl).map((t) => t.at)))].sort((x, y) => x - y);
+        const horizon = edges[edges.length - 1]!;
+        // Bounds on events, just before them and just after, each window alone (nothing kept between).
+        const bounds = picks.map((k, n) => edges[k % edges.length]! + (n % 3) - 1).sort((x, y) => x - y);
+        for (let n = 0; n + 1 < bounds.length; n++) {
+          const fast = index.window(index.partitions(), horizon, bounds[n]!, bounds[n + 1]!);
+          const expected = slow(fleet, [], horizon, bounds[n]!, bounds[n + 1]!);
+          expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
+          expect(fast.count).toBe(expected.count);
+        }
+        // And as a series' steps, one sweep.
+        const many = index.windows(index.partitions(), horizon, bounds, [0, 2, 4, 6], [1, 3, 5, 7]);
+        many.forEach((w, k) => expect(Array.from(w.totals)).toEqual(Array.from(slow(fleet, [], horizon, bounds[2 * k]!, bounds[2 * k + 1]!).totals)));
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('says when it cannot answer: an event after the horizon', () => {
