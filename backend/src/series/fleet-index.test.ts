@@ -57,7 +57,7 @@ function feed(index: FleetIndex, fleet: readonly Timeline[], cuts: number[]): Ti
   return views;
 }
 
-/** Fleets large enough that a partition holds sums of many events (a checkpoint every 32): what an image keeps. */
+/** Fleets large enough that a partition holds sums of many events (a checkpoint every 64): what an image keeps. */
 const arbLargeFleet = fc
   .array(fc.tuple(arbTimelines(12), fc.constantFrom('a', 'b')), { minLength: 30, maxLength: 60 })
   .map((list) => list.map(([tl, namespace], i): Timeline => ({ ...tl, uid: `u${i}`, namespace })));
@@ -126,7 +126,7 @@ describe('the fleet index', () => {
 
   it('a suspension summed before the first start came in at the same instant is not queued once it has (live, and from a kept image)', () => {
     // Kueue admits within the second a JobSet was created suspended: suspended and started at one
-    // time. The suspension's event is summed into a checkpoint (32 events) before the start arrives.
+    // time. The suspension's event is summed into a checkpoint (64 events) before the start arrives.
     const at = (s: number): number => T0 + s * 1000;
     const plain = (uid: string, createdAt: number): Timeline => ({ uid, namespace: 'a', name: uid, labels: {}, accelerator: null, topology: null, accelerators: 0, checkpointIntervalMs: null, createdAt, transitions: [] });
     // Many JobSets start at that instant too, so that the suspension's checkpoint lies before the
