@@ -350,32 +350,31 @@ class Partition {
     }
     const earliest = at[order === null ? 0 : order[0]!]!;
     // The placed events after the earliest pending one are merged with the pending (a placed one
-    // first at a tie), and the columns rewritten from there: a live stream's merge is an append.
+    // first at a tie), from the back: the timelines in place, the times and indices from there on
+    // into scratch columns written back (a live stream's merge is an append). Every placed one from
+    // `kept` on is after the earliest pending one, so all of them move.
     const kept = this.times.count(earliest);
     const total = this.length - kept + count;
     const times = new Float64Array(total);
-    const indices: number[] = new Array<number>(total);
-    const merged: Timeline[] = [];
-    let r = kept;
-    let p = 0;
-    for (let w = 0; w < total; w++) {
-      const e = p < count ? (order === null ? p : order[p]!) : -1;
-      if (r < this.length && (e < 0 || this.times.at(r) <= at[e]!)) {
-        times[w] = this.times.at(r);
-        indices[w] = this.indices.at(r);
-        merged.push(this.owners[r]!);
-        r++;
-      } else {
-        times[w] = at[e]!;
-        indices[w] = pendingIndices[e]!;
-        merged.push(owners[e]!);
-        p++;
+    const indices = new Uint32Array(total);
+    for (let i = 0; i < count; i++) this.owners.push(owners[i]!);
+    let r = this.length - 1;
+    let w = this.length + count - 1;
+    for (let p = count - 1; p >= 0; p--) {
+      const e = order === null ? p : order[p]!;
+      const t = at[e]!;
+      for (; r >= kept && this.times.at(r) > t; r--, w--) {
+        times[w - kept] = this.times.at(r);
+        indices[w - kept] = this.indices.at(r);
+        this.owners[w] = this.owners[r]!;
       }
+      times[w - kept] = t;
+      indices[w - kept] = pendingIndices[e]!;
+      this.owners[w] = owners[e]!;
+      w--;
     }
     this.times.replaceFrom(kept, times);
     this.indices.replaceFrom(kept, indices);
-    this.owners.length = kept;
-    for (let w = 0; w < total; w++) this.owners.push(merged[w]!);
     this.length = kept + total;
     // Checkpoints after the first event that moved are redone.
     this.valid = Math.min(this.valid, Math.floor(kept / K) + 1);
