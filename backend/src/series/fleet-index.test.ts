@@ -2,6 +2,8 @@
 // pieces and out of order (as a live stream, a restore and retention do), every pooled window equals
 // the sum of the windows of the timelines a query selects.
 
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { timelines as arbTimelines, T0 } from '../../../test/support/arbitraries.ts';
 import { openTransitions, transitionsOf, type Timeline } from '../timeline/types.ts';
@@ -55,7 +57,7 @@ function feed(index: FleetIndex, fleet: readonly Timeline[], cuts: number[]): Ti
   return views;
 }
 
-/** Fleets large enough that a partition holds sums of many events (a checkpoint every 32): what an image keeps. */
+/** Fleets large enough that a partition holds sums of many events (a checkpoint every 64): what an image keeps. */
 const arbLargeFleet = fc
   .array(fc.tuple(arbTimelines(12), fc.constantFrom('a', 'b')), { minLength: 30, maxLength: 60 })
   .map((list) => list.map(([tl, namespace], i): Timeline => ({ ...tl, uid: `u${i}`, namespace })));
@@ -124,7 +126,7 @@ describe('the fleet index', () => {
 
   it('a suspension summed before the first start came in at the same instant is not queued once it has (live, and from a kept image)', () => {
     // Kueue admits within the second a JobSet was created suspended: suspended and started at one
-    // time. The suspension's event is summed into a checkpoint (32 events) before the start arrives.
+    // time. The suspension's event is summed into a checkpoint (64 events) before the start arrives.
     const at = (s: number): number => T0 + s * 1000;
     const plain = (uid: string, createdAt: number): Timeline => ({ uid, namespace: 'a', name: uid, labels: {}, accelerator: null, topology: null, accelerators: 0, checkpointIntervalMs: null, createdAt, transitions: [] });
     // Many JobSets start at that instant too, so that the suspension's checkpoint lies before the
@@ -320,6 +322,43 @@ describe('the fleet index', () => {
     );
   });
 
+  it('takes in an image kept before its checkpoints were spaced 64 apart (K 32: fixtures/fleet-index-k32.json), and answers as the index built again', () => {
+    const fixture = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'fleet-index-k32.json'), 'utf8')) as {
+      fleet: Timeline[];
+      held: number[];
+      image: { layout: string; partitions: (Omit<PartitionImage, 'times' | 'owners' | 'indices' | 'checkpoints'> & Record<'times' | 'owners' | 'indices' | 'checkpoints', number[]>)[] };
+    };
+    const image: FleetIndexImage = {
+      layout: fixture.image.layout,
+      partitions: fixture.image.partitions.map((p) => ({ ...p, times: Float64Array.from(p.times), owners: Uint32Array.from(p.owners), indices: Uint32Array.from(p.indices), checkpoints: Float64Array.from(p.checkpoints) })),
+    };
+    expect(image.layout).toBe('fleet-index sums 2, K 32, ACC 40');
+    const { fleet, held } = fixture;
+    const kept = new FleetIndex();
+    expect(kept.adopt(image, fleet, held)).toBeNull();
+    const built = new FleetIndex();
+    for (const tl of fleet) built.grew(tl);
+    expect(kept.events()).toBe(built.events());
+    const windows = fc.sample(fc.array(arbWindow, { minLength: 4, maxLength: 4 }), { numRuns: 50, seed: 3 });
+    for (const w of windows) same(kept, built, fleet, w, []);
+    // And its own image now: this layout's, read back alike.
+    const again = kept.image((tl) => fleet.indexOf(tl))!;
+    expect(again.layout).toBe('fleet-index sums 2, K 64, ACC 40');
+    const twice = new FleetIndex();
+    expect(twice.adopt(again, fleet, fleet.map((tl) => transitionsOf(tl).length))).toBeNull();
+    for (const w of windows) same(twice, built, fleet, w, []);
+  });
+
+  it('refuses an image whose checkpoints are not a spacing this index reads (one that K is no multiple of)', () => {
+    const fleet = fc.sample(arbLargeFleet, { numRuns: 1, seed: 7 })[0]!;
+    const { views, image, held } = restarted(fleet, [50]);
+    for (const layout of ['fleet-index sums 2, K 48, ACC 40', 'fleet-index sums 2, K 128, ACC 40', 'fleet-index sums 1, K 32, ACC 40', 'fleet-index sums 2, K 32, ACC 39', 'fleet-index sums 2, K 0, ACC 40']) {
+      const index = new FleetIndex();
+      expect(index.adopt({ ...image, layout }, views, held)).toMatch(/is not this Upness's/);
+      expect(index.events()).toBe(0);
+    }
+  });
+
   it('refuses an image that is not exactly of the timelines given, and then holds nothing', () => {
     const fleet = fc.sample(arbFleet.filter((f) => f.reduce((n, tl) => n + transitionsOf(tl).length, 0) >= 4), { numRuns: 1, seed: 7 })[0]!;
     const copy = (image: FleetIndexImage): FleetIndexImage => ({
@@ -370,6 +409,74 @@ describe('the fleet index', () => {
     const index = new FleetIndex();
     expect(index.adopt(image, views, held)).toMatch(/is of a timeline of another partition$/);
     expect(index.events()).toBe(0);
+  });
+
+  it('answers alike when its times are far apart or fractions of a millisecond (kept as they are), live and from an image', () => {
+    // Each timeline's times stretched 100,000-fold: gaps of days to years, past what a 4-byte offset holds.
+    const stretches: ((at: number) => number)[] = [(at) => T0 + (at - T0) * 100_000, (at) => at + 0.25];
+    fc.assert(
+      fc.property(arbLargeFleet, fc.array(fc.nat(50), { minLength: 1, maxLength: 8 }), arbWindow, fc.constantFrom(0, 1), (fleet, cuts, [a, length], which) => {
+        const move = stretches[which]!;
+        const moved = fleet.map((tl): Timeline => ({ ...tl, createdAt: move(tl.createdAt), transitions: transitionsOf(tl).map((t) => ({ ...t, at: move(t.at) })) }));
+        const live = new FleetIndex();
+        const views = feed(live, moved, cuts);
+        const { views: restored, image, held } = restarted(moved, cuts);
+        const kept = new FleetIndex();
+        expect(kept.adopt(image, restored, held)).toBeNull();
+        const horizon = Math.max(...moved.map((tl) => transitionsOf(tl)[transitionsOf(tl).length - 1]!.at));
+        const from = move(T0 + a);
+        const to = move(T0 + a + length);
+        const expected = slow(views, [], horizon, from, to);
+        for (const index of [live, kept]) {
+          const fast = index.window(index.partitions(), horizon, from, to);
+          expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
+          expect(fast.count).toBe(expected.count);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('answers alike for a timeline of more than 65,535 transitions (its indices past 2 bytes)', () => {
+    const n = 70_001;
+    const transitions = Array.from({ length: n }, (_, j) => ({ at: T0 + j * 1000, state: j === 0 ? ('provisioning' as const) : j % 2 === 1 ? ('up' as const) : ('down' as const) }));
+    const long: Timeline = { uid: 'long', namespace: 'a', name: 'long', labels: {}, accelerator: null, topology: null, createdAt: T0, transitions };
+    const short: Timeline = { ...long, uid: 'short', name: 'short', transitions: transitions.slice(0, 3) };
+    const index = new FleetIndex();
+    index.grew(short);
+    index.grew(long);
+    const horizon = T0 + n * 1000;
+    for (const [from, to] of [[T0, horizon], [T0 + 65_530_500, T0 + 65_600_000], [T0 + 69_000_000, horizon]] as const) {
+      const fast = index.window(index.partitions(), horizon, from, to);
+      const expected = slow([short, long], [], horizon, from, to);
+      expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
+    }
+  });
+
+  it('answers at every event of a partition of many checkpoints, reached from the checkpoint before or taken back from the one after', () => {
+    const arbOnePartition = fc
+      .array(arbTimelines(12), { minLength: 60, maxLength: 120 })
+      .map((list) => list.map((tl, i): Timeline => ({ ...tl, uid: `u${i}`, namespace: 'a' })));
+    fc.assert(
+      fc.property(arbOnePartition, fc.array(fc.nat(), { minLength: 8, maxLength: 8 }), (fleet, picks) => {
+        const index = new FleetIndex();
+        for (const tl of fleet) index.grew(tl);
+        const edges = [...new Set(fleet.flatMap((tl) => transitionsOf(tl).map((t) => t.at)))].sort((x, y) => x - y);
+        const horizon = edges[edges.length - 1]!;
+        // Bounds on events, just before them and just after, each window alone (nothing kept between).
+        const bounds = picks.map((k, n) => edges[k % edges.length]! + (n % 3) - 1).sort((x, y) => x - y);
+        for (let n = 0; n + 1 < bounds.length; n++) {
+          const fast = index.window(index.partitions(), horizon, bounds[n]!, bounds[n + 1]!);
+          const expected = slow(fleet, [], horizon, bounds[n]!, bounds[n + 1]!);
+          expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
+          expect(fast.count).toBe(expected.count);
+        }
+        // And as a series' steps, one sweep.
+        const many = index.windows(index.partitions(), horizon, bounds, [0, 2, 4, 6], [1, 3, 5, 7]);
+        many.forEach((w, k) => expect(Array.from(w.totals)).toEqual(Array.from(slow(fleet, [], horizon, bounds[2 * k]!, bounds[2 * k + 1]!).totals)));
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('says when it cannot answer: an event after the horizon', () => {

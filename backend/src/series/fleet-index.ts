@@ -6,7 +6,8 @@
 // created or ended, first ups) are sums of the events up to t. Events are kept sorted by time per
 // partition (cluster × namespace, × a label's value in an index of a selection: selection-indexes.ts),
 // with the accumulated sums every K events, so C(t) of a partition
-// costs one binary search and at most K events, whatever the fleet's size; a window is C(to) − C(from)
+// costs one binary search and at most K / 2 events (from the checkpoint before, or taken back from the
+// one after), whatever the fleet's size; a window is C(to) − C(from)
 // as for one timeline (totals.ts), and these numbers are the same integers, summed in another order.
 //
 // An open timeline's last state accrues up to the horizon: C(t) for t past it is C(horizon). That
@@ -15,6 +16,7 @@
 import { transitionCount, transitionTime, unobservedAt, type Timeline } from '../timeline/types.ts';
 import { codeAt, eventOf, timeAt, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, timelineColumns, type Columns } from './columns.ts';
 import { firstUp } from './figures.ts';
+import { EventTimes, TransitionIndices } from './event-columns.ts';
 import { FIELD_OF } from './totals.ts';
 import {
   ACCELERATOR_LOST,
@@ -50,13 +52,26 @@ const ENDED_FIRST_UP_SUM = CREATED + 4;
 const ENDED_FIRST_UPS = CREATED + 5;
 const ACC = CREATED + 6;
 
-const K = 32;
+const K = 64;
 /**
  * What an image of an index (FleetIndex.image) holds the sums of: its checkpoints are good only for
  * this layout. Bump SUMS when addEvent changes what it adds, so that a kept image is refused.
  */
 const SUMS = 2; // 2: a suspension at the instant of the first start stays queued until left (queuedAt)
 const LAYOUT = `fleet-index sums ${SUMS}, K ${K}, ACC ${ACC}`;
+
+/**
+ * The spacing of a kept image's checkpoints when this index can take its sums: the same sums and
+ * accumulator, a checkpoint every k events where k divides K (its every (K / k)-th checkpoint is one
+ * of ours: the sums of the events before i·K, taken in the same order). An image kept before the
+ * checkpoints were spaced K = 64 apart (K 32) is read so. Null: not one this index reads.
+ */
+function imageSpacing(layout: string): number | null {
+  const m = /^fleet-index sums (\d+), K (\d+), ACC (\d+)$/.exec(layout);
+  if (m === null || Number(m[1]) !== SUMS || Number(m[3]) !== ACC) return null;
+  const k = Number(m[2]);
+  return k > 0 && K % k === 0 ? k : null;
+}
 /** What a partition keeps of C(t) at a time asked: the totals' columns, then CREATED … ACC. */
 const KEPT = FIELDS + (ACC - CREATED);
 /** Times kept per generation of a partition's memory of C(t) (two generations: about 2 × 4,096 × 184 bytes at most). */
@@ -201,10 +216,10 @@ class Partition {
   /** The value the index groups by besides cluster and namespace ('' when none). */
   readonly group: string;
   origin = NaN;
-  // Of any buffer: an adopted image's are views of the part read from disk (FleetIndex.adopt).
-  times: Float64Array<ArrayBufferLike> = new Float64Array(256);
+  // Each event's time, timeline and transition (event-columns.ts: 4 + 8 + 2 bytes an event, mostly).
+  readonly times = new EventTimes();
   owners: Timeline[] = [];
-  indices: Uint32Array<ArrayBufferLike> = new Uint32Array(256);
+  readonly indices = new TransitionIndices();
   length = 0;
   /** Events not yet placed (appended as they come, sorted in on the next read or when many wait). */
   pendingAt: number[] = [];
@@ -214,6 +229,8 @@ class Partition {
   /** Checkpoints 0 … valid − 1 are true (checkpoint i: the sums of events before i·K). */
   valid = 1;
   readonly #scratch = new Float64Array(ACC);
+  /** One event's own sums, taken back from a later checkpoint's (sumsAt). */
+  readonly #one = new Float64Array(ACC);
   /**
    * C(t) at times already asked (KEPT numbers each). Dashboards ask the same step-aligned times on
    * every refresh, each of its own "now"; C(t) depends only on the events at or before t, so a kept
@@ -237,7 +254,7 @@ class Partition {
 
   add(tl: Timeline, j: number, at: number): void {
     if (Number.isNaN(this.origin)) this.origin = at;
-    const last = this.pendingAt.length > 0 ? this.pendingAt[this.pendingAt.length - 1]! : this.length > 0 ? this.times[this.length - 1]! : -Infinity;
+    const last = this.pendingAt.length > 0 ? this.pendingAt[this.pendingAt.length - 1]! : this.length > 0 ? this.times.at(this.length - 1) : -Infinity;
     if (at < last) this.#appending = false;
     this.pendingAt.push(at);
     this.pendingOwners.push(tl);
@@ -257,17 +274,20 @@ class Partition {
   /** Drops the events of timelines no longer kept. */
   drop(gone: ReadonlySet<Timeline>): void {
     this.#settle();
-    let w = 0;
+    const times: number[] = [];
+    const owners: Timeline[] = [];
+    const indices: number[] = [];
     for (let r = 0; r < this.length; r++) {
       if (gone.has(this.owners[r]!)) continue;
-      this.times[w] = this.times[r]!;
-      this.owners[w] = this.owners[r]!;
-      this.indices[w] = this.indices[r]!;
-      w++;
+      times.push(this.times.at(r));
+      owners.push(this.owners[r]!);
+      indices.push(this.indices.at(r));
     }
-    if (w === this.length) return;
-    this.length = w;
-    this.owners.length = w;
+    if (owners.length === this.length) return;
+    this.times.replaceFrom(0, times);
+    this.indices.replaceFrom(0, indices);
+    this.owners = owners;
+    this.length = owners.length;
     this.valid = 1;
     this.#forgetFrom(-Infinity);
   }
@@ -307,7 +327,7 @@ class Partition {
 
   get maxTime(): number {
     this.#settle();
-    return this.length > 0 ? this.times[this.length - 1]! : -Infinity;
+    return this.length > 0 ? this.times.at(this.length - 1) : -Infinity;
   }
 
   /** Sorts pending events in. Live streams arrive nearly in order, so usually this appends. */
@@ -317,7 +337,7 @@ class Partition {
     this.#appending = true;
     const at = this.pendingAt;
     const owners = this.pendingOwners;
-    const indices = this.pendingIndices;
+    const pendingIndices = this.pendingIndices;
     this.pendingAt = [];
     this.pendingOwners = [];
     this.pendingIndices = [];
@@ -328,40 +348,36 @@ class Partition {
         break;
       }
     }
-    const need = this.length + count;
-    if (need > this.times.length) {
-      const capacity = Math.max(need, this.times.length * 2);
-      const times = new Float64Array(capacity);
-      times.set(this.times.subarray(0, this.length));
-      const grown = new Uint32Array(capacity);
-      grown.set(this.indices.subarray(0, this.length));
-      this.times = times;
-      this.indices = grown;
-    }
-    // Grow the owners densely (holes would slow the array), then merge from the back: the placed
-    // events after the first pending one move up.
+    const earliest = at[order === null ? 0 : order[0]!]!;
+    // The placed events after the earliest pending one are merged with the pending (a placed one
+    // first at a tie), from the back: the timelines in place, the times and indices from there on
+    // into scratch columns written back (a live stream's merge is an append). Every placed one from
+    // `kept` on is after the earliest pending one, so all of them move.
+    const kept = this.times.count(earliest);
+    const total = this.length - kept + count;
+    const times = new Float64Array(total);
+    const indices = new Uint32Array(total);
     for (let i = 0; i < count; i++) this.owners.push(owners[i]!);
     let r = this.length - 1;
-    let w = need - 1;
+    let w = this.length + count - 1;
     for (let p = count - 1; p >= 0; p--) {
       const e = order === null ? p : order[p]!;
       const t = at[e]!;
-      while (r >= 0 && this.times[r]! > t) {
-        this.times[w] = this.times[r]!;
+      for (; r >= kept && this.times.at(r) > t; r--, w--) {
+        times[w - kept] = this.times.at(r);
+        indices[w - kept] = this.indices.at(r);
         this.owners[w] = this.owners[r]!;
-        this.indices[w] = this.indices[r]!;
-        r--;
-        w--;
       }
-      this.times[w] = t;
+      times[w - kept] = t;
+      indices[w - kept] = pendingIndices[e]!;
       this.owners[w] = owners[e]!;
-      this.indices[w] = indices[e]!;
       w--;
     }
-    this.length = need;
+    this.times.replaceFrom(kept, times);
+    this.indices.replaceFrom(kept, indices);
+    this.length = kept + total;
     // Checkpoints after the first event that moved are redone.
-    this.valid = Math.min(this.valid, Math.floor((r + 1) / K) + 1);
-    const earliest = at[order === null ? 0 : order[0]!]!;
+    this.valid = Math.min(this.valid, Math.floor(kept / K) + 1);
     this.#forgetFrom(earliest);
     if (earliest < this.origin) {
       // W sums are relative to the origin: an event before it redoes every checkpoint.
@@ -374,7 +390,7 @@ class Partition {
     // Checkpoints 0 … i are written: (i + 1) · ACC numbers, the most that a read of every event needs.
     const count = Math.floor(this.length / K) + 1;
     if (count * ACC > this.checkpoints.length) {
-      const grown = new Float64Array(Math.max((count + 1) * ACC, this.checkpoints.length * 2));
+      const grown = new Float64Array(Math.max((count + 1) * ACC, this.checkpoints.length + (this.checkpoints.length >> 3)));
       grown.set(this.checkpoints.subarray(0, this.valid * ACC));
       this.checkpoints = grown;
     }
@@ -383,7 +399,7 @@ class Partition {
     for (; this.valid <= i; this.valid++) {
       const v = this.valid;
       acc.set(this.checkpoints.subarray((v - 1) * ACC, v * ACC));
-      for (let e = (v - 1) * K; e < v * K; e++) addEvent(this.owners[e]!, this.indices[e]!, this.origin, acc);
+      for (let e = (v - 1) * K; e < v * K; e++) addEvent(this.owners[e]!, this.indices.at(e), this.origin, acc);
       this.checkpoints.set(acc, v * ACC);
     }
     return i * ACC;
@@ -393,19 +409,15 @@ class Partition {
   prepare(): void {
     this.#settle();
     this.#checkpoint(Math.floor(this.length / K));
+    // Built: the room its arrays grew by is given back (live growth takes an eighth more at a time).
+    this.times.trim();
+    this.indices.trim();
+    if (this.checkpoints.length > this.valid * ACC) this.checkpoints = this.checkpoints.slice(0, this.valid * ACC);
   }
 
-  /** How many events lie at or before t. */
-  #count(t: number): number {
-    let lo = 0;
-    let hi = this.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const x = this.times[mid]!;
-      if (x <= t) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+  /** The bytes its columns and sums take (its timelines' list aside: a pointer an event). */
+  get bytes(): { times: number; indices: number; checkpoints: number } {
+    return { times: this.times.bytes, indices: this.indices.bytes, checkpoints: this.checkpoints.byteLength };
   }
 
   /**
@@ -426,15 +438,31 @@ class Partition {
       const t = Math.min(times[k]!, clip);
       let value = this.#keptAt(t);
       if (value === undefined) {
-        const m = this.#count(t);
+        const m = this.times.count(t);
         const i = Math.floor(m / K);
-        if (placed < i * K || placed > m) {
-          // #checkpoint works in the scratch too: take the checkpoint first, then copy it.
-          const o = this.#checkpoint(i);
+        const onward = placed >= i * K && placed <= m ? m - placed : m - i * K;
+        // From the next checkpoint back, when it is nearer: its sums less the events from m on (a
+        // checkpoint's gap costs at most K / 2 events either way). Exact as adding them is: the sums
+        // are whole numbers (and halves), each event's the same whichever way it is counted.
+        const next = (i + 1) * K;
+        if (next <= this.length && next - m < onward) {
+          const o = this.#checkpoint(i + 1);
           acc.set(this.checkpoints.subarray(o, o + ACC));
-          placed = i * K;
+          const one = this.#one;
+          for (let e = next - 1; e >= m; e--) {
+            one.fill(0);
+            addEvent(this.owners[e]!, this.indices.at(e), this.origin, one);
+            for (let f = 0; f < ACC; f++) acc[f]! -= one[f]!;
+          }
+        } else {
+          if (placed < i * K || placed > m) {
+            // #checkpoint works in the scratch too: take the checkpoint first, then copy it.
+            const o = this.#checkpoint(i);
+            acc.set(this.checkpoints.subarray(o, o + ACC));
+            placed = i * K;
+          }
+          for (let e = placed; e < m; e++) addEvent(this.owners[e]!, this.indices.at(e), this.origin, acc);
         }
-        for (let e = placed; e < m; e++) addEvent(this.owners[e]!, this.indices[e]!, this.origin, acc);
         placed = m;
         value = this.#emit(acc, t);
         if (keep) this.#keep(t, value);
@@ -627,9 +655,9 @@ export class FleetIndex {
         namespace: p.namespace,
         group: p.group,
         origin: p.origin,
-        times: p.times.subarray(0, p.length),
+        times: p.times.toFloat64(),
         owners,
-        indices: p.indices.subarray(0, p.length),
+        indices: p.indices.toUint32(),
         checkpoints: p.checkpoints.subarray(0, p.valid * ACC),
       });
     }
@@ -643,13 +671,15 @@ export class FleetIndex {
    * held there once; else nothing is taken and the reason is returned (the caller builds the index as
    * before). `timelines` are all the index is to hold (an engine's, just restored: it subscribes the
    * index without telling it of them again, TimelineEngine.subscribe); their transitions after the
-   * held ones are taken in as grew takes them. The image's typed arrays become the index's, not
-   * copied: give it arrays nothing else holds (a part read from disk). `resum`: positions of
+   * held ones are taken in as grew takes them. The image's arrays are copied into the index's own
+   * (fewer bytes an event), and not kept. `resum`: positions of
    * timelines whose goodput inputs changed since: their partitions' sums are taken again.
    */
   adopt(image: FleetIndexImage, timelines: readonly Timeline[], held: ArrayLike<number>, resum: ReadonlySet<number> = new Set()): string | null {
     if (this.#partitions.size > 0 || this.#scope.accepts !== undefined || this.#scope.groupOf !== undefined) return 'the index is not empty, or of a selection';
-    if (image.layout !== LAYOUT) return `its layout (${image.layout}) is not this Upness's (${LAYOUT})`;
+    const spacing = imageSpacing(image.layout);
+    if (spacing === null) return `its layout (${image.layout}) is not this Upness's (${LAYOUT}) nor one it reads`;
+    const stride = K / spacing;
     if (held.length > timelines.length) return `it holds ${held.length} timelines, of ${timelines.length}`;
     const marks = heldMarks(image, timelines, held);
     if (typeof marks === 'string') return marks;
@@ -661,7 +691,7 @@ export class FleetIndex {
       const where = `partition ${n} (${pi.namespace})`;
       if (pi.owners.length !== length || pi.indices.length !== length) return `${where} has ${length} times, ${pi.owners.length} timelines and ${pi.indices.length} indices`;
       const valid = pi.checkpoints.length / ACC;
-      if (!Number.isInteger(valid) || valid < 1 || valid > Math.floor(length / K) + 1) return `${where} has ${pi.checkpoints.length} sums for ${length} events`;
+      if (!Number.isInteger(valid) || valid < 1 || valid > Math.floor(length / spacing) + 1) return `${where} has ${pi.checkpoints.length} sums for ${length} events`;
       for (let f = 0; f < ACC; f++) if (pi.checkpoints[f] !== 0) return `${where} does not start from zero`;
       // Pushed, not preallocated: an array made with holes stays slower to read.
       const owners: Timeline[] = [];
@@ -686,14 +716,18 @@ export class FleetIndex {
         if (resum.size > 0 && resum.has(at)) redo = true;
       }
       if (length > 0 && !(pi.origin <= times[0]!)) return `${where}: its origin is after its first event`;
+      // Copied into the index's own columns: the part read from disk (every event's 16 bytes and its
+      // timeline's place, which the index does not keep) is then let go.
       const p = new Partition(pi.cluster ?? undefined, pi.namespace, pi.group);
       p.origin = length > 0 ? pi.origin : NaN;
-      p.times = times;
+      p.times.replaceFrom(0, times);
       p.owners = owners;
-      p.indices = indices;
+      p.indices.replaceFrom(0, indices);
       p.length = length;
-      p.checkpoints = pi.checkpoints;
-      p.valid = redo ? 1 : valid;
+      const ours = redo ? 1 : Math.floor((valid - 1) / stride) + 1;
+      p.checkpoints = new Float64Array(ours * ACC);
+      for (let i = 0; i < ours; i++) p.checkpoints.set(pi.checkpoints.subarray(i * stride * ACC, (i * stride + 1) * ACC), i * ACC);
+      p.valid = ours;
       adopted.push(p);
     }
     if (count !== expected.length) return `it holds ${count} of the ${expected.length} transitions`;

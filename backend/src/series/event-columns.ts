@@ -1,0 +1,158 @@
+// A fleet index partition's columns of events (fleet-index.ts), in fewer bytes than a number each:
+// its times, sorted, as 4-byte offsets from the first time of their block of 128 (8 bytes a time
+// otherwise), and its transitions' indices in 2 bytes while every one is below 65,536. Both give
+// back exactly the numbers put in: a time that an offset cannot carry exactly (a fraction of a
+// millisecond, or a block spanning more than 2^32 ms, about 49 days) turns the partition's times
+// into 8-byte numbers, an index past 2 bytes its indices into 4-byte ones.
+
+const SHIFT = 7;
+const BLOCK = 1 << SHIFT;
+const MAX_OFFSET = 0xffff_ffff;
+
+/** Ascending times, read by position; written from a position to the end (what a merge of sorted events rewrites). */
+export class EventTimes {
+  length = 0;
+  /** The first time of each block of BLOCK events. */
+  #bases = new Float64Array(1);
+  #offsets = new Uint32Array(BLOCK);
+  /** Every time as it is, once one did not fit an offset (null until then). */
+  #wide: Float64Array | null = null;
+
+  at(e: number): number {
+    const wide = this.#wide;
+    return wide !== null ? wide[e]! : this.#bases[e >>> SHIFT]! + this.#offsets[e]!;
+  }
+
+  /** How many times are at or before t. */
+  count(t: number): number {
+    let lo = 0;
+    let hi = this.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.at(mid) <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Keeps the first `from` times and puts `times` (ascending, none before the time at from − 1) after them. */
+  replaceFrom(from: number, times: ArrayLike<number>): void {
+    const need = from + times.length;
+    this.#reserve(need);
+    let k = 0;
+    if (this.#wide === null) {
+      // Locals, not fields, in the loop: a start takes in millions of times in one call.
+      const bases = this.#bases;
+      const offsets = this.#offsets;
+      for (; k < times.length; k++) {
+        const e = from + k;
+        const t = times[k]!;
+        const b = e >>> SHIFT;
+        if ((e & (BLOCK - 1)) === 0) bases[b] = t;
+        const base = bases[b]!;
+        const offset = t - base;
+        if (!(offset >= 0 && offset <= MAX_OFFSET && offset === Math.floor(offset) && base + offset === t)) break;
+        offsets[e] = offset;
+      }
+      if (k < times.length) this.#widen(from + k);
+    }
+    const wide = this.#wide;
+    if (wide !== null) for (; k < times.length; k++) wide[from + k] = times[k]!;
+    this.length = need;
+  }
+
+  /** Every time, as numbers (a copy). */
+  toFloat64(): Float64Array {
+    const out = new Float64Array(this.length);
+    if (this.#wide !== null) out.set(this.#wide.subarray(0, this.length));
+    else for (let e = 0; e < this.length; e++) out[e] = this.at(e);
+    return out;
+  }
+
+  /** Gives back the room beyond the length (once built: an index that only grows live gains a little at a time). */
+  trim(): void {
+    if (this.#wide !== null) {
+      if (this.#wide.length > this.length) this.#wide = this.#wide.slice(0, this.length);
+      return;
+    }
+    if (this.#offsets.length > this.length) this.#offsets = this.#offsets.slice(0, this.length);
+    const blocks = Math.ceil(this.length / BLOCK);
+    if (this.#bases.length > blocks) this.#bases = this.#bases.slice(0, blocks);
+  }
+
+  /** The bytes its arrays take. */
+  get bytes(): number {
+    return this.#wide !== null ? this.#wide.byteLength : this.#offsets.byteLength + this.#bases.byteLength;
+  }
+
+  /** Whether the times are kept as they are (8 bytes each): one did not fit an offset. */
+  get wide(): boolean {
+    return this.#wide !== null;
+  }
+
+  #reserve(need: number): void {
+    const capacity = this.#wide !== null ? this.#wide.length : this.#offsets.length;
+    if (need <= capacity) return;
+    const grown = Math.max(need, capacity + (capacity >> 3) + 64);
+    if (this.#wide !== null) {
+      const wide = new Float64Array(grown);
+      wide.set(this.#wide.subarray(0, this.length));
+      this.#wide = wide;
+      return;
+    }
+    const offsets = new Uint32Array(grown);
+    offsets.set(this.#offsets.subarray(0, this.length));
+    this.#offsets = offsets;
+    const bases = new Float64Array(Math.ceil(grown / BLOCK));
+    bases.set(this.#bases.subarray(0, Math.ceil(this.length / BLOCK)));
+    this.#bases = bases;
+  }
+
+  /** Turns the first `upTo` times into numbers as they are, and every later one with them. */
+  #widen(upTo: number): void {
+    const wide = new Float64Array(Math.max(this.#offsets.length, upTo + 1));
+    for (let e = 0; e < upTo; e++) wide[e] = this.at(e);
+    this.#wide = wide;
+    this.#offsets = new Uint32Array(0);
+    this.#bases = new Float64Array(0);
+  }
+}
+
+/** Transitions' indices (whole numbers ≥ 0), read by position; written from a position to the end. */
+export class TransitionIndices {
+  length = 0;
+  #values: Uint16Array | Uint32Array = new Uint16Array(BLOCK);
+
+  at(e: number): number {
+    return this.#values[e]!;
+  }
+
+  /** Keeps the first `from` and puts `values` after them. */
+  replaceFrom(from: number, values: ArrayLike<number>): void {
+    const need = from + values.length;
+    let widest = 0;
+    for (let k = 0; k < values.length; k++) if (values[k]! > widest) widest = values[k]!;
+    const wide = widest > 0xffff && this.#values instanceof Uint16Array;
+    if (need > this.#values.length || wide) {
+      const Kind = wide || this.#values instanceof Uint32Array ? Uint32Array : Uint16Array;
+      const grown = new Kind(Math.max(need, this.#values.length + (this.#values.length >> 3) + 64));
+      grown.set(this.#values.subarray(0, from));
+      this.#values = grown;
+    }
+    this.#values.set(values, from);
+    this.length = need;
+  }
+
+  /** Every index, 4 bytes each (a copy). */
+  toUint32(): Uint32Array {
+    return Uint32Array.from(this.#values.subarray(0, this.length));
+  }
+
+  trim(): void {
+    if (this.#values.length > this.length) this.#values = this.#values.slice(0, this.length);
+  }
+
+  get bytes(): number {
+    return this.#values.byteLength;
+  }
+}
