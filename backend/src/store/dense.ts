@@ -16,6 +16,7 @@
 
 import { internLabels, internNamespace, internSuspension, internValue } from '../timeline/intern.ts';
 import type { MachineState } from '../timeline/machine.ts';
+import { RunTimeline } from '../timeline/run-timeline.ts';
 import { CLOSED_FROM, codeWords, compactTransition, packColumns, STATE_CODE, stateOfCode } from '../timeline/columns.ts';
 import { transitionAt, transitionCount, type Cause, type State, type Suspension, type Transition } from '../timeline/types.ts';
 
@@ -294,7 +295,7 @@ export class DenseReader {
       (held ??= []).push(i, compactTransition(t));
     }
     return {
-      timeline: {
+      timeline: new RunTimeline({
         uid,
         namespace,
         name,
@@ -307,7 +308,7 @@ export class DenseReader {
         pods,
         // An exact-length copy of the scratch (its elements kind: doubles); the side table's too (push leaves spare slots).
         transitions: transitions ?? packColumns(laid.slice(0, n + codeWords(n)), n, held === null ? null : held.slice()),
-      },
+      }),
       everUp,
       restarts,
       resourceVersion: rv,
