@@ -3,17 +3,18 @@
 // labels, hardware, cluster; its goodput inputs apart), which every run of a JobSet name and most runs
 // of a namespace share, as two shared objects read through accessors. A plain object keeps a slot for
 // each of its eleven fields (112 bytes a run, and a boxed double for its creation time); this one
-// keeps five (64 bytes), the shared parts once, and reads its creation time from its first transition.
+// keeps six (72 bytes), the shared parts once, and reads its creation time from its first transition.
 //
 // It reads as any Timeline does, field by field; an object spread copies only its own fields, so
 // code that copies a timeline copies timelineFields (types.ts) of it.
 
+import { runArena } from './arena.ts';
 import { isPacked, packedLength, packedTime, type PackedTransitions } from './columns.ts';
 import type { Timeline, Transition } from './types.ts';
 
 type Labels = Readonly<Record<string, string>>;
 
-/** What the runs of a JobSet name (and most of a namespace) share of their identity; frozen, one object for all that have it alike. */
+/** What the runs of a JobSet name (and most of a namespace) share of their identity; one object for all that have it alike. */
 interface Identity {
   readonly cluster: string | undefined;
   readonly namespace: string;
@@ -27,6 +28,35 @@ interface Goodput {
   readonly accelerators: number | undefined;
   readonly checkpointIntervalMs: number | null | undefined;
   readonly pods: number | undefined;
+}
+
+// Instances of one class each, not frozen literals: their fields hold numbers, null or undefined, and
+// frozen objects of each mix got maps of their own, which made every read of them through the
+// accessors below a lookup among many (the per-JobSet tables 1.4× slower). Never written once made.
+class SharedIdentity implements Identity {
+  readonly cluster: string | undefined;
+  readonly namespace: string;
+  readonly labels: Labels;
+  readonly accelerator: string | null;
+  readonly topology: string | null;
+  constructor(i: Identity) {
+    this.cluster = i.cluster;
+    this.namespace = i.namespace;
+    this.labels = i.labels;
+    this.accelerator = i.accelerator;
+    this.topology = i.topology;
+  }
+}
+
+class SharedGoodput implements Goodput {
+  readonly accelerators: number | undefined;
+  readonly checkpointIntervalMs: number | null | undefined;
+  readonly pods: number | undefined;
+  constructor(g: Goodput) {
+    this.accelerators = g.accelerators;
+    this.checkpointIntervalMs = g.checkpointIntervalMs;
+    this.pods = g.pods;
+  }
 }
 
 // Each kept by text (identities first by label set, a WeakMap: a set no run holds any longer drops
@@ -55,7 +85,7 @@ function sharedIdentity(i: Identity): Identity {
       byKey = undefined;
     }
     if (byKey === undefined) identities.set(i.labels, (byKey = new Map()));
-    kept = Object.freeze({ cluster: i.cluster, namespace: i.namespace, labels: i.labels, accelerator: i.accelerator, topology: i.topology });
+    kept = new SharedIdentity(i);
     byKey.set(key, kept);
     identitiesKept++;
   }
@@ -70,7 +100,7 @@ function sharedGoodput(g: Goodput): Goodput {
   let kept = goodputs.get(key);
   if (kept === undefined) {
     if (goodputs.size >= KEPT) goodputs.clear();
-    kept = Object.freeze({ accelerators: g.accelerators, checkpointIntervalMs: g.checkpointIntervalMs, pods: g.pods });
+    kept = new SharedGoodput(g);
     goodputs.set(key, kept);
   }
   return kept;
@@ -85,22 +115,15 @@ function goodputWith<K extends keyof Goodput>(shared: Goodput, field: K, value: 
   return Object.is(shared[field], value) ? shared : sharedGoodput({ ...shared, [field]: value });
 }
 
-/** The fields a RunTimeline is made of (a Timeline's, but a node pool's `jobsets`). */
-export type RunFields = Omit<Timeline, 'jobsets'>;
-
-/**
- * The creation times of runs whose first transition is not at their creation (none the engine makes:
- * a store's run given its identity before its transitions, a test's): the rest read theirs from
- * their first transition, so that a run keeps no time of its own (a field and its boxed double, 24
- * bytes).
- */
-const createdApart = new WeakMap<RunTimeline, number>();
-
-/** The time of the first of `transitions`; undefined when there is none. */
+/** The time of the first of `transitions`; undefined when there is none. An arena record's read first: most runs are one. */
 function firstTime(transitions: Transition[] | PackedTransitions): number | undefined {
+  if (typeof transitions === 'number') return runArena.count[transitions]! > 0 ? runArena.times[runArena.base[transitions]!] : undefined;
   if (!isPacked(transitions)) return transitions[0]?.at;
   return packedLength(transitions) > 0 ? packedTime(transitions, 0) : undefined;
 }
+
+/** The fields a RunTimeline is made of (a Timeline's, but a node pool's `jobsets`). */
+export type RunFields = Omit<Timeline, 'jobsets'>;
 
 export class RunTimeline implements Timeline {
   uid: string;
@@ -109,6 +132,12 @@ export class RunTimeline implements Timeline {
   // Private: a copy by spread leaves them out (and timelineFields gives every field).
   #identity: Identity;
   #goodput: Goodput;
+  /**
+   * Its creation time when its first transition is not at it (none the engine makes: a store's run
+   * given its identity before its transitions, a test's); else undefined, and it is read from there:
+   * no boxed double a run (16 bytes).
+   */
+  #createdApart: number | undefined;
 
   constructor(fields: RunFields) {
     this.uid = fields.uid;
@@ -119,14 +148,13 @@ export class RunTimeline implements Timeline {
     this.#goodput = sharedGoodput({ accelerators: fields.accelerators, checkpointIntervalMs: fields.checkpointIntervalMs, pods: fields.pods });
   }
 
-  /** Its first transition's time, unless it was given another (createdApart). */
+  /** Its first transition's time, unless it was given another (#createdApart). */
   get createdAt(): number {
-    const apart = createdApart.get(this);
+    const apart = this.#createdApart;
     return apart !== undefined ? apart : firstTime(this.transitions)!;
   }
   set createdAt(value: number) {
-    if (Object.is(firstTime(this.transitions), value)) createdApart.delete(this);
-    else createdApart.set(this, value);
+    this.#createdApart = Object.is(firstTime(this.transitions), value) ? undefined : value;
   }
 
   get cluster(): string | undefined {
