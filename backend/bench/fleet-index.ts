@@ -64,7 +64,7 @@ const logger = pino({ level: 'warn' }, pino.destination(2));
 const fleet = JSON.parse(readFileSync(join(args.dir, 'fleet.json'), 'utf8')) as { start: number; horizon: number };
 const { store, recovery } = await EmbeddedStore.open(args.dir);
 const engine = new ClusterEngine();
-engine.restore(recovery.machines, recovery.observedUntil, recovery.byUid);
+engine.restore(recovery.byUid ?? recovery.machines, recovery.observedUntil);
 delete recovery.byUid;
 engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? [], recovery.derivedNodeLayers);
 const view = new EngineView('trace', engine, false, keptIndex(recovery, logger));

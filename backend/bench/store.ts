@@ -25,7 +25,7 @@ import { Rng } from '../src/sources/simulator/rng.ts';
 import { EmbeddedStore } from '../src/store/embedded.ts';
 import { encodeLine } from '../src/store/records.ts';
 import type { MachineState } from '../src/timeline/machine.ts';
-import { openTransitions, transitionCount, transitionsOf, type State, type Transition } from '../src/timeline/types.ts';
+import { openTransitions, timelineFields, transitionCount, transitionsOf, type State, type Transition } from '../src/timeline/types.ts';
 import { cpuSeconds, memory, sleep, timedFetch } from './prometheus/proc.ts';
 import { UpnessServer } from './prometheus/upness.ts';
 import type { FleetFile, Measured } from './restart.ts';
@@ -95,7 +95,7 @@ const { store } = await EmbeddedStore.open(dir);
 let records = 0;
 const started = performance.now();
 for (const m of source) {
-  const copy: MachineState = { ...m, timeline: { ...m.timeline, transitions: [] } };
+  const copy: MachineState = { ...m, timeline: { ...timelineFields(m.timeline), transitions: [] } };
   for (const t of transitionsOf(m.timeline)) {
     openTransitions(copy.timeline).push(t);
     store.record({ timeline: copy.timeline, added: [t] }, copy);
@@ -167,7 +167,7 @@ const logOnly = mkdtempSync(join(tmpdir(), 'upness-bench-log-'));
 {
   const { store: s } = await EmbeddedStore.open(logOnly);
   for (const m of source) {
-    const copy: MachineState = { ...m, timeline: { ...m.timeline, transitions: [] } };
+    const copy: MachineState = { ...m, timeline: { ...timelineFields(m.timeline), transitions: [] } };
     for (const t of transitionsOf(m.timeline)) {
       openTransitions(copy.timeline).push(t);
       s.record({ timeline: copy.timeline, added: [t] }, copy);

@@ -26,7 +26,7 @@
 
 import type { Observation, ObservationType } from '../observation/types.ts';
 import { sameLabels } from '../timeline/intern.ts';
-import { lastState, openTransitions, packClosed, setLastUnobserved, TERMINAL_STATES, transitionAt, transitionCount, transitionState, transitionTime, unobservedAt, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
+import { lastState, timelineFields, openTransitions, packClosed, setLastUnobserved, TERMINAL_STATES, transitionAt, transitionCount, transitionState, transitionTime, unobservedAt, type Cause, type State, type Timeline, type Transition } from '../timeline/types.ts';
 import { areDerivedTransitions, derivedTransitions } from '../timeline/never-up.ts';
 import type { JobSetUpdate } from '../timeline/engine.ts';
 import { joinCause, nodeTransitionFact, type Layer, type LayerFact } from '../timeline/facts.ts';
@@ -106,7 +106,7 @@ function ownKey(uid: string, key: string): string {
 
 /** A closed node layer kept as its packed rest: made afresh from its JobSet layer on each read. */
 function derivedTimeline(jobset: Timeline): Timeline {
-  return { ...jobset, transitions: derivedTransitions(jobset) };
+  return { ...timelineFields(jobset), transitions: derivedTransitions(jobset) };
 }
 
 /**
@@ -115,12 +115,14 @@ function derivedTimeline(jobset: Timeline): Timeline {
  * gap, a late first sight or a pod's node make a node layer of its own, which is then kept.
  */
 function isDerived(node: Timeline, jobset: Timeline): boolean {
+  // Its fields as a plain object's (the engine's timeline shares some: timeline/run-timeline.ts).
+  const fields = timelineFields(jobset);
   const keys = Object.keys(node) as (keyof Timeline)[];
-  if (keys.length !== Object.keys(jobset).length) return false;
+  if (keys.length !== Object.keys(fields).length) return false;
   for (const k of keys) {
     if (k === 'transitions') continue;
-    if (!(k in jobset)) return false;
-    if (k === 'labels' ? !sameLabels(node.labels, jobset.labels) : node[k] !== jobset[k]) return false;
+    if (!(k in fields)) return false;
+    if (k === 'labels' ? !sameLabels(node.labels, fields.labels) : node[k] !== fields[k]) return false;
   }
   return areDerivedTransitions(node, jobset);
 }
@@ -400,7 +402,7 @@ export class NodeLayer {
         uid,
         key: k,
         expected: 0,
-        timeline: { ...tl, labels: tl.labels, transitions: fresh ? [] : [{ at: tl.createdAt, state: 'unknown' }] },
+        timeline: { ...timelineFields(tl), transitions: fresh ? [] : [{ at: tl.createdAt, state: 'unknown' }] },
         everUp: false,
         jobsetState: before.state,
         jobsetStateAt: before.at,

@@ -7,6 +7,7 @@ import { figures } from '../series/figures.ts';
 import { iso, min, Scenario } from '../../../test/support/scenario.ts';
 import type { KubeObject, Observation } from '../observation/types.ts';
 import type { Fact } from '../timeline/facts.ts';
+import { machineAsRead } from '../timeline/machine.ts';
 import { transitionsOf, type Timeline } from '../timeline/types.ts';
 import { ClusterEngine } from './engine.ts';
 import { viewJobSet } from '../timeline/jobset.ts';
@@ -428,7 +429,7 @@ describe('a JobSet whose pods were never seen', () => {
   it('restored from a store: derived again, the same answers, and forgotten with its JobSet', () => {
     const engine = run(failing().observations);
     const restored = new ClusterEngine();
-    restored.restore(structuredClone([...engine.machines()]), min(31));
+    restored.restore(structuredClone([...engine.machines()].map(machineAsRead)), min(31));
     restored.restoreNodeLayer(structuredClone([...engine.nodeTimelines()]), min(31));
     expect(restored.nodeLayer.derivedCount).toBe(1);
     expect(restored.nodeTimelines()).toEqual(engine.nodeTimelines());

@@ -5,6 +5,7 @@
 
 import { ClusterEngine } from '../nodes/engine.ts';
 import { lastState, transitionsOf, type State, type Timeline } from '../timeline/types.ts';
+import { machineAsRead } from '../timeline/machine.ts';
 import { LiveSimulation } from './live-simulation.ts';
 
 const HOUR = 3_600_000;
@@ -26,7 +27,7 @@ describe('LiveSimulation with nodes', () => {
     // Restarted a minute later, from what a store keeps: the machines and the node layer's transitions.
     wall += 60_000;
     const second = new ClusterEngine();
-    second.restore(structuredClone([...first.machines()]), observedUntil);
+    second.restore(structuredClone([...first.machines()].map(machineAsRead)), observedUntil);
     second.restoreNodeLayer(structuredClone([...first.nodeTimelines()]), observedUntil, structuredClone([...first.poolTimelines()]));
     const after = new LiveSimulation(second, { ...settings, now: () => wall, anchor: before.anchor });
     after.resume(observedUntil);

@@ -16,6 +16,7 @@
 
 import { internLabels, internNamespace, internSuspension, internValue } from '../timeline/intern.ts';
 import { keepClosedMemory, type MachineState } from '../timeline/machine.ts';
+import { RunTimeline } from '../timeline/run-timeline.ts';
 import { CLOSED_FROM, codeWords, compactTransition, packColumns, restartCodeFor, STATE_CODE, stateOfCode } from '../timeline/columns.ts';
 import { transitionAt, transitionCount, type Cause, type State, type Suspension, type Timeline, type Transition } from '../timeline/types.ts';
 
@@ -361,7 +362,7 @@ export class DenseReader {
       last = i;
       (held ??= []).push(i, compactTransition(t));
     }
-    const timeline: Timeline = {
+    const timeline: Timeline = new RunTimeline({
       uid,
       namespace,
       name,
@@ -374,7 +375,7 @@ export class DenseReader {
       pods,
       // A closed one's placed in the arena from the scratch.
       transitions: transitions ?? packColumns(laid, n, held),
-    };
+    });
     // A closed run as the engine keeps it (timeline/machine.ts settledMachine: its resource version
     // dropped as a run that closes drops it): no machine object made only to be dropped.
     if (closed && keepClosedMemory(timeline, everUp, restarts, deletedAt)) return timeline;

@@ -19,8 +19,9 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { FactJoin, poolTimeline, suspensionFact, type Fact } from '../timeline/facts.ts';
 import { isClosed, isMachine, keptTimeline, machineOf, type MachineState } from '../timeline/machine.ts';
+import { RunTimeline } from '../timeline/run-timeline.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
-import { isPackedTimeline, openTransitions, transitionCount, transitionsOf, type Timeline } from '../timeline/types.ts';
+import { isPackedTimeline, timelineFields, openTransitions, transitionCount, transitionsOf, type Timeline } from '../timeline/types.ts';
 import type { Recovery, RecoveredIndex, StoreStatus, TimelineStore } from './store.ts';
 import { decodeIndexPart, encodeIndexPart, INDEX_PART, type IndexPart, type IndexPartRef, type IndexSource } from './index-part.ts';
 import { formatOf, segmentName, SEGMENT, settle, SNAPSHOT, syncDir, upgrade, writeSnapshot, type Migration } from './formats.ts';
@@ -197,7 +198,7 @@ async function recoverFrom(dir: string, format: number, fd: number | null): Prom
           continue;
         }
         const m = machines.get(item.uid);
-        if (m !== undefined) layers.set(item.uid, { ...keptTimeline(m), transitions: item.add.map(decodeTransition) });
+        if (m !== undefined) layers.set(item.uid, { ...timelineFields(keptTimeline(m)), transitions: item.add.map(decodeTransition) });
       } else if (part.list === 'pools') {
         const p = part.item;
         pools.set(p.uid, { ...poolTimeline(p.uid, p.pool), jobsets: [...p.jobsets], transitions: p.add.map(decodeTransition) });
@@ -259,7 +260,7 @@ async function recoverFrom(dir: string, format: number, fd: number | null): Prom
         // A fact of a node layer kept as derived (a late cause): the layer is made, as the snapshot would have held it.
         if ((record.k === 'nodes' || (record.k === 'cause' && record.layer === 'nodes')) && derived.delete(record.uid)) {
           const jobset = keptTimeline(machines.get(record.uid)!);
-          layers.set(record.uid, { ...jobset, transitions: derivedTransitions(jobset) });
+          layers.set(record.uid, { ...timelineFields(jobset), transitions: derivedTransitions(jobset) });
         }
         apply(machines, facts, record, reidentified);
       }
@@ -320,7 +321,7 @@ async function readIndexPart(dir: string, ref: IndexPartRef): Promise<IndexPart 
 function machineFrom(meta: MetaRecord, transitions: MachineState['timeline']['transitions'], memo: { everUp: boolean; restarts: number; rv: string | null; deletedAt: number | null }): MachineState {
   return {
     // The goodput inputs are absent from meta records written before format 3: none known.
-    timeline: { uid: meta.uid, ...identityOf(meta), transitions },
+    timeline: new RunTimeline({ uid: meta.uid, ...identityOf(meta), transitions }),
     everUp: memo.everUp,
     restarts: memo.restarts,
     resourceVersion: memo.rv,

@@ -3,7 +3,7 @@
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { Fact } from '../timeline/facts.ts';
 import { keptTimeline, type MachineState } from '../timeline/machine.ts';
-import type { Timeline } from '../timeline/types.ts';
+import { timelineFields, type Timeline } from '../timeline/types.ts';
 import { derivedTransitions } from '../timeline/never-up.ts';
 import type { UsageRecord, UsageSnapshotEntry } from './records.ts';
 import type { IndexPart, IndexSource } from './index-part.ts';
@@ -96,7 +96,7 @@ export function allNodeLayers(recovery: Pick<Recovery, 'machines' | 'nodeLayers'
   const derived: Timeline[] = [];
   for (const uid of recovery.derivedNodeLayers!) {
     const jobset = jobsets.get(uid);
-    if (jobset !== undefined) derived.push({ ...jobset, transitions: derivedTransitions(jobset) });
+    if (jobset !== undefined) derived.push({ ...timelineFields(jobset), transitions: derivedTransitions(jobset) });
   }
   return [...recovery.nodeLayers, ...derived];
 }

@@ -4,6 +4,7 @@
 
 import fc from 'fast-check';
 import { codeAt, columnsOf, isPacked, STATE_CODE, startOf, UNOBSERVED_BIT } from './columns.ts';
+import { internSuspension } from './intern.ts';
 import type { State } from './types.ts';
 import {
   closedAt,
@@ -12,6 +13,7 @@ import {
   lastState,
   openTransitions,
   packClosed,
+  sealClosed,
   setCauses,
   setLastUnobserved,
   timelineColumns,
@@ -21,6 +23,7 @@ import {
   transitionState,
   transitionTime,
   unobservedAt,
+  unsealClosed,
   type Timeline,
   type Transition,
 } from './types.ts';
@@ -245,6 +248,43 @@ test('numbers held behind the codes leave every time and code as it was, whateve
         expect(codeAt(c, i)).toBe(STATE_CODE[list[i]!.state]);
       }
       expect(JSON.stringify(transitionsOf(tl))).toBe(expected);
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('shared suspensions are held as numbers behind the times, read back as the very objects; others as objects, exactly (property)', () => {
+  const reason = fc.constantFrom(null, 'Preempted', 'SuspendedJobs', 'InactiveWorkload');
+  const message = fc.constantFrom(null, 'evicted for a higher priority workload', 'x');
+  // Each suspended transition's reason: shared (intern.ts, as the engine keeps them) or an object of its own; now and then a restart cause beside.
+  const extra = fc.record({ shared: fc.boolean(), reason, message, restart: fc.integer({ min: -1, max: 5 }) });
+  fc.assert(
+    fc.property(fc.array(extra, { minLength: 1, maxLength: 8 }), fc.boolean(), (extras, arena) => {
+      const list: Transition[] = [];
+      let at = T0;
+      for (const e of extras) {
+        const s = { reason: e.reason, message: e.message };
+        list.push({ at: (at += 1000), state: 'suspended', suspension: e.shared ? internSuspension(s) : s });
+        list.push({ at: (at += 1000), state: 'up' });
+        if (e.restart >= 0) list.push({ at: (at += 1000), state: 'down', causes: [{ kind: 'JobSetRestart', at, restarts: e.restart, reason: 'FailurePolicyRestart' }] });
+      }
+      list.push({ at: at + 1, state: 'completed' });
+      const expected = JSON.stringify(list);
+      const tl = timeline(list.slice());
+      if (arena) sealClosed(tl);
+      else packClosed(tl);
+      expect(JSON.stringify(transitionsOf(tl))).toBe(expected);
+      list.forEach((t, i) => {
+        expect(JSON.stringify(transitionAt(tl, i))).toBe(JSON.stringify(t));
+        if (t.suspension !== undefined && Object.isFrozen(t.suspension)) expect(transitionAt(tl, i).suspension).toBe(t.suspension);
+      });
+      // No array of objects when every suspension is shared (numbers: the suspensions' and the restarts').
+      expect(timelineColumns(tl).extras === null).toBe(extras.every((e) => e.shared));
+      // A cause given later to a suspension with a number, then the run out of the arena: still exact.
+      setCauses(tl, 0, [{ kind: 'PodDisruption', at: T0, pod: 'p' }]);
+      unsealClosed(tl);
+      const after = [{ ...list[0]!, causes: [{ kind: 'PodDisruption', at: T0, pod: 'p' }] }, ...list.slice(1)];
+      expect(JSON.stringify(transitionsOf(tl))).toBe(JSON.stringify(after));
     }),
     { numRuns: 300 },
   );

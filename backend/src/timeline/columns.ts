@@ -264,7 +264,8 @@ function hasExtras(t: Transition): boolean {
 /**
  * What the side table keeps of a transition with extras: its causes alone (the array, or its one
  * cause without an array: most have one, and an array of one costs ~56 bytes; a JobSet's own restart
- * as a number, RestartCode), or its suspension's reason alone (the shared object), without the time
+ * as a number, RestartCode), or its suspension's reason alone (the shared object, or a number for
+ * it: suspensionNumber), without the time
  * and state the columns hold (an object for them costs ~64 bytes, its time a boxed double); a
  * transition with more than one of them, or with unobserved events, whole.
  */
@@ -329,8 +330,34 @@ function keptOf(t: Transition): Kept {
   const { unobserved, causes, suspension } = t;
   if (unobserved !== undefined) return t;
   if (causes !== undefined && suspension === undefined) return causes.length === 1 ? (restartCode(causes[0]!, t.at) ?? causes[0]!) : causes;
-  if (causes === undefined && suspension !== undefined) return suspension;
+  if (causes === undefined && suspension !== undefined) return suspensionNumber(suspension) ?? suspension;
   return compactTransition(t);
+}
+
+// A suspension's reason that intern.ts shares (frozen: it never changes) is kept in a side table as
+// a number, −(its number here + 1) (RestartCodes are ≥ 0), so that a run whose only extras are such
+// (most of a fleet's closed runs with extras: Kueue's preemptions, the controller's generic reason)
+// holds its side table behind its times, not in an array of objects in the arena's map (~110 bytes
+// a run). Read back as the very object. Numbered once and never dropped (a record may hold the
+// number): bounded, and past the bound kept as the object, as before.
+const SUSPENSIONS_NUMBERED = 1 << 16;
+const suspensionNumbers = new Map<Suspension, number>();
+const numberedSuspensions: Suspension[] = [];
+
+/** The number a shared suspension is kept as (RestartCodes' opposite sign); null for one not shared, or once the bound is reached. */
+function suspensionNumber(suspension: Suspension): number | null {
+  let n = suspensionNumbers.get(suspension);
+  if (n === undefined) {
+    if (!Object.isFrozen(suspension) || numberedSuspensions.length >= SUSPENSIONS_NUMBERED) return null;
+    n = numberedSuspensions.push(suspension) - 1;
+    suspensionNumbers.set(suspension, n);
+  }
+  return -(n + 1);
+}
+
+/** What a number in a side table keeps: a RestartCode as it is, a numbered suspension as its object. */
+function numberedKept(kept: number): Kept {
+  return kept < 0 ? numberedSuspensions[-kept - 1]! : kept;
 }
 
 /** How many numbers of Columns.times hold the codes of `n` transitions (eight to a number). */
@@ -410,7 +437,10 @@ function keptAt(c: Columns, i: number): Kept | undefined {
   if (extras !== null) {
     for (let k = 0; k < extras.length; k += 2) {
       const at = extras[k] as number;
-      if (at === i) return extras[k + 1] as Kept;
+      if (at === i) {
+        const kept = extras[k + 1] as Kept;
+        return typeof kept === 'number' ? numberedKept(kept) : kept;
+      }
       if (at > i) return undefined;
     }
     return undefined;
@@ -421,7 +451,7 @@ function keptAt(c: Columns, i: number): Kept | undefined {
   const at = c.times;
   const end = tailEnd(c);
   for (let k = tailOf(c); k < end; k += 2) {
-    if (at[k] === i) return at[k + 1];
+    if (at[k] === i) return numberedKept(at[k + 1]!);
     if (at[k]! > i) return undefined;
   }
   return undefined;

@@ -11,7 +11,7 @@
 // Pure: values in, values out.
 
 import { internSuspension, internValue } from './intern.ts';
-import { heldTransition, openTransitions, setCauses, transitionAt, transitionCount, transitionState, type Cause, type Suspension, type Timeline, type Transition } from './types.ts';
+import { heldTransition, timelineFields, openTransitions, setCauses, transitionAt, transitionCount, transitionState, type Cause, type Suspension, type Timeline, type Transition } from './types.ts';
 
 export type Layer = 'jobset' | 'nodes';
 
@@ -202,7 +202,7 @@ export class FactJoin {
       if (layer === undefined) {
         const jobset = this.#jobsets(fact.uid);
         if (jobset === undefined) return false;
-        this.layers.set(fact.uid, (layer = { ...jobset, transitions: [] }));
+        this.layers.set(fact.uid, (layer = { ...timelineFields(jobset), transitions: [] }));
       }
       return placeTransition(layer, fact.seq, fact.transition);
     }

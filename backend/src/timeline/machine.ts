@@ -3,6 +3,7 @@
 
 import { internLabels, internNamespace, internSuspension, internValue, sameLabels } from './intern.ts';
 import { joinSuspension } from './facts.ts';
+import { RunTimeline } from './run-timeline.ts';
 import { isUp, type JobSetView } from './jobset.ts';
 import { isPacked, setPackedMemory } from './columns.ts';
 import { closedAt, lastState, openTransitions, sealClosed, setLastUnobserved, TERMINAL_STATES, timelineAsRead, timelineColumns, transitionAt, transitionCount, type State, type Suspension, type Timeline, type Transition } from './types.ts';
@@ -117,7 +118,7 @@ export function startMachine(view: JobSetView, receivedAt: number, watchedFrom: 
   const seenFromCreation = createdAt > watchedFrom - 1000 && !inGap;
   const first: State = seenFromCreation ? (view.suspended ? 'suspended' : 'provisioning') : 'unknown';
   const machine: MachineState = {
-    timeline: {
+    timeline: new RunTimeline({
       uid: view.uid,
       namespace: internNamespace(view.namespace),
       name: internValue(view.name),
@@ -129,7 +130,7 @@ export function startMachine(view: JobSetView, receivedAt: number, watchedFrom: 
       pods: view.expectedNodes,
       createdAt,
       transitions: [first === 'suspended' && view.suspension !== null ? { at: createdAt, state: first, suspension: internSuspension(view.suspension) } : { at: createdAt, state: first }],
-    },
+    }),
     everUp: false,
     restarts: view.restarts,
     resourceVersion: view.resourceVersion,

@@ -1,6 +1,7 @@
 // Values that flow from the observation path into the timeline and on to the series stage.
 // Times are epoch milliseconds (integers), so sums of durations stay exact.
 
+import { RunTimeline } from './run-timeline.ts';
 import { columnsOf, compactTransition, heldPackedTransition, intoArena, isPacked, keepPacked, outOfArena, pack, packedCode, packedColumns, packedExtras, packedLength, packedTime, packedTransition, stateOfCode, unpack, type Columns, type PackedTransitions } from './columns.ts';
 
 /** The states of DESIGN.md. The last three are terminal: nothing accrues after them. */
@@ -190,7 +191,15 @@ export function transitionsOf(timeline: Transitions): readonly Transition[] {
  * or a record of the engine's arena whose number differs from engine to engine (arena.ts).
  */
 export function timelineAsRead<T extends Timeline>(timeline: T): T {
-  return { ...timeline, transitions: [...transitionsOf(timeline)] };
+  return { ...timelineFields(timeline), transitions: [...transitionsOf(timeline)] } as T;
+}
+
+/**
+ * Every field of the timeline as a plain object's own, for code that copies one (`{ ...timelineFields(tl), transitions }`):
+ * a spread of the engine's own (run-timeline.ts) would copy only the fields a run does not share.
+ */
+export function timelineFields<T extends Timeline>(timeline: T): T {
+  return (timeline instanceof RunTimeline ? timeline.fields() : { ...timeline }) as T;
 }
 
 /** The array of an open timeline, for its writers; a closed (packed) timeline takes no transition. */
