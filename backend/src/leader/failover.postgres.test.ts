@@ -17,7 +17,7 @@ import { newPool } from '../store/postgres-rows.ts';
 import { PostgresStore } from '../store/postgres.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import type { MachineState } from '../timeline/machine.ts';
-import { transitionsOf, type Timeline } from '../timeline/types.ts';
+import { timelineFields, transitionsOf, type Timeline } from '../timeline/types.ts';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const NODE = join(ROOT, 'node_modules', '.bin', 'node');
@@ -41,7 +41,7 @@ const FLEET = { jobsets: 40, days: 8 };
 
 function plain(machines: Iterable<MachineState>): unknown[] {
   return [...machines]
-    .map(({ resourceVersion: _rv, ...m }) => JSON.parse(JSON.stringify({ ...m, timeline: { ...m.timeline, transitions: transitionsOf(m.timeline) } })))
+    .map(({ resourceVersion: _rv, ...m }) => JSON.parse(JSON.stringify({ ...m, timeline: { ...timelineFields(m.timeline), transitions: transitionsOf(m.timeline) } })))
     .sort((a, b) => (a.timeline.uid < b.timeline.uid ? -1 : 1));
 }
 
@@ -181,7 +181,7 @@ describe('failover between two replica processes', () => {
 
       // A follower saw all of it, across the change of writer.
       const timelines = (list: readonly Timeline[]): unknown[] =>
-        list.map((tl) => JSON.parse(JSON.stringify({ ...tl, cluster: undefined, transitions: transitionsOf(tl) }))).sort((x, y) => (x.uid < y.uid ? -1 : 1));
+        list.map((tl) => JSON.parse(JSON.stringify({ ...timelineFields(tl), cluster: undefined, transitions: transitionsOf(tl) }))).sort((x, y) => (x.uid < y.uid ? -1 : 1));
       const until = Date.now() + 3000;
       while (follower.horizon(Date.now()) !== truth.horizon && Date.now() < until) await sleep(20);
       expect(timelines(follower.timelines())).toEqual(timelines(truth.timelines()));

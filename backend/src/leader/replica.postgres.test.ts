@@ -7,7 +7,7 @@ import { EngineView } from '../runtime/served-view.ts';
 import { simulateFleet } from '../sources/simulator/index.ts';
 import { PostgresStore, type PostgresRecovery } from '../store/postgres.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
-import { transitionsOf, type Timeline } from '../timeline/types.ts';
+import { timelineFields, transitionsOf, type Timeline } from '../timeline/types.ts';
 import type { Observation } from '../observation/types.ts';
 import { KubeConfig } from '@kubernetes/client-node';
 import { kubeLeaseApi } from './lease-api.ts';
@@ -44,7 +44,7 @@ async function until(what: string, check: () => boolean, timeoutMs: number): Pro
 
 /** Timelines as plain data, their transitions as they read (a closed one held packed or not). */
 const plainTimelines = (list: readonly Timeline[]): unknown[] =>
-  list.map((tl) => JSON.parse(JSON.stringify({ ...tl, cluster: undefined, transitions: transitionsOf(tl) }))).sort((x, y) => (x.uid < y.uid ? -1 : 1));
+  list.map((tl) => JSON.parse(JSON.stringify({ ...timelineFields(tl), cluster: undefined, transitions: transitionsOf(tl) }))).sort((x, y) => (x.uid < y.uid ? -1 : 1));
 
 /** A `lead` that restores an engine and feeds it `observations` (all at once), with a switch for its readiness. */
 function leader(observations: Observation[]): {
@@ -171,7 +171,7 @@ describe('a replica', () => {
       expect(Date.now() - stopping).toBeLessThan(timings.leaseDurationMs);
       // b restored everything a recorded, the last records included.
       const machines = (e: TimelineEngine): unknown[] =>
-        [...e.machines()].map((m) => JSON.parse(JSON.stringify({ ...m, resourceVersion: null, timeline: { ...m.timeline, transitions: transitionsOf(m.timeline) } }))).sort((x, y) => (x.timeline.uid < y.timeline.uid ? -1 : 1));
+        [...e.machines()].map((m) => JSON.parse(JSON.stringify({ ...m, resourceVersion: null, timeline: { ...timelineFields(m.timeline), transitions: transitionsOf(m.timeline) } }))).sort((x, y) => (x.timeline.uid < y.timeline.uid ? -1 : 1));
       expect(machines(lb.engine()!)).toEqual(machines(la.engine()!));
     } finally {
       await Promise.all([a.stop(), b.stop()]);

@@ -9,7 +9,7 @@ import { replayTrace } from '../sources/trace/replay.ts';
 import { ClusterEngine } from '../nodes/engine.ts';
 import type { Fact } from '../timeline/facts.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
-import { transitionsOf, type Timeline } from '../timeline/types.ts';
+import { timelineFields, transitionsOf, type Timeline } from '../timeline/types.ts';
 import { defaultParseWorkers, liveTraceWorkers, replayTraceInWorkers } from './trace-workers.ts';
 
 /** A simulated cluster's trace (JobSets, their Pods and Nodes, Kueue's Workloads), in chunks of `size` characters. */
@@ -31,7 +31,7 @@ function record(poolLabel: string | null): { engine: ClusterEngine; facts: Fact[
 
 /** Timelines with their transitions as objects, to compare two engines: a closed run's are held as a record of the process's arena (timeline/arena.ts), its number another in each engine. */
 function read(timelines: readonly Timeline[]): unknown[] {
-  return timelines.map((tl) => ({ ...tl, transitions: transitionsOf(tl) }));
+  return timelines.map((tl) => ({ ...timelineFields(tl), transitions: transitionsOf(tl) }));
 }
 
 function held(r: ReturnType<typeof record>): unknown {

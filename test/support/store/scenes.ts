@@ -10,7 +10,7 @@ import { simulateFleet } from '../../../backend/src/sources/simulator/index.ts';
 import { parseTraceLine } from '../../../backend/src/sources/trace/parse.ts';
 import { TimelineEngine } from '../../../backend/src/timeline/engine.ts';
 import type { MachineState } from '../../../backend/src/timeline/machine.ts';
-import { transitionsOf, type Timeline } from '../../../backend/src/timeline/types.ts';
+import { timelineFields, transitionsOf, type Timeline } from '../../../backend/src/timeline/types.ts';
 import { min, Scenario, T0 } from '../scenario.ts';
 import type { TimelineStore } from '../../../backend/src/store/store.ts';
 
@@ -94,7 +94,8 @@ export const why = (tl: Timeline | undefined): unknown[] => (tl === undefined ? 
 export function plainTimelines(timelines: Iterable<Timeline>): unknown[] {
   return [...timelines]
     .map((tl) => {
-      const { cluster: _c, ...rest } = tl as Timeline & { cluster?: string };
+      // Every field (the engine's own timeline reads its shared ones through accessors, which a spread leaves out).
+      const { cluster: _c, ...rest } = timelineFields(tl) as Timeline & { cluster?: string };
       // Its transitions as they read, whatever form it is held in (a closed one in memory is packed, one read back not yet).
       return JSON.parse(JSON.stringify({ ...rest, transitions: transitionsOf(tl) }));
     })
@@ -105,7 +106,7 @@ export function plainTimelines(timelines: Iterable<Timeline>): unknown[] {
 export function plainMachines(machines: Iterable<MachineState>): unknown[] {
   return [...machines]
     .map(({ resourceVersion: _rv, ...m }) => {
-      const { cluster: _c, ...timeline } = m.timeline as Timeline & { cluster?: string };
+      const { cluster: _c, ...timeline } = timelineFields(m.timeline) as Timeline & { cluster?: string };
       return JSON.parse(JSON.stringify({ ...m, timeline: { ...timeline, transitions: transitionsOf(m.timeline) } }));
     })
     .sort((a, b) => (a.timeline.uid < b.timeline.uid ? -1 : 1));
