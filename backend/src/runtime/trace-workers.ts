@@ -118,22 +118,31 @@ class ChunkMemory {
 const refilled = new WeakSet<ArrayBuffer>();
 
 /**
- * A trace file's bytes, read 1 MiB at a time into one buffer (each piece a view of it, valid until
- * the next is asked for; LineChunker copies what it keeps). A stream's reads were a fresh 1 MiB
- * buffer each, over glibc's mmap threshold (bin/malloc.js fixes it at 128 KiB): a mapping each whose
- * pages the kernel zeroed, ~10% more CPU for a load (README "Performance", "glibc's malloc thresholds").
+ * A trace file's bytes, read 1 MiB at a time into two buffers in turn, the next read under way while
+ * the last is used (each piece a view of one, valid until the next is asked for; LineChunker copies
+ * what it keeps). A stream's reads were a fresh 1 MiB buffer each, over glibc's mmap threshold
+ * (bin/malloc.js fixes it at 128 KiB): a mapping each whose pages the kernel zeroed, ~10% more CPU
+ * for a load (README "Performance", "glibc's malloc thresholds").
  */
 export async function* traceFileReads(path: string, readBytes = 1 << 20): AsyncGenerator<Buffer> {
   const file = await open(path);
+  const buffers = [Buffer.allocUnsafeSlow(readBytes), Buffer.allocUnsafeSlow(readBytes)];
+  for (const b of buffers) refilled.add(b.buffer as ArrayBuffer);
+  const read = (b: Buffer): Promise<Buffer> => file.read(b, 0, readBytes, null).then(({ bytesRead }) => b.subarray(0, bytesRead));
+  let next: Promise<Buffer> | null = null;
   try {
-    const buffer = Buffer.allocUnsafeSlow(readBytes);
-    refilled.add(buffer.buffer as ArrayBuffer);
-    for (;;) {
-      const { bytesRead } = await file.read(buffer, 0, readBytes, null);
-      if (bytesRead === 0) return;
-      yield buffer.subarray(0, bytesRead);
+    next = read(buffers[0]!);
+    for (let turn = 1; ; turn ^= 1) {
+      const piece = await next;
+      next = null;
+      if (piece.length === 0) return;
+      // The other buffer's last piece was used: the consumer has asked for this one.
+      next = read(buffers[turn]!);
+      yield piece;
     }
   } finally {
+    // A read under way (the consumer stopped early) ends before the file is closed.
+    await next?.catch(() => {});
     await file.close();
   }
 }
