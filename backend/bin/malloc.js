@@ -10,8 +10,8 @@
 //
 // MALLOC_MMAP_THRESHOLD_=131072: glibc's own default threshold, made fixed. Left dynamic, glibc raises
 // it to the size of any mmapped block freed (and the top it keeps untrimmed to twice that): V8's
-// string table and the engine's arena of closed runs (timeline/arena.ts, typed arrays that double)
-// free blocks of 1–4 MiB while a trace loads, after which every block under 4 MiB came from the main
+// string table and 1 MiB array buffers (a trace's reads, the run arena's arrays, which double) free
+// blocks of 1–4 MiB while a trace loads, after which every block under 4 MiB came from the main
 // arena and up to 8 MiB free at its top was kept: the main arena grew 4–17 MiB during a 500 × 7 d
 // load against none with it fixed (README "Performance", "glibc's malloc thresholds"). Fixed, blocks
 // of 128 KiB and more are mapped and unmapped on their own, given back when freed.
