@@ -8,8 +8,9 @@
 //   (every module imported, nothing loaded) and after it, with the session still reachable; bytes
 //   per run (JobSet UID) and per transition. --snapshot FILE writes a heap snapshot after the load
 //   (backend/bench/heap-breakdown.ts groups it by constructor).
-//   Run with MALLOC_ARENA_MAX as `upness` runs the service (backend/bin/malloc-arenas.js: 2 unless set;
-//   `MALLOC_ARENA_MAX=16` for glibc's default on 2 cores). --maps: where the RSS is, by kind of mapping.
+//   Run with glibc's malloc set as `upness` runs the service (backend/bin/malloc.js: MALLOC_ARENA_MAX=2 and
+//   MALLOC_MMAP_THRESHOLD_=131072 unless set; `MALLOC_ARENA_MAX=16` for glibc's default arenas on 2 cores,
+//   --dynamic-mmap-threshold: glibc's threshold left to move, as the service ran before 2026-11-27's malloc step). --maps: where the RSS is, by kind of mapping.
 // Options: --trace FILE | --jobsets N --days D [--profile P] [--seed S]; --parse-threads N (as serve's;
 // 0: parse in the main thread, no worker isolate to leave its memory to malloc); --snapshot FILE; --smoke.
 // --questions: then asks what tables and per-JobSet figures over all time leave kept (every closed
@@ -26,7 +27,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { pino } from 'pino';
-import { execWithFewMallocArenas } from '../bin/malloc-arenas.js';
+import { execWithServiceMalloc, MALLOC_ENV } from '../bin/malloc.js';
 import { useStrippedSources } from '../bin/stripped-sources.js';
 import { simulateCommand } from '../src/cli/simulate.ts';
 import { traceFeed } from '../src/runtime/feeds.ts';
@@ -58,10 +59,11 @@ const { values: args } = parseArgs({
     before: { type: 'string' },
     asked: { type: 'boolean', default: false },
     'node-stripping': { type: 'boolean', default: false },
+    'dynamic-mmap-threshold': { type: 'boolean', default: false },
   },
 });
 
-execWithFewMallocArenas();
+execWithServiceMalloc(args['dynamic-mmap-threshold'] ? { MALLOC_ARENA_MAX: MALLOC_ENV.MALLOC_ARENA_MAX } : MALLOC_ENV);
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) {
@@ -173,7 +175,7 @@ try {
   const rows: [string, string][] = [
     ['trace', trace],
     ['parse threads', `${args['parse-threads'] ?? 'default'}, ${workersStripped ? 'on the sources stripped ahead (as upness)' : "each stripping its sources with Node's type stripper"}`],
-    ['malloc arenas', process.env.MALLOC_ARENA_MAX ?? "glibc's default"],
+    ['malloc', `arenas ${process.env.MALLOC_ARENA_MAX ?? "glibc's default"}, mmap threshold ${process.env.MALLOC_MMAP_THRESHOLD_ ?? "glibc's, dynamic"}`],
     ['load', `${seconds.toFixed(1)} s, CPU ${((user + system) / 1e6).toFixed(1)} s (every thread)`],
     ['runs (JobSet UIDs)', int(runs)],
     ['transitions', int(transitions)],

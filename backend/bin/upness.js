@@ -8,9 +8,9 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { execWithFewMallocArenas, MALLOC_ARENAS } from './malloc-arenas.js';
+import { execWithServiceMalloc, missingMallocEnv } from './malloc.js';
 
-execWithFewMallocArenas();
+execWithServiceMalloc();
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 const canStripTypes = major > 22 || (major === 22 && minor >= 18);
@@ -31,7 +31,7 @@ if (canStripTypes) {
     );
     process.exit(1);
   }
-  const env = { MALLOC_ARENA_MAX: MALLOC_ARENAS, ...process.env };
+  const env = { ...process.env, ...missingMallocEnv(process.env) };
   const child = spawn(node, [...process.execArgv, process.argv[1], ...process.argv.slice(2)], { stdio: 'inherit', env });
   // The child is the real process: pass on what would have stopped us, and end as it ends.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));

@@ -1,13 +1,14 @@
 // `node_modules/.bin/upness` is what a user, a script or a Dockerfile calls after `npm install`, with
 // whatever node is first on PATH. Under a node too old to strip types (the machine's Node 20) it runs
 // itself again with the project's Node 22, and stops when asked as the real process would. On Linux
-// it runs with two malloc arenas (MALLOC_ARENA_MAX, unless set): the same process, run again in place.
+// it runs with glibc's malloc set as the service wants it (two arenas, a fixed mmap threshold; unless
+// set): the same process, run again in place.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ready, startServe } from '../../../test/support/serve.ts';
+import { ready, startServe, type ServeProcess } from '../../../test/support/serve.ts';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const BIN = join(ROOT, 'node_modules', '.bin', 'upness');
@@ -71,34 +72,50 @@ const environOf = (pid: number): Map<string, string> =>
       .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
   );
 
-(process.platform === 'linux' ? describe : describe.skip)('the malloc arenas the service runs with (backend/bin/malloc-arenas.js)', () => {
-  const withoutArenaMax = (): NodeJS.ProcessEnv => {
+(process.platform === 'linux' ? describe : describe.skip)("glibc's malloc as the service runs with it (backend/bin/malloc.js)", () => {
+  const withoutMallocEnv = (): NodeJS.ProcessEnv => {
     const env = { ...process.env };
     delete env.MALLOC_ARENA_MAX;
+    delete env.MALLOC_MMAP_THRESHOLD_;
+    delete env.GLIBC_TUNABLES;
     return env;
   };
 
-  it('runs itself again in place with MALLOC_ARENA_MAX=2: the same process, which stops when asked', async () => {
-    const serve = await startServe(['--memory', '--jobsets', '2', '--history-days', '1'], { env: withoutArenaMax() });
-    const { child } = serve;
-    expect(environOf(child.pid!).get('MALLOC_ARENA_MAX')).toBe('2');
+  const stopped = async (serve: ServeProcess): Promise<unknown> => {
+    const exited = new Promise((resolve) => serve.child.once('exit', (code, signal) => resolve(code ?? signal)));
+    serve.child.kill('SIGTERM');
+    return exited;
+  };
+
+  it('runs itself again in place with MALLOC_ARENA_MAX=2 and MALLOC_MMAP_THRESHOLD_=131072: the same process, which stops when asked', async () => {
+    const serve = await startServe(['--memory', '--jobsets', '2', '--history-days', '1'], { env: withoutMallocEnv() });
+    const environ = environOf(serve.child.pid!);
+    expect(environ.get('MALLOC_ARENA_MAX')).toBe('2');
+    expect(environ.get('MALLOC_MMAP_THRESHOLD_')).toBe('131072');
     await ready(serve);
-    const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await stopped(serve)).toBe(0);
     expect(serve.logs()).toContain('"signal":"SIGTERM","msg":"stopping"');
   });
 
-  it('keeps a value the caller set', async () => {
-    const serve = await startServe(['--memory', '--jobsets', '2', '--history-days', '1'], { env: { ...withoutArenaMax(), MALLOC_ARENA_MAX: '8' } });
-    expect(environOf(serve.child.pid!).get('MALLOC_ARENA_MAX')).toBe('8');
-    const exited = new Promise((resolve) => serve.child.once('exit', resolve));
-    serve.child.kill('SIGTERM');
-    await exited;
+  it('keeps a value the caller set, and adds the other', async () => {
+    const serve = await startServe(['--memory', '--jobsets', '2', '--history-days', '1'], { env: { ...withoutMallocEnv(), MALLOC_ARENA_MAX: '8' } });
+    const environ = environOf(serve.child.pid!);
+    expect(environ.get('MALLOC_ARENA_MAX')).toBe('8');
+    expect(environ.get('MALLOC_MMAP_THRESHOLD_')).toBe('131072');
+    await stopped(serve);
+  });
+
+  it('keeps a threshold that GLIBC_TUNABLES sets, adding no variable of the same tunable', async () => {
+    const serve = await startServe(['--memory', '--jobsets', '2', '--history-days', '1'], { env: { ...withoutMallocEnv(), GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=262144' } });
+    const environ = environOf(serve.child.pid!);
+    expect(environ.get('GLIBC_TUNABLES')).toBe('glibc.malloc.mmap_threshold=262144');
+    expect(environ.has('MALLOC_MMAP_THRESHOLD_')).toBe(false);
+    expect(environ.get('MALLOC_ARENA_MAX')).toBe('2');
+    await stopped(serve);
   });
 
   it('reads the trace from standard input after running itself again', () => {
-    const run = spawnSync(process.execPath, [BIN, 'replay', '-'], { input: readFileSync(trace), encoding: 'utf8', env: withoutArenaMax() });
+    const run = spawnSync(process.execPath, [BIN, 'replay', '-'], { input: readFileSync(trace), encoding: 'utf8', env: withoutMallocEnv() });
     expect(run.status).toBe(0);
     expect(JSON.parse(run.stdout).jobsets[0]).toMatchObject({ name: 'train', state: 'up', upSeconds: 50 });
   });

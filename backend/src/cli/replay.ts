@@ -1,9 +1,8 @@
 // `upness replay <trace>`: figures for every JobSet of a recorded trace.
 
-import { createReadStream } from 'node:fs';
 import { earliestCreation, summarize } from '../series/summary.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
-import { replayTraceInWorkers } from '../runtime/trace-workers.ts';
+import { replayTraceInWorkers, traceInput } from '../runtime/trace-workers.ts';
 import { formatTable } from './table.ts';
 import { parseTime, UsageError } from './options.ts';
 
@@ -22,7 +21,7 @@ export async function replayCommand(path: string, options: ReplayOptions): Promi
   const to = options.to === undefined ? null : parseTime(options.to, '--to');
   if (from !== null && to !== null && to < from) throw new UsageError('--to must not be before --from');
 
-  const input = path === '-' ? process.stdin : createReadStream(path, { highWaterMark: 1 << 20 });
+  const input = traceInput(path);
   const engine = new TimelineEngine();
   const started = Date.now();
   let lastReport = started;

@@ -4,7 +4,7 @@
 // up to when it vouches for what it delivered, and what "now" is for it. A feed loads its source's
 // code when it opens (the trace's parser, the simulator, client-node): a service holds only its own.
 
-import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ClusterEngine } from '../nodes/engine.ts';
@@ -106,7 +106,7 @@ export function traceFeed(trace: string, parseThreads?: number): Feed {
   return {
     kind: 'trace',
     open: async ({ sink, logger, ...rest }) => {
-      const { replayTraceInWorkers } = await import('./trace-workers.ts');
+      const { replayTraceInWorkers, traceInput } = await import('./trace-workers.ts');
       // A trace of a cluster has Pods and Nodes: the engine keeps the node layer beside.
       const engine = new ClusterEngine(engineOptions({ sink, logger, ...rest }));
       const observedUntil = sink.recovery?.observedUntil ?? null;
@@ -119,7 +119,7 @@ export function traceFeed(trace: string, parseThreads?: number): Feed {
           // A trace holds every change: after a restart, what the sink holds is skipped and nothing was missed.
           if (observedUntil !== null) engine.endGap(observedUntil);
           const started = Date.now();
-          const input = trace === '-' ? process.stdin : createReadStream(trace, { highWaterMark: 1 << 20 });
+          const input = traceInput(trace);
           let chunks = { here: 0, workers: 0 };
           const counts = await replayTraceInWorkers(input, engine, {
             ...(parseThreads !== undefined ? { workers: parseThreads } : {}),

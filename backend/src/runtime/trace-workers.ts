@@ -16,6 +16,7 @@
 // here. Each thread parses a JobSet's spec once (sources/trace/reuse.ts). The workers are always
 // terminated before the replay returns or throws.
 
+import { open } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -113,6 +114,44 @@ class ChunkMemory {
   }
 }
 
+/** The memory of buffers that a reader fills again for its next piece (traceInput's): a piece of one is copied to be kept. */
+const refilled = new WeakSet<ArrayBuffer>();
+
+/**
+ * A trace file's bytes, read 1 MiB at a time into two buffers in turn, the next read under way while
+ * the last is used (each piece a view of one, valid until the next is asked for; LineChunker copies
+ * what it keeps). A stream's reads were a fresh 1 MiB buffer each, over glibc's mmap threshold
+ * (bin/malloc.js fixes it at 128 KiB): a mapping each whose pages the kernel zeroed, ~10% more CPU
+ * for a load (README "Performance", "glibc's malloc thresholds").
+ */
+export async function* traceFileReads(path: string, readBytes = 1 << 20): AsyncGenerator<Buffer> {
+  const file = await open(path);
+  const buffers = [Buffer.allocUnsafeSlow(readBytes), Buffer.allocUnsafeSlow(readBytes)];
+  for (const b of buffers) refilled.add(b.buffer as ArrayBuffer);
+  const read = (b: Buffer): Promise<Buffer> => file.read(b, 0, readBytes, null).then(({ bytesRead }) => b.subarray(0, bytesRead));
+  let next: Promise<Buffer> | null = null;
+  try {
+    next = read(buffers[0]!);
+    for (let turn = 1; ; turn ^= 1) {
+      const piece = await next;
+      next = null;
+      if (piece.length === 0) return;
+      // The other buffer's last piece was used: the consumer has asked for this one.
+      next = read(buffers[turn]!);
+      yield piece;
+    }
+  } finally {
+    // A read under way (the consumer stopped early) ends before the file is closed.
+    await next?.catch(() => {});
+    await file.close();
+  }
+}
+
+/** A trace as the service and `upness replay` read it: standard input for '-', else the file. */
+export function traceInput(trace: string): AsyncIterable<Buffer | string> {
+  return trace === '-' ? process.stdin : traceFileReads(trace);
+}
+
 /** Cuts a byte or text stream into chunks of whole lines of at least `size` (the last may be smaller or unended); bytes are copied once, into `memory`. */
 class LineChunker {
   #pending: (Buffer | string)[] = [];
@@ -125,6 +164,8 @@ class LineChunker {
   }
 
   push(piece: Buffer | string): Buffer | string | null {
+    // A piece shorter than a chunk waits here past the next read: a refilled buffer's is copied first.
+    if (typeof piece !== 'string' && piece.length < this.#size && refilled.has(piece.buffer as ArrayBuffer)) piece = this.#memory.copy(piece);
     this.#pending.push(piece);
     this.#length += piece.length;
     if (this.#length < this.#size) return null;
