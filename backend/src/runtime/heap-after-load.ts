@@ -22,9 +22,10 @@ import { runInNewContext } from 'node:vm';
  * A load that grew the old generation by less than this, or that left less than this free in its
  * pages, is left to V8: there is little to give back, and the collection takes seconds at scale
  * (6.8 s for the 130 MiB kept at 2,000 × 30 d, load average 11). A start from a data dir reads its
- * runs with little garbage beside them, but its pages are sparse once that is collected: weighed again
- * after settleHeapAfterLoad's one full collection, it is compacted then (10,000 × 30 d: RSS once ready
- * ~671 MiB against ~775 without).
+ * runs with little garbage beside them, and its pages may be sparse once that is collected: weighed
+ * again after settleHeapAfterLoad's one full collection, it is compacted then if so. (10,000 × 30 d:
+ * since a snapshot's closed runs are read as the engine keeps them, with little garbage, the pages
+ * are dense after that collection and the ~1.1 s compaction is skipped; RSS once ready ~525 MiB.)
  */
 export const COMPACT_FROM_BYTES = 64 * 2 ** 20;
 
