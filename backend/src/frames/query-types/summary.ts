@@ -133,8 +133,8 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
  */
 const lentTotals = new LentTotals(2 ** 19);
 
-/** The identity columns of a per-JobSet row whose texts row-cells.ts keeps (a figure column's too). */
-const CACHED_IDENTITY: ReadonlySet<string> = new Set(['cluster', 'namespace', 'name', 'uid', 'state']);
+/** The columns of a per-JobSet row, beside its figures, whose texts row-cells.ts keeps: the run's identity and its state at the range's end. */
+const CACHED_IDENTITY: ReadonlySet<string> = new Set([...RUN_IDENTITY_KEYS, 'state']);
 
 interface IdentityColumns {
   cluster: string[] | null;
