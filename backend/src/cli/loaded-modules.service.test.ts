@@ -98,6 +98,18 @@ describe('what the service loads', () => {
     for (const part of ['/node_modules/express/', '/node_modules/zod/', '/backend/src/http/api.ts', '/backend/src/frames/run-request.ts']) expect(matching(asked, [part])).not.toEqual([]);
   });
 
+  it('answers a panel\'s query without express: POST /api/v1/query is served on Node\'s own server, plain JSON read without body-parser', async () => {
+    const queried = await loadedBy(['--memory', '--trace', emptyTrace], {
+      whileUp: async (url) => {
+        const query = await fetch(`${url}/api/v1/query`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ from: 'now-7d', to: 'now', queries: [{ refId: 'A' }] }) });
+        expect(query.status).toBe(200);
+        expect(Object.keys(((await query.json()) as { results: object }).results)).toEqual(['A']);
+      },
+    });
+    expect(matching(queried, ['/node_modules/express/', '/node_modules/body-parser/', '/backend/src/http/api.ts', '/backend/src/http/jobsets.ts', '/backend/src/http/values.ts'])).toEqual([]);
+    for (const part of ['/node_modules/zod/', '/backend/src/http/query.ts', '/backend/src/frames/run-request.ts']) expect(matching(queried, [part])).not.toEqual([]);
+  });
+
   it('the simulated cluster (`npm start` with --memory): no store, no cluster, no trace replay; it answers', async () => {
     const loaded = await loadedBy(['--memory', '--jobsets', '2', '--history-days', '1'], {
       whileUp: async (url) => {

@@ -1,29 +1,23 @@
 // The HTTP API (see README.md beside this file): express 5, JSON in and out, bad input a 400 that
 // names the field, never a 500 for it. One module per resource, each a Router; this one composes
-// them, with the token and the store's group commit, and puts POST /api/v1/query on Node's own
-// server ahead of the app, with the same steps (query.ts). Loaded by the server (app.ts) on the
-// first request that is not a health check, with the options and the request timer it made.
+// them, with the token and the store's group commit. Loaded by the server (app.ts) on the first
+// request that is neither a health check nor POST /api/v1/query (which the server answers on
+// Node's own server, with the same steps: query.ts), with the options and the request timer it made.
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type RequestHandler } from 'express';
-import { instrumented, type AppOptions, type ResolvedAppOptions } from './app.ts';
-import { requireToken, tokenCheck } from './auth.ts';
-import { errorAnswer, errorHandler, notFound } from './errors.ts';
+import { instrumented, QUERY_PATH, type AppOptions, type ResolvedAppOptions } from './app.ts';
+import { requireToken } from './auth.ts';
+import { errorHandler, notFound } from './errors.ts';
 import { HEALTH_PATHS, healthAnswer } from './health.ts';
 import { jobsetRoutes } from './jobsets.ts';
-import { sendJson } from './json-answer.ts';
+import { JSON_BODY_OPTIONS } from './json-body.ts';
 import { metricsHandler, requestTiming, type RequestTimer } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
-import { directQueryRoute, QUERY_PATH, queryAnswerer, queryHandler, type DirectQueryOptions } from './query.ts';
+import { queryAnswerer, queryHandler } from './query.ts';
 import { valuesRoutes } from './values.ts';
 
-/** The express app and the direct query route of one service, sharing its metrics, token and parser. */
-export interface Api {
-  app: express.Express;
-  direct: (req: IncomingMessage, res: ServerResponse) => boolean;
-}
-
-export function buildApi(options: ResolvedAppOptions, time: RequestTimer): Api {
+/** The express app of one service: every route, POST /api/v1/query's other spellings among them, sharing its metrics and token. */
+export function buildApi(options: ResolvedAppOptions, time: RequestTimer): express.Express {
   const { view, logger, now, registry } = options;
   const durable: RequestHandler =
     options.beforeRead === undefined
@@ -41,12 +35,10 @@ export function buildApi(options: ResolvedAppOptions, time: RequestTimer): Api {
   app.disable('etag');
   app.set('query parser', 'simple');
   app.use(requestTiming(time));
-  // Not strict: `null`, `42` or `"q"` are JSON too, and the schema names what the body should be.
-  const json = express.json({ limit: '1mb', strict: false });
+  const json = express.json(JSON_BODY_OPTIONS);
   const answer = queryAnswerer({ view, now, retentionMs: options.retentionMs });
-  // POST /api/v1/query first, with the same steps as the rest of /api/v1 (token, body, durability):
-  // what every panel asks, routed without passing the other routers' layers. (The server's direct
-  // route answers its exact path before the app sees it.)
+  // POST /api/v1/query's other spellings (`/api/v1/query/`, another case), with the same steps as
+  // the rest of /api/v1 (token, body, durability). (The server answers the exact path itself.)
   app.post(QUERY_PATH, auth, json, durable, queryHandler(answer));
   // The server answers the health checks' exact paths itself (app.ts); the app the other spellings.
   for (const path of HEALTH_PATHS) {
@@ -71,27 +63,11 @@ export function buildApi(options: ResolvedAppOptions, time: RequestTimer): Api {
   app.use(notFound);
   app.use(errorHandler(logger));
 
-  const direct = directQueryRoute({
-    answer,
-    authorized: tokenCheck(options.token),
-    parseBody: json as unknown as DirectQueryOptions['parseBody'],
-    ...(options.beforeRead !== undefined ? { beforeRead: options.beforeRead } : {}),
-    time,
-    fail: (error, req, res) => {
-      const { status, body } = errorAnswer(error, { method: req.method, path: QUERY_PATH }, logger);
-      // Failed while writing its answer: nothing more can be said on this response.
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      sendJson(res, status, JSON.stringify(body));
-    },
-  });
-  return { app, direct };
+  return app;
 }
 
 /** The express app alone (every route, POST /api/v1/query too), with its own registry: what a test walks for its routes. */
 export function createApp(appOptions: AppOptions): express.Express {
   const { options, time } = instrumented(appOptions);
-  return buildApi(options, time).app;
+  return buildApi(options, time);
 }

@@ -1,8 +1,10 @@
 // The service's HTTP server (see README.md beside this file). GET /healthz and /readyz are answered
-// here on Node's own server; every other request goes to the API (api.ts: express 5, the direct
-// query route, zod's schemas, the query engine), loaded on the first request that needs it, so that
-// a service nobody has asked yet holds none of it (issue 21 §3, the empty service). The metrics
-// registry and its request timer are made here, at start, so that every request is counted.
+// here on Node's own server, and POST /api/v1/query too (query.ts: the query engine and zod, without
+// express), loaded on the first query; every other request goes to the API (api.ts: express 5, zod's
+// schemas, the query engine), loaded on the first request that needs it, so that a service nobody
+// has asked yet holds none of it, and one only asked its panels' queries no express (issue 21 §3,
+// the empty service). The metrics registry and its request timer are made here, at start, so that
+// every request is counted.
 
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -12,7 +14,6 @@ import { registerViewMetrics } from '../runtime/metrics.ts';
 import type { ServedView } from '../runtime/served-view.ts';
 import { registerStoreMetrics } from '../store/metrics.ts';
 import type { StoreStatus } from '../store/store.ts';
-import type { Api } from './api.ts';
 import { HEALTH_PATHS, healthAnswer, type HealthPath } from './health.ts';
 import { sendJson } from './json-answer.ts';
 import { arrivedNow, createRegistry, requestTimer, type RequestTimer } from './metrics.ts';
@@ -93,35 +94,57 @@ export function healthRoute(view: ServedView, now: () => number, time: RequestTi
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 100_000;
 
+/** The path of the direct query route (query.ts): exactly it (express also takes `/api/v1/query/` and other cases: they go to the app). */
+export const QUERY_PATH = '/api/v1/query';
+
+/** Whether a request is the direct query route's: POST of exactly its path (a query string allowed). */
+export function isQueryRequest(req: IncomingMessage): boolean {
+  if (req.method !== 'POST') return false;
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  return (q < 0 ? url : url.slice(0, q)) === QUERY_PATH;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
 /**
- * The service's HTTP server: the health checks here, POST /api/v1/query on Node's own server ahead
- * of the express app (http/query.ts `directQueryRoute`), every other request the express app's.
- * Listen with `.listen(port, host)`.
+ * A part of the server loaded on the first request that needs it (once: 0.1–0.7 s of modules).
+ * Requests meanwhile wait, unread, and that wait is in their time; if loading fails, each is a 500.
+ */
+function loadedOnFirstRequest(load: () => Promise<Handler>, logger: Logger): Handler {
+  let handler: Handler | null = null;
+  let loading: Promise<Handler> | null = null;
+  return (req, res) => {
+    if (handler !== null) {
+      handler(req, res);
+      return;
+    }
+    arrivedNow(req);
+    loading ??= load().then((loaded) => (handler = loaded));
+    loading.then(
+      (loaded) => loaded(req, res),
+      (error: unknown) => {
+        logger.error({ err: error }, 'loading the API failed');
+        sendJson(res, 500, JSON.stringify({ error: 'internal error (logged by the service)' }));
+      },
+    );
+  };
+}
+
+/**
+ * The service's HTTP server: the health checks here, POST /api/v1/query on Node's own server
+ * (http/query.ts `serviceQueryRoute`, loaded on the first query), every other request the express
+ * app's (loaded on the first such request). Listen with `.listen(port, host)`.
  */
 export function createServer(appOptions: AppOptions): Server {
   const { options, time } = instrumented(appOptions);
   const health = healthRoute(options.view, options.now, time);
-  let api: Api | null = null;
-  let loading: Promise<Api> | null = null;
-  const dispatch = ({ direct, app }: Api, req: IncomingMessage, res: ServerResponse): void => {
-    if (!direct(req, res)) app(req, res);
-  };
+  const query = loadedOnFirstRequest(() => import('./query.ts').then(({ serviceQueryRoute }) => serviceQueryRoute(options, time)), options.logger);
+  const api = loadedOnFirstRequest(() => import('./api.ts').then(({ buildApi }) => buildApi(options, time)), options.logger);
   const server = http.createServer((req, res) => {
     if (health(req, res)) return;
-    if (api !== null) {
-      dispatch(api, req, res);
-      return;
-    }
-    // The request waits, unread, while the API loads (once: 0.1–0.7 s of modules), and that wait is in its time.
-    arrivedNow(req);
-    loading ??= import('./api.ts').then(({ buildApi }) => (api = buildApi(options, time)));
-    loading.then(
-      (loaded) => dispatch(loaded, req, res),
-      (error: unknown) => {
-        options.logger.error({ err: error }, 'loading the API failed');
-        sendJson(res, 500, JSON.stringify({ error: 'internal error (logged by the service)' }));
-      },
-    );
+    if (isQueryRequest(req)) query(req, res);
+    else api(req, res);
   });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   return server;

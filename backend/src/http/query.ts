@@ -11,9 +11,12 @@ import { answerPieces } from '../frames/answer-bytes.ts';
 import { runQueries, type QueryResult } from '../frames/run-request.ts';
 import type * as ArrowModule from '../frames/arrow.ts';
 import type { ServedView } from '../runtime/served-view.ts';
-import { writeUnauthorized } from './auth.ts';
+import { QUERY_PATH, type ResolvedAppOptions } from './app.ts';
+import { tokenCheck, writeUnauthorized } from './auth.ts';
+import { errorAnswer } from './errors.ts';
+import { JSON_BODY_OPTIONS, plainJsonLength, readJsonBody } from './json-body.ts';
 import type { RequestTimer } from './metrics.ts';
-import { AnswerBuffers, sendPieces } from './json-answer.ts';
+import { AnswerBuffers, sendJson, sendPieces } from './json-answer.ts';
 import { HttpError } from './params.ts';
 
 export interface QueryRouteOptions {
@@ -149,22 +152,19 @@ export function queryAnswerer({ view, now, retentionMs }: QueryRouteOptions): Qu
   };
 }
 
-/** POST /api/v1/query's express handler (the app's route; the direct route below answers the exact path first). */
+/** POST /api/v1/query's express handler (the app's route, for the path's other spellings; the direct route below answers the exact path). */
 export function queryHandler(answer: QueryAnswerer): RequestHandler {
   return async (req, res) => {
     await answer(req.body, req.query.frames, res);
   };
 }
 
-/** The path the direct route answers: exactly it (express also takes `/api/v1/query/` and other cases: they go to the app). */
-export const QUERY_PATH = '/api/v1/query';
-
 export interface DirectQueryOptions {
   answer: QueryAnswerer;
   /** Whether the Authorization header carries the service's token (auth.ts). */
   authorized: (header: string | undefined) => boolean;
-  /** The app's JSON body parser (body-parser's, with the app's limit and types), run on the bare request. */
-  parseBody: (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
+  /** Reads the request's JSON body (`done` gets the value, or the error the app's body-parser would give). */
+  readBody: (req: IncomingMessage, res: ServerResponse, done: (error: unknown, body?: unknown) => void) => void;
   /** The store's group commit, awaited before answering. */
   beforeRead?: () => Promise<void>;
   time: RequestTimer;
@@ -173,34 +173,71 @@ export interface DirectQueryOptions {
 }
 
 /**
- * POST /api/v1/query on Node's own server, ahead of the express app (issue 21 §4): what every panel
- * of every dashboard asks, so a small answer's time is mostly the request's path. The same steps as
- * the app's route (the request timed as `/api/v1/query`, the token, the body parsed by the same
- * parser, the store's commit awaited, the answer; every error answered as the app answers it),
- * without express's layers: its request and response objects, its routers, its query parser.
- * Returns false for any other request, which the app answers.
+ * POST /api/v1/query on Node's own server, without express (issue 21 §4): what every panel of every
+ * dashboard asks, so a small answer's time is mostly the request's path. The same steps as the app's
+ * route (the request timed as `/api/v1/query`, the token, the body, the store's commit awaited, the
+ * answer; every error answered as the app answers it), without express's request and response
+ * objects, its routers, its query parser. The server (app.ts) sends it the requests of exactly its
+ * path (`isQueryRequest`).
  */
-export function directQueryRoute({ answer, authorized, parseBody, beforeRead, time, fail }: DirectQueryOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function directQueryRoute({ answer, authorized, readBody, beforeRead, time, fail }: DirectQueryOptions): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    if (req.method !== 'POST') return false;
-    const url = req.url ?? '';
-    const q = url.indexOf('?');
-    if ((q < 0 ? url : url.slice(0, q)) !== QUERY_PATH) return false;
     time(req, res, () => QUERY_PATH);
     if (!authorized(req.headers.authorization)) {
       writeUnauthorized(res);
-      return true;
+      return;
     }
-    parseBody(req, res, (error) => {
+    readBody(req, res, (error, body) => {
       if (error !== undefined && error !== null) {
         fail(error, req, res);
         return;
       }
       // The app's query parser ('simple': node:querystring): a parameter given twice is an array.
+      const url = req.url ?? '';
+      const q = url.indexOf('?');
       const frames = q < 0 ? undefined : parseQueryString(url.slice(q + 1)).frames;
-      const body = (req as IncomingMessage & { body?: unknown }).body;
       (beforeRead === undefined ? answer(body, frames, res) : beforeRead().then(() => answer(body, frames, res))).catch((e: unknown) => fail(e, req, res));
     });
-    return true;
   };
+}
+
+/** body-parser's JSON parser as the app runs it, on a bare request: `done` gets what it set as the body. */
+type BodyParser = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
+
+/**
+ * The service's direct query route (what app.ts loads on the first query, without express): its
+ * token, its store's commit, its timer; bodies read by json-body.ts, or, for any other request
+ * than plain JSON of a known length, by the app's own body-parser (express loaded then), so that
+ * every such request is answered as before.
+ */
+export function serviceQueryRoute(options: ResolvedAppOptions, time: RequestTimer): (req: IncomingMessage, res: ServerResponse) => void {
+  const { logger } = options;
+  let bodyParser: Promise<BodyParser> | null = null;
+  return directQueryRoute({
+    answer: queryAnswerer({ view: options.view, now: options.now, retentionMs: options.retentionMs }),
+    authorized: tokenCheck(options.token),
+    readBody: (req, res, done) => {
+      const length = plainJsonLength(req.headers);
+      if (length !== null) {
+        readJsonBody(req, length, done);
+        return;
+      }
+      bodyParser ??= import('express').then(({ default: express }) => express.json(JSON_BODY_OPTIONS) as unknown as BodyParser);
+      bodyParser.then(
+        (parse) => parse(req, res, (error) => done(error, (req as IncomingMessage & { body?: unknown }).body)),
+        (error: unknown) => done(error),
+      );
+    },
+    ...(options.beforeRead !== undefined ? { beforeRead: options.beforeRead } : {}),
+    time,
+    fail: (error, req, res) => {
+      const { status, body } = errorAnswer(error, { method: req.method, path: QUERY_PATH }, logger);
+      // Failed while writing its answer: nothing more can be said on this response.
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      sendJson(res, status, JSON.stringify(body));
+    },
+  });
 }
