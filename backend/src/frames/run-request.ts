@@ -57,7 +57,7 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
   if (!parsed.success) return { status: 400, error: describeZodError(parsed.error, prefix) };
   const q = parsed.data;
   try {
-    const query: ResolvedQuery = { ...DEFAULT_QUERY, ...stripUndefined(q), refId: q.refId } as ResolvedQuery;
+    const query = resolvedQuery(q);
     const type = QUERY_TYPE_MODULES[query.queryType];
     // `*` (a dashboard variable's All) is no name filter: the query takes the path it takes without
     // a name, the fleet index included, and is costed by the work that path does.
@@ -129,15 +129,23 @@ const NO_NODE_LAYER =
 const NO_POOL_LAYER =
   'No node pools here: they are computed from the Nodes of a Kubernetes cluster (upness serve --kubeconfig, a trace recorded from one, or the simulated cluster), and this source has JobSets only.';
 
-/** The fields given (a loop: every query of every request passes here, and entries' arrays cost more than the rest of a small query). */
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  // No prototype: any key is an own field, as Object.fromEntries makes it.
-  const out: Record<string, unknown> = Object.create(null);
-  for (const key of Object.keys(o)) {
-    const v = (o as Record<string, unknown>)[key];
-    if (v !== undefined) out[key] = v;
+/**
+ * A parsed query with the defaults where it gives no value: DEFAULT_QUERY's fields, then the query's
+ * own that are not undefined, in its order, then its refId. Made by spreads (which define each key
+ * as an own field, `__proto__` too, as a loose schema passes any key through) and mended after for
+ * the rare undefined: every query of every request passes here, and copying the query into an
+ * object without prototype first made a slow object that the spread then copied key by key (~11 µs
+ * a query against ~1 µs; issue 21 §4).
+ */
+export function resolvedQuery(q: { refId: string }): ResolvedQuery {
+  const query: Record<string, unknown> = { ...DEFAULT_QUERY, ...q, refId: q.refId };
+  for (const key of Object.keys(q)) {
+    if ((q as Record<string, unknown>)[key] !== undefined) continue;
+    // A default's key keeps its place and takes the default; any other is left out.
+    if (Object.hasOwn(DEFAULT_QUERY, key)) query[key] = DEFAULT_QUERY[key as keyof typeof DEFAULT_QUERY];
+    else delete query[key];
   }
-  return out as Partial<T>;
+  return query as unknown as ResolvedQuery;
 }
 
 /** Runs a request body; throws RequestError when the body itself is malformed. */

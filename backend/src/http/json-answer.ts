@@ -84,8 +84,9 @@ export class AnswerBuffers {
 /** Sends an answer written in pieces, its body in a buffer of `buffers`, given back once the response has finished. */
 export function sendPieces(res: ServerResponse, status: number, pieces: readonly (string | Uint8Array)[], buffers: AnswerBuffers): void {
   const body = piecesBody(pieces, buffers.take);
-  // Not at once: until the response finishes, the socket may still be reading the buffer.
-  res.once('finish', () => buffers.giveBack(body));
+  // Not at once: until the response finishes, the socket may still be reading the buffer. (A
+  // shorter body than the lent ones is Node's to pool: nothing to give back, no listener.)
+  if (body.length >= buffers.minBytes) res.once('finish', () => buffers.giveBack(body));
   sendJson(res, status, body);
 }
 

@@ -12,7 +12,9 @@ export function statesFrames(ctx: QueryContext): FrameJSON[] {
   const byName = new Map<string, Timeline[]>();
   for (const tl of ctx.timelines) {
     const key = `${tl.namespace}/${tl.name}`;
-    byName.set(key, [...(byName.get(key) ?? []), tl]);
+    const bearers = byName.get(key);
+    if (bearers === undefined) byName.set(key, [tl]);
+    else bearers.push(tl);
   }
   return [...byName.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
