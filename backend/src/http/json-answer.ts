@@ -81,8 +81,12 @@ export class AnswerBuffers {
   }
 }
 
-/** Sends an answer written in pieces, its body in a buffer of `buffers`, given back once the response has finished. */
+/** Sends an answer written in pieces, its body in a buffer of `buffers`, given back once the response has finished (a short text alone: as it is). */
 export function sendPieces(res: ServerResponse, status: number, pieces: readonly (string | Uint8Array)[], buffers: AnswerBuffers): void {
+  if (pieces.length === 1 && typeof pieces[0] === 'string' && pieces[0].length <= SHORT_TEXT) {
+    sendJson(res, status, pieces[0]);
+    return;
+  }
   const body = piecesBody(pieces, buffers.take);
   // Not at once: until the response finishes, the socket may still be reading the buffer. (A
   // shorter body than the lent ones is Node's to pool: nothing to give back, no listener.)
@@ -90,8 +94,22 @@ export function sendPieces(res: ServerResponse, status: number, pieces: readonly
   sendJson(res, status, body);
 }
 
+/**
+ * A text this long or shorter (one JobSet's detail, ~6 KB; an error) is sent as it is: Node writes
+ * the headers and the text in one write, encoded on the way, without a Buffer made for it (past
+ * Node's pool of small buffers, each answer's bytes were an allocation of their own). A longer one
+ * goes as its bytes (jsonBody says why).
+ */
+export const SHORT_TEXT = 16 * 1024;
+
 /** Writes `json` (a JSON text, or its UTF-8 bytes) as the whole answer, with its type and length and any other `headers`. */
 export function sendJson(res: ServerResponse, status: number, json: string | Buffer, headers: OutgoingHttpHeaders = {}): void {
+  if (typeof json === 'string' && json.length <= SHORT_TEXT) {
+    const length = Buffer.byteLength(json, 'utf8');
+    // ASCII (as many bytes as characters) is its own Latin-1; any other text is encoded as UTF-8.
+    res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': length }).end(json, length === json.length ? 'latin1' : 'utf8');
+    return;
+  }
   const bytes = typeof json === 'string' ? jsonBody(json) : json;
   res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': bytes.length }).end(bytes);
 }
