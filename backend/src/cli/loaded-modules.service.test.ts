@@ -61,7 +61,7 @@ const NOT_FOR_AN_EMPTY_SERVICE = [
 ];
 
 /** What a service loads only once it is asked something other than its health checks (http/app.ts). */
-const NOT_UNTIL_ASKED = ['/node_modules/express/', '/node_modules/body-parser/', '/node_modules/zod/', '/backend/src/http/api.ts', '/backend/src/frames/run-request.ts', '/backend/src/sources/trace/parse.ts'];
+const NOT_UNTIL_ASKED = ['/node_modules/express/', '/node_modules/body-parser/', '/node_modules/zod/', '/backend/src/http/api.ts', '/backend/src/http/query.ts', '/backend/src/http/json-body.ts', '/backend/src/frames/run-request.ts', '/backend/src/sources/trace/parse.ts'];
 
 describe('what the service loads', () => {
   it('serving a trace in memory: no store, no cluster, no simulator, no other command, no type stripper', async () => {
