@@ -244,8 +244,8 @@ export class DenseReader {
     // An open run keeps its resource version; a closed one drops it (#machine), so its string is not made.
     if (f[RV_FIELD] === LATER) f[RV_FIELD] = closed ? null : s.later();
     let extras: Extra[] | undefined;
-    // Most of a closed fleet's extras are failure-policy restarts and suspensions' reasons: read
-    // straight into what the side table keeps of them (a restart as a number: timeline/columns.ts
+    // Most of a closed fleet's extras are failure-policy restarts, failures and suspensions' reasons:
+    // read straight into what the side table keeps of them (a restart as a number: timeline/columns.ts
     // restartCodeFor), without the JSON text, its arrays and objects.
     const side = bytes[s.at] === COMMA && closed ? this.#sideTable(s, n) : -1;
     if (side >= 0) s.at = end - 1;
@@ -269,8 +269,8 @@ export class DenseReader {
 
   /**
    * A closed run's extras (the scan at the comma before them) when each is a failure-policy restart as
-   * the engine writes it (one cause) that fits a RestartCode, or a suspension's reason and message
-   * alone, in index order: the side table of them (index, code or transition, …: what decode's side
+   * the engine writes it (one cause) that fits a RestartCode, one cause of a kind, time, reason and
+   * message alone (a JobSetFailed), or a suspension's reason and message alone, in index order: the side table of them (index, code or transition, …: what decode's side
    * table would be) in #held, its length given, the scan left at their end; else −1, the scan where it
    * was (the extras are then parsed as JSON, and give the same).
    */
@@ -287,7 +287,7 @@ export class DenseReader {
       const i = s.int();
       s.literal(NO_UNOBSERVED);
       if (s.failed || i <= last || i >= n) break;
-      if (s.bytes[s.at] === OPEN) {
+      if (s.bytes[s.at] === OPEN && s.startsWith(RESTART_HEAD)) {
         s.literal(RESTART_HEAD);
         const at = s.int();
         s.literal(RESTART_COUNT);
@@ -297,6 +297,11 @@ export class DenseReader {
         if (code === null) break;
         held[length++] = i;
         held[length++] = code;
+      } else if (s.bytes[s.at] === OPEN) {
+        const failure = this.#cause(s, n, i);
+        if (failure === null) break;
+        held[length++] = i;
+        held[length++] = failure;
       } else {
         // A suspension's bytes read before give what they gave then, without their strings made again.
         const kept = this.#suspensions.find(s) ?? this.#suspension(s, n, i);
@@ -336,6 +341,27 @@ export class DenseReader {
     if (number === null) return { at: this.#laid[i]!, state: stateOfCode(this.#code(n, i)), suspension };
     this.#suspensions.keep(s.bytes, begun, s.at, number);
     return number;
+  }
+
+  /**
+   * One cause of a kind, time, reason and message alone (the engine's JobSetFailed), for transition i
+   * of `n` (the scan at its bytes): as decode keeps it (compactTransition's form: the time, the state
+   * and the cause, its strings interned as internCauses interns them); null, the scan failed, when it
+   * is not in that form.
+   */
+  #cause(s: Scan, n: number, i: number): Transition | null {
+    s.literal(CAUSE_KIND);
+    const kind = s.string();
+    s.literal(CAUSE_AT);
+    const at = s.int();
+    s.literal(CAUSE_REASON);
+    const reason = s.isNull() ? null : s.string();
+    s.literal(CAUSE_MESSAGE);
+    const message = s.isNull() ? null : s.string();
+    s.literal(CAUSE_TAIL);
+    if (s.failed) return null;
+    const cause = { kind: internValue(kind), at, reason: internValue(reason), message: internValue(message) } as Cause;
+    return { at: this.#laid[i]!, state: stateOfCode(this.#code(n, i)), causes: [cause] };
   }
 
   /** Suspensions' bytes already read, and what each gave (a fleet's say a handful of things). */
@@ -422,6 +448,12 @@ const NO_UNOBSERVED = ',null,';
 const RESTART_HEAD = '[{"kind":"JobSetRestart","at":';
 const RESTART_COUNT = ',"restarts":';
 const RESTART_TAIL = ',"reason":"FailurePolicyRestart"}],null]';
+/** One cause of a kind, time, reason and message alone, no suspension (the engine's JobSetFailed: nodes/objects.ts jobsetCauses). */
+const CAUSE_KIND = '[{"kind":';
+const CAUSE_AT = ',"at":';
+const CAUSE_REASON = ',"reason":';
+const CAUSE_MESSAGE = ',"message":';
+const CAUSE_TAIL = '}],null]';
 /** A suspension's reason and message alone (no unobserved events, no causes), as the writer writes them. */
 const SUSPENSION_HEAD = 'null,{"reason":';
 const SUSPENSION_MESSAGE = ',"message":';
@@ -503,7 +535,7 @@ class Scan {
   }
 
   #word(word: string): boolean {
-    for (let i = 0; i < word.length; i++) if (this.bytes[this.at + i] !== word.charCodeAt(i) || this.at + i >= this.end) return false;
+    if (!this.startsWith(word)) return false;
     this.at += word.length;
     return true;
   }
@@ -515,6 +547,12 @@ class Scan {
 
   isNull(): boolean {
     return this.#word('null');
+  }
+
+  /** Whether the bytes at the scan begin with `word` (the scan unmoved). */
+  startsWith(word: string): boolean {
+    for (let i = 0; i < word.length; i++) if (this.at + i >= this.end || this.bytes[this.at + i] !== word.charCodeAt(i)) return false;
+    return true;
   }
 
   bool(): boolean {
