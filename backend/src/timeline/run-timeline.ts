@@ -64,7 +64,6 @@ class SharedGoodput implements Goodput {
 const KEPT = 1 << 16;
 
 const text = (s: string | null | undefined): string => (s === null ? 'n' : s === undefined ? 'u' : `s${s.length}:${s}`);
-const numeric = (x: number | null | undefined): string => (x === null ? 'n' : x === undefined ? 'u' : String(x));
 
 let identities = new WeakMap<Labels, Map<string, Identity>>();
 let identitiesKept = 0;
@@ -101,23 +100,32 @@ function sharedIdentity(cluster: string | undefined, namespace: string, labels: 
   return kept;
 }
 
-const goodputs = new Map<string, Goodput>();
+// By each value in turn (a Map's keys compare as the text did: 0 and −0 alike, NaN as NaN), no key made.
+let goodputs = new Map<number | undefined, Map<number | null | undefined, Map<number | undefined, Goodput>>>();
+let goodputsKept = 0;
 /** The few found last, looked at first (no key made): a fleet's runs share a few dozen. */
 const recentGoodputs: Goodput[] = [];
 let nextRecentGoodput = 0;
 
-/** The shared copy of goodput inputs of these values (no key made when they are the last one's). */
+/** The shared copy of goodput inputs of these values. */
 function sharedGoodput(accelerators: number | undefined, checkpointIntervalMs: number | null | undefined, pods: number | undefined): Goodput {
   for (let k = 0; k < recentGoodputs.length; k++) {
     const g = recentGoodputs[k]!;
     if (Object.is(g.accelerators, accelerators) && Object.is(g.checkpointIntervalMs, checkpointIntervalMs) && Object.is(g.pods, pods)) return g;
   }
-  const key = `${numeric(accelerators)}|${numeric(checkpointIntervalMs)}|${numeric(pods)}`;
-  let kept = goodputs.get(key);
+  let kept = goodputs.get(accelerators)?.get(checkpointIntervalMs)?.get(pods);
   if (kept === undefined) {
-    if (goodputs.size >= KEPT) goodputs.clear();
+    if (goodputsKept >= KEPT) {
+      goodputs = new Map();
+      goodputsKept = 0;
+    }
+    let byInterval = goodputs.get(accelerators);
+    if (byInterval === undefined) goodputs.set(accelerators, (byInterval = new Map()));
+    let byPods = byInterval.get(checkpointIntervalMs);
+    if (byPods === undefined) byInterval.set(checkpointIntervalMs, (byPods = new Map()));
     kept = new SharedGoodput({ accelerators, checkpointIntervalMs, pods });
-    goodputs.set(key, kept);
+    byPods.set(pods, kept);
+    goodputsKept++;
   }
   recentGoodputs[nextRecentGoodput] = kept;
   nextRecentGoodput = (nextRecentGoodput + 1) % RECENT;
