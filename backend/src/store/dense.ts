@@ -331,9 +331,9 @@ export class DenseReader {
   #suspension(s: Scan, n: number, i: number): number | Transition | null {
     const begun = s.at;
     s.literal(SUSPENSION_HEAD);
-    const reason = s.isNull() ? null : s.string();
+    const reason = s.stringOrNull();
     s.literal(SUSPENSION_MESSAGE);
-    const message = s.isNull() ? null : s.string();
+    const message = s.stringOrNull();
     s.literal(SUSPENSION_TAIL);
     if (s.failed) return null;
     const suspension = internSuspension({ reason, message });
@@ -355,9 +355,9 @@ export class DenseReader {
     s.literal(CAUSE_AT);
     const at = s.int();
     s.literal(CAUSE_REASON);
-    const reason = s.isNull() ? null : s.string();
+    const reason = s.stringOrNull();
     s.literal(CAUSE_MESSAGE);
-    const message = s.isNull() ? null : s.string();
+    const message = s.stringOrNull();
     s.literal(CAUSE_TAIL);
     if (s.failed) return null;
     const cause = { kind: internValue(kind), at, reason: internValue(reason), message: internValue(message) } as Cause;
@@ -638,6 +638,11 @@ class Scan {
     return this.bytes.toString(ascii ? 'latin1' : 'utf8', from, to);
   }
 
+  /** A string as string() reads it, or null. */
+  stringOrNull(): string | null {
+    return this.isNull() ? null : this.string();
+  }
+
   /** An interned string's number, or the string written in full. */
   ref(): Ref {
     return this.at < this.end && this.bytes[this.at] === QUOTE ? this.string() : this.int();
@@ -659,7 +664,7 @@ class Scan {
       case 'ref?':
         return this.isNull() ? null : this.ref();
       case 'string?':
-        return this.isNull() ? null : this.string();
+        return this.stringOrNull();
       case 'later?': {
         if (this.isNull()) return null;
         const from = this.skipString();
