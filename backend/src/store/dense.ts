@@ -663,8 +663,6 @@ class Scan {
         return this.isNull() ? null : this.int();
       case 'ref?':
         return this.isNull() ? null : this.ref();
-      case 'string?':
-        return this.stringOrNull();
       case 'later?': {
         if (this.isNull()) return null;
         const from = this.skipString();
