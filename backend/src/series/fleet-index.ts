@@ -537,7 +537,7 @@ function partitionKey(cluster: string | undefined, namespace: string, group: str
  * from[n] to to[n]), so that a partition's events check one stretch of memory; timeline i's at
  * bounds[2i] up to bounds[2i + 1], side by side (one read an event). Or why the image cannot be theirs.
  */
-function heldMarks(image: FleetIndexImage, timelines: readonly Timeline[], held: ArrayLike<number>): { expected: Float64Array; bounds: Float64Array; from: Float64Array; to: Float64Array } | string {
+function heldMarks(image: FleetIndexImage, timelines: readonly Timeline[], held: ArrayLike<number>): { expected: Float64Array; bounds: Int32Array; from: Int32Array; to: Int32Array } | string {
   const numbers = new Map<string, number>();
   for (const [n, pi] of image.partitions.entries()) {
     const key = partitionKey(pi.cluster ?? undefined, pi.namespace, pi.group);
@@ -558,14 +558,18 @@ function heldMarks(image: FleetIndexImage, timelines: readonly Timeline[], held:
     if (held[i]! > 0 && n < 0) return `timeline ${i} holds transitions, and its partition is not there`;
     if (n >= 0) sizes[n]! += held[i]!;
   }
-  const from = new Float64Array(partitions);
-  const to = new Float64Array(partitions);
+  // Marks are int32s, read as such by the check of every event (no conversions there).
+  let total = 0;
+  for (let p = 0; p < partitions; p++) total += sizes[p]!;
+  if (total > 0x7fff_ffff) return `its timelines hold ${total} transitions, more than a check counts`;
+  const from = new Int32Array(partitions);
+  const to = new Int32Array(partitions);
   for (let p = 0, at = 0; p < partitions; p++) {
     from[p] = at;
     to[p] = at += sizes[p]!;
   }
-  const expected = new Float64Array(partitions === 0 ? 0 : to[partitions - 1]!);
-  const bounds = new Float64Array(2 * held.length);
+  const expected = new Float64Array(total);
+  const bounds = new Int32Array(2 * held.length);
   const next = from.slice();
   for (let i = 0; i < held.length; i++) {
     const p = partitionOf[i]!;
@@ -693,8 +697,6 @@ export class FleetIndex {
       const valid = pi.checkpoints.length / ACC;
       if (!Number.isInteger(valid) || valid < 1 || valid > Math.floor(length / spacing) + 1) return `${where} has ${pi.checkpoints.length} sums for ${length} events`;
       for (let f = 0; f < ACC; f++) if (pi.checkpoints[f] !== 0) return `${where} does not start from zero`;
-      // Pushed, not preallocated: an array made with holes stays slower to read.
-      const owners: Timeline[] = [];
       let redo = false;
       const { times, owners: places, indices } = pi;
       // This partition's marks: a timeline's lie in it only when the timeline is of this partition.
@@ -705,16 +707,19 @@ export class FleetIndex {
         const at = places[e]!;
         const j = indices[e]!;
         const t = times[e]!;
-        if (at >= held.length || bounds[2 * at]! + j >= bounds[2 * at + 1]!) return `${where}: event ${e} is of transition ${j} of timeline ${at}, which it does not hold`;
+        if (at >= held.length || j >= bounds[2 * at + 1]! - bounds[2 * at]!) return `${where}: event ${e} is of transition ${j} of timeline ${at}, which it does not hold`;
         const mark = bounds[2 * at]! + j;
         if (mark < lo || mark >= hi) return `${where}: event ${e} is of a timeline of another partition`;
         if (expected[mark] !== t || t < before) return `${where}: event ${e} is not at its transition's time, in order, once`;
         expected[mark] = NaN;
         before = t;
-        count++;
-        owners.push(timelines[at]!);
-        if (resum.size > 0 && resum.has(at)) redo = true;
       }
+      count += length;
+      if (resum.size > 0) for (let e = 0; e < length && !redo; e++) redo = resum.has(places[e]!);
+      // Its timelines, in a loop of their own: the loads do not wait on the check's. Pushed, not
+      // preallocated: an array made with holes stays slower to read.
+      const owners: Timeline[] = [];
+      for (let e = 0; e < length; e++) owners.push(timelines[places[e]!]!);
       if (length > 0 && !(pi.origin <= times[0]!)) return `${where}: its origin is after its first event`;
       // Copied into the index's own columns: the part read from disk (every event's 16 bytes and its
       // timeline's place, which the index does not keep) is then let go.

@@ -249,6 +249,88 @@ describe("a snapshot's dense machine (format 5)", () => {
     }
   });
 
+  it("reads a suspension's bytes read before as they read then, and other bytes as their own: near ones, many, open runs' resource versions", () => {
+    // Closed runs whose only extras are suspensions (the side table read from bytes), their reasons
+    // and messages near one another: one a prefix of another, null beside "null", non-ASCII, more
+    // distinct ones than the reader keeps; and open runs beside, whose resource versions are kept.
+    const texts = [null, 'null', 'a', 'ab', 'a}]', 'Preempted', 'Preempted ', 'ü', 'üb', ...Array.from({ length: 20 }, (_, k) => `reason-${k}`)];
+    const t0 = Date.UTC(2026, 0, 1);
+    const machines: MachineState[] = [];
+    for (let k = 0; k < 600; k++) {
+      const reason = texts[(k * 7) % texts.length]!;
+      const message = texts[(k * 11 + (k >> 4)) % texts.length]!;
+      const closed = k % 5 !== 0;
+      const transitions: Transition[] = [
+        { at: t0 + k, state: 'suspended', suspension: { reason, message } },
+        { at: t0 + k + 10, state: 'up' },
+        { at: t0 + k + 20, state: 'suspended', suspension: { reason: message, message: reason } },
+      ];
+      if (closed) transitions.push({ at: t0 + k + 30, state: 'completed' });
+      const timeline: Timeline = { uid: `u-${k}`, namespace: 'ml', name: `run-${k >> 3}`, labels: {}, accelerator: null, topology: null, createdAt: t0 + k, accelerators: 8, checkpointIntervalMs: null, pods: 2, transitions };
+      machines.push(machine(timeline, { resourceVersion: `${1000 + k}` }));
+    }
+    const writer = new DenseWriter();
+    const lines = machines.map((m) => Buffer.from(JSON.stringify(writer.encode(m))));
+    const outcome = (kept: MachineState | Timeline): unknown => {
+      const c = isPackedTimeline(keptTimeline(kept)) ? timelineColumns(keptTimeline(kept)) : null;
+      return { settled: !isMachine(kept), machine: plain(kept), side: c === null ? null : [c.end - c.base - c.length, c.extras] };
+    };
+    const bytes = new DenseReader();
+    const json = new DenseReader();
+    let read = 0;
+    for (const [k, line] of lines.entries()) {
+      const m = bytes.read(line, 0, line.length);
+      if (m !== null) read++;
+      const fromBytes = outcome(m ?? bytes.decode(JSON.parse(line.toString('utf8'))));
+      expect(fromBytes).toEqual(outcome(json.decode(JSON.parse(line.toString('utf8')))));
+      // As written, less what the engine drops of a closed run (its resource version).
+      expect((fromBytes as { machine: MachineState }).machine).toEqual(asRestored(machineAsRead(machines[k]!)));
+    }
+    // All but the first from their bytes (its label set is written in full: parsed as JSON).
+    expect(read).toBe(lines.length - 1);
+  });
+
+  it("reads a closed run's lone failure causes from their bytes as JSON.parse and decode read them, and other causes as JSON", () => {
+    // Causes of a kind, time, reason and message alone (the engine's JobSetFailed) among restarts and
+    // suspensions, and near ones read as JSON: a restart without its count, null, escapes, a time
+    // with a fraction, a key more or less or in another order.
+    const t0 = Date.UTC(2026, 0, 1);
+    const causes: Cause[] = [
+      { kind: 'JobSetFailed', at: t0 + 5, reason: 'FailedJobs', message: 'jobset failed due to one or more job failures' },
+      { kind: 'JobSetFailed', at: t0 - 7, reason: 'ü', message: '' },
+      { kind: 'JobSetRestart', at: t0 + 1, reason: 'FailurePolicyRestart', message: 'm' },
+      { kind: 'JobSetFailed', at: t0 + 5, reason: null, message: null } as unknown as Cause,
+      { kind: 'JobSetFailed', at: t0 + 5, reason: 'quote"d', message: 'm' },
+      { kind: 'JobSetFailed', at: t0 + 0.5, reason: 'r', message: 'm' },
+      { kind: 'JobSetFailed', at: t0, reason: 'r' },
+      { kind: 'JobSetFailed', at: t0, reason: 'r', message: 'm', node: 'n' },
+      { kind: 'JobSetFailed', at: t0, message: 'm', reason: 'r' },
+    ];
+    const machines: MachineState[] = causes.flatMap((cause, k) =>
+      [0, 1].map((restarted) => {
+        const transitions: Transition[] = [{ at: t0, state: 'provisioning' }];
+        if (restarted === 1) transitions.push({ at: t0 + 10, state: 'down', causes: [{ kind: 'JobSetRestart', at: t0 + 9, restarts: 1, reason: 'FailurePolicyRestart' }] });
+        transitions.push({ at: t0 + 20, state: 'suspended', suspension: { reason: 'Preempted', message: null } });
+        transitions.push({ at: t0 + 30, state: 'failed', causes: [cause] });
+        const timeline: Timeline = { uid: `u-${k}-${restarted}`, namespace: 'ml', name: 'run', labels: {}, accelerator: null, topology: null, createdAt: t0, accelerators: 8, checkpointIntervalMs: null, pods: 2, transitions };
+        return machine(timeline, { resourceVersion: null });
+      }),
+    );
+    const writer = new DenseWriter();
+    const lines = machines.map((m) => Buffer.from(JSON.stringify(writer.encode(m))));
+    const outcome = (kept: MachineState | Timeline): unknown => {
+      const c = timelineColumns(keptTimeline(kept));
+      return { settled: !isMachine(kept), machine: plain(kept), side: [c.end - c.base - c.length, c.extras] };
+    };
+    const bytes = new DenseReader();
+    const json = new DenseReader();
+    for (const [k, line] of lines.entries()) {
+      const fromBytes = outcome(bytes.read(line, 0, line.length) ?? bytes.decode(JSON.parse(line.toString('utf8'))));
+      expect(fromBytes).toEqual(outcome(json.decode(JSON.parse(line.toString('utf8')))));
+      expect((fromBytes as { machine: MachineState }).machine).toEqual(machineAsRead(machines[k]!));
+    }
+  });
+
   it('refuses a malformed element: a SyntaxError that says what is wrong', () => {
     const t0 = Date.UTC(2026, 0, 1);
     const tl: Timeline = { uid: 'u', namespace: 'ns', name: 'n', labels: {}, accelerator: null, topology: null, createdAt: t0, accelerators: 0, checkpointIntervalMs: null, pods: 0, transitions: [{ at: t0, state: 'up', causes: [{ kind: 'PodFailed', at: t0 }] }] };

@@ -17,7 +17,7 @@
 import { internLabels, internNamespace, internSuspension, internValue } from '../timeline/intern.ts';
 import { keepClosedMemory, type MachineState } from '../timeline/machine.ts';
 import { RunTimeline } from '../timeline/run-timeline.ts';
-import { CLOSED_FROM, codeWords, compactTransition, packColumns, restartCodeFor, STATE_CODE, stateOfCode } from '../timeline/columns.ts';
+import { CLOSED_FROM, codeWords, compactTransition, packColumns, restartCodeFor, STATE_CODE, stateOfCode, suspensionNumber } from '../timeline/columns.ts';
 import { transitionAt, transitionCount, type Cause, type State, type Suspension, type Timeline, type Transition } from '../timeline/types.ts';
 
 type Labels = Readonly<Record<string, string>>;
@@ -240,12 +240,15 @@ export class DenseReader {
       this.#put(n, i, at, CODES[bytes[states + i]!]!);
     }
     s.byte(CLOSE);
+    const closed = !s.failed && n > 0 && this.#code(n, n - 1) >= CLOSED_FROM;
+    // An open run keeps its resource version; a closed one drops it (#machine), so its string is not made.
+    if (f[RV_FIELD] === LATER) f[RV_FIELD] = closed ? null : s.later();
     let extras: Extra[] | undefined;
-    // Most of a closed fleet's extras are failure-policy restarts and suspensions' reasons: read
-    // straight into what the side table keeps of them (a restart as a number: timeline/columns.ts
+    // Most of a closed fleet's extras are failure-policy restarts, failures and suspensions' reasons:
+    // read straight into what the side table keeps of them (a restart as a number: timeline/columns.ts
     // restartCodeFor), without the JSON text, its arrays and objects.
-    const side = bytes[s.at] === COMMA && !s.failed && n > 0 && this.#code(n, n - 1) >= CLOSED_FROM ? this.#sideTable(s, n) : null;
-    if (side !== null) s.at = end - 1;
+    const side = bytes[s.at] === COMMA && closed ? this.#sideTable(s, n) : -1;
+    if (side >= 0) s.at = end - 1;
     else if (bytes[s.at] === COMMA && bytes[end - 1] === CLOSE) {
       try {
         extras = JSON.parse(bytes.toString('utf8', s.at + 1, end - 1)) as Extra[];
@@ -266,15 +269,16 @@ export class DenseReader {
 
   /**
    * A closed run's extras (the scan at the comma before them) when each is a failure-policy restart as
-   * the engine writes it (one cause) that fits a RestartCode, or a suspension's reason and message
-   * alone, in index order: the side table of them (index, code or transition, …: what decode's side
-   * table would be), the scan left at their end; else null, the scan where it was (the extras are then
-   * parsed as JSON, and give the same).
+   * the engine writes it (one cause) that fits a RestartCode, one cause of a kind, time, reason and
+   * message alone (a JobSetFailed), or a suspension's reason and message alone, in index order: the side table of them (index, code or transition, …: what decode's side
+   * table would be) in #held, its length given, the scan left at their end; else −1, the scan where it
+   * was (the extras are then parsed as JSON, and give the same).
    */
-  #sideTable(s: Scan, n: number): (number | Transition)[] | null {
+  #sideTable(s: Scan, n: number): number {
     const from = s.at;
+    // Written over, not emptied: an array's length set to 0 lets its room go, and it grew again a run.
     const held = this.#held;
-    held.length = 0;
+    let length = 0;
     s.byte(COMMA);
     s.byte(OPEN);
     let last = -1;
@@ -283,7 +287,7 @@ export class DenseReader {
       const i = s.int();
       s.literal(NO_UNOBSERVED);
       if (s.failed || i <= last || i >= n) break;
-      if (s.bytes[s.at] === OPEN) {
+      if (s.bytes[s.at] === OPEN && s.startsWith(RESTART_HEAD)) {
         s.literal(RESTART_HEAD);
         const at = s.int();
         s.literal(RESTART_COUNT);
@@ -291,31 +295,79 @@ export class DenseReader {
         s.literal(RESTART_TAIL);
         const code = s.failed ? null : restartCodeFor(count, at - this.#laid[i]!);
         if (code === null) break;
-        held.push(i, code);
+        held[length++] = i;
+        held[length++] = code;
+      } else if (s.bytes[s.at] === OPEN) {
+        const failure = this.#cause(s, n, i);
+        if (failure === null) break;
+        held[length++] = i;
+        held[length++] = failure;
       } else {
-        s.literal(SUSPENSION_HEAD);
-        const reason = s.isNull() ? null : s.string();
-        s.literal(SUSPENSION_MESSAGE);
-        const message = s.isNull() ? null : s.string();
-        s.literal(SUSPENSION_TAIL);
-        if (s.failed) break;
-        // As decode keeps it (compactTransition's form: the time, the state and the shared suspension).
-        held.push(i, { at: this.#laid[i]!, state: stateOfCode(this.#code(n, i)), suspension: internSuspension({ reason, message }) });
+        // A suspension's bytes read before give what they gave then, without their strings made again.
+        const kept = this.#suspensions.find(s) ?? this.#suspension(s, n, i);
+        if (kept === null) break;
+        held[length++] = i;
+        held[length++] = kept;
       }
       last = i;
       if (s.at >= s.end || s.bytes[s.at] !== COMMA) {
         s.byte(CLOSE);
-        if (!s.failed) return held;
+        if (!s.failed) return length;
         break;
       }
       s.at++;
     }
     s.at = from;
     s.failed = false;
-    return null;
+    return -1;
   }
 
-  /** Scratch of #sideTable (packColumns copies what it keeps). */
+  /**
+   * A suspension's reason and message alone, for transition i of `n` (the scan at its bytes): as the
+   * side table keeps it, the shared suspension's number (its bytes then remembered, #suspensions), or
+   * where it has none, as decode keeps it (compactTransition's form: the time, the state and the shared
+   * suspension); null, the scan failed, when it is not in that form.
+   */
+  #suspension(s: Scan, n: number, i: number): number | Transition | null {
+    const begun = s.at;
+    s.literal(SUSPENSION_HEAD);
+    const reason = s.stringOrNull();
+    s.literal(SUSPENSION_MESSAGE);
+    const message = s.stringOrNull();
+    s.literal(SUSPENSION_TAIL);
+    if (s.failed) return null;
+    const suspension = internSuspension({ reason, message });
+    const number = suspensionNumber(suspension);
+    if (number === null) return { at: this.#laid[i]!, state: stateOfCode(this.#code(n, i)), suspension };
+    this.#suspensions.keep(s.bytes, begun, s.at, number);
+    return number;
+  }
+
+  /**
+   * One cause of a kind, time, reason and message alone (the engine's JobSetFailed), for transition i
+   * of `n` (the scan at its bytes): as decode keeps it (compactTransition's form: the time, the state
+   * and the cause, its strings interned as internCauses interns them); null, the scan failed, when it
+   * is not in that form.
+   */
+  #cause(s: Scan, n: number, i: number): Transition | null {
+    s.literal(CAUSE_KIND);
+    const kind = s.string();
+    s.literal(CAUSE_AT);
+    const at = s.int();
+    s.literal(CAUSE_REASON);
+    const reason = s.stringOrNull();
+    s.literal(CAUSE_MESSAGE);
+    const message = s.stringOrNull();
+    s.literal(CAUSE_TAIL);
+    if (s.failed) return null;
+    const cause = { kind: internValue(kind), at, reason: internValue(reason), message: internValue(message) } as Cause;
+    return { at: this.#laid[i]!, state: stateOfCode(this.#code(n, i)), causes: [cause] };
+  }
+
+  /** Suspensions' bytes already read, and what each gave (a fleet's say a handful of things). */
+  readonly #suspensions = new KeptBytes();
+
+  /** Scratch of #sideTable, its first `length` (#sideTable's) in use (packColumns copies what it keeps). */
   readonly #held: (number | Transition)[] = [];
 
   readonly #scan = new Scan();
@@ -331,28 +383,33 @@ export class DenseReader {
     d: Readonly<DenseMachine>,
     n: number,
     extras: Extra[] | undefined,
-    side: (number | Transition)[] | null = null,
+    /** The length of #held that #sideTable read this run's side table into (−1: none read so). */
+    side = -1,
   ): MachineState | Timeline {
-    const [uid, namespaceRef, nameRef, labelsRef, accelerator, topology, createdAt, accelerators, checkpointIntervalMs, pods, everUp, restarts, rv, deletedAt] = d;
-    const namespace = internNamespace(this.#string(namespaceRef));
-    const name = this.#string(nameRef);
-    const labels = this.#labels(labelsRef);
+    // Read by index, not destructured: the destructuring made an iterator and its results, ~300
+    // bytes of garbage a run (README "Performance", "Restart: the read's garbage").
+    const uid = d[0];
+    const namespace = internNamespace(this.#string(d[1]));
+    const name = this.#string(d[2]);
+    const labels = this.#labels(d[3]);
+    const accelerator = d[4];
+    const topology = d[5];
     const laid = this.#laid;
-    const codeOf = (i: number): number => (laid[n + (i >> 3)]! >>> ((i & 7) << 2)) & 15;
     // A closed timeline is held packed (timeline/columns.ts): its columns as read, no object per
     // transition; an open one (a few of a snapshot) keeps its array of transitions.
-    const closed = n > 0 && codeOf(n - 1) >= CLOSED_FROM;
+    const closed = n > 0 && this.#code(n, n - 1) >= CLOSED_FROM;
     let transitions: Transition[] | null = null;
     if (!closed) {
       transitions = [];
-      for (let i = 0; i < n; i++) transitions.push({ at: laid[i]!, state: stateOfCode(codeOf(i)) });
+      for (let i = 0; i < n; i++) transitions.push({ at: laid[i]!, state: stateOfCode(this.#code(n, i)) });
     }
-    let held: (number | Transition)[] | null = side;
+    // Its side table: read by #sideTable (its scratch), or made of the extras parsed as JSON (one or neither).
+    let held: (number | Transition)[] | null = side >= 0 ? this.#held : null;
     let last = -1;
-    for (const [i, unobserved, causes, suspension] of extras ?? []) {
+    if (extras !== undefined) for (const [i, unobserved, causes, suspension] of extras) {
       if (!Number.isInteger(i) || i < 0 || i >= n) throw malformed(`has more of transition ${i}, of ${n}`);
       if (unobserved === null && causes === null && suspension === null) continue;
-      const t: Transition = transitions?.[i] ?? { at: laid[i]!, state: stateOfCode(codeOf(i)) };
+      const t: Transition = transitions?.[i] ?? { at: laid[i]!, state: stateOfCode(this.#code(n, i)) };
       if (unobserved !== null) t.unobserved = { interruptions: unobserved[0], recoveries: unobserved[1] };
       if (causes !== null) t.causes = internCauses(causes);
       if (suspension !== null) t.suspension = internSuspension({ reason: suspension.reason ?? null, message: suspension.message ?? null });
@@ -369,17 +426,20 @@ export class DenseReader {
       labels,
       accelerator: accelerator === null ? null : this.#string(accelerator),
       topology: topology === null ? null : this.#string(topology),
-      createdAt,
-      accelerators,
-      checkpointIntervalMs,
-      pods,
+      createdAt: d[6],
+      accelerators: d[7],
+      checkpointIntervalMs: d[8],
+      pods: d[9],
       // A closed one's placed in the arena from the scratch.
-      transitions: transitions ?? packColumns(laid, n, held),
+      transitions: transitions ?? packColumns(laid, n, held, side >= 0 ? side : (held?.length ?? 0)),
     });
+    const everUp = d[10];
+    const restarts = d[11];
+    const deletedAt = d[13];
     // A closed run as the engine keeps it (timeline/machine.ts settledMachine: its resource version
     // dropped as a run that closes drops it): no machine object made only to be dropped.
     if (closed && keepClosedMemory(timeline, everUp, restarts, deletedAt)) return timeline;
-    return { timeline, everUp, restarts, resourceVersion: closed ? null : rv, deletedAt };
+    return { timeline, everUp, restarts, resourceVersion: closed ? null : d[12], deletedAt };
   }
 }
 
@@ -388,10 +448,53 @@ const NO_UNOBSERVED = ',null,';
 const RESTART_HEAD = '[{"kind":"JobSetRestart","at":';
 const RESTART_COUNT = ',"restarts":';
 const RESTART_TAIL = ',"reason":"FailurePolicyRestart"}],null]';
+/** One cause of a kind, time, reason and message alone, no suspension (the engine's JobSetFailed: nodes/objects.ts jobsetCauses). */
+const CAUSE_KIND = '[{"kind":';
+const CAUSE_AT = ',"at":';
+const CAUSE_REASON = ',"reason":';
+const CAUSE_MESSAGE = ',"message":';
+const CAUSE_TAIL = '}],null]';
 /** A suspension's reason and message alone (no unobserved events, no causes), as the writer writes them. */
 const SUSPENSION_HEAD = 'null,{"reason":';
 const SUSPENSION_MESSAGE = ',"message":';
 const SUSPENSION_TAIL = '}]';
+
+/**
+ * Byte strings read before (a few, each copied) and the number each gave: `find` moves the scan past
+ * one that its bytes begin with, and gives its number. Only what the scan read whole is kept, so a
+ * match gives what reading the same bytes again would.
+ */
+class KeptBytes {
+  readonly #bytes: Buffer[] = [];
+  readonly #numbers: number[] = [];
+
+  /** The number kept for the bytes at the scan, the scan moved past them; null (the scan unmoved) when none is kept. */
+  find(s: Scan): number | null {
+    const kept = this.#bytes;
+    const bytes = s.bytes;
+    for (let k = 0; k < kept.length; k++) {
+      const b = kept[k]!;
+      if (s.at + b.length > s.end) continue;
+      let i = 0;
+      while (i < b.length && bytes[s.at + i] === b[i]) i++;
+      if (i === b.length) {
+        s.at += i;
+        return this.#numbers[k]!;
+      }
+    }
+    return null;
+  }
+
+  /** Keeps `bytes` from `start` to `end` (read whole) as giving `number`, while there are few. */
+  keep(bytes: Buffer, start: number, end: number, number: number): void {
+    if (this.#bytes.length >= KEPT_BYTES) return;
+    this.#bytes.push(Buffer.from(bytes.subarray(start, end)));
+    this.#numbers.push(number);
+  }
+}
+
+/** How many byte strings KeptBytes keeps: a fleet's suspensions say a handful of things, a look costs one comparison each. */
+const KEPT_BYTES = 16;
 
 const OPEN = 0x5b; // [
 /** JSON's bytes the snapshot's readers look for (./records.ts too). */
@@ -432,7 +535,7 @@ class Scan {
   }
 
   #word(word: string): boolean {
-    for (let i = 0; i < word.length; i++) if (this.bytes[this.at + i] !== word.charCodeAt(i) || this.at + i >= this.end) return false;
+    if (!this.startsWith(word)) return false;
     this.at += word.length;
     return true;
   }
@@ -444,6 +547,12 @@ class Scan {
 
   isNull(): boolean {
     return this.#word('null');
+  }
+
+  /** Whether the bytes at the scan begin with `word` (the scan unmoved). */
+  startsWith(word: string): boolean {
+    for (let i = 0; i < word.length; i++) if (this.at + i >= this.end || this.bytes[this.at + i] !== word.charCodeAt(i)) return false;
+    return true;
   }
 
   bool(): boolean {
@@ -477,10 +586,22 @@ class Scan {
 
   /** A string without escapes or control characters (JSON.parse reads the others). */
   string(): string {
+    const from = this.skipString();
+    return from < 0 ? '' : this.text(from);
+  }
+
+  /** Whether the last string skipped is ASCII alone. */
+  #ascii = true;
+
+  /**
+   * Moves past a string as string() reads it, without making it: where its characters begin (they end
+   * before the quote the scan is now past; text gives it), or −1 (failed).
+   */
+  skipString(): number {
     const bytes = this.bytes;
     if (this.at >= this.end || bytes[this.at] !== QUOTE) {
       this.failed = true;
-      return '';
+      return -1;
     }
     const from = this.at + 1;
     let ascii = true;
@@ -490,16 +611,36 @@ class Scan {
       if (b === QUOTE) break;
       if (b === BACKSLASH || b < 0x20) {
         this.failed = true;
-        return '';
+        return -1;
       }
       if (b >= 0x80) ascii = false;
     }
     if (i >= this.end) {
       this.failed = true;
-      return '';
+      return -1;
     }
     this.at = i + 1;
-    return bytes.toString(ascii ? 'latin1' : 'utf8', from, i);
+    this.#ascii = ascii;
+    return from;
+  }
+
+  /** The string skipped last (skipString gave `from`; the scan has not moved since). */
+  text(from: number): string {
+    return this.bytes.toString(this.#ascii ? 'latin1' : 'utf8', from, this.at - 1);
+  }
+
+  /** Where the string a 'later?' field skipped lies (its characters, and whether they are ASCII alone). */
+  #later = { from: 0, to: 0, ascii: true };
+
+  /** The string the last 'later?' field skipped (value gave LATER), made now. */
+  later(): string {
+    const { from, to, ascii } = this.#later;
+    return this.bytes.toString(ascii ? 'latin1' : 'utf8', from, to);
+  }
+
+  /** A string as string() reads it, or null. */
+  stringOrNull(): string | null {
+    return this.isNull() ? null : this.string();
   }
 
   /** An interned string's number, or the string written in full. */
@@ -522,8 +663,16 @@ class Scan {
         return this.isNull() ? null : this.int();
       case 'ref?':
         return this.isNull() ? null : this.ref();
-      case 'string?':
-        return this.isNull() ? null : this.string();
+      case 'later?': {
+        if (this.isNull()) return null;
+        const from = this.skipString();
+        if (from < 0) return null;
+        const later = this.#later;
+        later.from = from;
+        later.to = this.at - 1;
+        later.ascii = this.#ascii;
+        return LATER;
+      }
     }
   }
 }
@@ -533,5 +682,9 @@ class Scan {
  * null may stand: a label set written in full (its first use) is not an int, and JSON.parse reads
  * that element.
  */
-const FIELDS = ['string', 'ref', 'ref', 'int', 'ref?', 'ref?', 'int', 'int', 'int?', 'int', 'bool', 'int', 'string?', 'int?'] as const;
+const FIELDS = ['string', 'ref', 'ref', 'int', 'ref?', 'ref?', 'int', 'int', 'int?', 'int', 'bool', 'int', 'later?', 'int?'] as const;
+/** The resource version's place among them: 'later?', made a string only for an open run (a closed one drops it). */
+const RV_FIELD = 12;
+/** What value gives for a 'later?' string, made when asked (Scan.later). */
+const LATER = Symbol('later');
 type Field = (typeof FIELDS)[number];

@@ -345,7 +345,7 @@ const suspensionNumbers = new Map<Suspension, number>();
 const numberedSuspensions: Suspension[] = [];
 
 /** The number a shared suspension is kept as (RestartCodes' opposite sign); null for one not shared, or once the bound is reached. */
-function suspensionNumber(suspension: Suspension): number | null {
+export function suspensionNumber(suspension: Suspension): number | null {
   let n = suspensionNumbers.get(suspension);
   if (n === undefined) {
     if (!Object.isFrozen(suspension) || numberedSuspensions.length >= SUSPENSIONS_NUMBERED) return null;
@@ -369,25 +369,36 @@ export const codeWords = (n: number): number => (n + 7) >> 3;
  * their STATE_CODEs eight to a number (codeAt; a reader's scratch, read and not kept: it may be
  * longer); `extras` the transitions that carry extras, as index, transition, index, transition, …
  * in index order (compactTransition's form, or a failure-policy restart's RestartCode where the
- * reader made that without the transition: restartCodeFor; null when none does), kept as the side
- * table keeps them (Kept). Placed straight in the arena (arena.ts), as intoArena would place columns of their own:
+ * reader made that without the transition: restartCodeFor, or a shared suspension's number:
+ * suspensionNumber; null when none does), the first `extrasLength` of it (a reader's scratch may be
+ * longer), kept as the side table keeps them (Kept). Placed straight in the arena (arena.ts), as intoArena would place columns of their own:
  * a snapshot's runs are read for the engine, which keeps them so (sealClosed), and columns or a
  * side table of their own for each would only be garbage after the restore.
  */
-export function packColumns(at: readonly number[], n: number, extras: readonly (number | Transition)[] | null): PackedTransitions {
-  let kept: (number | Kept)[] | null = null;
+export function packColumns(at: readonly number[], n: number, extras: readonly (number | Transition)[] | null, extrasLength = extras?.length ?? 0): PackedTransitions {
+  let kept: readonly (number | Kept)[] | null = null;
+  let keptLength = 0;
   let numbers = true;
   if (extras !== null) {
-    kept = [];
-    for (let k = 0; k < extras.length; k += 2) {
-      const x = extras[k + 1]!;
-      const value = typeof x === 'number' ? x : keptOf(x);
-      if (typeof value !== 'number') numbers = false;
-      kept.push(extras[k] as number, value);
+    for (let k = 1; k < extrasLength && numbers; k += 2) numbers = typeof extras[k] === 'number';
+    // A side table already of numbers alone (a reader's restarts and shared suspensions) is read as
+    // it is, no array made to hold a copy: it is copied behind the times below.
+    if (numbers) kept = extras;
+    else {
+      const values: (number | Kept)[] = [];
+      numbers = true;
+      for (let k = 0; k < extrasLength; k += 2) {
+        const x = extras[k + 1]!;
+        const value = typeof x === 'number' ? x : keptOf(x);
+        if (typeof value !== 'number') numbers = false;
+        values.push(extras[k] as number, value);
+      }
+      kept = values;
     }
+    keptLength = extrasLength;
   }
   // A side table of numbers alone is held behind the times (holdSideTable).
-  const tail = kept !== null && numbers ? kept.length : 0;
+  const tail = kept !== null && numbers ? keptLength : 0;
   const a = runArena;
   const r = a.allocate(n + tail);
   const base = a.base[r]!;
@@ -401,14 +412,14 @@ export function packColumns(at: readonly number[], n: number, extras: readonly (
   }
   a.startIndex[r] = startIndex;
   if (extras !== null) {
-    for (let k = 0; k < extras.length; k += 2) {
+    for (let k = 0; k < extrasLength; k += 2) {
       const x = extras[k + 1]!;
       if (typeof x !== 'number' && x.unobserved !== undefined) a.codes[base + (extras[k] as number)]! |= UNOBSERVED_BIT;
     }
   }
   if (tail > 0) for (let k = 0; k < tail; k++) a.times[base + n + k] = kept![k] as number;
   // An exact-length copy (push leaves spare slots), as holdSideTable keeps one.
-  else if (kept !== null) a.setExtras(r, kept.slice());
+  else if (kept !== null) a.setExtras(r, kept.slice(0, keptLength));
   return r as unknown as PackedTransitions;
 }
 

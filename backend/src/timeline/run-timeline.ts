@@ -64,19 +64,25 @@ class SharedGoodput implements Goodput {
 const KEPT = 1 << 16;
 
 const text = (s: string | null | undefined): string => (s === null ? 'n' : s === undefined ? 'u' : `s${s.length}:${s}`);
-const numeric = (x: number | null | undefined): string => (x === null ? 'n' : x === undefined ? 'u' : String(x));
 
 let identities = new WeakMap<Labels, Map<string, Identity>>();
 let identitiesKept = 0;
-/** The one found last: a snapshot's runs come in name order, one JobSet's runs together. */
-let lastIdentity: Identity | null = null;
+/**
+ * The few found last, looked at first (no key made): a snapshot's runs come in name order, one
+ * JobSet's runs together, and a JobSet's runs may alternate between a few accelerators.
+ */
+const RECENT = 8;
+const recentIdentities: Identity[] = [];
+let nextRecentIdentity = 0;
 
-/** The shared copy of `i`. */
-function sharedIdentity(i: Identity): Identity {
-  const last = lastIdentity;
-  if (last !== null && last.labels === i.labels && last.namespace === i.namespace && last.accelerator === i.accelerator && last.topology === i.topology && last.cluster === i.cluster) return last;
-  const key = `${text(i.namespace)}|${text(i.accelerator)}|${text(i.topology)}|${text(i.cluster)}`;
-  let byKey = identities.get(i.labels);
+/** The shared copy of an identity of these fields (no object made to look one up: a start reads 871,066 runs). */
+function sharedIdentity(cluster: string | undefined, namespace: string, labels: Labels, accelerator: string | null, topology: string | null): Identity {
+  for (let k = 0; k < recentIdentities.length; k++) {
+    const i = recentIdentities[k]!;
+    if (i.labels === labels && i.namespace === namespace && i.accelerator === accelerator && i.topology === topology && i.cluster === cluster) return i;
+  }
+  const key = `${text(namespace)}|${text(accelerator)}|${text(topology)}|${text(cluster)}`;
+  let byKey = identities.get(labels);
   let kept = byKey?.get(key);
   if (kept === undefined) {
     if (identitiesKept >= KEPT) {
@@ -84,35 +90,59 @@ function sharedIdentity(i: Identity): Identity {
       identitiesKept = 0;
       byKey = undefined;
     }
-    if (byKey === undefined) identities.set(i.labels, (byKey = new Map()));
-    kept = new SharedIdentity(i);
+    if (byKey === undefined) identities.set(labels, (byKey = new Map()));
+    kept = new SharedIdentity({ cluster, namespace, labels, accelerator, topology });
     byKey.set(key, kept);
     identitiesKept++;
   }
-  return (lastIdentity = kept);
+  recentIdentities[nextRecentIdentity] = kept;
+  nextRecentIdentity = (nextRecentIdentity + 1) % RECENT;
+  return kept;
 }
 
-const goodputs = new Map<string, Goodput>();
+// By each value in turn (a Map's keys compare as the text did: 0 and −0 alike, NaN as NaN), no key made.
+let goodputs = new Map<number | undefined, Map<number | null | undefined, Map<number | undefined, Goodput>>>();
+let goodputsKept = 0;
+/** The few found last, looked at first (no key made): a fleet's runs share a few dozen. */
+const recentGoodputs: Goodput[] = [];
+let nextRecentGoodput = 0;
 
-/** The shared copy of `g`. */
-function sharedGoodput(g: Goodput): Goodput {
-  const key = `${numeric(g.accelerators)}|${numeric(g.checkpointIntervalMs)}|${numeric(g.pods)}`;
-  let kept = goodputs.get(key);
-  if (kept === undefined) {
-    if (goodputs.size >= KEPT) goodputs.clear();
-    kept = new SharedGoodput(g);
-    goodputs.set(key, kept);
+/** The shared copy of goodput inputs of these values. */
+function sharedGoodput(accelerators: number | undefined, checkpointIntervalMs: number | null | undefined, pods: number | undefined): Goodput {
+  for (let k = 0; k < recentGoodputs.length; k++) {
+    const g = recentGoodputs[k]!;
+    if (Object.is(g.accelerators, accelerators) && Object.is(g.checkpointIntervalMs, checkpointIntervalMs) && Object.is(g.pods, pods)) return g;
   }
+  let kept = goodputs.get(accelerators)?.get(checkpointIntervalMs)?.get(pods);
+  if (kept === undefined) {
+    if (goodputsKept >= KEPT) {
+      goodputs = new Map();
+      goodputsKept = 0;
+    }
+    let byInterval = goodputs.get(accelerators);
+    if (byInterval === undefined) goodputs.set(accelerators, (byInterval = new Map()));
+    let byPods = byInterval.get(checkpointIntervalMs);
+    if (byPods === undefined) byInterval.set(checkpointIntervalMs, (byPods = new Map()));
+    kept = new SharedGoodput({ accelerators, checkpointIntervalMs, pods });
+    byPods.set(pods, kept);
+    goodputsKept++;
+  }
+  recentGoodputs[nextRecentGoodput] = kept;
+  nextRecentGoodput = (nextRecentGoodput + 1) % RECENT;
   return kept;
 }
 
 /** `shared` with `field` = `value`: itself when it has it already, else the shared copy of the changed one. */
 function identityWith<K extends keyof Identity>(shared: Identity, field: K, value: Identity[K]): Identity {
-  return shared[field] === value ? shared : sharedIdentity({ ...shared, [field]: value });
+  if (shared[field] === value) return shared;
+  const i = { ...shared, [field]: value };
+  return sharedIdentity(i.cluster, i.namespace, i.labels, i.accelerator, i.topology);
 }
 
 function goodputWith<K extends keyof Goodput>(shared: Goodput, field: K, value: Goodput[K]): Goodput {
-  return Object.is(shared[field], value) ? shared : sharedGoodput({ ...shared, [field]: value });
+  if (Object.is(shared[field], value)) return shared;
+  const g = { ...shared, [field]: value };
+  return sharedGoodput(g.accelerators, g.checkpointIntervalMs, g.pods);
 }
 
 /** The time of the first of `transitions`; undefined when there is none. An arena record's read first: most runs are one. */
@@ -144,8 +174,8 @@ export class RunTimeline implements Timeline {
     this.name = fields.name;
     this.transitions = fields.transitions;
     this.createdAt = fields.createdAt;
-    this.#identity = sharedIdentity({ cluster: fields.cluster, namespace: fields.namespace, labels: fields.labels, accelerator: fields.accelerator, topology: fields.topology });
-    this.#goodput = sharedGoodput({ accelerators: fields.accelerators, checkpointIntervalMs: fields.checkpointIntervalMs, pods: fields.pods });
+    this.#identity = sharedIdentity(fields.cluster, fields.namespace, fields.labels, fields.accelerator, fields.topology);
+    this.#goodput = sharedGoodput(fields.accelerators, fields.checkpointIntervalMs, fields.pods);
   }
 
   /** Its first transition's time, unless it was given another (#createdApart). */
