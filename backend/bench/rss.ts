@@ -166,6 +166,7 @@ try {
   // What the service holds once ready, before any collection of the benchmark's own.
   const ready = process.memoryUsage();
   const loaded = settled();
+  const loadedMaps = args.maps ? residentByMapping() : null;
   const timelines = session.view.timelines();
   let transitions = 0;
   for (const t of timelines) transitions += transitionCount(t);
@@ -196,8 +197,7 @@ try {
     const h = getHeapStatistics();
     process.stdout.write(`  external ${mib(external)}, array buffers ${mib(arrayBuffers)}, malloced ${mib(h.malloced_memory)} (peak ${mib(h.peak_malloced_memory)}), heap committed ${mib(h.total_heap_size)}\n`);
   }
-  if (emptyMaps !== null) {
-    const loadedMaps = residentByMapping();
+  if (emptyMaps !== null && loadedMaps !== null) {
     for (const [kind, bytes] of loadedMaps) process.stdout.write(`  ${kind}: ${mib(emptyMaps.get(kind) ?? 0)} → ${mib(bytes)}\n`);
   }
   if (args.questions) {

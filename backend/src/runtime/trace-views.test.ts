@@ -167,6 +167,29 @@ describe('views encoded for the trace workers', () => {
     }
   });
 
+  it("decode the same views written into memory an earlier chunk's numbers filled, as a worker writes them (trace-worker.ts)", () => {
+    const encoder = new ViewEncoder();
+    let decoder = new ViewDecoder();
+    let memory = new ArrayBuffer(0);
+    let reused = 0;
+    for (const text of [...chunks(3, 40), ...chunks(3, 7)]) {
+      const chunk = viewTraceChunk(text, 'example.com/pool');
+      // Garbage where the last chunk's numbers were: every number of this chunk's records is written again.
+      new Float64Array(memory).fill(-7.5);
+      const encoded = encoder.encode(chunk.observations, chunk.lineNumbers, (bytes) => {
+        if (memory.byteLength >= bytes) reused++;
+        else memory = new ArrayBuffer(bytes);
+        return memory;
+      });
+      expect(encoded.numbers.buffer).toBe(memory);
+      decoder = decoder.learn(structuredClone(encoded));
+      const back = decoded(decoder, structuredClone(encoded));
+      expectSame(back.observations, chunk.observations);
+      expect(back.lines).toEqual([...chunk.lineNumbers]);
+    }
+    expect(reused).toBeGreaterThan(10);
+  });
+
   it('decode every field set and unset, and what they do not cover as itself', () => {
     const encoded = new ViewEncoder().encode(unusual, Int32Array.from(unusual, (_, i) => 3 * i + 1));
     // Only the pod with failures and the labels that are not strings went as themselves.

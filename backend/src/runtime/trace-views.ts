@@ -63,14 +63,19 @@ export class ViewEncoder {
     this.#bound = tableBound;
   }
 
-  /** The views of one chunk (`lineNumbers[i]` is the line of `observations[i]`); the line numbers travel in the record. */
-  encode(observations: readonly ClusterViewedObservation[], lineNumbers: Int32Array): EncodedViews {
+  /**
+   * The views of one chunk (`lineNumbers[i]` is the line of `observations[i]`); the line numbers travel in
+   * the record. `memory(bytes)`: where the numbers are written, at least `bytes` long (its old contents
+   * do not matter: every number up to the chunk's last is written).
+   */
+  encode(observations: readonly ClusterViewedObservation[], lineNumbers: Int32Array, memory: (bytes: number) => ArrayBuffer = (bytes) => new ArrayBuffer(bytes)): EncodedViews {
     if (this.#ids.size > this.#bound) {
       this.#ids = new Map();
       this.#labelsByUid = new Map();
       this.#reset = true;
     }
-    const out = new Float64Array(observations.length * MOST_PER_RECORD);
+    const most = observations.length * MOST_PER_RECORD;
+    const out = new Float64Array(memory(most * Float64Array.BYTES_PER_ELEMENT), 0, most);
     const cloned: ClusterViewedObservation[] = [];
     let at = 0;
     for (let i = 0; i < observations.length; i++) {

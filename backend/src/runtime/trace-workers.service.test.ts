@@ -48,8 +48,8 @@ async function inWorkers<C>(
   engine: Parameters<typeof replayTraceInWorkers<C>>[1],
   options: Parameters<typeof replayTraceInWorkers<C>>[2] = {},
   mode: Mode = 'workers only',
-): Promise<{ here: number; workers: number }> {
-  let parsed = { here: 0, workers: 0 };
+): Promise<{ here: number; workers: number; numbersMemory: number }> {
+  let parsed = { here: 0, workers: 0, numbersMemory: 0 };
   const sharing = mode === 'shared' ? { workers: 1, mainThreadParses: true } : { workers: 2, mainThreadParses: false };
   await replayTraceInWorkers(chunks, engine, { ...sharing, inThreadBytes: 0, waitForWorkers: true, chunkBytes: 16 << 10, onDone: (c) => (parsed = c), ...options });
   return parsed;
@@ -68,13 +68,54 @@ describe('replay on worker threads', () => {
     await replayTrace(chunks, here.engine);
     const there = record('example.com/pool');
     const parsed = await inWorkers(chunks, there.engine, { poolLabel: there.engine.poolLayer.poolLabel }, mode);
-    if (mode === 'workers only') expect(parsed).toEqual({ here: 0, workers: expect.any(Number) });
+    if (mode === 'workers only') expect(parsed).toEqual({ here: 0, workers: expect.any(Number), numbersMemory: expect.any(Number) });
     // Shared: a worker holds two chunks at a time, so the third of a row that it has not answered is parsed here.
     else expect(parsed.here).toBeGreaterThan(0);
     expect(parsed.workers).toBeGreaterThan(mode === 'shared' ? 1 : 100);
     expect(parsed.here + parsed.workers).toBeGreaterThan(100);
     expect(here.engine.counts.observations).toBe(lines.length);
     expect(here.engine.nodeTimelines().length).toBeGreaterThan(0);
+    expect(held(there)).toEqual(held(here));
+    expect(liveTraceWorkers()).toBe(0);
+  });
+
+  it.each(['workers only', 'shared'] as const)("writes a chunk's numbers into memory that the replay handed back once it applied an earlier chunk's (%s)", async (mode) => {
+    const { chunks } = trace(10);
+    const here = record(null);
+    await replayTrace(chunks, here.engine);
+    const there = record(null);
+    const parsed = await inWorkers(chunks, there.engine, {}, mode);
+    expect(parsed.workers).toBeGreaterThan(mode === 'shared' ? 20 : 100);
+    // A block for each chunk a worker holds at once, not one for every chunk.
+    expect(parsed.numbersMemory).toBeGreaterThan(0);
+    expect(parsed.numbersMemory).toBeLessThanOrEqual(mode === 'shared' ? 8 : 16);
+    expect(held(there)).toEqual(held(here));
+    expect(liveTraceWorkers()).toBe(0);
+  });
+
+  it('parses the lines a pipe delivers after it went quiet, through the workers, until it ends', async () => {
+    const { lines, chunks } = trace(11);
+    const here = record(null);
+    await replayTrace(chunks, here.engine);
+    const text = chunks.join('');
+    const quiet = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 200));
+    const pieces: number[] = [];
+    // A writer that stops for a while twice, as a trace piped from a live recorder does, read 4 KiB at a time.
+    async function* pipe(): AsyncGenerator<string> {
+      const thirds = [0, 1, 2, 3].map((k) => Math.floor((text.length * k) / 3));
+      for (let k = 0; k < 3; k++) {
+        if (k > 0) await quiet();
+        for (let at = thirds[k]!; at < thirds[k + 1]!; at += 4096) {
+          pieces.push(k);
+          yield text.slice(at, Math.min(at + 4096, thirds[k + 1]!));
+        }
+      }
+    }
+    const there = record(null);
+    const parsed = await inWorkers(pipe(), there.engine, { chunkBytes: 8 << 10 }, 'shared');
+    expect(pieces.filter((k) => k === 2).length).toBeGreaterThan(10);
+    expect(parsed.workers).toBeGreaterThan(10);
+    expect(there.engine.counts.observations).toBe(lines.length);
     expect(held(there)).toEqual(held(here));
     expect(liveTraceWorkers()).toBe(0);
   });
@@ -102,10 +143,10 @@ describe('replay on worker threads', () => {
     expect(text.length).toBeLessThan(16 << 20);
     const here = new TimelineEngine();
     await replayTrace(chunks, here);
-    let parsed = { here: 0, workers: 0 };
+    let parsed = { here: 0, workers: 0, numbersMemory: 0 };
     const small = new TimelineEngine();
     await replayTraceInWorkers(chunks, small, { workers: 2, onDone: (c) => (parsed = c) });
-    expect(parsed).toEqual({ here: expect.any(Number), workers: 0 });
+    expect(parsed).toEqual({ here: expect.any(Number), workers: 0, numbersMemory: 0 });
     expect(read(small.timelines())).toEqual(read(here.timelines()));
     // Past the threshold at once: the first chunk cannot wait for a worker that has not started yet.
     const mixed = new TimelineEngine();

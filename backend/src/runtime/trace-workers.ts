@@ -1,10 +1,11 @@
 // Replay on every core: worker threads and this thread split and parse a trace's lines and reduce each
 // object to the compact record the engine applies (trace-chunk.ts). A worker sends its chunk's records as
 // numbers in one transferred buffer with the strings new to its table (trace-views.ts); this thread
-// rebuilds each view as it applies it, and applies the chunks it parsed itself as they are. Chunks are
-// applied strictly in line order; this thread checks time order across chunks and names a bad line
-// exactly as the in-thread reader does (sources/trace). JSON.parse and the garbage it leaves are most of
-// a replay's time.
+// rebuilds each view as it applies it, hands the buffer back with the worker's next chunk (a worker
+// writes into the same few buffers, not a new one a chunk: spare-memory.ts), and applies the chunks it
+// parsed itself as they are. Chunks are applied strictly in line order; this thread checks time order
+// across chunks and names a bad line exactly as the in-thread reader does (sources/trace). JSON.parse
+// and the garbage it leaves are most of a replay's time.
 //
 // Who parses what adapts to the speed of each side: a chunk goes to a worker that holds fewer than two,
 // else this thread parses it. By default there is one worker fewer than the cores (none on one core),
@@ -26,6 +27,7 @@ import { backInTime } from '../sources/trace/lines.ts';
 import { SpecReuse } from '../sources/trace/reuse.ts';
 import type { ClusterViewedObservation } from '../nodes/viewed.ts';
 import { viewTraceChunk, type ChunkError, type ViewedChunk } from './trace-chunk.ts';
+import { SpareMemory } from './spare-memory.ts';
 import { ViewDecoder, type EncodedViews } from './trace-views.ts';
 
 /** An engine as the replay sees it (TimelineEngine, ClusterEngine). */
@@ -55,8 +57,8 @@ export interface TraceWorkersOptions<Counts> {
   after?: number | null;
   /** Once the workers are asked for, wait for them to start rather than parse here meanwhile (tests; with mainThreadParses false every chunk goes to a worker). */
   waitForWorkers?: boolean;
-  /** Told at the end how many chunks were parsed in this thread and how many by the workers. */
-  onDone?: (chunks: { here: number; workers: number }) => void;
+  /** Told at the end how many chunks were parsed in this thread and how many by the workers, and how many blocks of memory the workers made for their chunks' numbers (the rest were handed back). */
+  onDone?: (chunks: { here: number; workers: number; numbersMemory: number }) => void;
 }
 
 const WORKER = join(import.meta.dirname, 'trace-worker.ts');
@@ -85,14 +87,13 @@ export function liveTraceWorkers(): number {
  * for every chunk of 1 MiB cost the main thread more than applying the chunk's observations.
  */
 class ChunkMemory {
-  readonly #spare: ArrayBuffer[] = [];
+  // Room for the partial line that a chunk of the next read begins with.
+  readonly #spare = new SpareMemory({ headroom: 64 << 10 });
   readonly #ours = new WeakSet<ArrayBuffer>();
 
   /** `length` bytes of memory that is the chunk's alone (a whole ArrayBuffer, so it can be transferred). */
   take(length: number): Buffer {
-    const i = this.#spare.findIndex((m) => m.byteLength >= length);
-    // Room for the partial line that a chunk of the next read begins with.
-    const memory = i === -1 ? new ArrayBuffer(length + (64 << 10)) : this.#spare.splice(i, 1)[0]!;
+    const memory = this.#spare.take(length);
     this.#ours.add(memory);
     return Buffer.from(memory, 0, length);
   }
@@ -110,7 +111,7 @@ class ChunkMemory {
 
   /** Memory whose chunk is done with (decoded: its lines are strings of their own). */
   give(memory: ArrayBuffer): void {
-    if (this.#spare.length < 16) this.#spare.push(memory);
+    this.#spare.give(memory);
   }
 }
 
@@ -211,6 +212,10 @@ interface PoolWorker {
   inFlight: number;
   /** This thread's copy of the worker's string table. */
   decoder: ViewDecoder;
+  /** The memory of its chunks' numbers that this thread has applied, going back with its next chunk (trace-worker.ts keeps it). */
+  applied: ArrayBuffer[];
+  /** Blocks of that memory it has made so far. */
+  numbersMade: number;
 }
 
 /** A chunk as a worker answers it: its views encoded (trace-views.ts), with the table to decode them. */
@@ -219,9 +224,10 @@ interface WorkerChunk {
   error: ViewedChunk['error'];
   views: EncodedViews;
   decoder: ViewDecoder;
+  worker: PoolWorker;
 }
 
-type WorkerMessage = { ready: true } | { seq: number; lines: number; error: ViewedChunk['error']; views: EncodedViews; memory: ArrayBuffer | null };
+type WorkerMessage = { ready: true } | { seq: number; lines: number; error: ViewedChunk['error']; views: EncodedViews; memory: ArrayBuffer | null; numbersMade: number };
 
 /** The worker threads, each answering its chunks in order; results are matched to chunks by number. */
 class Pool {
@@ -242,7 +248,7 @@ class Pool {
       const start = workerStart(poolLabel);
       const worker = new Worker(start.file, { workerData: start.workerData });
       live++;
-      const entry: PoolWorker = { worker, ready: false, inFlight: 0, decoder: new ViewDecoder() };
+      const entry: PoolWorker = { worker, ready: false, inFlight: 0, decoder: new ViewDecoder(), applied: [], numbersMade: 0 };
       worker.on('message', (message: WorkerMessage) => {
         if ('ready' in message) {
           entry.ready = true;
@@ -253,9 +259,10 @@ class Pool {
         const waiting = this.#waiting.get(message.seq);
         this.#waiting.delete(message.seq);
         entry.inFlight--;
+        entry.numbersMade = message.numbersMade;
         // A worker's messages come in the order it sent them: its table grows here in the same order.
         entry.decoder = entry.decoder.learn(message.views);
-        waiting?.resolve({ lines: message.lines, error: message.error, views: message.views, decoder: entry.decoder });
+        waiting?.resolve({ lines: message.lines, error: message.error, views: message.views, decoder: entry.decoder, worker: entry });
       });
       worker.on('error', (error) => this.#fail(error));
       worker.on('exit', (code) => {
@@ -279,12 +286,13 @@ class Pool {
     return new Promise((resolve, reject) => {
       this.#waiting.set(seq, { resolve, reject, worker });
       worker.inFlight++;
+      const returned = worker.applied.splice(0);
       // Bytes are the chunk's own memory (ChunkMemory): handed over without a copy, and given back with the result.
-      if (typeof chunk === 'string') worker.worker.postMessage({ seq, chunk });
+      if (typeof chunk === 'string') worker.worker.postMessage({ seq, chunk, returned }, returned);
       else {
         // Anyone else's memory (a stream's pool, the caller's buffer) is copied, never taken.
         const own = this.#memory.ours(chunk) ? chunk : this.#memory.copy(chunk);
-        worker.worker.postMessage({ seq, chunk: own }, [own.buffer as ArrayBuffer]);
+        worker.worker.postMessage({ seq, chunk: own, returned }, [own.buffer as ArrayBuffer, ...returned]);
       }
     });
   }
@@ -294,6 +302,11 @@ class Pool {
     this.#started.reject(this.#failure);
     for (const w of this.#waiting.values()) w.reject(this.#failure);
     this.#waiting.clear();
+  }
+
+  /** Blocks of memory the workers made for their chunks' numbers. */
+  get numbersMade(): number {
+    return this.#workers.reduce((n, w) => n + w.numbersMade, 0);
   }
 
   async terminate(): Promise<void> {
@@ -374,8 +387,11 @@ export async function replayTraceInWorkers<C>(
     if (options.onProgress !== undefined && ++applied % 100_000 === 0) options.onProgress(engine.counts);
   };
   const apply = (chunk: ViewedChunk | WorkerChunk): void => {
-    if ('views' in chunk) chunk.decoder.forEach(chunk.views, observe, skip);
-    else {
+    if ('views' in chunk) {
+      chunk.decoder.forEach(chunk.views, observe, skip);
+      // Applied: the views were rebuilt, so the worker may write a later chunk's numbers there.
+      chunk.worker.applied.push(chunk.views.numbers.buffer as ArrayBuffer);
+    } else {
       const { observations, lineNumbers } = chunk;
       for (let i = 0; i < observations.length; i++) if (!skip(observations[i]!.receivedAt, lineNumbers[i]!)) observe(observations[i]!);
     }
@@ -425,7 +441,7 @@ export async function replayTraceInWorkers<C>(
     const rest = chunker.end();
     if (rest !== null) await dispatch(rest);
     while (queue.length > 0) await applyOldest();
-    options.onDone?.({ here, workers: inWorkers });
+    options.onDone?.({ here, workers: inWorkers, numbersMemory: (pool as Pool | null)?.numbersMade ?? 0 });
   } catch (error) {
     if (error instanceof RefusedLine) throw new TraceError(error.line, (await import('../sources/trace/parse.ts')).refusalOf(error.text));
     throw error;
