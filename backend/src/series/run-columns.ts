@@ -44,20 +44,26 @@ export interface RunColumns {
 
 /** The lives of the closed rows read so far: LIFE_WIDTH numbers each, in the order they were first read. */
 class LifeStore {
-  /** Row i's life is at values[at[i] · LIFE_WIDTH]; -1: not worked out yet. */
-  readonly at: Int32Array;
+  readonly rows: number;
+  /** Row i's life is at values[at[i] · LIFE_WIDTH]; -1: not worked out yet. Made with the first life (a list no table reads needs none). */
+  #at: Int32Array | null = null;
   values = new Float64Array(0);
   count = 0;
   /** How many rows are closed: no more lives than that are ever stored, so the store grows no further. */
   closed = 0;
 
   constructor(rows: number) {
-    this.at = new Int32Array(rows).fill(-1);
+    this.rows = rows;
   }
 
   /** How many lives `values` has room for. */
   get slots(): number {
     return this.values.length / LIFE_WIDTH;
+  }
+
+  /** Row i's slot; -1 while its life is not worked out. */
+  slotOf(i: number): number {
+    return this.#at === null ? -1 : this.#at[i]!;
   }
 
   /** A new slot for row i (grown by half again when full, up to the closed rows): its offset in `values`. */
@@ -68,7 +74,8 @@ class LifeStore {
       grown.set(this.values.subarray(0, this.count * LIFE_WIDTH));
       this.values = grown;
     }
-    this.at[i] = this.count;
+    this.#at ??= new Int32Array(this.rows).fill(-1);
+    this.#at[i] = this.count;
     return this.count++ * LIFE_WIDTH;
   }
 
@@ -80,9 +87,10 @@ class LifeStore {
     for (let i = 0; i < from.length; i++) {
       const j = from[i]!;
       if (j < 0) continue;
-      const slot = before.at[j]!;
+      const slot = before.slotOf(j);
       this.values.set(before.values.subarray(slot * LIFE_WIDTH, (slot + 1) * LIFE_WIDTH), this.count * LIFE_WIDTH);
-      this.at[i] = this.count++;
+      this.#at ??= new Int32Array(this.rows).fill(-1);
+      this.#at[i] = this.count++;
     }
   }
 }
@@ -128,7 +136,7 @@ export function runColumns(list: readonly Timeline[]): RunColumns {
       while (j < before.list.length && before.list[j] !== tl && byNamespaceNameUid(before.list[j]!, tl) < 0) j++;
       if (j < before.list.length && before.list[j] === tl && before.state[j] !== OPEN) {
         copyRow(before, j, rc, i);
-        if (before.lives.at[j]! >= 0) (lifeFrom ??= new Int32Array(n).fill(-1))[i] = j;
+        if (before.lives.slotOf(j) >= 0) (lifeFrom ??= new Int32Array(n).fill(-1))[i] = j;
         continue;
       }
     }
@@ -163,7 +171,7 @@ function fill(rc: RunColumns, i: number): boolean {
 
 /** The offset in rc.lives.values of closed row i's life, worked out on its first read. */
 function lifeOf(rc: RunColumns, i: number): number {
-  const slot = rc.lives.at[i]!;
+  const slot = rc.lives.slotOf(i);
   if (slot >= 0) return slot * LIFE_WIDTH;
   const tl = rc.list[i]!;
   const c = timelineColumns(tl);
