@@ -19,7 +19,7 @@ import type { Timeline } from '../timeline/types.ts';
 import { holdsLife, type RunColumns } from '../series/run-columns.ts';
 import type { AnswerSink } from './answer-bytes.ts';
 
-/** A row's cost beyond its bytes: its two offsets. */
+/** A kept cell's cost beyond its bytes: its row and where it ends. */
 const ROW_BYTES = 8;
 
 /** The default bound: 16 MiB, the cells of ~15 whole tables of 10,000 rows and five columns (~110 bytes a row). */
@@ -28,12 +28,16 @@ export const DEFAULT_BUDGET_BYTES = 16 * 2 ** 20;
 interface Column {
   /** The kept cells, each followed by a comma, in the list's order. */
   packed: Uint8Array;
-  /** Row r's cell is packed[start[r], end[r]) (its comma included); start -1: not kept. */
-  start: Int32Array;
-  end: Int32Array;
+  /**
+   * The rows whose cells are kept, ascending: cell k is packed[ends[k − 1], ends[k]) (from 0 for
+   * the first), its comma included. Only the kept rows, not one entry per run of the list: a table
+   * of a few hundred rows over a list of 871,066 runs kept 7 MB of offsets a column.
+   */
+  rows: Int32Array;
+  ends: Int32Array;
   /** Cells written since the column was last packed, by row: packed on its next use. */
   pending: Map<number, string>;
-  /** Estimated bytes: its offsets, its packed cells and those pending. */
+  /** Estimated bytes: its kept rows' offsets, its packed cells and those pending. */
   bytes: number;
   /** When it was last used, by the cache's own counter: the least recent is evicted first. */
   used: number;
@@ -90,6 +94,9 @@ export class RowCells {
       copyFrom = copyTo = -1;
     };
     let added = 0;
+    // The kept rows are read in step with the table's (both ascending): k, the first kept row not before this one.
+    const kept = column.rows;
+    let k = 0;
     for (let i = 0; i < n; i++) {
       const row = rows[i]!;
       // A row not to keep (open, or not held by the range): written now, value by value (most stand alone between kept stretches).
@@ -99,13 +106,14 @@ export class RowCells {
         sink.text(i + 1 < n ? `${text},` : text);
         continue;
       }
-      const start = column.start[row]!;
-      if (start >= 0) {
+      while (k < kept.length && kept[k]! < row) k++;
+      if (k < kept.length && kept[k] === row) {
+        const start = k === 0 ? 0 : column.ends[k - 1]!;
         if (start !== copyTo) {
           flush(i);
           copyFrom = start;
         }
-        copyTo = column.end[row]!;
+        copyTo = column.ends[k]!;
         continue;
       }
       flush(i);
@@ -131,14 +139,10 @@ export class RowCells {
     if (this.#list !== columns.list) this.#takeOver(columns.list);
     let column = this.#columns.get(key);
     if (column === undefined) {
-      const n = columns.list.length;
       // A column that did not fit a list this long is not tried again (a whole table of 871,066 runs: its UIDs alone are 40 MB).
-      if (n >= (this.#tooLong.get(key) ?? Infinity)) return null;
-      const bytes = n * ROW_BYTES;
-      if (!this.#makeRoom(bytes)) return null;
-      column = { packed: new Uint8Array(0), start: new Int32Array(n).fill(-1), end: new Int32Array(n), pending: new Map(), bytes, used: 0 };
+      if (columns.list.length >= (this.#tooLong.get(key) ?? Infinity)) return null;
+      column = { packed: new Uint8Array(0), rows: new Int32Array(0), ends: new Int32Array(0), pending: new Map(), bytes: 0, used: 0 };
       this.#columns.set(key, column);
-      this.#bytes += bytes;
     }
     if (column.pending.size > 0) pack(column, null);
     column.used = ++this.#clock;
@@ -151,7 +155,7 @@ export class RowCells {
     this.#bytes -= column.bytes;
     column.bytes += added;
     if (!this.#makeRoom(column.bytes)) {
-      this.#tooLong.set(key, column.start.length);
+      this.#tooLong.set(key, this.#list?.length ?? 0);
       return;
     }
     this.#columns.set(key, column);
@@ -203,45 +207,69 @@ export class RowCells {
 
 /**
  * Packs a column's kept and pending cells in row order into one buffer; with `moved`, onto a new
- * list's rows (moved[i]: row i's row in the column's list, -1: none).
+ * list's rows (moved[i]: row i's row in the column's list, -1: none; ascending where not -1, as
+ * both lists are in one order).
  */
 function pack(column: Column, moved: Int32Array | null): void {
-  const rows = moved === null ? column.start.length : moved.length;
-  const oldRow = (i: number): number => (moved === null ? i : moved[i]!);
+  const kept = column.rows;
+  // The cells to pack, in the new rows' order: each one's new row, its row in the column's list, and its kept index (-1: pending).
+  const newRows: number[] = [];
+  const oldRows: number[] = [];
+  const keptAt: number[] = [];
+  const add = (row: number, old: number, k: number): void => {
+    newRows.push(row);
+    oldRows.push(old);
+    keptAt.push(k);
+  };
+  if (moved === null) {
+    // The kept rows and the pending ones, merged (a row is one or the other).
+    const pending = Int32Array.from(column.pending.keys()).sort();
+    let a = 0;
+    for (const row of pending) {
+      for (; a < kept.length && kept[a]! < row; a++) add(kept[a]!, kept[a]!, a);
+      add(row, row, -1);
+    }
+    for (; a < kept.length; a++) add(kept[a]!, kept[a]!, a);
+  } else {
+    let a = 0;
+    for (let i = 0; i < moved.length; i++) {
+      const r = moved[i]!;
+      if (r < 0) continue;
+      while (a < kept.length && kept[a]! < r) a++;
+      if (a < kept.length && kept[a] === r) add(i, r, a);
+      else if (column.pending.has(r)) add(i, r, -1);
+    }
+  }
+  const count = newRows.length;
   // The pending cells' bytes first: the packed size is known before it is filled.
-  const encoded = new Map<number, Uint8Array>();
+  const encoded = new Array<Uint8Array | undefined>(count);
+  const keptStart = (k: number): number => (k === 0 ? 0 : column.ends[k - 1]!);
   let size = 0;
-  for (let i = 0; i < rows; i++) {
-    const r = oldRow(i);
-    if (r < 0) continue;
-    if (column.start[r]! >= 0) size += column.end[r]! - column.start[r]!;
+  for (let c = 0; c < count; c++) {
+    const k = keptAt[c]!;
+    if (k >= 0) size += column.ends[k]! - keptStart(k);
     else {
-      const text = column.pending.get(r);
-      if (text === undefined) continue;
-      const bytes = UTF8.encode(`${text},`);
-      encoded.set(r, bytes);
+      const bytes = UTF8.encode(`${column.pending.get(oldRows[c]!)!},`);
+      encoded[c] = bytes;
       size += bytes.length;
     }
   }
   const packed = new Uint8Array(size);
-  const start = new Int32Array(rows).fill(-1);
-  const end = new Int32Array(rows);
+  const rows = Int32Array.from(newRows);
+  const ends = new Int32Array(count);
   let at = 0;
-  for (let i = 0; i < rows; i++) {
-    const r = oldRow(i);
-    if (r < 0) continue;
-    const bytes = column.start[r]! >= 0 ? column.packed.subarray(column.start[r]!, column.end[r]!) : encoded.get(r);
-    if (bytes === undefined) continue;
+  for (let c = 0; c < count; c++) {
+    const k = keptAt[c]!;
+    const bytes = k >= 0 ? column.packed.subarray(keptStart(k), column.ends[k]!) : encoded[c]!;
     packed.set(bytes, at);
-    start[i] = at;
     at += bytes.length;
-    end[i] = at;
+    ends[c] = at;
   }
   column.packed = packed;
-  column.start = start;
-  column.end = end;
+  column.rows = rows;
+  column.ends = ends;
   column.pending = new Map();
-  column.bytes = rows * ROW_BYTES + size;
+  column.bytes = count * ROW_BYTES + size;
 }
 
 const UTF8 = new TextEncoder();
