@@ -7,6 +7,7 @@
 
 import fc from 'fast-check';
 import { timelines as arbTimelines, T0 } from '../../../test/support/arbitraries.ts';
+import { closedRun } from '../../../test/support/closed-run.ts';
 import { FIGURE_NAMES } from '../series/figures.ts';
 import { runColumns } from '../series/run-columns.ts';
 import { byNamespaceNameUid, markSorted } from '../timeline/order.ts';
@@ -133,22 +134,8 @@ describe('a whole table written from its closed runs kept cells', () => {
   });
 
   it('holds, for a column, the kept rows only: a table of a few rows over a long list costs those rows, not the list', () => {
-    // 20,000 runs of one name, closed; a table of three of them (rows far apart) over a range holding their lives.
-    const list = markSorted(
-      Array.from({ length: 20_000 }, (_, i): Timeline => ({
-        uid: `u${String(i).padStart(5, '0')}`,
-        namespace: 'ns',
-        name: 'js',
-        labels: {},
-        accelerator: null,
-        topology: null,
-        createdAt: T0 + i,
-        transitions: [
-          { at: T0 + i, state: 'provisioning' },
-          { at: T0 + i + 1_000, state: 'completed' },
-        ],
-      })),
-    );
+    // 20,000 closed runs; a table of three of them (rows far apart) over a range holding their lives.
+    const list = markSorted(Array.from({ length: 20_000 }, (_, i) => closedRun(i)));
     const columns = runColumns(list);
     const cells = new RowCells();
     const rows = Int32Array.of(7, 9_000, 19_999);

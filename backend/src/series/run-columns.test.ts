@@ -7,8 +7,9 @@ import fc from 'fast-check';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { timelines as arbTimelines } from '../../../test/support/arbitraries.ts';
+import { closedRun, T0 } from '../../../test/support/closed-run.ts';
 import { byNamespaceNameUid, markSorted } from '../timeline/order.ts';
-import { packClosed, transitionsOf, type Timeline } from '../timeline/types.ts';
+import { transitionsOf, type Timeline } from '../timeline/types.ts';
 import { timelineColumns, timeToFirstUpFrom } from './columns.ts';
 import { holdsLife, OPEN, rowLifeInto, rowTimeToFirstUp, runColumns } from './run-columns.ts';
 import { FIELDS, windowTotals } from './totals.ts';
@@ -16,28 +17,6 @@ import { FIELDS, windowTotals } from './totals.ts';
 // The test runner has no --expose-gc: V8's gc is reached through its flag, as the service does.
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as (options?: { type: 'major'; execution: 'sync' }) => void;
-
-const T0 = Date.parse('2026-01-01T00:00:00Z');
-
-/** A closed run: provisioning, up after 1 s, completed 10 s later (packed, as the engine holds it). */
-function closedRun(i: number): Timeline {
-  const tl: Timeline = {
-    uid: `u-${i}`,
-    namespace: 'ns',
-    name: `js-${String(i).padStart(4, '0')}`,
-    labels: {},
-    accelerator: null,
-    topology: null,
-    createdAt: T0 + i,
-    transitions: [
-      { at: T0 + i, state: 'provisioning' },
-      { at: T0 + i + 1_000, state: 'up' },
-      { at: T0 + i + 11_000, state: 'completed' },
-    ],
-  };
-  packClosed(tl);
-  return tl;
-}
 
 /** Whether what `ref` points to is gone after the current job ends and two full collections run. */
 async function collected(ref: WeakRef<object>): Promise<boolean> {
