@@ -46,7 +46,7 @@ export interface RunColumns {
 class LifeStore {
   readonly rows: number;
   /** Row i's life is at values[at[i] · LIFE_WIDTH]; -1: not worked out yet. Made with the first life (a list no table reads needs none). */
-  #at: Int32Array | null = null;
+  at: Int32Array | null = null;
   values = new Float64Array(0);
   count = 0;
   /** How many rows are closed: no more lives than that are ever stored, so the store grows no further. */
@@ -63,7 +63,8 @@ class LifeStore {
 
   /** Row i's slot; -1 while its life is not worked out. */
   slotOf(i: number): number {
-    return this.#at === null ? -1 : this.#at[i]!;
+    const at = this.at;
+    return at === null ? -1 : at[i]!;
   }
 
   /** A new slot for row i (grown by half again when full, up to the closed rows): its offset in `values`. */
@@ -74,8 +75,8 @@ class LifeStore {
       grown.set(this.values.subarray(0, this.count * LIFE_WIDTH));
       this.values = grown;
     }
-    this.#at ??= new Int32Array(this.rows).fill(-1);
-    this.#at[i] = this.count;
+    this.at ??= new Int32Array(this.rows).fill(-1);
+    this.at[i] = this.count;
     return this.count++ * LIFE_WIDTH;
   }
 
@@ -89,8 +90,8 @@ class LifeStore {
       if (j < 0) continue;
       const slot = before.slotOf(j);
       this.values.set(before.values.subarray(slot * LIFE_WIDTH, (slot + 1) * LIFE_WIDTH), this.count * LIFE_WIDTH);
-      this.#at ??= new Int32Array(this.rows).fill(-1);
-      this.#at[i] = this.count++;
+      this.at ??= new Int32Array(this.rows).fill(-1);
+      this.at[i] = this.count++;
     }
   }
 }
@@ -169,10 +170,14 @@ function fill(rc: RunColumns, i: number): boolean {
   return true;
 }
 
-/** The offset in rc.lives.values of closed row i's life, worked out on its first read. */
+/** The offset in rc.lives.values of closed row i's life, worked out on its first read (apart: this stays small enough to inline in a table's loop). */
 function lifeOf(rc: RunColumns, i: number): number {
-  const slot = rc.lives.slotOf(i);
-  if (slot >= 0) return slot * LIFE_WIDTH;
+  const at = rc.lives.at;
+  const slot = at === null ? -1 : at[i]!;
+  return slot >= 0 ? slot * LIFE_WIDTH : workOutLife(rc, i);
+}
+
+function workOutLife(rc: RunColumns, i: number): number {
   const tl = rc.list[i]!;
   const c = timelineColumns(tl);
   const o = rc.lives.add(i);
@@ -224,7 +229,10 @@ export function livedRow(rc: RunColumns, i: number, horizon: number, from: numbe
 
 /** Whether the window (from, to] holds the whole life of closed row i: its totals there are its life's. */
 export function holdsLife(rc: RunColumns, i: number, from: number, to: number): boolean {
-  return rc.state[i] !== OPEN && rc.end[i]! <= to && rc.created[i]! >= from && beforeLife(rc, i, from);
+  if (rc.state[i] === OPEN || rc.end[i]! > to) return false;
+  // beforeLife(rc, i, from), read here once: a whole table asks it of every row and column.
+  const created = rc.created[i]!;
+  return created > from || (created === from && rc.laterFirstEvent[i] === 1);
 }
 
 /** Row i's whole-life totals (FIELDS numbers, goodput included) into `out` at `o`: windowTotals of any window that holds its life. */
