@@ -7,7 +7,6 @@
 
 import fc from 'fast-check';
 import { timelines as arbTimelines, T0 } from '../../../test/support/arbitraries.ts';
-import { closedRun } from '../../../test/support/closed-run.ts';
 import { FIGURE_NAMES } from '../series/figures.ts';
 import { runColumns } from '../series/run-columns.ts';
 import { byNamespaceNameUid, markSorted } from '../timeline/order.ts';
@@ -131,22 +130,5 @@ describe('a whole table written from its closed runs kept cells', () => {
       }),
       { numRuns: 100 },
     );
-  });
-
-  it('holds, for a column, the kept rows only: a table of a few rows over a long list costs those rows, not the list', () => {
-    // 20,000 closed runs; a table of three of them (rows far apart) over a range holding their lives.
-    const list = markSorted(Array.from({ length: 20_000 }, (_, i) => closedRun(i)));
-    const columns = runColumns(list);
-    const cells = new RowCells();
-    const rows = Int32Array.of(7, 9_000, 19_999);
-    const values = ['a', 'b', 'c'];
-    for (let k = 0; k < 2; k++) {
-      const sink = new AnswerSink();
-      cells.writeColumn(sink, 'uid', columns, rows, values, T0, T0 + 100_000);
-      expect(joined(sink.pieces()).toString('utf8')).toBe('["a","b","c"]');
-    }
-    // Three cells ("a", and a comma) and their offsets: tens of bytes (an offset per run of the list was 160,000).
-    expect(cells.bytes).toBeGreaterThan(0);
-    expect(cells.bytes).toBeLessThan(100);
   });
 });

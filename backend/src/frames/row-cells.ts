@@ -19,7 +19,7 @@ import type { Timeline } from '../timeline/types.ts';
 import { holdsLife, type RunColumns } from '../series/run-columns.ts';
 import type { AnswerSink } from './answer-bytes.ts';
 
-/** A kept cell's cost beyond its bytes: its row and where it ends. */
+/** A row's cost beyond its bytes: its two offsets. */
 const ROW_BYTES = 8;
 
 /** The default bound: 16 MiB, the cells of ~15 whole tables of 10,000 rows and five columns (~110 bytes a row). */
@@ -28,16 +28,12 @@ export const DEFAULT_BUDGET_BYTES = 16 * 2 ** 20;
 interface Column {
   /** The kept cells, each followed by a comma, in the list's order. */
   packed: Uint8Array;
-  /**
-   * The rows whose cells are kept, ascending: cell k is packed[ends[k − 1], ends[k]) (from 0 for
-   * the first), its comma included. Only the kept rows, not one entry per run of the list: a table
-   * of a few hundred rows over a list of 871,066 runs kept 7 MB of offsets a column.
-   */
-  rows: Int32Array;
-  ends: Int32Array;
+  /** Row r's cell is packed[start[r], end[r]) (its comma included); start -1: not kept. */
+  start: Int32Array;
+  end: Int32Array;
   /** Cells written since the column was last packed, by row: packed on its next use. */
   pending: Map<number, string>;
-  /** Estimated bytes: its kept rows' offsets, its packed cells and those pending. */
+  /** Estimated bytes: its offsets, its packed cells and those pending. */
   bytes: number;
   /** When it was last used, by the cache's own counter: the least recent is evicted first. */
   used: number;
@@ -94,9 +90,6 @@ export class RowCells {
       copyFrom = copyTo = -1;
     };
     let added = 0;
-    // The kept rows are read in step with the table's (both ascending): k, the first kept row not before this one.
-    const kept = column.rows;
-    let k = 0;
     for (let i = 0; i < n; i++) {
       const row = rows[i]!;
       // A row not to keep (open, or not held by the range): written now, value by value (most stand alone between kept stretches).
@@ -106,14 +99,13 @@ export class RowCells {
         sink.text(i + 1 < n ? `${text},` : text);
         continue;
       }
-      while (k < kept.length && kept[k]! < row) k++;
-      if (k < kept.length && kept[k] === row) {
-        const start = k === 0 ? 0 : column.ends[k - 1]!;
+      const start = column.start[row]!;
+      if (start >= 0) {
         if (start !== copyTo) {
           flush(i);
           copyFrom = start;
         }
-        copyTo = column.ends[k]!;
+        copyTo = column.end[row]!;
         continue;
       }
       flush(i);
@@ -139,10 +131,14 @@ export class RowCells {
     if (this.#list !== columns.list) this.#takeOver(columns.list);
     let column = this.#columns.get(key);
     if (column === undefined) {
+      const n = columns.list.length;
       // A column that did not fit a list this long is not tried again (a whole table of 871,066 runs: its UIDs alone are 40 MB).
-      if (columns.list.length >= (this.#tooLong.get(key) ?? Infinity)) return null;
-      column = { packed: new Uint8Array(0), rows: new Int32Array(0), ends: new Int32Array(0), pending: new Map(), bytes: 0, used: 0 };
+      if (n >= (this.#tooLong.get(key) ?? Infinity)) return null;
+      const bytes = n * ROW_BYTES;
+      if (!this.#makeRoom(bytes)) return null;
+      column = { packed: new Uint8Array(0), start: new Int32Array(n).fill(-1), end: new Int32Array(n), pending: new Map(), bytes, used: 0 };
       this.#columns.set(key, column);
+      this.#bytes += bytes;
     }
     if (column.pending.size > 0) pack(column, null);
     column.used = ++this.#clock;
@@ -155,7 +151,7 @@ export class RowCells {
     this.#bytes -= column.bytes;
     column.bytes += added;
     if (!this.#makeRoom(column.bytes)) {
-      this.#tooLong.set(key, this.#list?.length ?? 0);
+      this.#tooLong.set(key, column.start.length);
       return;
     }
     this.#columns.set(key, column);
@@ -207,69 +203,45 @@ export class RowCells {
 
 /**
  * Packs a column's kept and pending cells in row order into one buffer; with `moved`, onto a new
- * list's rows (moved[i]: row i's row in the column's list, -1: none; ascending where not -1, as
- * both lists are in one order).
+ * list's rows (moved[i]: row i's row in the column's list, -1: none).
  */
 function pack(column: Column, moved: Int32Array | null): void {
-  const kept = column.rows;
-  // The cells to pack, in the new rows' order: each one's new row, its row in the column's list, and its kept index (-1: pending).
-  const newRows: number[] = [];
-  const oldRows: number[] = [];
-  const keptAt: number[] = [];
-  const add = (row: number, old: number, k: number): void => {
-    newRows.push(row);
-    oldRows.push(old);
-    keptAt.push(k);
-  };
-  if (moved === null) {
-    // The kept rows and the pending ones, merged (a row is one or the other).
-    const pending = Int32Array.from(column.pending.keys()).sort();
-    let a = 0;
-    for (const row of pending) {
-      for (; a < kept.length && kept[a]! < row; a++) add(kept[a]!, kept[a]!, a);
-      add(row, row, -1);
-    }
-    for (; a < kept.length; a++) add(kept[a]!, kept[a]!, a);
-  } else {
-    let a = 0;
-    for (let i = 0; i < moved.length; i++) {
-      const r = moved[i]!;
-      if (r < 0) continue;
-      while (a < kept.length && kept[a]! < r) a++;
-      if (a < kept.length && kept[a] === r) add(i, r, a);
-      else if (column.pending.has(r)) add(i, r, -1);
-    }
-  }
-  const count = newRows.length;
+  const rows = moved === null ? column.start.length : moved.length;
+  const oldRow = (i: number): number => (moved === null ? i : moved[i]!);
   // The pending cells' bytes first: the packed size is known before it is filled.
-  const encoded = new Array<Uint8Array | undefined>(count);
-  const keptStart = (k: number): number => (k === 0 ? 0 : column.ends[k - 1]!);
+  const encoded = new Map<number, Uint8Array>();
   let size = 0;
-  for (let c = 0; c < count; c++) {
-    const k = keptAt[c]!;
-    if (k >= 0) size += column.ends[k]! - keptStart(k);
+  for (let i = 0; i < rows; i++) {
+    const r = oldRow(i);
+    if (r < 0) continue;
+    if (column.start[r]! >= 0) size += column.end[r]! - column.start[r]!;
     else {
-      const bytes = UTF8.encode(`${column.pending.get(oldRows[c]!)!},`);
-      encoded[c] = bytes;
+      const text = column.pending.get(r);
+      if (text === undefined) continue;
+      const bytes = UTF8.encode(`${text},`);
+      encoded.set(r, bytes);
       size += bytes.length;
     }
   }
   const packed = new Uint8Array(size);
-  const rows = Int32Array.from(newRows);
-  const ends = new Int32Array(count);
+  const start = new Int32Array(rows).fill(-1);
+  const end = new Int32Array(rows);
   let at = 0;
-  for (let c = 0; c < count; c++) {
-    const k = keptAt[c]!;
-    const bytes = k >= 0 ? column.packed.subarray(keptStart(k), column.ends[k]!) : encoded[c]!;
+  for (let i = 0; i < rows; i++) {
+    const r = oldRow(i);
+    if (r < 0) continue;
+    const bytes = column.start[r]! >= 0 ? column.packed.subarray(column.start[r]!, column.end[r]!) : encoded.get(r);
+    if (bytes === undefined) continue;
     packed.set(bytes, at);
+    start[i] = at;
     at += bytes.length;
-    ends[c] = at;
+    end[i] = at;
   }
   column.packed = packed;
-  column.rows = rows;
-  column.ends = ends;
+  column.start = start;
+  column.end = end;
   column.pending = new Map();
-  column.bytes = count * ROW_BYTES + size;
+  column.bytes = rows * ROW_BYTES + size;
 }
 
 const UTF8 = new TextEncoder();
