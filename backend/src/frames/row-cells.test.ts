@@ -66,7 +66,9 @@ describe('a whole table written from its closed runs kept cells', () => {
     fc.assert(
       fc.property(arbCase, ([fleet, first, closing, later]) => {
         const held = fleet.filter((_, i) => i % 4 === 3);
-        let list = markSorted(fleet.filter((_, i) => i % 4 !== 3));
+        // The engine's lists (one owner): the next one takes the rows and the lives worked out over.
+        const engine = {};
+        let list = markSorted(fleet.filter((_, i) => i % 4 !== 3), engine);
         // Twice each: the second time the cells written the first time are read.
         for (const q of first) for (let k = 0; k < 2; k++) ask(list, q);
         // Runs of the same list close (a deletion among them): the engine keeps its list while none is added or dropped.
@@ -78,7 +80,7 @@ describe('a whole table written from its closed runs kept cells', () => {
         }
         for (const q of [...first, ...later]) ask(list, q);
         // The next list: the first run dropped (retention), the held-back ones added.
-        list = markSorted([...list.slice(1), ...held].sort(byNamespaceNameUid));
+        list = markSorted([...list.slice(1), ...held].sort(byNamespaceNameUid), engine);
         for (const q of [...later, ...first]) if (list.length > 0) ask(list, q);
       }),
       { numRuns: 200 },

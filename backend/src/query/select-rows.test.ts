@@ -42,7 +42,9 @@ describe('a selection by the list columns', () => {
       fc.property(arbFleetAndTimes, fc.array(fc.nat(), { maxLength: 4 }), ([fleet, a, b, h, edge, burn, short], closing) => {
         // The engine's list now, and its next one: a run dropped, the held-back ones added (rows are taken over from the last columns made).
         const held = fleet.filter((_, i) => i % 4 === 3);
-        let list = markSorted(fleet.filter((_, i) => i % 4 !== 3));
+        // The engine's lists (one owner): the next one takes the rows and the lives worked out over.
+        const engine = {};
+        let list = markSorted(fleet.filter((_, i) => i % 4 !== 3), engine);
         const [from, to] = [Math.min(a, b), Math.max(a, b)];
         const check = (): void => {
           const selected = select(list, {}, h, from, to);
@@ -75,7 +77,7 @@ describe('a selection by the list columns', () => {
           openTransitions(tl).push({ at: last.at + 1000 * (k % 5), state: k % 2 === 0 ? 'completed' : 'failed' });
         }
         check();
-        list = markSorted([...list.slice(1), ...held].sort(byNamespaceNameUid));
+        list = markSorted([...list.slice(1), ...held].sort(byNamespaceNameUid), engine);
         if (list.length > 0) check();
       }),
       { numRuns: 1500 },

@@ -3,37 +3,20 @@
 // (the node layer's, made again on demand and held weakly) must not be kept alive by its columns,
 // nor evict the owner's: one module-wide "latest" once kept a replayed fleet's whole node layer.
 
+import fc from 'fast-check';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { markSorted } from '../timeline/order.ts';
-import { packClosed, type Timeline } from '../timeline/types.ts';
-import { OPEN, runColumns } from './run-columns.ts';
+import { timelines as arbTimelines } from '../../../test/support/arbitraries.ts';
+import { closedRun, T0 } from '../../../test/support/closed-run.ts';
+import { byNamespaceNameUid, markSorted } from '../timeline/order.ts';
+import { transitionsOf, type Timeline } from '../timeline/types.ts';
+import { timelineColumns, timeToFirstUpFrom } from './columns.ts';
+import { holdsLife, OPEN, rowLifeInto, rowTimeToFirstUp, runColumns } from './run-columns.ts';
+import { FIELDS, windowTotals } from './totals.ts';
 
 // The test runner has no --expose-gc: V8's gc is reached through its flag, as the service does.
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as (options?: { type: 'major'; execution: 'sync' }) => void;
-
-const T0 = Date.parse('2026-01-01T00:00:00Z');
-
-/** A closed run: provisioning, up after 1 s, completed 10 s later (packed, as the engine holds it). */
-function closedRun(i: number): Timeline {
-  const tl: Timeline = {
-    uid: `u-${i}`,
-    namespace: 'ns',
-    name: `js-${String(i).padStart(4, '0')}`,
-    labels: {},
-    accelerator: null,
-    topology: null,
-    createdAt: T0 + i,
-    transitions: [
-      { at: T0 + i, state: 'provisioning' },
-      { at: T0 + i + 1_000, state: 'up' },
-      { at: T0 + i + 11_000, state: 'completed' },
-    ],
-  };
-  packClosed(tl);
-  return tl;
-}
 
 /** Whether what `ref` points to is gone after the current job ends and two full collections run. */
 async function collected(ref: WeakRef<object>): Promise<boolean> {
@@ -50,7 +33,7 @@ describe('runColumns', () => {
     const rc = runColumns(list);
     expect(Array.from(rc.created)).toEqual([T0, T0 + 1]);
     expect(Array.from(rc.end)).toEqual([T0 + 11_000, T0 + 11_001]);
-    expect(Array.from(rc.timeToFirstUp)).toEqual([1, 1]);
+    expect([rowTimeToFirstUp(rc, 0), rowTimeToFirstUp(rc, 1)]).toEqual([1, 1]);
     expect(rc.state[0]).not.toBe(OPEN);
     expect(runColumns(list)).toBe(rc);
   });
@@ -86,5 +69,44 @@ describe('runColumns', () => {
     expect(Array.from(rc.end)).toEqual(runs.map((_, i) => T0 + i + 11_000));
     // Its own latest is now the next list: the first one goes.
     expect(await collected(first)).toBe(true);
+  });
+
+  it('works a closed run\'s life out when first read, into a store no longer than the closed rows, and hands it to the next list', () => {
+    // Lists of up to 150 runs (past the store's first 64 slots), their lives read in any order, some twice.
+    const arbList = fc.array(arbTimelines(8), { minLength: 1, maxLength: 150 }).map((tls) =>
+      tls.map((tl, i): Timeline => ({ ...tl, uid: `u${String(i).padStart(3, '0')}`, name: `js${i % 7}`, namespace: `ns${i % 3}`, transitions: transitionsOf(tl).slice() })).sort(byNamespaceNameUid),
+    );
+    fc.assert(
+      fc.property(arbList, fc.array(fc.nat(), { maxLength: 300 }), fc.array(fc.nat(), { maxLength: 300 }), (runs, reads, nextReads) => {
+        const engine = {};
+        const check = (list: readonly Timeline[], order: readonly number[]): void => {
+          const rc = runColumns(list);
+          const out = new Float64Array(FIELDS);
+          for (const k of order) {
+            const i = k % list.length;
+            const tl = list[i]!;
+            // A closed row whose life a window from its creation to its end holds: its totals are that window's, as the timeline gives them.
+            if (!holdsLife(rc, i, rc.created[i]!, rc.end[i]!)) continue;
+            rowLifeInto(rc, i, out, 0);
+            expect(Array.from(out)).toEqual(Array.from(windowTotals(tl, rc.end[i]!, rc.created[i]!, rc.end[i]!)));
+            expect(rowTimeToFirstUp(rc, i)).toBe(timeToFirstUpFrom(timelineColumns(tl), Infinity));
+          }
+          let closed = 0;
+          for (let i = 0; i < list.length; i++) if (rc.state[i] !== OPEN) closed++;
+          // Only the lives read are worked out (or taken over), and the store holds no more than the closed rows.
+          expect(rc.lives.count).toBeLessThanOrEqual(closed);
+          expect(rc.lives.slots).toBeLessThanOrEqual(closed);
+        };
+        const first = markSorted(runs.filter((_, i) => i % 5 !== 4), engine);
+        if (first.length > 0) {
+          check(first, reads);
+          expect(runColumns(first).lives.count).toBeLessThanOrEqual(new Set(reads.map((k) => k % first.length)).size);
+        }
+        // The engine's next list: a run dropped, the held-back ones added; the lives read before are taken over, the rest worked out.
+        const next = markSorted(runs.filter((_, i) => i !== 0), engine);
+        if (next.length > 0) check(next, [...reads, ...nextReads]);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -1,12 +1,16 @@
 // Typed columns over a sorted list of timelines (the engine's list, which is shared until a
 // timeline is added or dropped), one row per run by its place in the list: when it was created and
-// ended, its state, time to first up, goodput constants and whole-life totals (totals.ts
-// lifeTotals). A closed run never changes, so its row is filled once per list; a table over a range
-// that holds a closed run's whole life (most runs of a range) reads its row, a pass over numbers in
-// the order of the list, instead of visiting the run's objects (which, spread over the heap, cost a
-// cache miss each: the visit, not the arithmetic, was most of a table's time). Open runs (and a
-// closed one whose first transition is not at its creation) are rows of no use here: their readers
-// take the timeline itself, as before.
+// ended, and its state once closed. A closed run never changes, so its row is filled once per list;
+// a selection tests a run's life on them, and a table over a range that holds a closed run's whole
+// life reads its figures from its row, a pass over numbers in the order of the list, instead of
+// visiting the run's objects (which, spread over the heap, cost a cache miss each: the visit, not the
+// arithmetic, was most of a table's time). Open runs (and a closed one whose first transition is not
+// at its creation) are rows of no use here: their readers take the timeline itself, as before.
+//
+// A row's life (its whole-life totals, time to first up, goodput constants: 15 numbers) is worked
+// out the first time a table reads it, into a store of the rows read so far (issue 21 §3): the
+// selection's columns are 18 bytes a run, and a dashboard's tables over the last days fill the lives
+// of the runs those days hold, not the 120 bytes of every run of the list (~100 MiB at 871,066 runs).
 //
 // Pure: values in, values out (the rows are a cache of what the timelines say).
 
@@ -18,23 +22,78 @@ import { addGoodputWith, BASE_FIELDS, lifeInto } from './totals.ts';
 /** `state` of a row that is not (yet) a closed run's. */
 export const OPEN = 255;
 
+/** A life's numbers in the store: its BASE_FIELDS totals, then these. */
+const TIME_TO_FIRST_UP = BASE_FIELDS;
+const ACCELERATORS = BASE_FIELDS + 1;
+const CHECKPOINT_MS = BASE_FIELDS + 2;
+const LIFE_WIDTH = BASE_FIELDS + 3;
+
 export interface RunColumns {
   readonly list: readonly Timeline[];
   /** createdAt. */
   readonly created: Float64Array;
   /** A closed run's end (its last transition). */
   readonly end: Float64Array;
-  /** Its second transition's time (its first event's), +∞ when it has one transition. */
-  readonly second: Float64Array;
+  /** 1 when a closed run's second transition (its first event) is after its creation, or it has one transition; 0 when it is at its creation. */
+  readonly laterFirstEvent: Uint8Array;
   /** Its terminal state's code (columns.ts); OPEN while it is open. */
   readonly state: Uint8Array;
-  /** Time to first up, seconds; NaN when it never came up. */
-  readonly timeToFirstUp: Float64Array;
-  /** Goodput constants: accelerators, and the checkpoint interval (NaN: none). */
-  readonly accelerators: Float64Array;
-  readonly checkpointMs: Float64Array;
-  /** BASE_FIELDS numbers a row: its whole life's totals. */
-  readonly life: Float64Array;
+  /** The lives worked out so far, by row. */
+  readonly lives: LifeStore;
+}
+
+/** The lives of the closed rows read so far: LIFE_WIDTH numbers each, in the order they were first read. */
+class LifeStore {
+  readonly rows: number;
+  /** Row i's life is at values[at[i] · LIFE_WIDTH]; -1: not worked out yet. Made with the first life (a list no table reads needs none). */
+  at: Int32Array | null = null;
+  values = new Float64Array(0);
+  count = 0;
+  /** How many rows are closed: no more lives than that are ever stored, so the store grows no further. */
+  closed = 0;
+
+  constructor(rows: number) {
+    this.rows = rows;
+  }
+
+  /** How many lives `values` has room for. */
+  get slots(): number {
+    return this.values.length / LIFE_WIDTH;
+  }
+
+  /** Row i's slot; -1 while its life is not worked out. */
+  slotOf(i: number): number {
+    const at = this.at;
+    return at === null ? -1 : at[i]!;
+  }
+
+  /** A new slot for row i (grown by half again when full, up to the closed rows): its offset in `values`. */
+  add(i: number): number {
+    if ((this.count + 1) * LIFE_WIDTH > this.values.length) {
+      const slots = Math.max(this.count + 1, Math.min(this.closed, Math.max(64, Math.ceil(this.count * 1.5))));
+      const grown = new Float64Array(slots * LIFE_WIDTH);
+      grown.set(this.values.subarray(0, this.count * LIFE_WIDTH));
+      this.values = grown;
+    }
+    this.at ??= new Int32Array(this.rows).fill(-1);
+    this.at[i] = this.count;
+    return this.count++ * LIFE_WIDTH;
+  }
+
+  /** The lives an earlier list's store has of this list's rows (from[i]: row i's row there, -1: none), in one piece. */
+  takeOver(before: LifeStore, from: Int32Array): void {
+    let count = 0;
+    for (let i = 0; i < from.length; i++) if (from[i]! >= 0) count++;
+    this.values = new Float64Array(count * LIFE_WIDTH);
+    for (let i = 0; i < from.length; i++) {
+      const j = from[i]!;
+      if (j < 0) continue;
+      const slot = before.slotOf(j);
+      this.values.set(before.values.subarray(slot * LIFE_WIDTH, (slot + 1) * LIFE_WIDTH), this.count * LIFE_WIDTH);
+      this.at ??= new Int32Array(this.rows).fill(-1);
+      this.at[i] = this.count++;
+    }
+  }
 }
 
 const byList = new WeakMap<readonly Timeline[], RunColumns>();
@@ -49,8 +108,9 @@ const latestOf = new WeakMap<object, RunColumns>();
 
 /**
  * The list's columns, made on first use and kept while the list lives (closed runs filled, open ones
- * marked OPEN). A closed run's row is copied from the columns made last when they have it (the
- * engine's next list is the last one with timelines added or dropped), else worked out.
+ * marked OPEN). A closed run's row (and its life, when worked out) is copied from the columns made
+ * last when they have it (the engine's next list is the last one with timelines added or dropped),
+ * else worked out.
  */
 export function runColumns(list: readonly Timeline[]): RunColumns {
   let rc = byList.get(list);
@@ -60,17 +120,16 @@ export function runColumns(list: readonly Timeline[]): RunColumns {
     list,
     created: new Float64Array(n),
     end: new Float64Array(n),
-    second: new Float64Array(n),
+    laterFirstEvent: new Uint8Array(n),
     state: new Uint8Array(n).fill(OPEN),
-    timeToFirstUp: new Float64Array(n),
-    accelerators: new Float64Array(n),
-    checkpointMs: new Float64Array(n),
-    life: new Float64Array(n * BASE_FIELDS),
+    lives: new LifeStore(n),
   };
   const owner = ownerOf(list);
   const before = owner === undefined ? null : (latestOf.get(owner) ?? null);
   // Both lists are in one order (namespace, name, UID), so one walk finds each run's earlier row.
   let j = 0;
+  /** Per row, its row in `before` when that has its life worked out. */
+  let lifeFrom: Int32Array | null = null;
   for (let i = 0; i < n; i++) {
     const tl = list[i]!;
     rc.created[i] = tl.createdAt;
@@ -78,11 +137,13 @@ export function runColumns(list: readonly Timeline[]): RunColumns {
       while (j < before.list.length && before.list[j] !== tl && byNamespaceNameUid(before.list[j]!, tl) < 0) j++;
       if (j < before.list.length && before.list[j] === tl && before.state[j] !== OPEN) {
         copyRow(before, j, rc, i);
+        if (before.lives.slotOf(j) >= 0) (lifeFrom ??= new Int32Array(n).fill(-1))[i] = j;
         continue;
       }
     }
     fill(rc, i);
   }
+  if (lifeFrom !== null) rc.lives.takeOver(before!.lives, lifeFrom);
   byList.set(list, rc);
   if (owner !== undefined) latestOf.set(owner, rc);
   return rc;
@@ -90,11 +151,8 @@ export function runColumns(list: readonly Timeline[]): RunColumns {
 
 function copyRow(from: RunColumns, j: number, to: RunColumns, i: number): void {
   to.end[i] = from.end[j]!;
-  to.second[i] = from.second[j]!;
-  to.timeToFirstUp[i] = from.timeToFirstUp[j]!;
-  to.accelerators[i] = from.accelerators[j]!;
-  to.checkpointMs[i] = from.checkpointMs[j]!;
-  to.life.set(from.life.subarray(j * BASE_FIELDS, (j + 1) * BASE_FIELDS), i * BASE_FIELDS);
+  to.laterFirstEvent[i] = from.laterFirstEvent[j]!;
+  to.lives.closed++;
   to.state[i] = from.state[j]!;
 }
 
@@ -105,14 +163,50 @@ function fill(rc: RunColumns, i: number): boolean {
   const n = c.length;
   if (n === 0 || (codeAt(c, n - 1) & 7) < CLOSED_FROM || timeAt(c, 0) !== tl.createdAt) return false;
   rc.end[i] = timeAt(c, n - 1);
-  rc.second[i] = n > 1 ? timeAt(c, 1) : Infinity;
-  rc.timeToFirstUp[i] = timeToFirstUpFrom(c, Infinity) ?? NaN;
-  rc.accelerators[i] = tl.accelerators ?? 0;
-  rc.checkpointMs[i] = tl.checkpointIntervalMs ?? NaN;
-  lifeInto(tl, c, rc.life, i * BASE_FIELDS);
+  rc.laterFirstEvent[i] = n === 1 || timeAt(c, 1) > tl.createdAt ? 1 : 0;
+  rc.lives.closed++;
   // Last: a row is read as closed only once the rest of it is there.
   rc.state[i] = codeAt(c, n - 1) & 7;
   return true;
+}
+
+/** The offset in rc.lives.values of closed row i's life, worked out on its first read (apart: this stays small enough to inline in a table's loop). */
+function lifeOf(rc: RunColumns, i: number): number {
+  const at = rc.lives.at;
+  const slot = at === null ? -1 : at[i]!;
+  return slot >= 0 ? slot * LIFE_WIDTH : workOutLife(rc, i);
+}
+
+function workOutLife(rc: RunColumns, i: number): number {
+  const tl = rc.list[i]!;
+  const c = timelineColumns(tl);
+  const o = rc.lives.add(i);
+  const values = rc.lives.values;
+  lifeInto(tl, c, values, o);
+  values[o + TIME_TO_FIRST_UP] = timeToFirstUpFrom(c, Infinity) ?? NaN;
+  values[o + ACCELERATORS] = tl.accelerators ?? 0;
+  values[o + CHECKPOINT_MS] = tl.checkpointIntervalMs ?? NaN;
+  return o;
+}
+
+/** Closed row i's time to first up, seconds; null when it never came up. */
+export function rowTimeToFirstUp(rc: RunColumns, i: number): number | null {
+  // The offset first: working the life out may grow the store (a new `values`).
+  const o = lifeOf(rc, i);
+  const t = rc.lives.values[o + TIME_TO_FIRST_UP]!;
+  return Number.isNaN(t) ? null : t;
+}
+
+/** Closed row i's whole-life totals (BASE_FIELDS numbers): `values` from `offset` on, valid until the next life is worked out. */
+export function rowLife(rc: RunColumns, i: number): { values: Float64Array; offset: number } {
+  const offset = lifeOf(rc, i);
+  return { values: rc.lives.values, offset };
+}
+
+/** Whether nothing happened to closed row i at or before `t`: before its creation, or at it when its first event is later. */
+export function beforeLife(rc: RunColumns, i: number, t: number): boolean {
+  const created = rc.created[i]!;
+  return t < created || (t === created && rc.laterFirstEvent[i] === 1);
 }
 
 /** Whether row i is a closed run's (filling it if its run has closed since the columns were made). */
@@ -135,15 +229,19 @@ export function livedRow(rc: RunColumns, i: number, horizon: number, from: numbe
 
 /** Whether the window (from, to] holds the whole life of closed row i: its totals there are its life's. */
 export function holdsLife(rc: RunColumns, i: number, from: number, to: number): boolean {
-  return rc.state[i] !== OPEN && rc.end[i]! <= to && rc.created[i]! >= from && rc.second[i]! > from;
+  if (rc.state[i] === OPEN || rc.end[i]! > to) return false;
+  // beforeLife(rc, i, from), read here once: a whole table asks it of every row and column.
+  const created = rc.created[i]!;
+  return created > from || (created === from && rc.laterFirstEvent[i] === 1);
 }
 
 /** Row i's whole-life totals (FIELDS numbers, goodput included) into `out` at `o`: windowTotals of any window that holds its life. */
 export function rowLifeInto(rc: RunColumns, i: number, out: Float64Array, o: number): void {
-  const base = i * BASE_FIELDS;
-  for (let f = 0; f < BASE_FIELDS; f++) out[o + f] = rc.life[base + f]!;
-  const interval = rc.checkpointMs[i]!;
-  addGoodputWith(rc.accelerators[i]!, Number.isNaN(interval) ? null : interval, out, o);
+  const base = lifeOf(rc, i);
+  const values = rc.lives.values;
+  for (let f = 0; f < BASE_FIELDS; f++) out[o + f] = values[base + f]!;
+  const interval = values[base + CHECKPOINT_MS]!;
+  addGoodputWith(values[base + ACCELERATORS]!, Number.isNaN(interval) ? null : interval, out, o);
 }
 
 // Selections of a list: which rows a selected array holds (query/select.ts says so when it selects

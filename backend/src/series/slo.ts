@@ -15,8 +15,8 @@
 // (t − w, t], the short window (t − s, t]. Pure: values in, values out.
 
 import type { Timeline } from '../timeline/types.ts';
-import { OPEN, type RunColumns } from './run-columns.ts';
-import { BASE_FIELDS, cumulativeAt, FIELDS, INTERRUPTION_DOWN, PROVISIONING, SUSPENDED, UNKNOWN, UP } from './totals.ts';
+import { beforeLife, OPEN, rowLife, type RunColumns } from './run-columns.ts';
+import { cumulativeAt, FIELDS, INTERRUPTION_DOWN, PROVISIONING, SUSPENDED, UNKNOWN, UP } from './totals.ts';
 
 /**
  * The totals fields each indicator counts as bad time; up is the good time of both. Suspended
@@ -161,17 +161,21 @@ function addLifeRow(rc: RunColumns, row: number, times: Float64Array, up: Float6
   if (rc.state[row] === OPEN) return false;
   const n = times.length;
   const end = rc.end[row]!;
-  const created = rc.created[row]!;
-  const second = rc.second[row]!;
+  let after = false;
   for (let i = 0; i < n; i++) {
     const t = times[i]!;
-    if (t < end && !(t <= created && second > t)) return false;
+    if (t >= end) after = true;
+    else if (!beforeLife(rc, row, t)) return false;
   }
-  const o = row * BASE_FIELDS;
+  // Every time before its life: nothing to add (its life not worked out for it).
+  if (!after) return true;
+  const { values, offset } = rowLife(rc, row);
+  const lifeUp = values[offset + UP]!;
+  const lifeBad = badOf(values, offset, bad);
   for (let i = 0; i < n; i++) {
     if (times[i]! < end) continue;
-    up[i]! += rc.life[o + UP]!;
-    up[n + i]! += badOf(rc.life, o, bad);
+    up[i]! += lifeUp;
+    up[n + i]! += lifeBad;
   }
   return true;
 }

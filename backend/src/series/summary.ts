@@ -4,7 +4,7 @@ import { byNamespaceNameUid, isMarkedSorted } from '../timeline/order.ts';
 import { closedAt, lastAt, type State, type Timeline } from '../timeline/types.ts';
 import { codeAt, STATE_CODE, timeAt, timelineColumns, timeToFirstUpFrom, type Columns } from './columns.ts';
 import { figuresFromTotals, type Figures } from './figures.ts';
-import { holdsLife, rowLifeInto, selectedRows } from './run-columns.ts';
+import { holdsLife, rowLifeInto, rowTimeToFirstUp, selectedRows } from './run-columns.ts';
 import { endOf, FIELDS, windowTotals } from './totals.ts';
 
 export interface JobSetSummary extends Figures {
@@ -105,10 +105,7 @@ export function summaryColumns(timelines: readonly Timeline[], horizon: number, 
       const row = rows![i]!;
       if (holdsLife(columns, row, from, to)) {
         rowLifeInto(columns, row, totals, i * FIELDS);
-        if (withTimeToFirstUp) {
-          const t = columns.timeToFirstUp[row]!;
-          timeToFirstUp[i] = Number.isNaN(t) ? null : t;
-        }
+        if (withTimeToFirstUp) timeToFirstUp[i] = rowTimeToFirstUp(columns, row);
         states[i] = STATE_OF[columns.state[row]!]!;
         continue;
       }
