@@ -19,6 +19,7 @@ import { keepClosedMemory, type MachineState } from '../timeline/machine.ts';
 import { RunTimeline } from '../timeline/run-timeline.ts';
 import { CLOSED_FROM, codeWords, compactTransition, packColumns, restartCodeFor, STATE_CODE, stateOfCode } from '../timeline/columns.ts';
 import { transitionAt, transitionCount, type Cause, type State, type Suspension, type Timeline, type Transition } from '../timeline/types.ts';
+import { encodeUidBytes, UID_WORDS } from '../timeline/uids.ts';
 
 type Labels = Readonly<Record<string, string>>;
 /** An interned string: its number in the strings table, or (first use) the string itself. */
@@ -214,7 +215,10 @@ export class DenseReader {
     s.from(bytes, start, end);
     s.byte(OPEN);
     const f = this.#fields;
-    for (let k = 0; k < FIELDS.length; k++) {
+    // The UID: a canonical one read into words (a closed run holds it so: timeline/run-timeline.ts), no string made; another as its string.
+    f[0] = s.uid(this.#uidWords) ? null : s.string();
+    s.byte(COMMA);
+    for (let k = 1; k < FIELDS.length; k++) {
       f[k] = s.value(FIELDS[k]!);
       s.byte(COMMA);
     }
@@ -319,6 +323,8 @@ export class DenseReader {
   readonly #held: (number | Transition)[] = [];
 
   readonly #scan = new Scan();
+  /** The UID read last as words (read: the element's first field null). */
+  readonly #uidWords = new Uint32Array(UID_WORDS);
   /** The fields before the states, as the scan reads them (FIELDS). */
   readonly #fields: unknown[] = [];
 
@@ -334,6 +340,8 @@ export class DenseReader {
     side: (number | Transition)[] | null = null,
   ): MachineState | Timeline {
     const [uid, namespaceRef, nameRef, labelsRef, accelerator, topology, createdAt, accelerators, checkpointIntervalMs, pods, everUp, restarts, rv, deletedAt] = d;
+    // Null: read as words (read).
+    const uidWords = (uid as string | null) === null ? this.#uidWords : undefined;
     const namespace = internNamespace(this.#string(namespaceRef));
     const name = this.#string(nameRef);
     const labels = this.#labels(labelsRef);
@@ -375,7 +383,7 @@ export class DenseReader {
       pods,
       // A closed one's placed in the arena from the scratch.
       transitions: transitions ?? packColumns(laid, n, held),
-    });
+    }, uidWords);
     // A closed run as the engine keeps it (timeline/machine.ts settledMachine: its resource version
     // dropped as a run that closes drops it): no machine object made only to be dropped.
     if (closed && keepClosedMemory(timeline, everUp, restarts, deletedAt)) return timeline;
@@ -502,6 +510,14 @@ class Scan {
     return bytes.toString(ascii ? 'latin1' : 'utf8', from, i);
   }
 
+  /** A canonical UID's string (uids.ts) read into `words`: true, the scan past it; else false, the scan where it was. */
+  uid(words: Uint32Array): boolean {
+    const at = this.at;
+    if (at + 38 > this.end || this.bytes[at] !== QUOTE || this.bytes[at + 37] !== QUOTE || !encodeUidBytes(this.bytes, at + 1, words)) return false;
+    this.at = at + 38;
+    return true;
+  }
+
   /** An interned string's number, or the string written in full. */
   ref(): Ref {
     return this.at < this.end && this.bytes[this.at] === QUOTE ? this.string() : this.int();
@@ -531,7 +547,7 @@ class Scan {
 /**
  * What the scan reads of an element's fields before its states (DenseMachine's order), '?' where
  * null may stand: a label set written in full (its first use) is not an int, and JSON.parse reads
- * that element.
+ * that element. The first, the UID, is read apart (a canonical one as words: Scan.uid).
  */
 const FIELDS = ['string', 'ref', 'ref', 'int', 'ref?', 'ref?', 'int', 'int', 'int?', 'int', 'bool', 'int', 'string?', 'int?'] as const;
 type Field = (typeof FIELDS)[number];
