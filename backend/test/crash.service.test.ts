@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { stateAt } from '../src/series/figures.ts';
 import { simulateFleet } from '../src/sources/simulator/index.ts';
 import { TimelineEngine } from '../src/timeline/engine.ts';
-import { transitionsOf, type State, type Timeline } from '../src/timeline/types.ts';
+import { timelineFields, transitionsOf, type State, type Timeline } from '../src/timeline/types.ts';
 import { ready, startServe } from '../../test/support/serve.ts';
 
 interface Interval {
@@ -107,7 +107,7 @@ describe('kill -9 while a simulated fleet streams in at 3600× real time', () =>
       const snapshotReadBefore = (t: number): void => {
         for (; next < reads.length && reads[next]![1] < t; next++) {
           const tl = peer.timeline(reads[next]![0]);
-          if (tl !== undefined) asRead.set(tl.uid, { ...tl, transitions: [...transitionsOf(tl)] });
+          if (tl !== undefined) asRead.set(tl.uid, { ...timelineFields(tl), transitions: [...transitionsOf(tl)] });
         }
       };
       for (const o of simulateFleet({ jobsets: 12, days: 1 + 3650, seed: Number(SEED), start: anchor.start, profile: 'demo', nodes: true }).observations()) {

@@ -102,3 +102,26 @@ export function oracle(tl: OpenTimeline, horizon: number, from: number, to: numb
   }
   return result;
 }
+
+// UIDs of every form (timeline/uids.ts holds the canonical ones as words, keeps the others as strings).
+const hexDigit = fc.constantFrom(...'0123456789abcdef');
+const hex = (n: number): fc.Arbitrary<string> => fc.array(hexDigit, { minLength: n, maxLength: n }).map((d) => d.join(''));
+
+/** Any canonical UID: 32 lowercase hex digits, 8-4-4-4-12 (of any version or variant, as a trace may hold). */
+export const arbCanonicalUid = fc.tuple(hex(8), hex(4), hex(4), hex(4), hex(12)).map((parts) => parts.join('-'));
+/** Strings that are not canonical UIDs, and some that nearly are. */
+export const arbOtherUid = fc.oneof(
+  arbCanonicalUid.map((u) => u.toUpperCase()),
+  arbCanonicalUid.chain((u) => fc.integer({ min: 0, max: 35 }).filter((i) => u[i] !== '-').map((i) => `${u.slice(0, i)}${u[i]!.toUpperCase() === u[i] ? 'g' : u[i]!.toUpperCase()}${u.slice(i + 1)}`)),
+  arbCanonicalUid.map((u) => u.replace(/-/g, '')),
+  arbCanonicalUid.map((u) => `{${u}}`),
+  arbCanonicalUid.map((u) => u.slice(0, 35)),
+  arbCanonicalUid.map((u) => `${u}0`),
+  arbCanonicalUid.map((u) => `${u.slice(0, 8)}${u.slice(9, 10)}-${u.slice(10)}`),
+  arbCanonicalUid.map((u) => `${u.slice(0, 13)}_${u.slice(14)}`),
+  arbCanonicalUid.map((u) => `${u.slice(0, 35)}é`),
+  arbCanonicalUid.map((u) => `${u.slice(0, 35)}\u0660`),
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'grapheme', minLength: 30, maxLength: 40 }),
+  fc.constantFrom('', 'u', 'u-1', 'a', '-'.repeat(36), ' '.repeat(36)),
+);

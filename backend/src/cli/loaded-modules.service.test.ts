@@ -189,13 +189,13 @@ describe('the sources stripped ahead (backend/bin/stripped-sources.js)', () => {
         const { replayTraceInWorkers, workerStart } = await import(${url(join(ROOT, 'backend', 'src', 'runtime', 'trace-workers.ts'))});
         const { ClusterEngine } = await import(${url(join(ROOT, 'backend', 'src', 'nodes', 'engine.ts'))});
         const { simulateFleet } = await import(${url(join(ROOT, 'backend', 'src', 'sources', 'simulator', 'index.ts'))});
-        const { transitionsOf } = await import(${url(join(ROOT, 'backend', 'src', 'timeline', 'types.ts'))});
+        const { timelineFields, transitionsOf } = await import(${url(join(ROOT, 'backend', 'src', 'timeline', 'types.ts'))});
         const text = [...simulateFleet({ jobsets: 6, days: 1, seed: 5, nodes: true }).traceLines()].map((l) => l + '\\n').join('');
         const held = async (options) => {
           const engine = new ClusterEngine();
           await replayTraceInWorkers([text], engine, { inThreadBytes: 0, chunkBytes: 16 << 10, ...options });
-          // Transitions as objects: a closed run's are held as a record of the process's arena, whose number differs between the two replays.
-          const read = (list) => list.map((tl) => ({ ...tl, transitions: transitionsOf(tl) }));
+          // Every field (a spread leaves out what the engine's timeline shares or holds apart: its UID), transitions as objects: a closed run's are held as a record of the process's arena, whose number differs between the two replays.
+          const read = (list) => list.map((tl) => ({ ...timelineFields(tl), transitions: transitionsOf(tl) }));
           return JSON.stringify({ timelines: read(engine.timelines()), nodes: read(engine.nodeTimelines()), counts: engine.counts });
         };
         const inThread = await held({ workers: 0 });

@@ -227,15 +227,19 @@ export class NodeLayer {
     if (kept !== undefined) return kept;
     const list: Timeline[] = [];
     let listed = 0;
-    if (isMarkedSorted(jobsets)) {
+    // Few kept (a fleet of JobSets alone): those listed and sorted below, without every JobSet's UID read
+    // (a closed run's is made as a string when read: timeline/run-timeline.ts).
+    const few = this.#entries.size * 16 < jobsets.length;
+    if (isMarkedSorted(jobsets) && !few) {
       for (const jobset of jobsets) {
-        if (!this.#entries.has(jobset.uid)) continue;
+        const uid = jobset.uid;
+        if (!this.#entries.has(uid)) continue;
         listed++;
-        const timeline = this.timeline(jobset.uid);
+        const timeline = this.timeline(uid);
         if (timeline !== undefined) list.push(timeline);
       }
     }
-    // An entry whose JobSet the list lacks (none is expected: both layers forget a JobSet together): listed and sorted as they come.
+    // Few kept, or an entry whose JobSet the list lacks (none is expected: both layers forget a JobSet together): listed and sorted as they come.
     if (listed !== this.#entries.size) {
       list.length = 0;
       for (const uid of this.#entries.keys()) {

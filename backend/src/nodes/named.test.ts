@@ -51,6 +51,24 @@ describe('the node layer of a simulated cluster', () => {
     expect(list.length).toBeGreaterThan(24);
   });
 
+  it('is listed sorted when few JobSets keep one (listed from those, not from every JobSet), as the JobSet layer orders them', () => {
+    // A fleet of JobSets alone restored without node layers (a trace's data dir), then a few JobSets seen: only those keep one.
+    const first = new ClusterEngine();
+    const job = (k: number): Scenario => new Scenario({ uid: `${(k * 7919) % 97}-u${k}`, name: `js-${k % 5}`, namespace: `ns-${k % 3}` }, min(k)).created().up(min(k + 1));
+    const done = Array.from({ length: 80 }, (_, k) => job(k).at(min(100 + k), { completedAt: min(100 + k) }));
+    for (const o of done.flatMap((s) => s.observations).sort((a, b) => a.receivedAt - b.receivedAt)) first.observe(o);
+    const engine = new ClusterEngine();
+    engine.restore([...first.machines()], min(200));
+    engine.restoreNodeLayer([], min(200));
+    for (const o of [80, 81, 82].flatMap((k) => new Scenario({ uid: `${k}-u${k}`, name: `js-${k % 5}`, namespace: `ns-${k % 3}` }, min(300 + k)).created().observations)) engine.observe(o);
+    const list = engine.nodeTimelines();
+    expect(list.length).toBeGreaterThan(0);
+    expect(list.length * 16).toBeLessThan(engine.timelines().length);
+    expect(isMarkedSorted(list)).toBe(true);
+    const expected = engine.timelines().flatMap((tl) => engine.nodeLayer.timeline(tl.uid) ?? []);
+    expect(list.map((tl) => tl.uid)).toEqual(expected.map((tl) => tl.uid));
+  });
+
   it.each([3, 8])('answers one name from its bearers alone, as a scan of the whole layer does (seed %i)', (seed) => {
     const engine = cluster(seed);
     const names = [...new Set(engine.timelines().map((tl) => tl.name))];

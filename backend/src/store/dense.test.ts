@@ -170,6 +170,12 @@ describe("a snapshot's dense machine (format 5)", () => {
     const numbers = (): number => pick([0, 1, 7, 640, -3, 0.5, 2 ** 53 + 2, 1e21, 123456789012345, 1234567890123456]);
     const STATES: State[] = ['provisioning', 'up', 'down', 'suspended', 'unknown', 'completed', 'failed', 'deleted'];
     const t0 = Date.UTC(2026, 0, 1);
+    const hex = (n: number): string => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(random() * 16)]).join('');
+    const uidOf = (k: number): string => {
+      const canonical = `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`;
+      const r = random();
+      return r < 0.6 ? canonical : r < 0.7 ? canonical.toUpperCase() : r < 0.75 ? `${canonical.slice(0, 35)}é` : r < 0.8 ? canonical.slice(0, 35) : r < 0.98 ? `u-${k}-${Math.floor(random() * 1e6)}` : `u-${pick(strings)}-${k}`;
+    };
     const machines: MachineState[] = [];
     for (let k = 0; k < 1500; k++) {
       const createdAt = random() < 0.9 ? t0 + Math.floor(random() * 1e9) : pick([t0 + 0.25, 2 ** 53 + 8, -5]);
@@ -199,7 +205,8 @@ describe("a snapshot's dense machine (format 5)", () => {
         transitions.push(t);
       }
       const timeline: Timeline = {
-        uid: random() < 0.95 ? `u-${k}-${Math.floor(random() * 1e6)}` : `u-${pick(strings)}-${k}`,
+        // Canonical UIDs (read from their bytes into words, no string made), uppercase ones and others (read as strings): each read back byte for byte.
+        uid: uidOf(k),
         namespace: pick(strings),
         name: pick(strings),
         labels: pick<Record<string, string>>([{}, { team: 'a' }, { team: pick(strings), queue: 'q' }]),
@@ -215,6 +222,7 @@ describe("a snapshot's dense machine (format 5)", () => {
     }
     const writer = new DenseWriter();
     const lines = machines.map((m) => Buffer.from(JSON.stringify(writer.encode(m))));
+    expect(new Set(machines.map((m) => (/^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/.test(m.timeline.uid) ? 'canonical' : 'other'))).size).toBe(2);
     /** Each line through JSON.parse and decode, or (`bytes`) through read first: each outcome, or the error's message. */
     const outcomes = (lines: Buffer[], bytes: boolean): { read: number; all: unknown[] } => {
       const reader = new DenseReader();

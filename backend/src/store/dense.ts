@@ -19,6 +19,7 @@ import { keepClosedMemory, type MachineState } from '../timeline/machine.ts';
 import { RunTimeline } from '../timeline/run-timeline.ts';
 import { CLOSED_FROM, codeWords, compactTransition, packColumns, restartCodeFor, STATE_CODE, stateOfCode, suspensionNumber } from '../timeline/columns.ts';
 import { transitionAt, transitionCount, type Cause, type State, type Suspension, type Timeline, type Transition } from '../timeline/types.ts';
+import { encodeUidBytes, UID_WORDS } from '../timeline/uids.ts';
 
 type Labels = Readonly<Record<string, string>>;
 /** An interned string: its number in the strings table, or (first use) the string itself. */
@@ -214,7 +215,10 @@ export class DenseReader {
     s.from(bytes, start, end);
     s.byte(OPEN);
     const f = this.#fields;
-    for (let k = 0; k < FIELDS.length; k++) {
+    // The UID: a canonical one read into words (a closed run holds it so: timeline/run-timeline.ts), no string made; another as its string.
+    f[0] = s.uid(this.#uidWords) ? null : s.string();
+    s.byte(COMMA);
+    for (let k = 1; k < FIELDS.length; k++) {
       f[k] = s.value(FIELDS[k]!);
       s.byte(COMMA);
     }
@@ -371,6 +375,8 @@ export class DenseReader {
   readonly #held: (number | Transition)[] = [];
 
   readonly #scan = new Scan();
+  /** The UID read last as words (read: the element's first field null). */
+  readonly #uidWords = new Uint32Array(UID_WORDS);
   /** The fields before the states, as the scan reads them (FIELDS). */
   readonly #fields: unknown[] = [];
 
@@ -389,6 +395,8 @@ export class DenseReader {
     // Read by index, not destructured: the destructuring made an iterator and its results, ~300
     // bytes of garbage a run (README "Performance", "Restart: the read's garbage").
     const uid = d[0];
+    // Null: read as words (read).
+    const uidWords = (uid as string | null) === null ? this.#uidWords : undefined;
     const namespace = internNamespace(this.#string(d[1]));
     const name = this.#string(d[2]);
     const labels = this.#labels(d[3]);
@@ -432,7 +440,7 @@ export class DenseReader {
       pods: d[9],
       // A closed one's placed in the arena from the scratch.
       transitions: transitions ?? packColumns(laid, n, held, side >= 0 ? side : (held?.length ?? 0)),
-    });
+    }, uidWords);
     const everUp = d[10];
     const restarts = d[11];
     const deletedAt = d[13];
@@ -643,6 +651,14 @@ class Scan {
     return this.isNull() ? null : this.string();
   }
 
+  /** A canonical UID's string (uids.ts) read into `words`: true, the scan past it; else false, the scan where it was. */
+  uid(words: Uint32Array): boolean {
+    const at = this.at;
+    if (at + 38 > this.end || this.bytes[at] !== QUOTE || this.bytes[at + 37] !== QUOTE || !encodeUidBytes(this.bytes, at + 1, words)) return false;
+    this.at = at + 38;
+    return true;
+  }
+
   /** An interned string's number, or the string written in full. */
   ref(): Ref {
     return this.at < this.end && this.bytes[this.at] === QUOTE ? this.string() : this.int();
@@ -680,7 +696,7 @@ class Scan {
 /**
  * What the scan reads of an element's fields before its states (DenseMachine's order), '?' where
  * null may stand: a label set written in full (its first use) is not an int, and JSON.parse reads
- * that element.
+ * that element. The first, the UID, is read apart (a canonical one as words: Scan.uid).
  */
 const FIELDS = ['string', 'ref', 'ref', 'int', 'ref?', 'ref?', 'int', 'int', 'int?', 'int', 'bool', 'int', 'later?', 'int?'] as const;
 /** The resource version's place among them: 'later?', made a string only for an open run (a closed one drops it). */

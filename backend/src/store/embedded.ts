@@ -20,8 +20,9 @@ import { join } from 'node:path';
 import { FactJoin, poolTimeline, suspensionFact, type Fact } from '../timeline/facts.ts';
 import { isClosed, isMachine, keptTimeline, machineOf, type MachineState } from '../timeline/machine.ts';
 import { RunTimeline } from '../timeline/run-timeline.ts';
+import { RunsByUid } from '../timeline/runs-by-uid.ts';
 import type { TimelineUpdate } from '../timeline/engine.ts';
-import { isPackedTimeline, timelineFields, openTransitions, transitionCount, transitionsOf, type Timeline } from '../timeline/types.ts';
+import { isPackedTimeline, timelineFields, openTransitions, transitionCount, transitionsOf, unsealClosed, type Timeline } from '../timeline/types.ts';
 import type { Recovery, RecoveredIndex, StoreStatus, TimelineStore } from './store.ts';
 import { decodeIndexPart, encodeIndexPart, INDEX_PART, type IndexPart, type IndexPartRef, type IndexSource } from './index-part.ts';
 import { formatOf, segmentName, SEGMENT, settle, SNAPSHOT, syncDir, upgrade, writeSnapshot, type Migration } from './formats.ts';
@@ -137,12 +138,12 @@ async function recoverFrom(dir: string, format: number, fd: number | null): Prom
   const corrupt = (error: unknown): StoreError =>
     new StoreError(`${join(dir, SNAPSHOT)} is not valid JSON (${(error as Error).message}); it is written atomically, so the disk or something else changed it. Move it away to start from the log alone, if the log is complete.`);
   let snapshot: ReturnType<typeof parseSnapshotBlocks> | null = null;
-  /** The machines as the engine keeps them (a closed run's as its timeline alone: DenseReader), by UID. */
-  const machines = new Map<string, MachineState | Timeline>();
+  /** The machines as the engine keeps them (a closed run's as its timeline alone: DenseReader), by UID (a sealed run's held as 16 bytes). */
+  const machines = new RunsByUid();
   /** The machines in the snapshot's order: derived node layers are given by position (format 5 on). */
   const order: (MachineState | Timeline)[] = [];
   const took = (m: MachineState | Timeline): void => {
-    machines.set(keptTimeline(m).uid, m);
+    machines.add(m);
     order.push(m);
   };
   /** The snapshot's interned strings and label sets (format 5 on). */
@@ -330,7 +331,7 @@ function machineFrom(meta: MetaRecord, transitions: MachineState['timeline']['tr
 }
 
 /** `reidentified`: gets the UIDs whose goodput inputs (what the fleet index sums beside the transitions) a meta record changed. */
-function apply(machines: Map<string, MachineState | Timeline>, facts: FactJoin, record: LogRecord, reidentified?: Set<string>): void {
+function apply(machines: RunsByUid, facts: FactJoin, record: LogRecord, reidentified?: Set<string>): void {
   if (record.k === 'meta') {
     const existing = machines.get(record.uid);
     if (existing === undefined) machines.set(record.uid, machineFrom(record, [], { everUp: false, restarts: 0, rv: null, deletedAt: null }));
@@ -347,7 +348,11 @@ function apply(machines: Map<string, MachineState | Timeline>, facts: FactJoin, 
     const m = machineOf(kept);
     if (m !== kept) machines.set(record.uid, m);
     // A timeline the snapshot held closed is read packed; one that grows after all (not from this Upness's log) is opened again, as it was read before.
-    if (record.add.length > 0 && isPackedTimeline(m.timeline)) m.timeline.transitions = [...transitionsOf(m.timeline)];
+    if (record.add.length > 0 && isPackedTimeline(m.timeline)) {
+      // Out of the arena first (its record let go, its UID a string again: timeline/run-timeline.ts).
+      unsealClosed(m.timeline);
+      m.timeline.transitions = [...transitionsOf(m.timeline)];
+    }
     for (const t of record.add) openTransitions(m.timeline).push(decodeTransition(t));
     Object.assign(m, { everUp: record.everUp, restarts: record.restarts, resourceVersion: record.rv, deletedAt: record.deletedAt });
   } else {

@@ -3,6 +3,7 @@
 import type { TimelineUpdate } from '../timeline/engine.ts';
 import type { Fact } from '../timeline/facts.ts';
 import { keptTimeline, type MachineState } from '../timeline/machine.ts';
+import type { RunsByUid } from '../timeline/runs-by-uid.ts';
 import { timelineFields, type Timeline } from '../timeline/types.ts';
 import { derivedTransitions } from '../timeline/never-up.ts';
 import type { UsageRecord, UsageSnapshotEntry } from './records.ts';
@@ -39,10 +40,10 @@ export interface Recovery {
    */
   kept?: readonly (MachineState | Timeline)[];
   /**
-   * The same as `kept`, by UID, when the store made that map to read its log (the embedded store):
+   * The same as `kept`, by UID, when the store made that table to read its log (the embedded store):
    * the engine's restore takes it as its own (TimelineEngine.restore), and the recovery lets go of it.
    */
-  byUid?: Map<string, MachineState | Timeline>;
+  byUid?: RunsByUid;
   /** The node layers of those machines (a cluster's), with their causes joined; not those in derivedNodeLayers. */
   nodeLayers: Timeline[];
   /**

@@ -6,8 +6,9 @@
 // Per record: where its times begin in `times` (Float64: epoch ms exactly as they are), how many
 // transitions it has, where its side-table numbers end (restart codes, columns.ts Kept), the index of
 // its first start, its machine's memory and deletion offset (Columns.memory, deletedAfter), and
-// flags. State codes (and the unobserved bit) one a byte in `codes`, at the same offsets as the
-// times. ~25 bytes a record and 9 a transition, against ~180 bytes a run for the Columns object and
+// flags; and its run's UID, when canonical (uids.ts: four words, 16 bytes, in place of a string of ~56
+// on the heap). State codes (and the unobserved bit) one a byte in `codes`, at the same offsets as the
+// times. ~41 bytes a record and 9 a transition, against ~180 bytes a run for the Columns object and
 // its array (object headers, a slot per field, the array's own header).
 //
 // Records are placed at the end and never moved by a reader; a record given extras after it was
@@ -16,12 +17,15 @@
 // number is reused: release only a run no reader keeps (the engine's forget, which first copies it
 // out: types.ts unsealClosed).
 
+import { UID_WORDS } from './uids.ts';
+
 const NULL_MEMORY = -1;
 const NULL_DELETED = -(2 ** 31);
-/** Flags: the record is live; it keeps whole-life totals (in `life`); it keeps a side table with objects (in `extras`). */
+/** Flags: the record is live; it keeps whole-life totals (in `life`); it keeps a side table with objects (in `extras`); it holds its run's UID (in `uids`). */
 export const LIVE = 1;
 export const HAS_LIFE = 2;
 export const HAS_EXTRAS = 4;
+export const HAS_UID = 8;
 
 function grown<T extends Float64Array | Uint8Array | Uint32Array | Int32Array>(array: T, size: number): T {
   const bigger = new (array.constructor as new (n: number) => T)(size);
@@ -42,6 +46,8 @@ export class RunArena {
   memory = new Int32Array(1 << 8);
   deletedAfter = new Int32Array(1 << 8);
   flags = new Uint8Array(1 << 8);
+  /** Record r's run's UID at uids[4r…4r+3] when its flags say HAS_UID (run-timeline.ts). */
+  uids = new Uint32Array(UID_WORDS << 8);
   records = 0;
   readonly #free: number[] = [];
   /** Whole-life totals (Columns.life) and side tables holding objects (Columns.extras), of the few records that keep them. */
@@ -154,6 +160,7 @@ export class RunArena {
     this.memory = grown(this.memory, size);
     this.deletedAfter = grown(this.deletedAfter, size);
     this.flags = grown(this.flags, size);
+    this.uids = grown(this.uids, size * UID_WORDS);
   }
 
   #compactIfWasteful(): void {

@@ -7,6 +7,7 @@ import { joinSuspension, suspensionFact, type SuspensionFact } from './facts.ts'
 import { viewWorkload, type Eviction, type WorkloadView } from './workload.ts';
 import { routeOf, type ViewedObservation } from './viewed.ts';
 import { byNamespaceNameUid, markSorted, mergeSorted } from './order.ts';
+import { RunsByUid } from './runs-by-uid.ts';
 import type { Observation, ObservationType } from '../observation/types.ts';
 import { sealClosed, transitionAt, unsealClosed, transitionCount, transitionsOf, transitionState, transitionTime, type Suspension, type Timeline, type Transition } from './types.ts';
 
@@ -62,7 +63,7 @@ export interface EngineCounts {
 
 export class TimelineEngine {
   /** By UID: an open run's machine; a closed run's timeline alone, its machine's memory in its columns (machine.ts settledMachine). */
-  #machines = new Map<string, MachineState | Timeline>();
+  #machines = new RunsByUid();
   /** The UIDs of the Pods and Nodes that exist: only counted, so nothing else of them is kept. */
   readonly #kept: Record<KeptKind, Set<string>> = { Pod: new Set(), Node: new Set() };
   #watchedFrom: number | null;
@@ -277,6 +278,8 @@ export class TimelineEngine {
    * timestamps on both sides: 1 s of slack.
    */
   #joinEviction(timeline: Timeline): void {
+    // Most fleets have no Kueue evictions: no UID read (a sealed run's is made as a string when read).
+    if (this.#evictions.size === 0) return;
     const kept = this.#evictions.get(timeline.uid);
     if (kept === undefined) return;
     const seq = transitionCount(timeline) - 1;
@@ -292,18 +295,18 @@ export class TimelineEngine {
    */
   machines(): Iterable<MachineState> {
     const machines = this.#machines;
-    return this.timelines().map((tl) => machineOf(machines.get(tl.uid)!));
+    return this.timelines().map((tl) => machineOf(machines.getOf(tl)!));
   }
 
   /**
    * Restores what a store kept: the machines and the time up to which they were observed. Given as a
-   * map by UID (a store's map of them, made to read its log: the embedded store's Recovery.byUid), of
+   * table by UID (a store's table of them, made to read its log: the embedded store's Recovery.byUid), of
    * the machines as the engine keeps them (settledMachine: a closed run's as its timeline alone), the
    * engine takes it as its own and the caller lets go of it. The
    * service was not watching after `observedUntil`, so that is where the gap begins: once the
    * source has relisted, call reconcile with what it listed (if it lists), then endGap. An engine is restored once, before any observation.
    */
-  restore(machines: Iterable<MachineState> | Map<string, MachineState | Timeline>, observedUntil: number | null): void {
+  restore(machines: Iterable<MachineState> | RunsByUid, observedUntil: number | null): void {
     if (this.#observations > 0 || this.#machines.size > 0) throw new Error('restore() needs an empty engine');
     // Machines given in the order of timelines() (as machines() gives them) are listed as they come.
     const list: Timeline[] = [];
@@ -324,15 +327,12 @@ export class TimelineEngine {
       for (const l of this.#listeners) l.grew(timeline, 0);
       return kept;
     };
-    if (!(machines instanceof Map)) {
-      for (const m of machines) this.#machines.set(m.timeline.uid, take(m));
+    if (!(machines instanceof RunsByUid)) {
+      for (const m of machines) this.#machines.add(take(m));
     } else {
-      // The store's own map of them, taken as the engine's (a machine that settles replaced in place): one
-      // map of a month's runs made on a start, not two. A closed run the store read settled is as kept.
-      machines.forEach((m, uid) => {
-        const kept = take(m);
-        if (kept !== m) machines.set(uid, kept);
-      });
+      // The store's own table of them, taken as the engine's (a machine that settles replaced in place): one
+      // table of a month's runs made on a start, not two. A closed run the store read settled is as kept.
+      machines.replaceEach(take);
       this.#machines = machines;
     }
     this.#list = inOrder && list.length === this.#machines.size ? markSorted(list, this) : null;

@@ -1,12 +1,37 @@
 // The order timelines are listed in: by namespace, name and UID.
 
+import { runArena } from './arena.ts';
+import { RunTimeline } from './run-timeline.ts';
 import { closedAt, type Timeline } from './types.ts';
+import { compareUidWords, encodeUid, UID_WORDS } from './uids.ts';
 
 /** Code-unit order: namespaces, names and UIDs are DNS labels and hex, where it is the collation order. */
 export function byNamespaceNameUid(a: Timeline, b: Timeline): number {
   if (a.namespace !== b.namespace) return a.namespace < b.namespace ? -1 : 1;
   if (a.name !== b.name) return a.name < b.name ? -1 : 1;
-  return a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0;
+  return byUid(a, b);
+}
+
+/** The words of the two UIDs byUid compares (those not read from the arena). */
+const left = new Uint32Array(UID_WORDS);
+const right = new Uint32Array(UID_WORDS);
+
+/**
+ * The order of two timelines' UIDs as strings (code units). Two canonical UIDs compare by their words
+ * (uids.ts: the same order), read where a sealed run holds them, without a string made of them.
+ */
+export function byUid(a: Timeline, b: Timeline): number {
+  const ra = a instanceof RunTimeline ? a.uidRecord : -1;
+  const rb = b instanceof RunTimeline ? b.uidRecord : -1;
+  if (ra >= 0 || rb >= 0) {
+    const words = runArena.uids;
+    const wa = ra >= 0 ? words : encodeUid(a.uid, left) ? left : null;
+    const wb = rb >= 0 ? words : encodeUid(b.uid, right) ? right : null;
+    if (wa !== null && wb !== null) return compareUidWords(wa, ra >= 0 ? ra * UID_WORDS : 0, wb, rb >= 0 ? rb * UID_WORDS : 0);
+  }
+  const ua = a.uid;
+  const ub = b.uid;
+  return ua < ub ? -1 : ua > ub ? 1 : 0;
 }
 
 /** Two lists in this order as one. */

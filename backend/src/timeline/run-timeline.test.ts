@@ -6,6 +6,10 @@ import fc from 'fast-check';
 import { internLabels } from './intern.ts';
 import { RunTimeline, type RunFields } from './run-timeline.ts';
 import { sealClosed, timelineAsRead, timelineFields, transitionsOf, unsealClosed, type Transition } from './types.ts';
+import { arbCanonicalUid, arbOtherUid } from '../../../test/support/arbitraries.ts';
+import { runArena } from './arena.ts';
+import { intoArena, pack } from './columns.ts';
+import { encodeUid, UID_WORDS } from './uids.ts';
 
 const T0 = Date.UTC(2026, 10, 27);
 
@@ -116,8 +120,52 @@ test('its creation time is its first transition’s unless given another, sealed
 
 test('a spread copies only what a run does not share; timelineFields copies every field', () => {
   const run = new RunTimeline({ uid: 'u', namespace: 'ns', name: 'n', labels: { team: 'a' }, accelerator: 'tpu', topology: null, accelerators: 8, pods: 2, checkpointIntervalMs: null, createdAt: T0, transitions: [{ at: T0, state: 'provisioning' }] });
-  expect(Object.keys({ ...run }).sort()).toEqual(['name', 'transitions', 'uid']);
+  expect(Object.keys({ ...run }).sort()).toEqual(['name', 'transitions']);
   expect(Object.keys(timelineFields(run)).sort()).toEqual(['accelerator', 'accelerators', 'checkpointIntervalMs', 'createdAt', 'labels', 'name', 'namespace', 'pods', 'topology', 'transitions', 'uid']);
   run.cluster = 'east';
   expect(timelineFields(run).cluster).toBe('east');
+});
+
+test('sealed into the arena, a canonical UID is held there as words and reads back byte for byte; any other stays a string; out of the arena, a string again', () => {
+  const transitions: Transition[] = [
+    { at: T0, state: 'provisioning' },
+    { at: T0 + 1000, state: 'completed' },
+  ];
+  fc.assert(
+    fc.property(fc.oneof(arbCanonicalUid, arbOtherUid), fc.boolean(), (uid, readSealed) => {
+      const fields = { uid, namespace: 'ns', name: 'n', labels: {}, accelerator: null, topology: null, createdAt: T0 };
+      const run = new RunTimeline({ ...fields, transitions: transitions.slice() });
+      const canonical = encodeUid(uid, new Uint32Array(UID_WORDS));
+      expect(run.uidRecord).toBe(-1);
+      sealClosed(run);
+      const record = run.transitions as unknown as number;
+      expect(run.uidRecord).toBe(canonical ? record : -1);
+      expect(run.uid).toBe(uid);
+      expect(timelineFields(run).uid).toBe(uid);
+      // Its record let go and taken by another run: it reads its own UID still.
+      unsealClosed(run);
+      const other = new RunTimeline({ ...fields, uid: '00000000-0000-0000-0000-000000000000', transitions: transitions.slice() });
+      sealClosed(other);
+      expect(run.uidRecord).toBe(-1);
+      expect(run.uid).toBe(uid);
+      expect(other.uid).toBe('00000000-0000-0000-0000-000000000000');
+      unsealClosed(other);
+      // Made on a record already (a snapshot's closed run, read into the arena): held there at once.
+      if (readSealed) {
+        const read = new RunTimeline({ ...fields, transitions: intoArena(pack(transitions.slice())) });
+        expect(read.uidRecord >= 0).toBe(canonical);
+        expect(read.uid).toBe(uid);
+        unsealClosed(read);
+        expect(read.uid).toBe(uid);
+      }
+    }),
+    { numRuns: 1000 },
+  );
+});
+
+test('a run whose arena record was let go without unsealing it says so when its UID is read, not another run’s', () => {
+  const run = new RunTimeline({ uid: '2c5ea4c0-4067-11e9-8bad-9b1deb4d3b7d', namespace: 'ns', name: 'n', labels: {}, accelerator: null, topology: null, createdAt: T0, transitions: [{ at: T0, state: 'completed' }] });
+  sealClosed(run);
+  runArena.release(run.transitions as unknown as number);
+  expect(() => run.uid).toThrow(/no longer has/);
 });

@@ -4,13 +4,16 @@
 // of a namespace share, as two shared objects read through accessors. A plain object keeps a slot for
 // each of its eleven fields (112 bytes a run, and a boxed double for its creation time); this one
 // keeps six (72 bytes), the shared parts once, and reads its creation time from its first transition.
+// Sealed into the arena (a closed run the engine keeps), its UID is held there too, as 16 bytes
+// (uids.ts), and a string made only when read; a UID that is not a canonical UUID stays a string.
 //
 // It reads as any Timeline does, field by field; an object spread copies only its own fields, so
 // code that copies a timeline copies timelineFields (types.ts) of it.
 
-import { runArena } from './arena.ts';
+import { HAS_UID, LIVE, runArena } from './arena.ts';
 import { isPacked, packedLength, packedTime, type PackedTransitions } from './columns.ts';
 import type { Timeline, Transition } from './types.ts';
+import { decodeUid, encodeUid, UID_WORDS } from './uids.ts';
 
 type Labels = Readonly<Record<string, string>>;
 
@@ -152,11 +155,20 @@ function firstTime(transitions: Transition[] | PackedTransitions): number | unde
   return packedLength(transitions) > 0 ? packedTime(transitions, 0) : undefined;
 }
 
+/** The arena record `transitions` are, which holds the run's UID (checked: a record let go must not be read as this run's). */
+function heldAt(transitions: Transition[] | PackedTransitions): number {
+  if (typeof transitions !== 'number' || (runArena.flags[transitions]! & (LIVE | HAS_UID)) !== (LIVE | HAS_UID)) {
+    throw new Error('a run\'s UID was held in an arena record it no longer has (unseal it with types.ts unsealClosed)');
+  }
+  return transitions * UID_WORDS;
+}
+
 /** The fields a RunTimeline is made of (a Timeline's, but a node pool's `jobsets`). */
 export type RunFields = Omit<Timeline, 'jobsets'>;
 
 export class RunTimeline implements Timeline {
-  uid: string;
+  /** Its UID; null while its arena record holds it (heldUid). */
+  #uid: string | null;
   name: string;
   transitions: Transition[] | PackedTransitions;
   // Private: a copy by spread leaves them out (and timelineFields gives every field).
@@ -169,13 +181,57 @@ export class RunTimeline implements Timeline {
    */
   #createdApart: number | undefined;
 
-  constructor(fields: RunFields) {
-    this.uid = fields.uid;
+  /**
+   * `uidWords`: its UID as words (uids.ts), read so from a snapshot's bytes (store/dense.ts), in place
+   * of `fields.uid`: held as they are when the run is in the arena already, without a string made.
+   */
+  constructor(fields: RunFields, uidWords?: Uint32Array) {
     this.name = fields.name;
     this.transitions = fields.transitions;
+    // After its transitions: a run read into the arena (a snapshot's closed run) holds its UID there at once.
+    const r = this.transitions;
+    if (uidWords === undefined) {
+      this.#uid = fields.uid;
+      this.sealedUid();
+    } else if (typeof r === 'number') {
+      runArena.uids.set(uidWords.subarray(0, UID_WORDS), r * UID_WORDS);
+      runArena.flags[r]! |= HAS_UID;
+      this.#uid = null;
+    } else this.#uid = decodeUid(uidWords);
     this.createdAt = fields.createdAt;
     this.#identity = sharedIdentity(fields.cluster, fields.namespace, fields.labels, fields.accelerator, fields.topology);
     this.#goodput = sharedGoodput(fields.accelerators, fields.checkpointIntervalMs, fields.pods);
+  }
+
+  get uid(): string {
+    const uid = this.#uid;
+    return uid !== null ? uid : decodeUid(runArena.uids, heldAt(this.transitions));
+  }
+  set uid(value: string) {
+    this.#uid = value;
+    this.sealedUid();
+  }
+
+  /**
+   * Its UID into its arena record, when it is sealed there (types.ts sealClosed) and the UID is
+   * canonical; else the string stays. (Public: a class with a private method marks each instance
+   * with a brand, 8 bytes a run.)
+   */
+  sealedUid(): void {
+    const r = this.transitions;
+    if (typeof r !== 'number' || this.#uid === null || !encodeUid(this.#uid, runArena.uids, r * UID_WORDS)) return;
+    runArena.flags[r]! |= HAS_UID;
+    this.#uid = null;
+  }
+
+  /** Its arena record about to be let go (types.ts unsealClosed, a store unpacking it): its UID as a string again. */
+  keepUidText(): void {
+    if (this.#uid === null) this.#uid = decodeUid(runArena.uids, heldAt(this.transitions));
+  }
+
+  /** The arena record holding its UID (its words at runArena.uids[r * 4…]); -1 when it holds the UID as a string. */
+  get uidRecord(): number {
+    return this.#uid === null ? (this.transitions as unknown as number) : -1;
   }
 
   /** Its first transition's time, unless it was given another (#createdApart). */

@@ -75,12 +75,17 @@ export function packClosed(timeline: Timeline): void {
  */
 export function sealClosed(timeline: Timeline): void {
   packClosed(timeline);
-  if (isPacked(timeline.transitions)) timeline.transitions = intoArena(timeline.transitions);
+  if (!isPacked(timeline.transitions)) return;
+  timeline.transitions = intoArena(timeline.transitions);
+  // Its UID held in its record too (run-timeline.ts).
+  if (timeline instanceof RunTimeline) timeline.sealedUid();
 }
 
-/** A sealed timeline the engine no longer keeps: its transitions packed in columns of their own again, its arena record released. */
+/** A sealed timeline the engine no longer keeps: its transitions packed in columns of their own again, its arena record released (its UID a string again). */
 export function unsealClosed(timeline: Timeline): void {
-  if (isPacked(timeline.transitions)) timeline.transitions = outOfArena(timeline.transitions);
+  if (!isPacked(timeline.transitions)) return;
+  if (timeline instanceof RunTimeline) timeline.keepUidText();
+  timeline.transitions = outOfArena(timeline.transitions);
 }
 
 // Readers read a timeline's transitions through these, not `transitions` (timelineColumns for a
