@@ -336,7 +336,7 @@ export class DenseReader {
     const begun = s.at;
     s.literal(SUSPENSION_HEAD);
     const reason = s.stringOrNull();
-    s.literal(SUSPENSION_MESSAGE);
+    s.literal(MESSAGE_KEY);
     const message = s.stringOrNull();
     s.literal(SUSPENSION_TAIL);
     if (s.failed) return null;
@@ -360,7 +360,7 @@ export class DenseReader {
     const at = s.int();
     s.literal(CAUSE_REASON);
     const reason = s.stringOrNull();
-    s.literal(CAUSE_MESSAGE);
+    s.literal(MESSAGE_KEY);
     const message = s.stringOrNull();
     s.literal(CAUSE_TAIL);
     if (s.failed) return null;
@@ -456,15 +456,15 @@ const NO_UNOBSERVED = ',null,';
 const RESTART_HEAD = '[{"kind":"JobSetRestart","at":';
 const RESTART_COUNT = ',"restarts":';
 const RESTART_TAIL = ',"reason":"FailurePolicyRestart"}],null]';
+/** Between a cause's or a suspension's reason and its message. */
+const MESSAGE_KEY = ',"message":';
 /** One cause of a kind, time, reason and message alone, no suspension (the engine's JobSetFailed: nodes/objects.ts jobsetCauses). */
 const CAUSE_KIND = '[{"kind":';
 const CAUSE_AT = ',"at":';
 const CAUSE_REASON = ',"reason":';
-const CAUSE_MESSAGE = ',"message":';
 const CAUSE_TAIL = '}],null]';
 /** A suspension's reason and message alone (no unobserved events, no causes), as the writer writes them. */
 const SUSPENSION_HEAD = 'null,{"reason":';
-const SUSPENSION_MESSAGE = ',"message":';
 const SUSPENSION_TAIL = '}]';
 
 /**
