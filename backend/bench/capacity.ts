@@ -19,7 +19,6 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { startPostgres, type PostgresServer } from '../../test/postgres/server.ts';
 import { figures } from '../src/series/figures.ts';
 import { simulateFleet } from '../src/sources/simulator/index.ts';
@@ -31,8 +30,9 @@ import { cpuSeconds, fmt, freePort, int, MiB, sleep, timedFetch } from './promet
 import { loadFleet, UpnessServer } from './prometheus/upness.ts';
 import { inspectorAt, settledMemory } from './settled-memory.ts';
 import { transitionCount } from '../src/timeline/types.ts';
+import { benchArgs } from './args.ts';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.filename, {
   options: {
     jobsets: { type: 'string', default: '400' },
     days: { type: 'string', default: '30' },

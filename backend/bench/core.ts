@@ -12,7 +12,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { fleetFigure, fleetSeries } from '../src/series/fleet.ts';
 import { FleetIndex } from '../src/series/fleet-index.ts';
 import { planSeries } from '../src/series/range.ts';
@@ -27,8 +26,9 @@ import { defaultParseWorkers, replayTraceInWorkers } from '../src/runtime/trace-
 import { viewTraceChunk } from '../src/runtime/trace-chunk.ts';
 import { SpecReuse } from '../src/sources/trace/reuse.ts';
 import { ViewDecoder, ViewEncoder, type EncodedViews } from '../src/runtime/trace-views.ts';
+import { benchArgs } from './args.ts';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.filename, {
   options: {
     jobsets: { type: 'string', default: '300' },
     days: { type: 'string', default: '7' },

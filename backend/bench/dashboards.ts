@@ -42,7 +42,6 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { panelTime, relativeTime } from '../../test/provisioning/panel-time.ts';
 import { runQueries, type Observed } from '../src/frames/run-request.ts';
 import { valuesView } from '../src/frames/views.ts';
@@ -53,8 +52,9 @@ import { SIMULATED_USAGE_INTERVAL_MS } from '../src/sources/simulator/index.ts';
 import { UsageBook } from '../src/usage/book.ts';
 import { cpuSeconds, fmt, int, memory, MiB, ms, sleep, stats, timedFetch, type Timed } from './prometheus/proc.ts';
 import { loadFleet, UpnessServer } from './prometheus/upness.ts';
+import { benchArgs } from './args.ts';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.filename, {
   options: {
     clients: { type: 'string', default: '16' },
     seconds: { type: 'string' },

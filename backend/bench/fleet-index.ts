@@ -12,15 +12,15 @@
 import { join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import type * as Embedded from '../src/store/embedded.ts';
 import type * as Engine from '../src/nodes/engine.ts';
 import type * as ServedView from '../src/runtime/served-view.ts';
 import type * as RunColumns from '../src/series/run-columns.ts';
 import type { FleetIndex } from '../src/series/fleet-index.ts';
+import { benchArgs } from './args.ts';
 
-const { values: args } = parseArgs({ options: { dir: { type: 'string' }, src: { type: 'string', default: join(import.meta.dirname, '..', 'src') } } });
+const { values: args } = benchArgs(import.meta.filename, { options: { dir: { type: 'string' }, src: { type: 'string', default: join(import.meta.dirname, '..', 'src') } } });
 if (args.dir === undefined) {
   process.stderr.write('usage: fleet-index.ts --dir DATADIR [--src DIR]\n');
   process.exit(2);

@@ -5,9 +5,9 @@
 // costs in objects of each kind, which self sizes divided by the runs answer.
 
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 
-const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '40' }, shapes: { type: 'boolean', default: false } } });
+const { values: args, positionals } = benchArgs(import.meta.filename, { allowPositionals: true, options: { top: { type: 'string', default: '40' }, shapes: { type: 'boolean', default: false } } });
 if (positionals.length !== 1) {
   process.stderr.write('usage: heap-breakdown.ts FILE.heapsnapshot [--top N]\n');
   process.exit(2);

@@ -12,13 +12,13 @@
 //   with the engine still reachable. Run with --expose-gc (the npm script does).
 // Options: --jobsets N --replicas R --parallelism P, --smoke.
 
-import { parseArgs } from 'node:util';
 import { ClusterEngine } from '../src/nodes/engine.ts';
 import type { KubeObject, Observation, ObservationType } from '../src/observation/types.ts';
 import { fleetShapes, T0 } from './fleet-shapes.ts';
 import { lastState } from '../src/timeline/types.ts';
+import { benchArgs } from './args.ts';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.filename, {
   options: {
     jobsets: { type: 'string', default: '10000' },
     replicas: { type: 'string', default: '2' },

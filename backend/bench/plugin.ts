@@ -12,12 +12,12 @@ import { once } from 'node:events';
 import { createReadStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { panelTime } from '../../test/provisioning/panel-time.ts';
 import { fmt, int, ms, sleep, stats, timedFetch } from './prometheus/proc.ts';
 import { UpnessServer } from './prometheus/upness.ts';
+import { benchArgs } from './args.ts';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.filename, {
   options: { rows: { type: 'string' }, runs: { type: 'string' }, smoke: { type: 'boolean', default: false } },
 });
 const ROWS = Number(args.rows ?? (args.smoke ? 500 : 10_000));

@@ -18,13 +18,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import { planSteps } from '../src/query/step.ts';
 import { DEFAULT_START } from '../src/sources/simulator/index.ts';
 import { cpuSeconds, listeningUrl, sleep, timedFetch, timedRequest, type Timed } from './prometheus/proc.ts';
 import { QUESTIONS, type Detail, type Window } from './prometheus/questions.ts';
+import { benchArgs } from './args.ts';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.filename, {
   options: {
     trace: { type: 'string' },
     checkouts: { type: 'string' },

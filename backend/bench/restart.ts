@@ -12,7 +12,6 @@
 
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ClusterEngine } from '../src/nodes/engine.ts';
 import { pino } from 'pino';
 import { EngineView, keptIndex } from '../src/runtime/served-view.ts';
@@ -20,8 +19,9 @@ import type { FleetIndex } from '../src/series/fleet-index.ts';
 import { simulateFleet } from '../src/sources/simulator/index.ts';
 import { EmbeddedStore } from '../src/store/embedded.ts';
 import { transitionCount } from '../src/timeline/types.ts';
+import { benchArgs } from './args.ts';
 
-const { positionals, values: args } = parseArgs({
+const { positionals, values: args } = benchArgs(import.meta.filename, {
   allowPositionals: true,
   options: { dir: { type: 'string' }, jobsets: { type: 'string' }, days: { type: 'string' }, seed: { type: 'string' }, rebuild: { type: 'boolean', default: false } },
 });

@@ -24,7 +24,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { pino } from 'pino';
 import { execWithServiceMalloc, MALLOC_ENV } from '../bin/malloc.js';
@@ -37,8 +36,9 @@ import { FIELDS, windowTotals } from '../src/series/totals.ts';
 import { openSession } from '../src/runtime/session.ts';
 import { memorySink } from '../src/runtime/sinks.ts';
 import type { ProfileName } from '../src/sources/simulator/index.ts';
+import { benchArgs } from './args.ts';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.filename, {
   options: {
     trace: { type: 'string' },
     jobsets: { type: 'string', default: '500' },

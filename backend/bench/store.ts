@@ -20,7 +20,6 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { open } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { Rng } from '../src/sources/simulator/rng.ts';
 import { EmbeddedStore } from '../src/store/embedded.ts';
 import { encodeLine } from '../src/store/records.ts';
@@ -29,8 +28,9 @@ import { openTransitions, timelineFields, transitionCount, transitionsOf, type S
 import { cpuSeconds, memory, sleep, timedFetch } from './prometheus/proc.ts';
 import { UpnessServer } from './prometheus/upness.ts';
 import type { FleetFile, Measured } from './restart.ts';
+import { benchArgs } from './args.ts';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.filename, {
   options: {
     transitions: { type: 'string', default: '1000000' },
     runs: { type: 'string', default: '3' },

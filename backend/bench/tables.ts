@@ -17,7 +17,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { serveApi } from '../src/cli/compose.ts';
 import { simulateCommand } from '../src/cli/simulate.ts';
@@ -31,8 +30,9 @@ import { memorySink } from '../src/runtime/sinks.ts';
 import { DEFAULT_START } from '../src/sources/simulator/index.ts';
 import { transitionsOf, type Timeline } from '../src/timeline/types.ts';
 import { QUESTIONS, type Detail, type Window } from './prometheus/questions.ts';
+import { benchArgs } from './args.ts';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.filename, {
   options: {
     trace: { type: 'string' },
     runs: { type: 'string', default: '30' },

@@ -20,7 +20,6 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { EmbeddedStore } from '../src/store/embedded.ts';
 import { PostgresStore } from '../src/store/postgres.ts';
 import { usageRecords } from '../src/runtime/usage-store.ts';
@@ -29,8 +28,9 @@ import { UsageBook } from '../src/usage/book.ts';
 import { attribute, podOwners, USAGE_METRICS, type CounterReading, type UsageMetric } from '../src/usage/jobset-usage.ts';
 import { parseKubeletSummary, type PodSample } from '../src/usage/kubelet-summary.ts';
 import type { KubeObject } from '../src/observation/types.ts';
+import { benchArgs } from './args.ts';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.filename, {
   options: { pods: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '20' }, smoke: { type: 'boolean', default: false }, postgres: { type: 'boolean', default: false } },
 });
 const pods = args.smoke ? 400 : Number(args.pods);

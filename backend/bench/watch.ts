@@ -23,15 +23,15 @@ import { Agent, request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { parseArgs } from 'node:util';
 import { startCluster, type Cluster } from '../../test/kube/cluster.ts';
 import { NODE, UPNESS, getJson, metric, metricSum, waitFor } from '../../test/kube/harness.ts';
 import { spawnOwned } from '../../test/support/processes.ts';
 import type { KubeObject } from '../src/observation/types.ts';
 import { fleetShapes } from './fleet-shapes.ts';
 import { settledMemory, type SettledMemory } from './settled-memory.ts';
+import { benchArgs } from './args.ts';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.filename, {
   options: {
     jobsets: { type: 'string', default: '2000' },
     replicas: { type: 'string', default: '2' },

@@ -22,7 +22,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, totalmem, type } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { planSteps } from '../../src/query/step.ts';
 import { figures } from '../../src/series/figures.ts';
 import { DEFAULT_START, PROFILES, simulateFleet, type ProfileName } from '../../src/sources/simulator/index.ts';
@@ -33,8 +32,9 @@ import { QUESTIONS, type Detail, type Question, type Window } from './questions.
 import { checkText, markdown, sampledOk, times, upnessExact, type Machine, type PrometheusLoad, type QuestionResult, type SideResult, type SizeResult, type Target } from './report.ts';
 import { LeanClient, type Exchange } from './client.ts';
 import { loadFleet } from './upness.ts';
+import { benchArgs } from '../args.ts';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.filename, {
   options: {
     jobsets: { type: 'string', default: '500' },
     days: { type: 'string', default: '7' },
