@@ -7,7 +7,7 @@ import '../sources/cluster/lean-client.ts';
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { HEAP_GROWTH_PERCENT } from '../runtime/heap-after-load.ts';
-import { parseHeapGrowth, parseThreadCount, parseDataDuration, parseInteger, parsePort, parsePositiveInt, parsePositiveNumber, parsedOption, parsePoolSizes, UsageError } from './options.ts';
+import { checkNeededOptions, parseHeapGrowth, parseThreadCount, parseDataDuration, parseInteger, parsePort, parsePositiveInt, parsePositiveNumber, parsedOption, parsePoolSizes, UsageError } from './options.ts';
 import { usageOptions, watchOptions } from './watch-options.ts';
 import { TraceError } from '../sources/trace/check.ts';
 
@@ -64,7 +64,7 @@ const serve = program
   .addOption(parsedOption('--parse-threads <n>', `with --trace: ${PARSE_THREADS}`, parseThreadCount))
   .option('--token-file <file>', 'require this bearer token on /api/v1 and /metrics (or set $UPNESS_TOKEN)')
   .addOption(new Option('--data-dir <dir>', 'where timelines are kept: an append-only log and snapshots').env('UPNESS_DATA_DIR').default('upness-data'))
-  .option('--memory', 'keep timelines in memory only (lost when the service stops)')
+  .addOption(new Option('--memory', 'keep timelines in memory only (lost when the service stops)').conflicts(['dataDir', 'store']))
   .addOption(new Option('--store <url>', 'keep timelines in PostgreSQL (postgres://…) instead of --data-dir: shared by replicas and clusters').env('UPNESS_STORE'))
   .addOption(new Option('--cluster-name <name>', 'the name of the watched cluster on its timelines (several clusters, one store)').env('UPNESS_CLUSTER_NAME'))
   .option('--follow', 'with --store: never watch or write, only serve what the leaders write')
@@ -96,6 +96,11 @@ const serve = program
   )
   .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']).env('UPNESS_LOG_LEVEL').default('info'))
   .action(async (options) => (await import('./serve.ts')).serveCommand(options));
+// Options that mean something only beside another, given without it: a usage error, not ignored.
+serve.hook('preAction', (command) => {
+  const given = new Set(command.options.map((o) => o.attributeName()).filter((key) => !['default', undefined].includes(command.getOptionValueSource(key))));
+  checkNeededOptions(given, (key) => command.options.find((o) => o.attributeName() === key)!.long!);
+});
 // A cluster to watch (--kubeconfig, --context, $KUBECONFIG or a pod's service account) makes the
 // source `kubernetes`; without one it is the simulated cluster.
 for (const option of watchOptions()) serve.addOption(option);

@@ -1,6 +1,6 @@
 // Durations that set timers: Node keeps a delay of at most 2^31 − 1 ms and fires a longer one at once.
 
-import { MAX_HEAP_GROWTH_PERCENT, MAX_PARSE_THREADS, MAX_TIMER_MS, parseHeapGrowth, parsePoolSizes, parseThreadCount, parseTimerDuration, UsageError } from './options.ts';
+import { checkNeededOptions, MAX_HEAP_GROWTH_PERCENT, MAX_PARSE_THREADS, MAX_TIMER_MS, parseHeapGrowth, parsePoolSizes, parseThreadCount, parseTimerDuration, SERVE_NEEDS, UsageError } from './options.ts';
 import { parseUsageOptions, parseWatchOptions } from './watch-options.ts';
 
 const DEFAULTS = { watchTimeout: '30s', watchSilence: '75s', watchBackoffInitial: '500ms', watchBackoffMax: '30s', listTimeout: '60s', readyBrokenAfter: '30s' };
@@ -67,5 +67,21 @@ describe('--parse-threads', () => {
       expect(() => parseThreadCount(bad, '--parse-threads')).toThrow(UsageError);
       expect(() => parseThreadCount(bad, '--parse-threads')).toThrow(`--parse-threads must be a whole number from 0 to ${MAX_PARSE_THREADS}, not "${bad}"`);
     }
+  });
+});
+
+describe("serve's options that need another", () => {
+  const flag = (key: string): string => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  it('refuses each given without the option it needs, and takes it beside that one', () => {
+    for (const [option, partner] of SERVE_NEEDS) {
+      expect(() => checkNeededOptions(new Set([option]), flag)).toThrow(new UsageError(`${flag(option)} is used only with ${flag(partner)}: give ${flag(partner)} too, or leave ${flag(option)} out`));
+      // With its partner (and what that one needs in turn) nothing is refused.
+      const chain = new Set([option, partner, ...SERVE_NEEDS.filter(([o]) => o === partner).map(([, p]) => p)]);
+      expect(() => checkNeededOptions(chain, flag)).not.toThrow();
+    }
+  });
+  it('refuses nothing when none of them is given', () => {
+    expect(() => checkNeededOptions(new Set(['store', 'trace', 'memory', 'port']), flag)).not.toThrow();
+    expect(() => checkNeededOptions(new Set(), flag)).not.toThrow();
   });
 });

@@ -106,3 +106,29 @@ export function parsedOption<T>(flags: string, description: string, parse: (valu
   const option = new Option(flags, description).argParser((value: string) => parse(value, name));
   return defaultText === undefined ? option : option.default(parse(defaultText, name), defaultText);
 }
+
+/**
+ * serve's options that mean something only beside another: [option, the option it needs]. Without
+ * it they were ignored, so a user who typed `--follow` without `--store` got a leader of its own.
+ */
+export const SERVE_NEEDS: readonly (readonly [option: string, needs: string])[] = [
+  ['follow', 'store'],
+  ['serveClusters', 'store'],
+  ['leaseName', 'store'],
+  ['leaseNamespace', 'leaseName'],
+  ['replicaId', 'leaseName'],
+  ['leaseDuration', 'leaseName'],
+  ['renewDeadline', 'leaseName'],
+  ['retryPeriod', 'leaseName'],
+  ['parseThreads', 'trace'],
+];
+
+/**
+ * The first of `needs` given (on the command line or by its environment variable, not by default)
+ * without the option it needs, as a UsageError; `flag` names an option as the user types it.
+ */
+export function checkNeededOptions(given: ReadonlySet<string>, flag: (option: string) => string, needs = SERVE_NEEDS): void {
+  for (const [option, partner] of needs) {
+    if (given.has(option) && !given.has(partner)) throw new UsageError(`${flag(option)} is used only with ${flag(partner)}: give ${flag(partner)} too, or leave ${flag(option)} out`);
+  }
+}

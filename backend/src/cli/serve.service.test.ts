@@ -300,6 +300,13 @@ describe('upness serve', () => {
     [['--trace', join(dir, 'x.jsonl'), '--kubeconfig', join(dir, 'kubeconfig')], /option '--trace <file>' cannot be used with option '--kubeconfig <file>'/],
     [['--trace', join(dir, 'x.jsonl'), '--context', 'kind'], /option '--trace <file>' cannot be used with option '--context <name>'/],
     [['--trace', join(dir, 'x.jsonl'), '--store', 'postgres://db/upness'], /option '--trace <file>' cannot be used with option '--store <url>'/],
+    [['--data-dir', join(dir, 'data'), '--memory'], /option '--memory' cannot be used with option '--data-dir <dir>'/],
+    [['--store', 'postgres://db/upness', '--memory'], /option '--memory' cannot be used with option '--store <url>'/],
+    // Options that mean something only beside another: given alone they were ignored.
+    [['--follow'], /^upness: --follow is used only with --store: give --store too, or leave --follow out$/m],
+    [['--lease-name', 'upness'], /^upness: --lease-name is used only with --store/m],
+    [['--store', 'postgres://db/upness', '--replica-id', 'a'], /^upness: --replica-id is used only with --lease-name/m],
+    [['--parse-threads', '1'], /^upness: --parse-threads is used only with --trace/m],
   ])('refuses options that exclude each other %j', (args, message) => {
     const run = upness(['serve', ...args]);
     expect(run.stderr).toMatch(message);
