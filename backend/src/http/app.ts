@@ -1,7 +1,7 @@
 // The service's HTTP server (see README.md beside this file). GET /healthz and /readyz are answered
 // here on Node's own server, and POST /api/v1/query (query.ts: the query engine and zod, without
-// express) and GET /api/v1/values/{what} (values.ts: what "Save & test" and the dashboards' variables
-// ask) too, each loaded on its first request; every other request goes to the API (api.ts: express 5,
+// express), GET /api/v1/values/{what} (values.ts: what "Save & test" and the dashboards' variables
+// ask) and GET /metrics (direct-get.ts) too, each loaded on its first request; every other request goes to the API (api.ts: express 5,
 // zod's schemas, the query engine), loaded on the first request that needs it, so that a service
 // nobody has asked yet holds none of it, and one Grafana uses no express (issue 21 §3, the empty
 // service). The metrics registry and its request timer are made here, at start, so that
@@ -121,6 +121,11 @@ export function plainGet(req: IncomingMessage): { path: string; query: string } 
   return q < 0 ? { path: url, query: '' } : { path: url.slice(0, q), query: url.slice(q + 1) };
 }
 
+/** Whether a request is the direct metrics route's (direct-get.ts): a plain GET of exactly /metrics. */
+export function isMetricsRequest(req: IncomingMessage): boolean {
+  return plainGet(req)?.path === '/metrics';
+}
+
 /** The paths of GET /api/v1/values/{what} (values.ts). */
 export const VALUES_PREFIX = '/api/v1/values/';
 /** A {what} that percent-decoding leaves as it is (the plugin sends `[A-Za-z][A-Za-z0-9_-]*`): any other goes to the app, which decodes it. */
@@ -159,9 +164,9 @@ function loadedOnFirstRequest(load: () => Promise<Handler>, logger: Logger): Han
 }
 
 /**
- * The service's HTTP server: the health checks here, POST /api/v1/query and GET
- * /api/v1/values/{what} on Node's own server (http/query.ts `serviceQueryRoute`, http/values.ts
- * `valuesRoute`, each loaded on its first request), every other request the express app's (loaded
+ * The service's HTTP server: the health checks here, POST /api/v1/query, GET /api/v1/values/{what}
+ * and GET /metrics on Node's own server (http/query.ts `serviceQueryRoute`, http/values.ts
+ * `valuesRoute`, http/direct-get.ts `metricsRoute`, each loaded on its first request), every other request the express app's (loaded
  * on the first such request). Listen with `.listen(port, host)`.
  */
 export function createServer(appOptions: AppOptions): Server {
@@ -169,11 +174,13 @@ export function createServer(appOptions: AppOptions): Server {
   const health = healthRoute(options.view, options.now, time);
   const query = loadedOnFirstRequest(() => import('./query.ts').then(({ serviceQueryRoute }) => serviceQueryRoute(options, time)), options.logger);
   const values = loadedOnFirstRequest(() => import('./values.ts').then(({ valuesRoute }) => valuesRoute(options, time)), options.logger);
+  const metrics = loadedOnFirstRequest(() => import('./direct-get.ts').then(({ metricsRoute }) => metricsRoute(options, time)), options.logger);
   const api = loadedOnFirstRequest(() => import('./api.ts').then(({ buildApi }) => buildApi(options, time)), options.logger);
   const server = http.createServer((req, res) => {
     if (health(req, res)) return;
     if (isQueryRequest(req)) query(req, res);
     else if (isValuesRequest(req)) values(req, res);
+    else if (isMetricsRequest(req)) metrics(req, res);
     else api(req, res);
   });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;

@@ -130,6 +130,42 @@ describe.each([
   });
 });
 
+/** A metrics text reduced to what two registries of one process share: its families (the values move between scrapes). */
+const families = (answer: Answer): Answer => (answer.status === 200 ? { ...answer, headers: { ...answer.headers, 'content-length': 'n' }, body: answer.body.split('\n').filter((line) => line.startsWith('# ')).join('\n') } : answer);
+
+const METRICS_REQUESTS: [string, string, Record<string, string>][] = [
+  ['GET', '/metrics', AUTH],
+  ['GET', '/metrics?name[]=x', AUTH],
+  ['GET', '/metrics', {}],
+  ['GET', '/metrics', { Authorization: 'Bearer wrong' }],
+  ['GET', '/metrics/', AUTH],
+  ['GET', '/METRICS', AUTH],
+  ['HEAD', '/metrics', AUTH],
+  ['GET', '/metrics', { ...AUTH, 'If-None-Match': '*' }],
+];
+
+describe.each([
+  ['no token, no store', null, 'none'],
+  ['a token and a store', 'secret', 'kept'],
+  ['a token and a store whose commit fails', 'secret', 'failing'],
+] as const)('GET /metrics: the server and the express app answer alike: %s', (_name, token, commit) => {
+  it.each(METRICS_REQUESTS)('%s %s', async (method, path, headers) => {
+    const served = view();
+    const serverOptions = options(served, token, commit);
+    const appOptions = options(served, token, commit);
+    const server = await listening(createServer(serverOptions));
+    const app = await listening(http.createServer(createApp(appOptions)));
+    try {
+      const answer = await ask(server.url, method, path, headers);
+      if (answer.status === 200 && method === 'GET') expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
+      expect(families(answer)).toEqual(families(await ask(app.url, method, path, headers)));
+      expect(await counted(serverOptions.registry!)).toEqual(await counted(appOptions.registry!));
+    } finally {
+      await Promise.all([server.close(), app.close()]);
+    }
+  });
+});
+
 it('takes exactly a plain GET of /api/v1/values/ and one plain segment', () => {
   const request = (method: string, url: string, headers: Record<string, string> = {}): http.IncomingMessage => ({ method, url, headers }) as unknown as http.IncomingMessage;
   expect(isValuesRequest(request('GET', '/api/v1/values/namespaces'))).toBe(true);

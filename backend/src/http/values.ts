@@ -17,7 +17,7 @@ import { HttpError, openRange, parseQueryString, repeated } from './params.ts';
 export const VALUE_KINDS = ['clusters', 'namespaces', 'jobsets', 'labelKeys', 'labelValues', 'accelerators', 'topologies', 'pools'] as const;
 
 /** The route's pattern, as the app names its requests' durations (and those it failed: direct-get.ts). */
-const VALUES_ROUTE = { answered: '/api/v1/values/:what', failed: '/values/:what' };
+const VALUES_ROUTE = { answered: '/api/v1/values/:what', failed: '/values/:what', stopped: 'unmatched' };
 
 const valuesQuerySchema = z.object({ namespace: repeated.optional(), key: z.string().optional(), from: z.string().optional(), to: z.string().optional() });
 
