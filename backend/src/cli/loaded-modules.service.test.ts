@@ -98,6 +98,8 @@ describe('what the service loads', () => {
     // "Save & test", a panel's query and a scrape are all answered on Node's own server: no express.
     expect(matching(asked, ['/node_modules/express/', '/node_modules/body-parser/', '/node_modules/router/', '/backend/src/http/api.ts', '/backend/src/http/jobsets.ts'])).toEqual([]);
     for (const part of ['/node_modules/zod/', '/backend/src/http/values.ts', '/backend/src/http/direct-get.ts', '/backend/src/frames/run-request.ts']) expect(matching(asked, [part])).not.toEqual([]);
+    // zod in English only (backend/bin/zod-english.js): its locales' index, given `en` alone, and `en`.
+    expect(matching(asked, ['/node_modules/zod/v4/locales/']).map((url) => url.replace(/.*\/locales\//, '')).sort()).toEqual(['en.js', 'index.js']);
 
     // Any other route loads the express app.
     const other = await loadedBy(['--memory', '--trace', emptyTrace], {
