@@ -1,9 +1,10 @@
 // zod with its English messages only, in the service's process. zod's main entry imports all of
-// its locales (`z.locales`, 40-odd modules of translated messages) although it speaks English unless
+// its locales (`z.locales`, 63 modules of translated messages) although it speaks English unless
 // `z.config(z.locales.xx())` says otherwise, which the service never does: a load hook gives
-// `zod/v4/locales/index.js` the English one alone. What that saves: ~0.8 MiB of V8 heap (most of the
-// locales' sources are kept as two-byte strings) and ~2.5 MiB of RSS once a first request has
-// loaded zod (README "The empty service once asked without express"). Every message stays zod's own
+// `zod/v4/locales/index.js` the English one alone. What that saves once a first request has loaded
+// zod: ~0.8 MiB of V8 heap (most of the locales' sources are kept as two-byte strings), ~2.5 MiB of
+// RSS in a bare Node (README "The empty service once asked: Grafana's and Prometheus's requests
+// without express"). Every message stays zod's own
 // (its English locale, loaded by its schemas either way). Plain JavaScript, registered by upness.js
 // before the service's modules load.
 import { registerHooks } from 'node:module';

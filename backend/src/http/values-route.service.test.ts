@@ -4,11 +4,11 @@
 // token, with the store's commit awaited or failing; what the server leaves to the app (other
 // spellings, HEAD, conditional requests, a body) too.
 
-import http, { type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import http from 'node:http';
 import { pino } from 'pino';
 import client from 'prom-client';
 import { merge, min, Scenario } from '../../../test/support/scenario.ts';
+import { askRaw as ask, listening, type RawAnswer as Answer } from '../../../test/support/service.ts';
 import { EngineView } from '../runtime/served-view.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import { createApp } from './api.ts';
@@ -36,39 +36,27 @@ function options(served: EngineView, token: string | null, commit: Commit): AppO
   return { view: served, token, logger: pino({ level: 'silent' }), now: () => min(80), registry: new client.Registry(), ...(beforeRead === undefined ? {} : { beforeRead }) };
 }
 
-async function listening(server: Server): Promise<{ url: string; close: () => Promise<void> }> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** One request on a connection of its own (a body if given, with its length); the answer as it came, but its Date. */
-function ask(url: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const sent = body === undefined ? headers : { ...headers, 'Content-Length': String(Buffer.byteLength(body)) };
-    const req = http.request(`${url}${path}`, { method, headers: sent, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        const { date: _date, ...rest } = res.headers;
-        resolve({ status: res.statusCode!, headers: rest, body: text });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 /** The request-duration counts of a registry, by their labels. */
 async function counted(registry: client.Registry): Promise<string[]> {
   return (await registry.metrics()).split('\n').filter((line) => line.startsWith('upness_http_request_duration_seconds_count'));
+}
+
+/**
+ * One request to the server and the same to the express app alone (each with its own registry):
+ * the same answer (as `compared` sees it), and the same request counts by route and status.
+ */
+async function bothAsked(token: string | null, commit: Commit, request: (url: string) => Promise<Answer>, compared: (answer: Answer) => unknown): Promise<void> {
+  const served = view();
+  const serverOptions = options(served, token, commit);
+  const appOptions = options(served, token, commit);
+  const server = await listening(createServer(serverOptions));
+  const app = await listening(http.createServer(createApp(appOptions)));
+  try {
+    expect(compared(await request(server.url))).toEqual(compared(await request(app.url)));
+    expect(await counted(serverOptions.registry!)).toEqual(await counted(appOptions.registry!));
+  } finally {
+    await Promise.all([server.close(), app.close()]);
+  }
 }
 
 const AUTH = { Authorization: 'Bearer secret' };
@@ -115,18 +103,7 @@ describe.each([
   ['a token and a store whose commit fails', 'secret', 'failing'],
 ] as const)('the server and the express app answer alike: %s', (_name, token, commit) => {
   it.each(REQUESTS)('%s %s', async (method, path, headers, body) => {
-    const served = view();
-    const serverOptions = options(served, token, commit);
-    const appOptions = options(served, token, commit);
-    const server = await listening(createServer(serverOptions));
-    const app = await listening(http.createServer(createApp(appOptions)));
-    try {
-      const answer = await ask(server.url, method, path, headers, body);
-      expect(answer).toEqual(await ask(app.url, method, path, headers, body));
-      expect(await counted(serverOptions.registry!)).toEqual(await counted(appOptions.registry!));
-    } finally {
-      await Promise.all([server.close(), app.close()]);
-    }
+    await bothAsked(token, commit, (url) => ask(url, method, path, headers, body), (answer) => answer);
   });
 });
 
@@ -150,19 +127,10 @@ describe.each([
   ['a token and a store whose commit fails', 'secret', 'failing'],
 ] as const)('GET /metrics: the server and the express app answer alike: %s', (_name, token, commit) => {
   it.each(METRICS_REQUESTS)('%s %s', async (method, path, headers) => {
-    const served = view();
-    const serverOptions = options(served, token, commit);
-    const appOptions = options(served, token, commit);
-    const server = await listening(createServer(serverOptions));
-    const app = await listening(http.createServer(createApp(appOptions)));
-    try {
-      const answer = await ask(server.url, method, path, headers);
+    await bothAsked(token, commit, (url) => ask(url, method, path, headers), (answer) => {
       if (answer.status === 200 && method === 'GET') expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
-      expect(families(answer)).toEqual(families(await ask(app.url, method, path, headers)));
-      expect(await counted(serverOptions.registry!)).toEqual(await counted(appOptions.registry!));
-    } finally {
-      await Promise.all([server.close(), app.close()]);
-    }
+      return families(answer);
+    });
   });
 });
 
