@@ -20,6 +20,8 @@ if (canStripTypes) {
   // (stripped-sources.js says why). Imported here: an older Node lacks what it imports.
   const { useStrippedSources } = await import('./stripped-sources.js');
   useStrippedSources();
+  const { useZodInEnglish } = await import('./zod-english.js');
+  useZodInEnglish();
   await import('../src/cli/main.ts');
 } else {
   const node = projectNode();

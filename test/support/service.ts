@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the bodies are the JSON answers of the API under test */
 // A real HTTP server on loopback over timelines built from drawn scenarios, for API tests.
 
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createServer } from '../../backend/src/http/app.ts';
@@ -63,4 +63,36 @@ export async function startService(observations: Observation[], options: { token
         }),
       ),
   };
+}
+
+/** `server` listening on a free loopback port: its URL, and how to close it. */
+export async function listening(server: Server): Promise<{ url: string; close: () => Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** An answer as it came over the wire, but its Date (which differs between two servers). */
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One request on a connection of its own (a body if given, with its length): the answer as it came, but its Date. */
+export function askRaw(url: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const sent = body === undefined ? headers : { ...headers, 'Content-Length': String(Buffer.byteLength(body)) };
+    const req = http.request(`${url}${path}`, { method, headers: sent, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        const { date: _date, ...rest } = res.headers;
+        resolve({ status: res.statusCode!, headers: rest, body: text });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }

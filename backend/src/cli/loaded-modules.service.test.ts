@@ -60,8 +60,8 @@ const NOT_FOR_AN_EMPTY_SERVICE = [
   '/backend/src/cli/simulate.ts',
 ];
 
-/** What a service loads only once it is asked something other than its health checks (http/app.ts). */
-const NOT_UNTIL_ASKED = ['/node_modules/express/', '/node_modules/body-parser/', '/node_modules/zod/', '/backend/src/http/api.ts', '/backend/src/http/query.ts', '/backend/src/http/json-body.ts', '/backend/src/frames/run-request.ts', '/backend/src/sources/trace/parse.ts'];
+/** What a service loads only once it is asked something other than its health checks (http/app.ts); express only for a route other than the query, the values and /metrics. */
+const NOT_UNTIL_ASKED = ['/node_modules/express/', '/node_modules/body-parser/', '/node_modules/zod/', '/backend/src/http/api.ts', '/backend/src/http/query.ts', '/backend/src/http/json-body.ts', '/backend/src/http/values.ts', '/backend/src/http/direct-get.ts', '/backend/src/frames/run-request.ts', '/backend/src/sources/trace/parse.ts'];
 
 describe('what the service loads', () => {
   it('serving a trace in memory: no store, no cluster, no simulator, no other command, no type stripper', async () => {
@@ -72,7 +72,7 @@ describe('what the service loads', () => {
     expect(matching(loaded, ['/backend/src/runtime/trace-workers.ts'])).not.toEqual([]);
   });
 
-  it('answers its health checks without the API: express, zod and the query engine load on the first request that needs them', async () => {
+  it('answers its health checks without the API, and what Grafana and Prometheus ask without express: zod and the query engine load on the first request that needs them', async () => {
     const loaded = await loadedBy(['--memory', '--trace', emptyTrace], {
       whileUp: async (url) => {
         // `ready` has asked /readyz already; /healthz too, as a kubelet does.
@@ -95,7 +95,19 @@ describe('what the service loads', () => {
         expect(metrics).toMatch(/upness_http_request_duration_seconds_count\{method="POST",route="\/api\/v1\/query",status="200"\} 1\n/);
       },
     });
-    for (const part of ['/node_modules/express/', '/node_modules/zod/', '/backend/src/http/api.ts', '/backend/src/frames/run-request.ts']) expect(matching(asked, [part])).not.toEqual([]);
+    // "Save & test", a panel's query and a scrape are all answered on Node's own server: no express.
+    expect(matching(asked, ['/node_modules/express/', '/node_modules/body-parser/', '/node_modules/router/', '/backend/src/http/api.ts', '/backend/src/http/jobsets.ts'])).toEqual([]);
+    for (const part of ['/node_modules/zod/', '/backend/src/http/values.ts', '/backend/src/http/direct-get.ts', '/backend/src/frames/run-request.ts']) expect(matching(asked, [part])).not.toEqual([]);
+    // zod in English only (backend/bin/zod-english.js): its locales' index, given `en` alone, and `en`.
+    expect(matching(asked, ['/node_modules/zod/v4/locales/']).map((url) => url.replace(/.*\/locales\//, '')).sort()).toEqual(['en.js', 'index.js']);
+
+    // Any other route loads the express app.
+    const other = await loadedBy(['--memory', '--trace', emptyTrace], {
+      whileUp: async (url) => {
+        expect((await fetch(`${url}/api/v1/jobsets`)).status).toBe(200);
+      },
+    });
+    for (const part of ['/node_modules/express/', '/backend/src/http/api.ts']) expect(matching(other, [part])).not.toEqual([]);
   });
 
   it('answers a panel\'s query without express: POST /api/v1/query is served on Node\'s own server, plain JSON read without body-parser', async () => {

@@ -2,8 +2,9 @@
 // real answer may not reach (nulls first or only, empty and non-ASCII strings, no rows, no fields).
 // The Go SDK's reading of real answers is tested in pkg/plugin/arrow_test.go.
 
-import { tableFromIPC } from 'apache-arrow';
-import { ArrowRangeError, frameToArrow } from './arrow.ts';
+import { tableFromIPC, tableToIPC } from 'apache-arrow';
+import fc from 'fast-check';
+import { ArrowRangeError, arrowTable, frameToArrow } from './arrow.ts';
 import { frame, numberField, stringField, timeField } from './frame.ts';
 
 function readBack(bytes: Uint8Array): { meta: Map<string, string>; columns: Record<string, unknown[]>; nullable: Record<string, boolean> } {
@@ -60,5 +61,41 @@ describe('frameToArrow', () => {
     const field = table.schema.fields[0]!;
     expect(JSON.parse(field.metadata.get('labels')!)).toEqual({ namespace: 'team-a' });
     expect(JSON.parse(field.metadata.get('config')!)).toEqual({ unit: 'percentunit', displayNameFromDS: 'Uptime' });
+  });
+
+  it("writes, byte for byte, what the package's tableToIPC(table, 'file') writes (frameToArrow loads the writer's modules alone)", () => {
+    const text = fc.option(fc.string({ unit: 'grapheme', maxLength: 12 }), { nil: null });
+    const number = fc.option(fc.oneof(fc.double({ noNaN: true }), fc.integer()), { nil: null });
+    const time = fc.option(fc.integer({ min: -9_223_372_036_854, max: 9_223_372_036_854 }), { nil: null });
+    const options = fc.record({ labels: fc.option(fc.dictionary(fc.string({ maxLength: 6 }), fc.string({ maxLength: 6 }), { maxKeys: 3 }), { nil: undefined }), unit: fc.option(fc.constantFrom('s', 'percentunit'), { nil: undefined }) });
+    const arbFrame = fc.integer({ min: 0, max: 9 }).chain((rows) =>
+      fc.record({
+        fields: fc.array(
+          fc.oneof(
+            fc.tuple(fc.constant('time' as const), fc.array(time, { minLength: rows, maxLength: rows }), options),
+            fc.tuple(fc.constant('number' as const), fc.array(number, { minLength: rows, maxLength: rows }), options),
+            fc.tuple(fc.constant('string' as const), fc.array(text, { minLength: rows, maxLength: rows }), options),
+          ),
+          { maxLength: 5 },
+        ),
+        name: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }),
+        refId: fc.option(fc.string({ maxLength: 3 }), { nil: undefined }),
+        meta: fc.option(fc.record({ custom: fc.record({ rows: fc.integer() }) }), { nil: undefined }),
+      }),
+    );
+    fc.assert(
+      fc.property(arbFrame, ({ fields, ...rest }) => {
+        const made = fields.map(([type, values, { labels, unit }], i) => {
+          const fieldOptions = { ...(labels === undefined ? {} : { labels }), ...(unit === undefined ? {} : { unit }) };
+          if (type === 'time') return timeField(`f${i}`, values as (number | null)[], fieldOptions);
+          if (type === 'number') return numberField(`f${i}`, values as (number | null)[], fieldOptions);
+          return stringField(`f${i}`, values as (string | null)[], fieldOptions);
+        });
+        const frameOptions = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+        const f = frame(made, frameOptions);
+        expect(Buffer.from(frameToArrow(f)).equals(Buffer.from(tableToIPC(arrowTable(f), 'file')))).toBe(true);
+      }),
+      { numRuns: 400 },
+    );
   });
 });

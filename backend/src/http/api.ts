@@ -14,7 +14,7 @@ import { JSON_BODY_OPTIONS } from './json-body.ts';
 import { metricsHandler, requestTiming, type RequestTimer } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { queryAnswerer, queryHandler } from './query.ts';
-import { valuesRoutes } from './values.ts';
+import { valuesAnswer } from './values.ts';
 
 /** The express app of one service: every route, POST /api/v1/query's other spellings among them, sharing its metrics and token. */
 export function buildApi(options: ResolvedAppOptions, time: RequestTimer): express.Express {
@@ -57,7 +57,11 @@ export function buildApi(options: ResolvedAppOptions, time: RequestTimer): expre
   api.use(json);
   api.use(durable);
   api.use(jobsetRoutes(view, now));
-  api.use(valuesRoutes(view, now));
+  // GET /api/v1/values/{what}'s other spellings (a trailing slash, another case, HEAD, an encoded
+  // segment): the server answers the exact path itself (values.ts).
+  api.get('/values/:what', (req, res) => {
+    res.json(valuesAnswer(req.params.what, req.query, view, now));
+  });
   app.use('/api/v1', api);
 
   app.use(notFound);

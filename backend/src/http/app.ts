@@ -1,9 +1,10 @@
 // The service's HTTP server (see README.md beside this file). GET /healthz and /readyz are answered
-// here on Node's own server, and POST /api/v1/query too (query.ts: the query engine and zod, without
-// express), loaded on the first query; every other request goes to the API (api.ts: express 5, zod's
-// schemas, the query engine), loaded on the first request that needs it, so that a service nobody
-// has asked yet holds none of it, and one only asked its panels' queries no express (issue 21 §3,
-// the empty service). The metrics registry and its request timer are made here, at start, so that
+// here on Node's own server, and POST /api/v1/query (query.ts: the query engine and zod, without
+// express), GET /api/v1/values/{what} (values.ts: what "Save & test" and the dashboards' variables
+// ask) and GET /metrics (direct-get.ts) too, each loaded on its first request; every other request goes to the API (api.ts: express 5,
+// zod's schemas, the query engine), loaded on the first request that needs it, so that a service
+// nobody has asked yet holds none of it, and one Grafana uses no express (issue 21 §3, the empty
+// service). The metrics registry and its request timer are made here, at start, so that
 // every request is counted.
 
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -105,6 +106,37 @@ export function isQueryRequest(req: IncomingMessage): boolean {
   return (q < 0 ? url : url.slice(0, q)) === QUERY_PATH;
 }
 
+/**
+ * The path and query string of a plain GET, one the server may answer as the app would: no body
+ * (the app's JSON parser would read one), not conditional (the app answers `If-None-Match: *` with
+ * a 304), no `#` (the app parses such a URL otherwise). Null for any other request.
+ */
+export function plainGet(req: IncomingMessage): { path: string; query: string } | null {
+  if (req.method !== 'GET') return null;
+  const { headers } = req;
+  if (headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return null;
+  const url = req.url ?? '';
+  if (url.includes('#')) return null;
+  const q = url.indexOf('?');
+  return q < 0 ? { path: url, query: '' } : { path: url.slice(0, q), query: url.slice(q + 1) };
+}
+
+/** Whether a request is the direct metrics route's (direct-get.ts): a plain GET of exactly /metrics. */
+export function isMetricsRequest(req: IncomingMessage): boolean {
+  return plainGet(req)?.path === '/metrics';
+}
+
+/** The paths of GET /api/v1/values/{what} (values.ts). */
+export const VALUES_PREFIX = '/api/v1/values/';
+/** A {what} that percent-decoding leaves as it is (the plugin sends `[A-Za-z][A-Za-z0-9_-]*`): any other goes to the app, which decodes it. */
+const PLAIN_SEGMENT = /^[A-Za-z0-9_-]+$/;
+
+/** Whether a request is the direct values route's: a plain GET of `/api/v1/values/` and one plain segment (the app takes other cases, a trailing slash, HEAD). */
+export function isValuesRequest(req: IncomingMessage): boolean {
+  const path = plainGet(req)?.path;
+  return path !== undefined && path.startsWith(VALUES_PREFIX) && PLAIN_SEGMENT.test(path.slice(VALUES_PREFIX.length));
+}
+
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
@@ -132,18 +164,23 @@ function loadedOnFirstRequest(load: () => Promise<Handler>, logger: Logger): Han
 }
 
 /**
- * The service's HTTP server: the health checks here, POST /api/v1/query on Node's own server
- * (http/query.ts `serviceQueryRoute`, loaded on the first query), every other request the express
- * app's (loaded on the first such request). Listen with `.listen(port, host)`.
+ * The service's HTTP server: the health checks here, POST /api/v1/query, GET /api/v1/values/{what}
+ * and GET /metrics on Node's own server (http/query.ts `serviceQueryRoute`, http/values.ts
+ * `valuesRoute`, http/direct-get.ts `metricsRoute`, each loaded on its first request), every other request the express app's (loaded
+ * on the first such request). Listen with `.listen(port, host)`.
  */
 export function createServer(appOptions: AppOptions): Server {
   const { options, time } = instrumented(appOptions);
   const health = healthRoute(options.view, options.now, time);
   const query = loadedOnFirstRequest(() => import('./query.ts').then(({ serviceQueryRoute }) => serviceQueryRoute(options, time)), options.logger);
+  const values = loadedOnFirstRequest(() => import('./values.ts').then(({ valuesRoute }) => valuesRoute(options, time)), options.logger);
+  const metrics = loadedOnFirstRequest(() => import('./direct-get.ts').then(({ metricsRoute }) => metricsRoute(options, time)), options.logger);
   const api = loadedOnFirstRequest(() => import('./api.ts').then(({ buildApi }) => buildApi(options, time)), options.logger);
   const server = http.createServer((req, res) => {
     if (health(req, res)) return;
     if (isQueryRequest(req)) query(req, res);
+    else if (isValuesRequest(req)) values(req, res);
+    else if (isMetricsRequest(req)) metrics(req, res);
     else api(req, res);
   });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;

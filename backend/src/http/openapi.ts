@@ -7,6 +7,7 @@ import { querySchema } from '../frames/query-types/index.ts';
 import { queryRequestSchema, TIME_DESCRIPTION } from '../query/model.ts';
 import { LIMITS } from '../query/step.ts';
 import { ARROW_ANSWER_TYPE, FRAME_ENCODINGS } from './query.ts';
+import { VALUE_KINDS } from './values.ts';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 const DAYS = LIMITS.maxRangeMs / 86_400_000;
@@ -48,8 +49,6 @@ const filterParams = [
   layerParam,
 ];
 const frame = { type: 'object', description: "Grafana data-frame JSON ({schema, data})", properties: { schema: { type: 'object' }, data: { type: 'object' } } };
-
-export const VALUE_KINDS = ['clusters', 'namespaces', 'jobsets', 'labelKeys', 'labelValues', 'accelerators', 'topologies', 'pools'] as const;
 
 /**
  * The request schemas as OpenAPI 3.0 components, from the zod schemas: what the server accepts (the

@@ -1,7 +1,6 @@
 // What every handler of the API shares: a client error with its status, and the parsing of query
 // strings and time ranges into values (a wrong one is a 400 that names the field).
 
-import type { Request } from 'express';
 import { z } from 'zod';
 import { describeZodError } from '../query/model.ts';
 import { QueryError } from '../query/selector.ts';
@@ -20,7 +19,8 @@ export class HttpError extends Error {
 /** A query-string parameter that may be given once or repeated: always a list. */
 export const repeated = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]));
 
-export function parseQueryString<T extends z.ZodType>(schema: T, req: Request): z.infer<T> {
+/** The query string's parameters (`req.query`, as the app's 'simple' parser or node:querystring made them), checked by `schema`. */
+export function parseQueryString<T extends z.ZodType>(schema: T, req: { readonly query: unknown }): z.infer<T> {
   const parsed = schema.safeParse(req.query);
   if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error, '', 'query string'));
   return parsed.data;

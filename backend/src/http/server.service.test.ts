@@ -3,12 +3,12 @@
 // (status, headers but Date, body), and requests that arrive while the API loads must all be answered.
 
 import { EventEmitter } from 'node:events';
-import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import client from 'prom-client';
 import { merge, min, Scenario } from '../../../test/support/scenario.ts';
+import { askRaw as ask, listening } from '../../../test/support/service.ts';
 import { EngineView } from '../runtime/served-view.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
 import { createApp } from './api.ts';
@@ -26,35 +26,6 @@ function view(ready: boolean): EngineView {
 }
 
 const options = (served: EngineView, token: string | null = null): AppOptions => ({ view: served, token, logger: pino({ level: 'silent' }), now: () => min(80) });
-
-async function listening(server: Server): Promise<{ url: string; close: () => Promise<void> }> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** One request on a connection of its own; the answer as it came, but its Date. */
-function ask(url: string, method: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${url}${path}`, { method, headers, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => {
-        const { date: _date, ...rest } = res.headers;
-        resolve({ status: res.statusCode!, headers: rest, body });
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 /** The requests compared: the health checks' exact paths (answered by the server) and their neighbours (left to the app). */
 // Three entries each: Jest takes a test function's argument past a row's length for its `done`.
