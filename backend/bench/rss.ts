@@ -8,7 +8,7 @@
 //   (every module imported, nothing loaded) and after it, with the session still reachable; bytes
 //   per run (JobSet UID) and per transition. --snapshot FILE writes a heap snapshot after the load
 //   (backend/bench/heap-breakdown.ts groups it by constructor).
-//   Run with glibc's malloc set as `upness` runs the service (backend/bin/malloc.js: MALLOC_ARENA_MAX=2 and
+//   Run with glibc's malloc set as `upness` runs the service (backend/bin/malloc.js: MALLOC_ARENA_MAX=1 and
 //   MALLOC_MMAP_THRESHOLD_=131072 unless set; `MALLOC_ARENA_MAX=16` for glibc's default arenas on 2 cores,
 //   --dynamic-mmap-threshold: glibc's threshold left to move, as the service ran before 2026-11-27's malloc step). --maps: where the RSS is, by kind of mapping.
 // Options: --trace FILE | --jobsets N --days D [--profile P] [--seed S]; --parse-threads N (as serve's;
@@ -60,6 +60,7 @@ const { values: args } = benchArgs(import.meta.filename, {
     asked: { type: 'boolean', default: false },
     'node-stripping': { type: 'boolean', default: false },
     'dynamic-mmap-threshold': { type: 'boolean', default: false },
+    hold: { type: 'string' },
   },
 });
 
@@ -109,6 +110,20 @@ function residentByMapping(): Map<string, number> {
   return out;
 }
 
+/** What V8 counts outside its heap (--spaces): memory it holds for the embedder, and its own malloc'd memory. */
+function outsideTheHeap(): string {
+  const { external, arrayBuffers } = process.memoryUsage();
+  const h = getHeapStatistics();
+  return `external ${mib(external)}, array buffers ${mib(arrayBuffers)}, malloced ${mib(h.malloced_memory)} (peak ${mib(h.peak_malloced_memory)}), heap committed ${mib(h.total_heap_size)}`;
+}
+
+/** --hold S: time to look at the process from outside (gdb's malloc_stats, /proc/PID/smaps) once measured empty and once loaded. */
+async function hold(when: string): Promise<void> {
+  if (args.hold === undefined) return;
+  process.stdout.write(`holding ${args.hold} s ${when}: pid ${process.pid}\n`);
+  await new Promise((resolve) => setTimeout(resolve, Number(args.hold) * 1000));
+}
+
 /** The empty service's part (--empty, and once each with --smoke). */
 async function emptyService(): Promise<void> {
   const { measureEmptyService } = await import('./empty-service.ts');
@@ -152,6 +167,8 @@ try {
   const workersStripped = !args['node-stripping'] && useStrippedSources();
   const empty = settled();
   const emptyMaps = args.maps ? residentByMapping() : null;
+  const emptyOutside = outsideTheHeap();
+  await hold('empty');
   const session = await openSession(traceFeed(trace, args['parse-threads'] === undefined ? undefined : Number(args['parse-threads'])), memorySink(), {
     logger,
     retentionMs: 90 * 86_400_000,
@@ -193,9 +210,7 @@ try {
   for (const [k, v] of rows) process.stdout.write(`${k.padEnd(width)}  ${v}\n`);
   if (args.spaces) {
     for (const s of getHeapSpaceStatistics()) process.stdout.write(`  ${s.space_name.padEnd(width - 2)}  committed ${mib(s.space_size)}, used ${mib(s.space_used_size)}\n`);
-    const { external, arrayBuffers } = process.memoryUsage();
-    const h = getHeapStatistics();
-    process.stdout.write(`  external ${mib(external)}, array buffers ${mib(arrayBuffers)}, malloced ${mib(h.malloced_memory)} (peak ${mib(h.peak_malloced_memory)}), heap committed ${mib(h.total_heap_size)}\n`);
+    process.stdout.write(`  empty:  ${emptyOutside}\n  loaded: ${outsideTheHeap()}\n`);
   }
   if (emptyMaps !== null && loadedMaps !== null) {
     for (const [kind, bytes] of loadedMaps) process.stdout.write(`  ${kind}: ${mib(emptyMaps.get(kind) ?? 0)} → ${mib(bytes)}\n`);
@@ -210,6 +225,7 @@ try {
     process.stdout.write(`after questions  heap ${int((after.heap - before.heap) / runs)} B a run more, RSS ${int((after.rss - before.rss) / runs)} B a run more\n`);
   }
   if (args.snapshot !== undefined) process.stdout.write(`heap snapshot: ${writeHeapSnapshot(args.snapshot)}\n`);
+  await hold('loaded');
   await session.stop();
 } finally {
   if (scratch !== null) rmSync(scratch, { recursive: true, force: true });

@@ -3,10 +3,15 @@
 // parent left waiting). A variable already set, whatever its value, is kept, and so is a tunable
 // that GLIBC_TUNABLES names (`MALLOC_ARENA_MAX=16 upness serve` is glibc's default on 2 cores).
 //
-// MALLOC_ARENA_MAX=2: glibc gives each thread that allocates an arena of its own (up to 8 per core)
-// and keeps what is freed in it: the trace's parse threads and V8's helper threads left 8–17 MiB
-// freed in their arenas that the process never gave back, 1–3 MiB with two (`npm run bench:rss` at
-// 500 × 7 d: medians ~5,400 and ~2,600 bytes of RSS a run; README "Performance").
+// MALLOC_ARENA_MAX=1: one arena for every thread. glibc gives each thread that allocates an arena of
+// its own (up to 8 per core) and keeps what is freed in it: the trace's parse threads and V8's helper
+// threads left 8–17 MiB freed in their arenas that the process never gave back (`npm run bench:rss`
+// at 500 × 7 d: ~5,400 bytes of RSS a run). With two, V8's helper threads (compiling, marking) took
+// turns between both, and what they freed at start, 3–12 MiB of the second arena's pages with ~0.1
+// MiB in use, lay where the main thread's load could not use it, while the load's own 3.5 MB of
+// malloc (small array buffers, V8's tables) grew the main arena by 0–4.5 MiB (gdb's malloc_stats);
+// one arena reuses the start's free pages: ~940 bytes a run against ~1,250, and steadier (README
+// "Performance", "Parse threads' memory, steady").
 //
 // MALLOC_MMAP_THRESHOLD_=131072: glibc's own default threshold, made fixed. Left dynamic, glibc raises
 // it to the size of any mmapped block freed (and the top it keeps untrimmed to twice that): V8's
@@ -17,7 +22,7 @@
 // of 128 KiB and more are mapped and unmapped on their own, given back when freed.
 
 /** The environment glibc's malloc reads, as the service runs with it. */
-export const MALLOC_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
+export const MALLOC_ENV = { MALLOC_ARENA_MAX: '1', MALLOC_MMAP_THRESHOLD_: '131072' };
 
 /** The tunable of GLIBC_TUNABLES that each variable is another name for. */
 const TUNABLE = { MALLOC_ARENA_MAX: 'glibc.malloc.arena_max', MALLOC_MMAP_THRESHOLD_: 'glibc.malloc.mmap_threshold' };

@@ -1,7 +1,7 @@
 // `node_modules/.bin/upness` is what a user, a script or a Dockerfile calls after `npm install`, with
 // whatever node is first on PATH. Under a node too old to strip types (the machine's Node 20) it runs
 // itself again with the project's Node 22, and stops when asked as the real process would. On Linux
-// it runs with glibc's malloc set as the service wants it (two arenas, a fixed mmap threshold; unless
+// it runs with glibc's malloc set as the service wants it (one arena, a fixed mmap threshold; unless
 // set): the same process, run again in place.
 
 import { spawnSync } from 'node:child_process';
@@ -87,10 +87,10 @@ const environOf = (pid: number): Map<string, string> =>
     return exited;
   };
 
-  it('runs itself again in place with MALLOC_ARENA_MAX=2 and MALLOC_MMAP_THRESHOLD_=131072: the same process, which stops when asked', async () => {
+  it('runs itself again in place with MALLOC_ARENA_MAX=1 and MALLOC_MMAP_THRESHOLD_=131072: the same process, which stops when asked', async () => {
     const serve = await startServe(['--memory', '--jobsets', '2', '--history-days', '1'], { env: withoutMallocEnv() });
     const environ = environOf(serve.child.pid!);
-    expect(environ.get('MALLOC_ARENA_MAX')).toBe('2');
+    expect(environ.get('MALLOC_ARENA_MAX')).toBe('1');
     expect(environ.get('MALLOC_MMAP_THRESHOLD_')).toBe('131072');
     await ready(serve);
     expect(await stopped(serve)).toBe(0);
@@ -110,7 +110,7 @@ const environOf = (pid: number): Map<string, string> =>
     const environ = environOf(serve.child.pid!);
     expect(environ.get('GLIBC_TUNABLES')).toBe('glibc.malloc.mmap_threshold=262144');
     expect(environ.has('MALLOC_MMAP_THRESHOLD_')).toBe(false);
-    expect(environ.get('MALLOC_ARENA_MAX')).toBe('2');
+    expect(environ.get('MALLOC_ARENA_MAX')).toBe('1');
     await stopped(serve);
   });
 
