@@ -169,3 +169,33 @@ test('a run whose arena record was let go without unsealing it says so when its 
   runArena.release(run.transitions as unknown as number);
   expect(() => run.uid).toThrow(/no longer has/);
 });
+
+test('sealed into the arena and out again, it reads as the plain object through every change, its UID and name too (property)', () => {
+  const closed: Transition[] = [
+    { at: T0, state: 'provisioning' },
+    { at: T0 + 1000, state: 'completed' },
+  ];
+  const arbWrite = fc.oneof(arbChange, fc.tuple(fc.constant('uid' as const), fc.oneof(arbCanonicalUid, arbOtherUid)));
+  fc.assert(
+    fc.property(arbFields, fc.oneof(arbCanonicalUid, arbOtherUid), fc.array(arbWrite, { maxLength: 6 }), fc.array(arbWrite, { maxLength: 6 }), (f, uid, sealed, after) => {
+      const fields: RunFields = { ...f, uid, createdAt: f.createdAt === T0 - 5_000 ? T0 - 5_000 : T0, transitions: closed.slice() };
+      const plain: RunFields = { ...fields, transitions: closed.slice() };
+      const run = new RunTimeline(fields);
+      sealClosed(run);
+      expect(typeof run.transitions).toBe('number');
+      const write = ([field, value]: readonly [string, unknown]): void => {
+        (plain as unknown as Record<string, unknown>)[field] = value;
+        (run as unknown as Record<string, unknown>)[field] = value;
+        expect(read(run)).toEqual(read(plain));
+      };
+      expect(read(run)).toEqual(read(plain));
+      sealed.forEach(write);
+      expect(run.uidRecord >= 0).toBe(encodeUid(plain.uid, new Uint32Array(UID_WORDS)));
+      unsealClosed(run);
+      expect(read(run)).toEqual(read(plain));
+      after.forEach(write);
+      expect(timelineFields(run)).toEqual({ ...plain, transitions: run.transitions });
+    }),
+    { numRuns: 1000 },
+  );
+});
