@@ -18,25 +18,129 @@ import { decodeUid, encodeUid, UID_WORDS } from './uids.ts';
 
 type Labels = Readonly<Record<string, string>>;
 
-/**
- * What the runs of a JobSet name (and most of a namespace) share: the rest of their identity and
- * their goodput inputs; one object for all the runs that have them alike (21,026 among 871,066 runs
- * at 10,000 × 30 d).
- */
-interface Shared {
+/** What the runs of a JobSet name (and most of a namespace) share of their identity; one object for all that have it alike. */
+interface Identity {
   readonly cluster: string | undefined;
   readonly namespace: string;
   readonly labels: Labels;
   readonly accelerator: string | null;
   readonly topology: string | null;
+}
+
+/** Their goodput inputs: kept apart, as a fleet has a few dozen of them, which the identities above would multiply. */
+interface Goodput {
   readonly accelerators: number | undefined;
   readonly checkpointIntervalMs: number | null | undefined;
   readonly pods: number | undefined;
 }
 
-// Instances of one class, not frozen literals: their fields hold numbers, null or undefined, and
+// Instances of one class each, not frozen literals: their fields hold numbers, null or undefined, and
 // frozen objects of each mix got maps of their own, which made every read of them through the
 // accessors below a lookup among many (the per-JobSet tables 1.4× slower). Never written once made.
+class SharedIdentity implements Identity {
+  readonly cluster: string | undefined;
+  readonly namespace: string;
+  readonly labels: Labels;
+  readonly accelerator: string | null;
+  readonly topology: string | null;
+  constructor(i: Identity) {
+    this.cluster = i.cluster;
+    this.namespace = i.namespace;
+    this.labels = i.labels;
+    this.accelerator = i.accelerator;
+    this.topology = i.topology;
+  }
+}
+
+class SharedGoodput implements Goodput {
+  readonly accelerators: number | undefined;
+  readonly checkpointIntervalMs: number | null | undefined;
+  readonly pods: number | undefined;
+  constructor(g: Goodput) {
+    this.accelerators = g.accelerators;
+    this.checkpointIntervalMs = g.checkpointIntervalMs;
+    this.pods = g.pods;
+  }
+}
+
+// Each kept by text (identities first by label set, a WeakMap: a set no run holds any longer drops
+// them). Bounded and dropped whole when full, as intern.ts's values: sharing only saves memory.
+const KEPT = 1 << 16;
+
+const text = (s: string | null | undefined): string => (s === null ? 'n' : s === undefined ? 'u' : `s${s.length}:${s}`);
+
+let identities = new WeakMap<Labels, Map<string, Identity>>();
+let identitiesKept = 0;
+/**
+ * The few found last, looked at first (no key made): a snapshot's runs come in name order, one
+ * JobSet's runs together, and a JobSet's runs may alternate between a few accelerators.
+ */
+const RECENT = 8;
+const recentIdentities: Identity[] = [];
+let nextRecentIdentity = 0;
+
+/** The shared copy of an identity of these fields (no object made to look one up: a start reads 871,066 runs). */
+function sharedIdentity(cluster: string | undefined, namespace: string, labels: Labels, accelerator: string | null, topology: string | null): Identity {
+  for (let k = 0; k < recentIdentities.length; k++) {
+    const i = recentIdentities[k]!;
+    if (i.labels === labels && i.namespace === namespace && i.accelerator === accelerator && i.topology === topology && i.cluster === cluster) return i;
+  }
+  const key = `${text(namespace)}|${text(accelerator)}|${text(topology)}|${text(cluster)}`;
+  let byKey = identities.get(labels);
+  let kept = byKey?.get(key);
+  if (kept === undefined) {
+    if (identitiesKept >= KEPT) {
+      identities = new WeakMap();
+      identitiesKept = 0;
+      byKey = undefined;
+    }
+    if (byKey === undefined) identities.set(labels, (byKey = new Map()));
+    kept = new SharedIdentity({ cluster, namespace, labels, accelerator, topology });
+    byKey.set(key, kept);
+    identitiesKept++;
+  }
+  recentIdentities[nextRecentIdentity] = kept;
+  nextRecentIdentity = (nextRecentIdentity + 1) % RECENT;
+  return kept;
+}
+
+// By each value in turn (a Map's keys compare as the text did: 0 and −0 alike, NaN as NaN), no key made.
+let goodputs = new Map<number | undefined, Map<number | null | undefined, Map<number | undefined, Goodput>>>();
+let goodputsKept = 0;
+/** The few found last, looked at first (no key made): a fleet's runs share a few dozen. */
+const recentGoodputs: Goodput[] = [];
+let nextRecentGoodput = 0;
+
+/** The shared copy of goodput inputs of these values. */
+function sharedGoodput(accelerators: number | undefined, checkpointIntervalMs: number | null | undefined, pods: number | undefined): Goodput {
+  for (let k = 0; k < recentGoodputs.length; k++) {
+    const g = recentGoodputs[k]!;
+    if (Object.is(g.accelerators, accelerators) && Object.is(g.checkpointIntervalMs, checkpointIntervalMs) && Object.is(g.pods, pods)) return g;
+  }
+  let kept = goodputs.get(accelerators)?.get(checkpointIntervalMs)?.get(pods);
+  if (kept === undefined) {
+    if (goodputsKept >= KEPT) {
+      goodputs = new Map();
+      goodputsKept = 0;
+    }
+    let byInterval = goodputs.get(accelerators);
+    if (byInterval === undefined) goodputs.set(accelerators, (byInterval = new Map()));
+    let byPods = byInterval.get(checkpointIntervalMs);
+    if (byPods === undefined) byInterval.set(checkpointIntervalMs, (byPods = new Map()));
+    kept = new SharedGoodput({ accelerators, checkpointIntervalMs, pods });
+    byPods.set(pods, kept);
+    goodputsKept++;
+  }
+  recentGoodputs[nextRecentGoodput] = kept;
+  nextRecentGoodput = (nextRecentGoodput + 1) % RECENT;
+  return kept;
+}
+
+/** What a run's identity and goodput inputs are together: one object for all the runs that have both alike (a few thousand in a fleet of 871,066 runs). */
+type Shared = Identity & Goodput;
+
+// Read straight from the object a run holds (one slot a run, not one for each part): the shared
+// identity and goodput inputs are only the keys under which it is kept.
 class SharedParts implements Shared {
   readonly cluster: string | undefined;
   readonly namespace: string;
@@ -46,37 +150,25 @@ class SharedParts implements Shared {
   readonly accelerators: number | undefined;
   readonly checkpointIntervalMs: number | null | undefined;
   readonly pods: number | undefined;
-  constructor(p: Shared) {
-    this.cluster = p.cluster;
-    this.namespace = p.namespace;
-    this.labels = p.labels;
-    this.accelerator = p.accelerator;
-    this.topology = p.topology;
-    this.accelerators = p.accelerators;
-    this.checkpointIntervalMs = p.checkpointIntervalMs;
-    this.pods = p.pods;
+  constructor(i: Identity, g: Goodput) {
+    this.cluster = i.cluster;
+    this.namespace = i.namespace;
+    this.labels = i.labels;
+    this.accelerator = i.accelerator;
+    this.topology = i.topology;
+    this.accelerators = g.accelerators;
+    this.checkpointIntervalMs = g.checkpointIntervalMs;
+    this.pods = g.pods;
   }
 }
 
-// Kept by label set (a WeakMap: a set no run holds any longer drops them), then by the text of the
-// rest. Bounded and dropped whole when full, as intern.ts's values: sharing only saves memory.
-const KEPT = 1 << 16;
+// By the shared identity, then the shared goodput inputs; bounded and dropped whole when full, as above.
+let parts = new WeakMap<Identity, Map<Goodput, Shared>>();
+let partsKept = 0;
+const recentParts: Shared[] = [];
+let nextRecentParts = 0;
 
-const text = (s: string | null | undefined): string => (s === null ? 'n' : s === undefined ? 'u' : `s${s.length}:${s}`);
-// A Map's keys compared numbers as this text does (0 and −0 alike, NaN as NaN) before the parts were one object.
-const number = (n: number | null | undefined): string => (n === null ? 'n' : n === undefined ? 'u' : `${n}`);
-
-let kept = new WeakMap<Labels, Map<string, Shared>>();
-let keptCount = 0;
-/**
- * The few found last, looked at first (no key made): a snapshot's runs come in name order, one
- * JobSet's runs together, and a JobSet's runs may alternate between a few accelerators.
- */
-const RECENT = 8;
-const recent: Shared[] = [];
-let nextRecent = 0;
-
-/** The shared copy of these fields (no object made to look one up: a start reads 871,066 runs). */
+/** The shared copy of these fields (no object made to look one up). */
 function sharedParts(
   cluster: string | undefined,
   namespace: string,
@@ -87,27 +179,28 @@ function sharedParts(
   checkpointIntervalMs: number | null | undefined,
   pods: number | undefined,
 ): Shared {
-  for (let k = 0; k < recent.length; k++) {
-    const p = recent[k]!;
+  for (let k = 0; k < recentParts.length; k++) {
+    const p = recentParts[k]!;
     if (p.labels === labels && p.namespace === namespace && p.accelerator === accelerator && p.topology === topology && p.cluster === cluster && Object.is(p.accelerators, accelerators) && Object.is(p.checkpointIntervalMs, checkpointIntervalMs) && Object.is(p.pods, pods)) return p;
   }
-  const key = `${text(namespace)}|${text(accelerator)}|${text(topology)}|${text(cluster)}|${number(accelerators)}|${number(checkpointIntervalMs)}|${number(pods)}`;
-  let byKey = kept.get(labels);
-  let p = byKey?.get(key);
-  if (p === undefined) {
-    if (keptCount >= KEPT) {
-      kept = new WeakMap();
-      keptCount = 0;
-      byKey = undefined;
+  const identity = sharedIdentity(cluster, namespace, labels, accelerator, topology);
+  const goodput = sharedGoodput(accelerators, checkpointIntervalMs, pods);
+  let byGoodput = parts.get(identity);
+  let kept = byGoodput?.get(goodput);
+  if (kept === undefined) {
+    if (partsKept >= KEPT) {
+      parts = new WeakMap();
+      partsKept = 0;
+      byGoodput = undefined;
     }
-    if (byKey === undefined) kept.set(labels, (byKey = new Map()));
-    p = new SharedParts({ cluster, namespace, labels, accelerator, topology, accelerators, checkpointIntervalMs, pods });
-    byKey.set(key, p);
-    keptCount++;
+    if (byGoodput === undefined) parts.set(identity, (byGoodput = new Map()));
+    kept = new SharedParts(identity, goodput);
+    byGoodput.set(goodput, kept);
+    partsKept++;
   }
-  recent[nextRecent] = p;
-  nextRecent = (nextRecent + 1) % RECENT;
-  return p;
+  recentParts[nextRecentParts] = kept;
+  nextRecentParts = (nextRecentParts + 1) % RECENT;
+  return kept;
 }
 
 /** `shared` with `field` = `value`: itself when it has it already, else the shared copy of the changed one. */
