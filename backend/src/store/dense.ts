@@ -17,7 +17,7 @@
 import { internLabels, internNamespace, internSuspension, internValue } from '../timeline/intern.ts';
 import { keepClosedMemory, type MachineState } from '../timeline/machine.ts';
 import { RunTimeline } from '../timeline/run-timeline.ts';
-import { CLOSED_FROM, codeWords, compactTransition, packColumns, restartCodeFor, STATE_CODE, stateOfCode, suspensionNumber } from '../timeline/columns.ts';
+import { causeNumberFor, CLOSED_FROM, codeWords, compactTransition, packColumns, restartCodeFor, STATE_CODE, stateOfCode, suspensionNumber } from '../timeline/columns.ts';
 import { transitionAt, transitionCount, type Cause, type State, type Suspension, type Timeline, type Transition } from '../timeline/types.ts';
 import { encodeUidBytes, UID_WORDS } from '../timeline/uids.ts';
 
@@ -350,10 +350,10 @@ export class DenseReader {
   /**
    * One cause of a kind, time, reason and message alone (the engine's JobSetFailed), for transition i
    * of `n` (the scan at its bytes): as decode keeps it (compactTransition's form: the time, the state
-   * and the cause, its strings interned as internCauses interns them); null, the scan failed, when it
-   * is not in that form.
+   * and the cause, its strings interned as internCauses interns them), or as the side table keeps it
+   * where it can (a number: columns.ts causeNumberFor); null, the scan failed, when it is not in that form.
    */
-  #cause(s: Scan, n: number, i: number): Transition | null {
+  #cause(s: Scan, n: number, i: number): number | Transition | null {
     s.literal(CAUSE_KIND);
     const kind = s.string();
     s.literal(CAUSE_AT);
@@ -364,6 +364,9 @@ export class DenseReader {
     const message = s.stringOrNull();
     s.literal(CAUSE_TAIL);
     if (s.failed) return null;
+    // A number where it fits (columns.ts causeNumberFor): no object made.
+    const number = causeNumberFor(kind, reason, message, at - this.#laid[i]!);
+    if (number !== null) return number;
     const cause = { kind: internValue(kind), at, reason: internValue(reason), message: internValue(message) } as Cause;
     return { at: this.#laid[i]!, state: stateOfCode(this.#code(n, i)), causes: [cause] };
   }

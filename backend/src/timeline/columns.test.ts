@@ -24,6 +24,7 @@ import {
   transitionTime,
   unobservedAt,
   unsealClosed,
+  type Cause,
   type Timeline,
   type Transition,
 } from './types.ts';
@@ -287,5 +288,72 @@ test('shared suspensions are held as numbers behind the times, read back as the 
       expect(JSON.stringify(transitionsOf(tl))).toBe(JSON.stringify(after));
     }),
     { numRuns: 300 },
+  );
+});
+
+test("a failure's lone cause (kind, time, reason and message) is held as a number behind the times and read back exactly; near ones stay objects", () => {
+  const failed = (cause: Record<string, unknown>): Transition[] => [
+    { at: T0, state: 'provisioning' },
+    { at: T0 + 1000, state: 'up' },
+    { at: T0 + 2000, state: 'failed', causes: [cause as unknown as Cause] },
+  ];
+  const held = (list: Transition[]): { numbers: boolean; read: string } => {
+    const tl = timeline(list.slice());
+    packClosed(tl);
+    return { numbers: timelineColumns(tl).extras === null, read: JSON.stringify(transitionsOf(tl)) };
+  };
+  const cases: [Record<string, unknown>, boolean][] = [
+    [{ kind: 'JobSetFailed', at: T0 + 2000, reason: 'FailedJobs', message: 'jobset failed due to one or more job failures' }, true],
+    [{ kind: 'JobSetFailed', at: T0 + 1500, reason: null, message: null }, true],
+    // A time that the number cannot hold, a key more, fewer or in another order: as it is.
+    [{ kind: 'JobSetFailed', at: T0 + 2000.5, reason: 'r', message: 'm' }, false],
+    [{ kind: 'JobSetFailed', at: T0 + 2000 + 2 ** 19, reason: 'r', message: 'm' }, false],
+    [{ kind: 'JobSetFailed', at: T0 + 2000, reason: 'r', message: 'm', node: 'n' }, false],
+    [{ kind: 'JobSetFailed', at: T0 + 2000, reason: 'r' }, false],
+    [{ kind: 'JobSetFailed', at: T0 + 2000, message: 'm', reason: 'r' }, false],
+  ];
+  for (const [cause, asNumber] of cases) {
+    const list = failed(cause);
+    expect(held(list)).toEqual({ numbers: asNumber, read: JSON.stringify(list) });
+  }
+});
+
+test('lone causes of a kind, time, reason and message packed read back exactly, beside restarts and suspensions, whatever their offset (property)', () => {
+  const text = fc.constantFrom<string | null>(null, 'FailedJobs', 'ReachedMaxRestarts', '', 'ü"\\', 'jobset failed due to one or more job failures');
+  const cause = fc.record({
+    kind: fc.constantFrom('JobSetFailed', 'JobSetRestart', 'PodFailed'),
+    offset: fc.oneof(fc.integer({ min: -(2 ** 18) - 2, max: 2 ** 18 + 2 }), fc.integer({ min: -(10 ** 9), max: 10 ** 9 }), fc.constant(0.5)),
+    reason: text,
+    message: text,
+  });
+  const extra = fc.oneof(
+    cause.map((c) => ({ cause: c })),
+    fc.integer({ min: 0, max: 5 }).map((restarts) => ({ restarts })),
+    fc.constant({ suspended: true }),
+  );
+  fc.assert(
+    fc.property(fc.array(extra, { minLength: 1, maxLength: 8 }), fc.integer({ min: 0, max: 2 ** 42 }), (extras, start) => {
+      const list: Transition[] = [{ at: start, state: 'provisioning' }];
+      let at = start;
+      for (const x of extras) {
+        at += 1000;
+        if ('suspended' in x) list.push({ at, state: 'suspended', suspension: internSuspension({ reason: 'Preempted', message: null }) });
+        else if ('restarts' in x) list.push({ at, state: 'down', causes: [{ kind: 'JobSetRestart', at, restarts: x.restarts, reason: 'FailurePolicyRestart' }] });
+        else list.push({ at, state: 'down', causes: [{ kind: x.cause.kind, at: at + x.cause.offset, reason: x.cause.reason, message: x.cause.message } as unknown as Cause] });
+        list.push({ at: (at += 1000), state: 'up' });
+      }
+      list.push({ at: at + 1, state: 'failed' });
+      const expected = JSON.stringify(list);
+      const tl = timeline(list.slice());
+      packClosed(tl);
+      expect(JSON.stringify(transitionsOf(tl))).toBe(expected);
+      for (let i = 0; i < list.length; i++) expect(JSON.stringify(transitionAt(tl, i))).toBe(JSON.stringify(list[i]));
+      // Sealed into the arena and out again, alike.
+      sealClosed(tl);
+      expect(JSON.stringify(transitionsOf(tl))).toBe(expected);
+      unsealClosed(tl);
+      expect(JSON.stringify(transitionsOf(tl))).toBe(expected);
+    }),
+    { numRuns: 500 },
   );
 });

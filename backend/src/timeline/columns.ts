@@ -265,7 +265,8 @@ function hasExtras(t: Transition): boolean {
  * What the side table keeps of a transition with extras: its causes alone (the array, or its one
  * cause without an array: most have one, and an array of one costs ~56 bytes; a JobSet's own restart
  * as a number, RestartCode), or its suspension's reason alone (the shared object, or a number for
- * it: suspensionNumber), without the time
+ * it: suspensionNumber; a cause of a kind, time, reason and message alone as a number too:
+ * causeNumberFor), without the time
  * and state the columns hold (an object for them costs ~64 bytes, its time a boxed double); a
  * transition with more than one of them, or with unobserved events, whole.
  */
@@ -329,7 +330,7 @@ export function pack(transitions: readonly Transition[]): PackedTransitions {
 function keptOf(t: Transition): Kept {
   const { unobserved, causes, suspension } = t;
   if (unobserved !== undefined) return t;
-  if (causes !== undefined && suspension === undefined) return causes.length === 1 ? (restartCode(causes[0]!, t.at) ?? causes[0]!) : causes;
+  if (causes !== undefined && suspension === undefined) return causes.length === 1 ? (restartCode(causes[0]!, t.at) ?? causeNumber(causes[0]!, t.at) ?? causes[0]!) : causes;
   if (causes === undefined && suspension !== undefined) return suspensionNumber(suspension) ?? suspension;
   return compactTransition(t);
 }
@@ -355,9 +356,61 @@ export function suspensionNumber(suspension: Suspension): number | null {
   return -(n + 1);
 }
 
-/** What a number in a side table keeps: a RestartCode as it is, a numbered suspension as its object. */
+// A cause of a kind, time, reason and message alone (`{kind, at, reason, message}` in that order: the
+// engine's JobSetFailed, nodes/objects.ts), whose kind, reason and message a fleet repeats (two or
+// three of them), is kept in a side table as a number too, below the numbered suspensions: −(the
+// suspensions' bound + 1 + its shape's number × OFFSET_SPAN + its time less the transition's +
+// OFFSET_BIAS). As an object it cost ~130 bytes of heap a failed run (the cause, its boxed time, the
+// side table's array and the arena map's entry); as a number, 16 bytes behind its times. Read back
+// as a cause made afresh, as a RestartCode is. Shapes are numbered once and never dropped (a record
+// may hold the number): bounded (the code stays below 2^30), past the bound kept as the object.
+type CauseShape = Readonly<{ kind: string; reason: string | null; message: string | null }>;
+const CAUSE_SHAPES_NUMBERED = 1 << 10;
+const CAUSE_KEYS = 'kind,at,reason,message';
+const causeShapeNumbers = new Map<string, Map<string | null, Map<string | null, number>>>();
+const numberedCauseShapes: CauseShape[] = [];
+
+/**
+ * The number a cause of `kind`, `reason` and `message` at `offset` ms from its transition's time is
+ * kept as (a cause `{kind, at, reason, message}` in that order); null when this form cannot hold it.
+ */
+export function causeNumberFor(kind: string, reason: string | null, message: string | null, offset: number): number | null {
+  if (!Number.isInteger(offset) || offset < -OFFSET_BIAS || offset >= OFFSET_SPAN - OFFSET_BIAS) return null;
+  let byReason = causeShapeNumbers.get(kind);
+  let byMessage = byReason?.get(reason);
+  let shape = byMessage?.get(message);
+  if (shape === undefined) {
+    if (numberedCauseShapes.length >= CAUSE_SHAPES_NUMBERED) return null;
+    if (byReason === undefined) causeShapeNumbers.set(kind, (byReason = new Map()));
+    if (byMessage === undefined) byReason.set(reason, (byMessage = new Map()));
+    shape = numberedCauseShapes.push(Object.freeze({ kind, reason, message })) - 1;
+    byMessage.set(message, shape);
+  }
+  return -(SUSPENSIONS_NUMBERED + 1 + shape * OFFSET_SPAN + offset + OFFSET_BIAS);
+}
+
+/** `cause` of a transition at `at` as a number (causeNumberFor); null when it is not of that form. */
+function causeNumber(cause: Cause, at: number): number | null {
+  const { kind, reason, message } = cause;
+  if (typeof kind !== 'string' || (reason !== null && typeof reason !== 'string') || (message !== null && typeof message !== 'string')) return null;
+  if (Object.keys(cause).join(',') !== CAUSE_KEYS) return null;
+  return causeNumberFor(kind, reason, message, cause.at - at);
+}
+
+/** A number in a side table that holds a cause: a RestartCode, or one below the numbered suspensions. */
+const holdsCause = (kept: number): boolean => kept >= 0 || kept < -SUSPENSIONS_NUMBERED;
+
+/** The cause a number of a side table holds (holdsCause), of a transition at `at`. */
+function numberedCause(kept: number, at: number): Cause {
+  if (kept >= 0) return restartCause(kept, at);
+  const code = -kept - SUSPENSIONS_NUMBERED - 1;
+  const shape = numberedCauseShapes[Math.floor(code / OFFSET_SPAN)]!;
+  return { kind: shape.kind, at: at + (code % OFFSET_SPAN) - OFFSET_BIAS, reason: shape.reason, message: shape.message } as Cause;
+}
+
+/** What a number in a side table keeps: a cause's number as it is (numberedCause reads it), a numbered suspension as its object. */
 function numberedKept(kept: number): Kept {
-  return kept < 0 ? numberedSuspensions[-kept - 1]! : kept;
+  return holdsCause(kept) ? kept : numberedSuspensions[-kept - 1]!;
 }
 
 /** How many numbers of Columns.times hold the codes of `n` transitions (eight to a number). */
@@ -517,7 +570,7 @@ export function packedExtras(packed: PackedTransitions, i: number): Transition |
   const c = packedColumns(packed);
   const kept = keptAt(c, i);
   if (kept === undefined) return undefined;
-  if (typeof kept === 'number') return { at: timeAt(c, i), state: stateOfCode(codeAt(c, i)), causes: [restartCause(kept, timeAt(c, i))] };
+  if (typeof kept === 'number') return { at: timeAt(c, i), state: stateOfCode(codeAt(c, i)), causes: [numberedCause(kept, timeAt(c, i))] };
   if (Array.isArray(kept)) return { at: timeAt(c, i), state: stateOfCode(codeAt(c, i)), causes: kept };
   if ('state' in kept) return kept;
   if ('kind' in kept) return { at: timeAt(c, i), state: stateOfCode(codeAt(c, i)), causes: [kept] };

@@ -120,7 +120,7 @@ test('its creation time is its first transition’s unless given another, sealed
 
 test('a spread copies only what a run does not share; timelineFields copies every field', () => {
   const run = new RunTimeline({ uid: 'u', namespace: 'ns', name: 'n', labels: { team: 'a' }, accelerator: 'tpu', topology: null, accelerators: 8, pods: 2, checkpointIntervalMs: null, createdAt: T0, transitions: [{ at: T0, state: 'provisioning' }] });
-  expect(Object.keys({ ...run }).sort()).toEqual(['name', 'transitions']);
+  expect(Object.keys({ ...run }).sort()).toEqual(['transitions']);
   expect(Object.keys(timelineFields(run)).sort()).toEqual(['accelerator', 'accelerators', 'checkpointIntervalMs', 'createdAt', 'labels', 'name', 'namespace', 'pods', 'topology', 'transitions', 'uid']);
   run.cluster = 'east';
   expect(timelineFields(run).cluster).toBe('east');
@@ -168,4 +168,34 @@ test('a run whose arena record was let go without unsealing it says so when its 
   sealClosed(run);
   runArena.release(run.transitions as unknown as number);
   expect(() => run.uid).toThrow(/no longer has/);
+});
+
+test('sealed into the arena and out again, it reads as the plain object through every change, its UID and name too (property)', () => {
+  const closed: Transition[] = [
+    { at: T0, state: 'provisioning' },
+    { at: T0 + 1000, state: 'completed' },
+  ];
+  const arbWrite = fc.oneof(arbChange, fc.tuple(fc.constant('uid' as const), fc.oneof(arbCanonicalUid, arbOtherUid)));
+  fc.assert(
+    fc.property(arbFields, fc.oneof(arbCanonicalUid, arbOtherUid), fc.array(arbWrite, { maxLength: 6 }), fc.array(arbWrite, { maxLength: 6 }), (f, uid, sealed, after) => {
+      const fields: RunFields = { ...f, uid, createdAt: f.createdAt === T0 - 5_000 ? T0 - 5_000 : T0, transitions: closed.slice() };
+      const plain: RunFields = { ...fields, transitions: closed.slice() };
+      const run = new RunTimeline(fields);
+      sealClosed(run);
+      expect(typeof run.transitions).toBe('number');
+      const write = ([field, value]: readonly [string, unknown]): void => {
+        (plain as unknown as Record<string, unknown>)[field] = value;
+        (run as unknown as Record<string, unknown>)[field] = value;
+        expect(read(run)).toEqual(read(plain));
+      };
+      expect(read(run)).toEqual(read(plain));
+      sealed.forEach(write);
+      expect(run.uidRecord >= 0).toBe(encodeUid(plain.uid, new Uint32Array(UID_WORDS)));
+      unsealClosed(run);
+      expect(read(run)).toEqual(read(plain));
+      after.forEach(write);
+      expect(timelineFields(run)).toEqual({ ...plain, transitions: run.transitions });
+    }),
+    { numRuns: 1000 },
+  );
 });
