@@ -3,13 +3,17 @@
 // (a small integer, no allocation); its columns are read through a view made on demand
 // (columns.ts packedColumns), which is what readers already read.
 //
-// Per record: where its times begin in `times` (Float64: epoch ms exactly as they are), how many
-// transitions it has, where its side-table numbers end (restart codes, columns.ts Kept), the index of
-// its first start, its machine's memory and deletion offset (Columns.memory, deletedAfter), and
-// flags; and its run's UID, when canonical (uids.ts: four words, 16 bytes, in place of a string of ~56
-// on the heap). State codes (and the unobserved bit) one a byte in `codes`, at the same offsets as the
-// times. ~41 bytes a record and 9 a transition, against ~180 bytes a run for the Columns object and
-// its array (object headers, a slot per field, the array's own header).
+// Per record: where its times begin in `times`, how many transitions it has, where its side-table
+// numbers end (restart codes, columns.ts Kept), the index of its first start, its machine's memory
+// and deletion offset (Columns.memory, deletedAfter), its origin, and flags; and its run's UID, when
+// canonical (uids.ts: four words, 16 bytes, in place of a string of ~56 on the heap). A time is held
+// as a 4-byte offset in whole milliseconds from its record's origin (a whole second at or before its
+// first time, kept as seconds since the epoch: 4 bytes), not as an 8-byte double: exact for every
+// run of whole-millisecond times within ~24 days of its first (`timesFitArena`); any other run is not
+// placed here (its columns stay its own, exact as they are). State codes (and the unobserved bit) one
+// a byte in `codes`, at the same offsets as the times. ~45 bytes a record and 5 a transition,
+// against ~180 bytes a run for the Columns object and its array (object headers, a slot per field,
+// the array's own header).
 //
 // Records are placed at the end and never moved by a reader; a record given extras after it was
 // placed (a cause, a suspension's reason joined later) is placed again, and what it left is garbage
@@ -27,6 +31,43 @@ export const HAS_LIFE = 2;
 export const HAS_EXTRAS = 4;
 export const HAS_UID = 8;
 
+/** A record's times are offsets from its origin that fit an Int32Array's slot. */
+const OFFSET_MIN = -(2 ** 31);
+const OFFSET_MAX = 2 ** 31 - 1;
+/** Origins are whole seconds since the epoch that fit a Uint32Array's slot. */
+const ORIGIN_SECONDS_MAX = 2 ** 32 - 1;
+
+/** The origin (ms) of a record whose first time is `first`: the whole second at or before it. */
+export function originOf(first: number): number {
+  return Math.floor(first / 1000) * 1000;
+}
+
+/**
+ * Whether a run's `n` times (at[from]…) can be a record's: each a whole number of milliseconds whose
+ * offset from originOf(the first) fits a slot, so that every one reads back as the very number.
+ */
+export function timesFitArena(at: ArrayLike<number>, from: number, n: number): boolean {
+  if (n === 0) return true;
+  const origin = originOf(at[from]!);
+  if (!(origin >= 0 && origin / 1000 <= ORIGIN_SECONDS_MAX)) return false;
+  for (let i = 0; i < n; i++) {
+    const t = at[from + i]!;
+    const offset = t - origin;
+    // −0 would come back as 0: not the very number.
+    if (!Number.isInteger(t) || offset < OFFSET_MIN || offset > OFFSET_MAX || Object.is(t, -0)) return false;
+  }
+  return true;
+}
+
+/** Whether `length` side-table numbers (list[from]…) fit a record's slots as they are: 32-bit integers (restart codes and suspensions' numbers are). */
+export function numbersFitArena(list: ArrayLike<unknown>, from: number, length: number): boolean {
+  for (let k = 0; k < length; k++) {
+    const x = list[from + k];
+    if (typeof x !== 'number' || (x | 0) !== x || Object.is(x, -0)) return false;
+  }
+  return true;
+}
+
 function grown<T extends Float64Array | Uint8Array | Uint32Array | Int32Array>(array: T, size: number): T {
   const bigger = new (array.constructor as new (n: number) => T)(size);
   bigger.set(array);
@@ -34,7 +75,8 @@ function grown<T extends Float64Array | Uint8Array | Uint32Array | Int32Array>(a
 }
 
 export class RunArena {
-  times = new Float64Array(1 << 12);
+  /** Each record's times as offsets from its origin (ms), then its side-table numbers as they are. */
+  times = new Int32Array(1 << 12);
   codes = new Uint8Array(1 << 12);
   /** Slots of times/codes in use (placed, live or garbage), and of those garbage. */
   used = 0;
@@ -45,6 +87,8 @@ export class RunArena {
   startIndex = new Int32Array(1 << 8);
   memory = new Int32Array(1 << 8);
   deletedAfter = new Int32Array(1 << 8);
+  /** Record r's origin, seconds since the epoch: its times are originSeconds[r] · 1000 + times[base[r] + i]. */
+  originSeconds = new Uint32Array(1 << 8);
   flags = new Uint8Array(1 << 8);
   /** Record r's run's UID at uids[4r…4r+3] when its flags say HAS_UID (run-timeline.ts). */
   uids = new Uint32Array(UID_WORDS << 8);
@@ -67,6 +111,7 @@ export class RunArena {
       if (r >= this.base.length) this.#growRecords(this.base.length * 2);
     }
     this.flags[r] = LIVE;
+    this.originSeconds[r] = 0;
     this.memory[r] = NULL_MEMORY;
     this.deletedAfter[r] = NULL_DELETED;
     this.count[r] = 0;
@@ -96,6 +141,20 @@ export class RunArena {
     this.extras.delete(r);
     this.#free.push(r);
     this.#compactIfWasteful();
+  }
+
+  /** Record r's origin, ms. */
+  originOf(r: number): number {
+    return this.originSeconds[r]! * 1000;
+  }
+
+  /** Writes record r's `n` times from at[from…] (fitsArena said they fit), its origin from the first. */
+  setTimes(r: number, at: ArrayLike<number>, from: number, n: number): void {
+    const origin = n > 0 ? originOf(at[from]!) : 0;
+    this.originSeconds[r] = origin / 1000;
+    const times = this.times;
+    const base = this.base[r]!;
+    for (let i = 0; i < n; i++) times[base + i] = at[from + i]! - origin;
   }
 
   memoryOf(r: number): number | null {
@@ -159,6 +218,7 @@ export class RunArena {
     this.startIndex = grown(this.startIndex, size);
     this.memory = grown(this.memory, size);
     this.deletedAfter = grown(this.deletedAfter, size);
+    this.originSeconds = grown(this.originSeconds, size);
     this.flags = grown(this.flags, size);
     this.uids = grown(this.uids, size * UID_WORDS);
   }
@@ -171,7 +231,7 @@ export class RunArena {
   /** Copies the live records' slots together into fresh arrays (in record order), dropping the garbage. */
   compact(): void {
     const size = Math.max(1 << 12, (this.used - this.garbage) * 2);
-    const times = new Float64Array(size);
+    const times = new Int32Array(size);
     const codes = new Uint8Array(size);
     let used = 0;
     for (let r = 0; r < this.records; r++) {

@@ -150,7 +150,7 @@ function goodputWith<K extends keyof Goodput>(shared: Goodput, field: K, value: 
 
 /** The time of the first of `transitions`; undefined when there is none. An arena record's read first: most runs are one. */
 function firstTime(transitions: Transition[] | PackedTransitions): number | undefined {
-  if (typeof transitions === 'number') return runArena.count[transitions]! > 0 ? runArena.times[runArena.base[transitions]!] : undefined;
+  if (typeof transitions === 'number') return runArena.count[transitions]! > 0 ? runArena.times[runArena.base[transitions]!]! + runArena.originOf(transitions) : undefined;
   if (!isPacked(transitions)) return transitions[0]?.at;
   return packedLength(transitions) > 0 ? packedTime(transitions, 0) : undefined;
 }
