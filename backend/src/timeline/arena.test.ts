@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { arbTimeline, T0, timelines } from '../../../test/support/arbitraries.ts';
 import { cumulativeAt, FIELDS, sweptWindowTotals, windowTotals } from '../series/totals.ts';
 import { min, Scenario } from '../../../test/support/scenario.ts';
-import { RunArena, runArena } from './arena.ts';
+import { MAX_EXTENT, RunArena, runArena } from './arena.ts';
 import { codeWords, isArenaRecord, packColumns, STATE_CODE } from './columns.ts';
 import { TimelineEngine } from './engine.ts';
 import { heldTransition, isPackedTimeline, packClosed, sealClosed, setCauses, setLastUnobserved, timelineColumns, transitionsOf, transitionTime, unsealClosed, type Cause, type Timeline, type Transition } from './types.ts';
@@ -253,6 +253,30 @@ describe("a record's times as 4-byte offsets from its origin", () => {
     expect(held.createdAt).toBe(origin + 123);
     unsealClosed(held);
     unsealClosed(over);
+  });
+
+  it(`holds a run of up to ${MAX_EXTENT} slots (its count, extent and start 16 bits each); a longer one keeps columns of its own`, () => {
+    const run = (n: number, startAt: number): Timeline => {
+      const transitions: Transition[] = Array.from({ length: n }, (_, i) => ({ at: T0 + i * 1000, state: i === n - 1 ? 'completed' : i < startAt ? 'suspended' : i % 2 === 0 ? 'up' : 'down' }));
+      return { uid: `u${n}`, namespace: 'ns', name: 'n', labels: {}, accelerator: null, topology: null, createdAt: T0, transitions };
+    };
+    const windows: [number, number][] = [[T0, T0 + 10 ** 8]];
+    for (const [n, startAt, record] of [[MAX_EXTENT, MAX_EXTENT - 2, true], [MAX_EXTENT + 1, 3, false], [5, 5, true]] as const) {
+      const plain = copy(run(n, startAt));
+      const sealed = copy(run(n, startAt));
+      packClosed(plain);
+      sealClosed(sealed);
+      expect(isArenaRecord(sealed.transitions as never)).toBe(record);
+      expect(timelineColumns(sealed).startIndex).toBe(timelineColumns(plain).startIndex);
+      expect(readAll(sealed, windows)).toBe(readAll(plain, windows));
+      // Restart causes given later: behind the times of the short record, in the arena's map for the longest (behind its times they would pass the bound).
+      if (record) {
+        for (const i of [0, 1, 2]) for (const tl of [plain, sealed]) setCauses(tl, i, [restart(T0 + i * 1000, 1)]);
+        expect(runArena.extras.has(sealed.transitions as unknown as number)).toBe(n === MAX_EXTENT);
+        expect(readAll(sealed, windows)).toBe(readAll(plain, windows));
+      }
+      unsealClosed(sealed);
+    }
   });
 
   it('takes 4 bytes a slot: a record of 6 times uses 24 bytes of times, not 48', () => {

@@ -11,7 +11,7 @@
 // Pure: values in, values out.
 
 import type { Cause, State, Suspension, Transition } from './types.ts';
-import { HAS_EXTRAS, HAS_LIFE, LIVE, numbersFitArena, runArena, timesFitArena } from './arena.ts';
+import { HAS_EXTRAS, HAS_LIFE, LIVE, MAX_EXTENT, numbersFitArena, runArena, timesFitArena } from './arena.ts';
 
 export const STATE_CODE: Readonly<Record<State, number>> = { up: 0, provisioning: 1, down: 2, suspended: 3, unknown: 4, completed: 5, failed: 6, deleted: 7 };
 export const UP_CODE = 0;
@@ -141,8 +141,8 @@ function arenaView(r: number): Columns {
     origin: a.originOf(r),
     codes: a.codes,
     record: r,
-    end: a.end[r]!,
-    startIndex: a.startIndex[r]!,
+    end: a.endOf(r),
+    startIndex: a.startIndexOf(r),
     life: (flags & HAS_LIFE) !== 0 ? a.life.get(r)! : null,
     extras: (flags & HAS_EXTRAS) !== 0 ? (a.extras.get(r)! as Columns['extras']) : null,
     memory: a.memoryOf(r),
@@ -183,12 +183,12 @@ export function intoArena(packed: PackedTransitions): PackedTransitions {
   const n = c.length;
   const from = tailOf(c);
   const tail = c.extras === null ? c.times.length - from : 0;
-  if (!timesFitArena(c.times, 0, n) || !numbersFitArena(c.times, from, tail)) return packed;
+  if (n + tail > MAX_EXTENT || !timesFitArena(c.times, 0, n) || !numbersFitArena(c.times, from, tail)) return packed;
   const r = runArena.allocate(n + tail);
   const a = runArena;
   const base = a.base[r]!;
   a.count[r] = n;
-  a.startIndex[r] = c.startIndex;
+  a.setStartIndex(r, c.startIndex);
   a.setTimes(r, c.times, 0, n);
   for (let i = 0; i < n; i++) a.codes[base + i] = codeAt(c, i);
   for (let k = 0; k < tail; k++) a.times[base + n + k] = c.times[from + k]!;
@@ -401,9 +401,9 @@ export function packColumns(at: readonly number[], n: number, extras: readonly (
     keptLength = extrasLength;
   }
   // Times a record cannot hold exactly (arena.ts timesFitArena): columns of their own, as pack makes them.
-  if (!timesFitArena(at, 0, n)) return ownColumns(at, n, kept, keptLength);
+  if (n > MAX_EXTENT || !timesFitArena(at, 0, n)) return ownColumns(at, n, kept, keptLength);
   // A side table of numbers alone is held behind the times (holdSideTable), when they fit there.
-  const tail = kept !== null && numbers && numbersFitArena(kept, 0, keptLength) ? keptLength : 0;
+  const tail = kept !== null && numbers && n + keptLength <= MAX_EXTENT && numbersFitArena(kept, 0, keptLength) ? keptLength : 0;
   const a = runArena;
   const r = a.allocate(n + tail);
   const base = a.base[r]!;
@@ -415,7 +415,7 @@ export function packColumns(at: readonly number[], n: number, extras: readonly (
     a.codes[base + i] = code;
     if (startIndex < 0 && code <= DOWN_CODE) startIndex = i;
   }
-  a.startIndex[r] = startIndex;
+  a.setStartIndex(r, startIndex);
   if (extras !== null) {
     for (let k = 0; k < extrasLength; k += 2) {
       const x = extras[k + 1]!;
@@ -517,14 +517,14 @@ function holdSideTable(c: Columns, list: (number | Kept)[] | null): void {
   if (c.codes !== null) {
     // An arena record: placed again with its new tail (or none), its objects in the arena's map;
     // behind its times only numbers its slots hold as they are.
-    const behind = numbers && numbersFitArena(list, 0, list.length);
+    const behind = numbers && c.length + list.length <= MAX_EXTENT && numbersFitArena(list, 0, list.length);
     const a = runArena;
     const r = c.record;
     a.move(r, c.length + (behind ? list.length : 0), c.length);
     const base = a.base[r]!;
     if (behind) for (let k = 0; k < list.length; k++) a.times[base + c.length + k] = list[k] as number;
     a.setExtras(r, behind || list === null ? null : list.slice());
-    Object.assign(c, { times: a.times, codes: a.codes, base, end: a.end[r]!, extras: behind || list === null ? null : a.extras.get(r) });
+    Object.assign(c, { times: a.times, codes: a.codes, base, end: a.endOf(r), extras: behind || list === null ? null : a.extras.get(r) });
     return;
   }
   const at = c.times as number[];
