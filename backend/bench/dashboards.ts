@@ -20,6 +20,9 @@
 // JobSets alone, as --trace-fleet, ready in seconds): a copy of it (`cp -a`, removed after), as
 // `upness serve --data-dir COPY --trace /dev/null`, so the kept dir is never written.
 // --service-flags="F …": Node or V8 flags for the service's process (e.g. a heap option, measured).
+// --owners: the service also preloads buffer-owners.js, and each memory reading lists its live typed
+// arrays' backing stores by the code that made them (with --service-flags=--expose-gc: after a full
+// collection), the largest first: what "array buffers" holds, owner by owner. Slows its allocations.
 // Memory: the service's RSS and, through a preloaded probe (memory-probe.js, on SIGUSR2), V8's heap
 // spaces and memoryUsage()'s external and array buffers, once ready, after the panels' timing, after
 // the load and after --idle-seconds S (default 10) of nothing asked.
@@ -69,6 +72,7 @@ const { values: args } = benchArgs(import.meta.filename, {
     'data-dir': { type: 'string' },
     'service-flags': { type: 'string', default: '' },
     'idle-seconds': { type: 'string' },
+    owners: { type: 'boolean', default: false },
   },
 });
 /** The simulated cluster served (serve's defaults unless asked otherwise). */
@@ -108,7 +112,8 @@ async function startService(): Promise<{ url: string; pid: number; stop: () => P
 
 /** The service's Node flags: the memory probe, a CPU profile when asked, and --service-flags. */
 function serviceFlags(): string[] {
-  const flags = ['--import', join(import.meta.dirname, 'memory-probe.js'), ...args['service-flags'].split(/\s+/).filter((f) => f !== '')];
+  const owners = args.owners ? ['--import', join(import.meta.dirname, 'buffer-owners.js')] : [];
+  const flags = [...owners, '--import', join(import.meta.dirname, 'memory-probe.js'), ...args['service-flags'].split(/\s+/).filter((f) => f !== '')];
   return args.profile ? [...flags, '--cpu-prof', `--cpu-prof-dir=${RESULTS}`] : flags;
 }
 
@@ -372,6 +377,8 @@ interface MemoryReading {
   heap: { oldUsed: number; oldCommitted: number; newUsed: number; newCommitted: number; largeUsed: number; largeCommitted: number; external: number; arrayBuffers: number } | null;
   /** With --service-flags --expose-gc: the heap used and external MiB after a full collection the probe made (what lives), else null. */
   settled: { heapUsed: number; external: number } | null;
+  /** With --owners: the live typed arrays' backing stores by their maker (buffer-owners.js), largest first. */
+  owners: { site: string; count: number; bytes: number }[] | null;
 }
 
 /** The service's memory now: RSS from /proc, the rest from its probe (memory-probe.js), asked with SIGUSR2. */
@@ -383,11 +390,13 @@ async function memoryNow(pid: number, when: string): Promise<MemoryReading> {
   process.kill(pid, 'SIGUSR2');
   let heap: MemoryReading['heap'] = null;
   let settled: MemoryReading['settled'] = null;
+  let owners: MemoryReading['owners'] = null;
   for (const t0 = Date.now(); Date.now() - t0 < 10_000; await sleep(20)) {
     const all = lines();
     if (all.length > before) {
-      const line = JSON.parse(all[all.length - 1]!) as { usage: NodeJS.MemoryUsage; spaces: Record<string, { used: number; committed: number }>; settled: NodeJS.MemoryUsage | null };
+      const line = JSON.parse(all[all.length - 1]!) as { usage: NodeJS.MemoryUsage; spaces: Record<string, { used: number; committed: number }>; settled: NodeJS.MemoryUsage | null; owners?: MemoryReading['owners'] };
       const { usage, spaces } = line;
+      owners = line.owners ?? null;
       if (line.settled !== null) settled = { heapUsed: line.settled.heapUsed / MiB, external: line.settled.external / MiB };
       const space = (name: string): { used: number; committed: number } => spaces[name] ?? { used: 0, committed: 0 };
       heap = {
@@ -403,7 +412,7 @@ async function memoryNow(pid: number, when: string): Promise<MemoryReading> {
       break;
     }
   }
-  const reading = { when, rssMiB, heap, settled };
+  const reading = { when, rssMiB, heap, settled, owners };
   const h = reading.heap;
   log(
     `memory ${when}: RSS ${fmt(reading.rssMiB)} MiB` +
@@ -413,6 +422,11 @@ async function memoryNow(pid: number, when: string): Promise<MemoryReading> {
       (settled === null ? '' : `; after a full collection: heap used ${fmt(settled.heapUsed)} MiB, external ${fmt(settled.external)} MiB`) +
       `; load average ${fmt(loadavg()[0]!, 2)}`,
   );
+  if (owners !== null) {
+    const total = owners.reduce((sum, o) => sum + o.bytes, 0);
+    log(`  typed arrays' backing stores by maker: ${fmt(total / MiB)} MiB in all`);
+    for (const o of owners.slice(0, 16)) log(`    ${fmt(o.bytes / MiB, 2).padStart(7)} MiB  ${int(o.count).padStart(9)}  ${o.site}`);
+  }
   return reading;
 }
 

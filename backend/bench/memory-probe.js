@@ -18,6 +18,11 @@ if (file) {
     // With UPNESS_BENCH_HEAP_SNAPSHOTS=DIR: a heap snapshot each time too (what lives; heap-breakdown.ts reads it).
     const dir = process.env.UPNESS_BENCH_HEAP_SNAPSHOTS;
     const snapshot = dir ? writeHeapSnapshot(`${dir}/upness-${process.pid}-${Date.now()}.heapsnapshot`) : null;
-    appendFileSync(file, `${JSON.stringify({ at: Date.now(), usage, spaces, settled, snapshot })}\n`);
+    // With buffer-owners.js preloaded too (bench:dashboards --owners): the live typed arrays by maker,
+    // read once the collection's finalizers have run (a task after it).
+    const owners = globalThis[Symbol.for('upness.bench.bufferOwners')];
+    const write = () => appendFileSync(file, `${JSON.stringify({ at: Date.now(), usage, spaces, settled, snapshot, owners: owners === undefined ? null : owners() })}\n`);
+    if (owners === undefined || typeof gc !== 'function') write();
+    else setTimeout(() => (gc(), setTimeout(write, 100)), 100);
   });
 }

@@ -57,9 +57,9 @@ function feed(index: FleetIndex, fleet: readonly Timeline[], cuts: number[]): Ti
   return views;
 }
 
-/** Fleets large enough that a partition holds sums of many events (a checkpoint every 64): what an image keeps. */
+/** Fleets large enough that a partition holds sums of many events (a checkpoint every 128): what an image keeps. */
 const arbLargeFleet = fc
-  .array(fc.tuple(arbTimelines(12), fc.constantFrom('a', 'b')), { minLength: 30, maxLength: 60 })
+  .array(fc.tuple(arbTimelines(12), fc.constantFrom('a', 'b')), { minLength: 50, maxLength: 100 })
   .map((list) => list.map(([tl, namespace], i): Timeline => ({ ...tl, uid: `u${i}`, namespace })));
 
 const arbWindow = fc.tuple(fc.integer({ min: -1_000_000, max: 90_000_000 }), fc.integer({ min: 0, max: 90_000_000 }), fc.nat(1_000));
@@ -126,7 +126,7 @@ describe('the fleet index', () => {
 
   it('a suspension summed before the first start came in at the same instant is not queued once it has (live, and from a kept image)', () => {
     // Kueue admits within the second a JobSet was created suspended: suspended and started at one
-    // time. The suspension's event is summed into a checkpoint (64 events) before the start arrives.
+    // time. The suspension's event is summed into a checkpoint (128 events) before the start arrives.
     const at = (s: number): number => T0 + s * 1000;
     const plain = (uid: string, createdAt: number): Timeline => ({ uid, namespace: 'a', name: uid, labels: {}, accelerator: null, topology: null, accelerators: 0, checkpointIntervalMs: null, createdAt, transitions: [] });
     // Many JobSets start at that instant too, so that the suspension's checkpoint lies before the
@@ -322,7 +322,7 @@ describe('the fleet index', () => {
     );
   });
 
-  it('takes in an image kept before its checkpoints were spaced 64 apart (K 32: fixtures/fleet-index-k32.json), and answers as the index built again', () => {
+  it('takes in an image kept before its checkpoints were spaced 128 apart (K 32: fixtures/fleet-index-k32.json), and answers as the index built again', () => {
     const fixture = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'fleet-index-k32.json'), 'utf8')) as {
       fleet: Timeline[];
       held: number[];
@@ -343,16 +343,30 @@ describe('the fleet index', () => {
     for (const w of windows) same(kept, built, fleet, w, []);
     // And its own image now: this layout's, read back alike.
     const again = kept.image((tl) => fleet.indexOf(tl))!;
-    expect(again.layout).toBe('fleet-index sums 2, K 64, ACC 40');
+    expect(again.layout).toBe('fleet-index sums 2, K 128, ACC 40');
     const twice = new FleetIndex();
     expect(twice.adopt(again, fleet, fleet.map((tl) => transitionsOf(tl).length))).toBeNull();
     for (const w of windows) same(twice, built, fleet, w, []);
+    // An image kept with a checkpoint every 64 events (every data dir written before K was 128): the
+    // same fixture's every second checkpoint, as that writer kept them.
+    const ACC = 40;
+    const k64: FleetIndexImage = {
+      layout: 'fleet-index sums 2, K 64, ACC 40',
+      partitions: image.partitions.map((p) => {
+        const sums = p.checkpoints.length / ACC;
+        const checkpoints = Float64Array.from({ length: Math.ceil(sums / 2) * ACC }, (_, i) => p.checkpoints[Math.floor(i / ACC) * 2 * ACC + (i % ACC)]!);
+        return { ...p, checkpoints };
+      }),
+    };
+    const fromK64 = new FleetIndex();
+    expect(fromK64.adopt(k64, fleet, held)).toBeNull();
+    for (const w of windows) same(fromK64, built, fleet, w, []);
   });
 
   it('refuses an image whose checkpoints are not a spacing this index reads (one that K is no multiple of)', () => {
     const fleet = fc.sample(arbLargeFleet, { numRuns: 1, seed: 7 })[0]!;
     const { views, image, held } = restarted(fleet, [50]);
-    for (const layout of ['fleet-index sums 2, K 48, ACC 40', 'fleet-index sums 2, K 128, ACC 40', 'fleet-index sums 1, K 32, ACC 40', 'fleet-index sums 2, K 32, ACC 39', 'fleet-index sums 2, K 0, ACC 40']) {
+    for (const layout of ['fleet-index sums 2, K 48, ACC 40', 'fleet-index sums 2, K 256, ACC 40', 'fleet-index sums 1, K 32, ACC 40', 'fleet-index sums 2, K 32, ACC 39', 'fleet-index sums 2, K 0, ACC 40']) {
       const index = new FleetIndex();
       expect(index.adopt({ ...image, layout }, views, held)).toMatch(/is not this Upness's/);
       expect(index.events()).toBe(0);

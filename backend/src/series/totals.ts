@@ -243,7 +243,7 @@ function cumulativeBase(timeline: Timeline, horizon: number, times: ArrayLike<nu
     return;
   }
   const end = endOf(timeline, horizon);
-  const { length: n, times: at, base } = c;
+  const { length: n, times: at, base, origin } = c;
   const start = startOf(c);
   // A few times over a long timeline: by checkpoint. Many times: one sweep serves them all.
   if (count * (K + 2 * Math.log2(n + 1)) < n) {
@@ -255,11 +255,11 @@ function cumulativeBase(timeline: Timeline, horizon: number, times: ArrayLike<nu
   // Hot loop (once per transition of every timeline queried): numbers from typed arrays, no calls
   // into typed-array methods (which cost more than the copy itself at this size), no strings.
   for (let i = 0; i < n; i++) {
-    const s = at[base + i]!;
+    const s = at[base + i]! + origin;
     const id = codeAt(c, i) & 7;
     const field = FIELD_OF[id]!;
     const last = i + 1 === n;
-    const e = last ? (end > s ? end : s) : at[base + i + 1]!;
+    const e = last ? (end > s ? end : s) : at[base + i + 1]! + origin;
     const isQueued = id === SUSPENDED_CODE && s < start;
     // Times inside this segment see everything before it plus the part of it that has passed.
     for (; k < count && times[k]! < e; k++) {
@@ -321,14 +321,14 @@ export function sweptWindowTotals(timeline: Timeline, horizon: number, from: num
   }
   // One pass: each segment's overlap with the window, and the event of leaving it when from < e ≤ to.
   for (let f = 0; f < FIELDS; f++) out[o + f] = 0;
-  const { length: n, times, base } = c;
+  const { length: n, times, base, origin } = c;
   const start = startOf(c);
   const end = endOf(timeline, horizon);
   for (let i = 0; i < n; i++) {
-    const s = times[base + i]!;
+    const s = times[base + i]! + origin;
     if (s > to) break;
     const last = i + 1 === n;
-    const e = last ? (end > s ? end : s) : times[base + i + 1]!;
+    const e = last ? (end > s ? end : s) : times[base + i + 1]! + origin;
     const id = codeAt(c, i) & 7;
     const field = FIELD_OF[id]!;
     const overlap = (e < to ? e : to) - (s > from ? s : from);

@@ -7,10 +7,10 @@ import fc from 'fast-check';
 import { arbTimeline, T0, timelines } from '../../../test/support/arbitraries.ts';
 import { cumulativeAt, FIELDS, sweptWindowTotals, windowTotals } from '../series/totals.ts';
 import { min, Scenario } from '../../../test/support/scenario.ts';
-import { RunArena, runArena } from './arena.ts';
-import { isArenaRecord } from './columns.ts';
+import { MAX_EXTENT, RunArena, runArena } from './arena.ts';
+import { codeWords, isArenaRecord, packColumns, STATE_CODE } from './columns.ts';
 import { TimelineEngine } from './engine.ts';
-import { heldTransition, isPackedTimeline, packClosed, sealClosed, setCauses, setLastUnobserved, timelineColumns, transitionsOf, unsealClosed, type Cause, type Timeline, type Transition } from './types.ts';
+import { heldTransition, isPackedTimeline, packClosed, sealClosed, setCauses, setLastUnobserved, timelineColumns, transitionsOf, transitionTime, unsealClosed, type Cause, type Timeline, type Transition } from './types.ts';
 import { machineOf, settledMachine } from './machine.ts';
 
 const restart = (at: number, restarts: number): Cause => ({ kind: 'JobSetRestart', at, restarts, reason: 'FailurePolicyRestart' });
@@ -147,6 +147,147 @@ describe('closed runs as arena records', () => {
     expect(runArena.live).toBe(live);
     expect(isArenaRecord(tl.transitions as never)).toBe(false);
     expect(JSON.stringify(transitionsOf(tl))).toBe(before);
+  });
+});
+
+/**
+ * Whether a record holds these times exactly, by its rule said plainly: whole milliseconds, none −0,
+ * each within [−2^31, 2^31) ms of the whole second at or before the first, that second ≥ 0 and < 2^32.
+ */
+function fitsByHand(times: readonly number[]): boolean {
+  if (times.length === 0) return true;
+  const origin = Math.floor(times[0]! / 1000) * 1000;
+  if (origin < 0 || origin / 1000 >= 2 ** 32) return false;
+  return times.every((t) => Number.isInteger(t) && !Object.is(t, -0) && t - origin >= -(2 ** 31) && t - origin < 2 ** 31);
+}
+
+/** `tl` with every time (its transitions' and their causes') moved by `f`. */
+function retimed(tl: Timeline, f: (t: number) => number): Timeline {
+  return {
+    ...tl,
+    createdAt: f(tl.createdAt),
+    transitions: transitionsOf(tl).map((t) => ({ ...t, at: f(t.at), ...(t.causes === undefined ? {} : { causes: t.causes.map((c) => ({ ...c, at: f(c.at) })) }) })),
+  };
+}
+
+/** A reader's laid-out columns (packColumns' `at`): the times, then their codes eight to a number. */
+function laidOut(list: readonly Transition[]): number[] {
+  const at = list.map((t) => t.at);
+  const words = new Array<number>(codeWords(list.length)).fill(0);
+  list.forEach((t, i) => (words[i >> 3] = (words[i >> 3]! | (STATE_CODE[t.state] << ((i & 7) << 2))) >>> 0));
+  return [...at, ...words];
+}
+
+describe("a record's times as 4-byte offsets from its origin", () => {
+  // Epochs of every kind: today's, one on a whole second, one a millisecond before it, near 0 and near the last origin (2^32 − 1 s).
+  const arbRetime = fc.record({
+    epoch: fc.oneof(fc.constantFrom(T0, T0 + 999, T0 + 1000, 0, 1, (2 ** 32 - 1) * 1000, (2 ** 32 - 1) * 1000 + 999, 2 ** 32 * 1000), fc.integer({ min: 0, max: 2 ** 42 })),
+    // Stretched: a span of a few days as they are, or far beyond the ~24.8 days a record holds.
+    stretch: fc.constantFrom(1, 3, 7, 40, 1000),
+    // A fraction of a millisecond on one transition, or −0 as a time, now and then.
+    odd: fc.option(fc.tuple(fc.nat(), fc.constantFrom(0.5, 0.25, -0)), { freq: 3 }),
+  });
+
+  it('read exactly as columns of their own; the runs a record cannot hold exactly stay columns of their own (property)', () => {
+    fc.assert(
+      fc.property(arbClosed, arbRetime, arbWindows, ({ ...tl }, { epoch, stretch, odd }, spans) => {
+        let moved = retimed(tl, (t) => epoch + (t - T0) * stretch);
+        if (odd !== null) {
+          const list = transitionsOf(moved).map((t) => ({ ...t }));
+          const t = list[odd[0] % list.length]!;
+          t.at = Object.is(odd[1], -0) ? -0 : t.at + odd[1];
+          moved = { ...moved, transitions: list };
+        }
+        const times = transitionsOf(moved).map((t) => t.at);
+        const first = times[0]!;
+        const windows = spans.map(([a, b]): [number, number] => [first + Math.min(a, b) * stretch, first + Math.max(a, b) * stretch]);
+        const plain = copy(moved);
+        const sealed = copy(moved);
+        packClosed(plain);
+        sealClosed(sealed);
+        expect(isArenaRecord(sealed.transitions as never)).toBe(fitsByHand(times));
+        expect(readAll(sealed, windows)).toBe(readAll(plain, windows));
+        // Every time the very number (−0 too, which JSON does not show).
+        times.forEach((t, i) => expect(Object.is(transitionTime(sealed, i), t)).toBe(true));
+        // As a store's reader places them (packColumns, from laid-out columns and a side table).
+        const list = transitionsOf(moved);
+        const extras: (number | Transition)[] = [];
+        list.forEach((t, i) => (t.causes !== undefined || t.suspension !== undefined || t.unobserved !== undefined) && extras.push(i, t));
+        const read: Timeline = { ...moved, transitions: packColumns(laidOut(list), list.length, extras.length > 0 ? extras : null) as never };
+        expect(isArenaRecord(read.transitions as never)).toBe(fitsByHand(times));
+        expect(readAll(read, windows)).toBe(readAll(plain, windows));
+        times.forEach((t, i) => expect(Object.is(transitionTime(read, i), t)).toBe(true));
+        unsealClosed(sealed);
+        unsealClosed(read);
+        expect(readAll(sealed, windows)).toBe(readAll(plain, windows));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('holds a run up to 2^31 − 1 ms from its origin, and not one ms more', () => {
+    const origin = T0 + 7000;
+    const run = (first: number, last: number): Timeline => ({
+      uid: 'u',
+      namespace: 'ns',
+      name: 'n',
+      labels: {},
+      accelerator: null,
+      topology: null,
+      createdAt: first,
+      transitions: [
+        { at: first, state: 'provisioning' },
+        { at: first + 1, state: 'up' },
+        { at: last, state: 'completed' },
+      ],
+    });
+    // Its origin is the whole second at or before its first time: 123 ms before it here.
+    const held = run(origin + 123, origin + 2 ** 31 - 1);
+    const over = run(origin + 123, origin + 2 ** 31);
+    sealClosed(held);
+    sealClosed(over);
+    expect(isArenaRecord(held.transitions as never)).toBe(true);
+    expect(isArenaRecord(over.transitions as never)).toBe(false);
+    expect([0, 1, 2].map((i) => transitionTime(held, i))).toEqual([origin + 123, origin + 124, origin + 2 ** 31 - 1]);
+    expect([0, 1, 2].map((i) => transitionTime(over, i))).toEqual([origin + 123, origin + 124, origin + 2 ** 31]);
+    expect(held.createdAt).toBe(origin + 123);
+    unsealClosed(held);
+    unsealClosed(over);
+  });
+
+  it(`holds a run of up to ${MAX_EXTENT} slots (its count, extent and start 16 bits each); a longer one keeps columns of its own`, () => {
+    const run = (n: number, startAt: number): Timeline => {
+      const transitions: Transition[] = Array.from({ length: n }, (_, i) => ({ at: T0 + i * 1000, state: i === n - 1 ? 'completed' : i < startAt ? 'suspended' : i % 2 === 0 ? 'up' : 'down' }));
+      return { uid: `u${n}`, namespace: 'ns', name: 'n', labels: {}, accelerator: null, topology: null, createdAt: T0, transitions };
+    };
+    const windows: [number, number][] = [[T0, T0 + 10 ** 8]];
+    for (const [n, startAt, record] of [[MAX_EXTENT, MAX_EXTENT - 2, true], [MAX_EXTENT + 1, 3, false], [5, 5, true]] as const) {
+      const plain = copy(run(n, startAt));
+      const sealed = copy(run(n, startAt));
+      packClosed(plain);
+      sealClosed(sealed);
+      expect(isArenaRecord(sealed.transitions as never)).toBe(record);
+      expect(timelineColumns(sealed).startIndex).toBe(timelineColumns(plain).startIndex);
+      expect(readAll(sealed, windows)).toBe(readAll(plain, windows));
+      // Restart causes given later: behind the times of the short record, in the arena's map for the longest (behind its times they would pass the bound).
+      if (record) {
+        for (const i of [0, 1, 2]) for (const tl of [plain, sealed]) setCauses(tl, i, [restart(T0 + i * 1000, 1)]);
+        expect(runArena.extras.has(sealed.transitions as unknown as number)).toBe(n === MAX_EXTENT);
+        expect(readAll(sealed, windows)).toBe(readAll(plain, windows));
+      }
+      unsealClosed(sealed);
+    }
+  });
+
+  it('takes 4 bytes a slot: a record of 6 times uses 24 bytes of times, not 48', () => {
+    const arena = new RunArena();
+    expect(arena.times.BYTES_PER_ELEMENT).toBe(4);
+    const r = arena.allocate(6);
+    arena.count[r] = 6;
+    const times = [T0 + 999, T0 + 60_000, T0 + 3_600_123, T0 + 86_400_000, T0 + 20 * 86_400_000, T0 + 24 * 86_400_000];
+    arena.setTimes(r, times, 0, 6);
+    expect(arena.originOf(r)).toBe(T0);
+    expect(times.map((_, i) => arena.times[arena.base[r]! + i]! + arena.originOf(r))).toEqual(times);
   });
 });
 

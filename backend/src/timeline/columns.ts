@@ -11,7 +11,7 @@
 // Pure: values in, values out.
 
 import type { Cause, State, Suspension, Transition } from './types.ts';
-import { HAS_EXTRAS, HAS_LIFE, LIVE, runArena } from './arena.ts';
+import { HAS_EXTRAS, HAS_LIFE, LIVE, MAX_EXTENT, numbersFitArena, runArena, timesFitArena } from './arena.ts';
 
 export const STATE_CODE: Readonly<Record<State, number>> = { up: 0, provisioning: 1, down: 2, suspended: 3, unknown: 4, completed: 5, failed: 6, deleted: 7 };
 export const UP_CODE = 0;
@@ -38,11 +38,13 @@ export interface Columns {
    * pair of typed arrays costs ~800 bytes per timeline in buffers and their bookkeeping, more than
    * the handful of transitions they hold): the `length` times, then their state codes, eight to a
    * number, 4 bits each (codeAt). In the arena form (a closed run of the engine's, arena.ts) the
-   * arena's array of every record's times. Read them with timeAt.
+   * arena's array of every record's times, as offsets from `origin`. Read them with timeAt.
    */
-  times: number[] | Float64Array;
+  times: number[] | Int32Array;
   /** Where this timeline's times begin in `times` (0 but in the arena form). */
   base: number;
+  /** What its times in `times` are offsets from: the record's origin (ms) in the arena form; −0 in the plain form, which adds nothing to any number (−0 too). */
+  origin: number;
   /** The arena form's state codes, one a byte at the times' offsets; null in the plain form (the codes are held in `times`). */
   codes: Uint8Array | null;
   /** The arena form's record (arena.ts); -1 in the plain form. */
@@ -77,7 +79,7 @@ export interface Columns {
 
 /** Transition i's time. */
 export function timeAt(c: Columns, i: number): number {
-  return c.times[c.base + i]!;
+  return c.times[c.base + i]! + c.origin;
 }
 
 /** Transition i's state code (and UNOBSERVED_BIT): 4 bits of the number that holds it, behind the times. */
@@ -89,7 +91,7 @@ export function codeAt(c: Columns, i: number): number {
 
 /** When the timeline first started (provisioning, up or down); Infinity while it has not. */
 export function startOf(c: Columns): number {
-  return c.startIndex < 0 ? Infinity : c.times[c.base + c.startIndex]!;
+  return c.startIndex < 0 ? Infinity : c.times[c.base + c.startIndex]! + c.origin;
 }
 
 /** Sets UNOBSERVED_BIT in transition i's code. */
@@ -136,10 +138,11 @@ function arenaView(r: number): Columns {
     length: a.count[r]!,
     times: a.times,
     base: a.base[r]!,
+    origin: a.originOf(r),
     codes: a.codes,
     record: r,
-    end: a.end[r]!,
-    startIndex: a.startIndex[r]!,
+    end: a.endOf(r),
+    startIndex: a.startIndexOf(r),
     life: (flags & HAS_LIFE) !== 0 ? a.life.get(r)! : null,
     extras: (flags & HAS_EXTRAS) !== 0 ? (a.extras.get(r)! as Columns['extras']) : null,
     memory: a.memoryOf(r),
@@ -155,7 +158,7 @@ export function packedLength(packed: PackedTransitions): number {
 /** Transition i's time of packed transitions. */
 export function packedTime(packed: PackedTransitions, i: number): number {
   if (typeof packed !== 'number') return timeAt(packed as unknown as Columns, i);
-  return runArena.times[runArena.base[packed]! + i]!;
+  return runArena.times[runArena.base[packed]! + i]! + runArena.originOf(packed);
 }
 
 /** Transition i's code of packed transitions (codeAt). */
@@ -171,7 +174,8 @@ export function isArenaRecord(packed: PackedTransitions): boolean {
 
 /**
  * Packed transitions (of a closed timeline) as an arena record: a new one, copied from their own
- * columns (their side table, kept totals and machine memory with them). Arena records as they are.
+ * columns (their side table, kept totals and machine memory with them). Arena records as they are,
+ * and columns whose numbers a record cannot hold exactly (arena.ts timesFitArena, numbersFitArena) too.
  */
 export function intoArena(packed: PackedTransitions): PackedTransitions {
   if (typeof packed === 'number') return packed;
@@ -179,15 +183,14 @@ export function intoArena(packed: PackedTransitions): PackedTransitions {
   const n = c.length;
   const from = tailOf(c);
   const tail = c.extras === null ? c.times.length - from : 0;
+  if (n + tail > MAX_EXTENT || !timesFitArena(c.times, 0, n) || !numbersFitArena(c.times, from, tail)) return packed;
   const r = runArena.allocate(n + tail);
   const a = runArena;
   const base = a.base[r]!;
   a.count[r] = n;
-  a.startIndex[r] = c.startIndex;
-  for (let i = 0; i < n; i++) {
-    a.times[base + i] = c.times[i]!;
-    a.codes[base + i] = codeAt(c, i);
-  }
+  a.setStartIndex(r, c.startIndex);
+  a.setTimes(r, c.times, 0, n);
+  for (let i = 0; i < n; i++) a.codes[base + i] = codeAt(c, i);
   for (let k = 0; k < tail; k++) a.times[base + n + k] = c.times[from + k]!;
   a.setExtras(r, c.extras);
   a.setLife(r, c.life);
@@ -208,7 +211,7 @@ export function outOfArena(packed: PackedTransitions): PackedTransitions {
   const words: number[] = [];
   for (let i = 0; i < n; i++) words[i >> 3] = ((words[i >> 3] ?? 0) | (codeAt(v, i) << ((i & 7) << 2))) >>> 0;
   for (const w of words) times.push(w);
-  const c: Columns = { length: n, times: times.slice(), base: 0, codes: null, record: -1, end: -1, startIndex: v.startIndex, life: v.life, extras: null, memory: v.memory, deletedAfter: v.deletedAfter };
+  const c: Columns = { length: n, times: times.slice(), base: 0, origin: -0, codes: null, record: -1, end: -1, startIndex: v.startIndex, life: v.life, extras: null, memory: v.memory, deletedAfter: v.deletedAfter };
   holdSideTable(c, sideTable(v));
   runArena.release(packed);
   return c as unknown as PackedTransitions;
@@ -236,7 +239,7 @@ export function columnsOf(transitions: readonly Transition[]): Columns {
   let c = cache.get(transitions);
   if (c !== undefined && c.length === n) return c;
   if (c === undefined) {
-    c = { length: 0, times: [], base: 0, codes: null, record: -1, end: -1, startIndex: -1, life: null, extras: null, memory: null, deletedAfter: null };
+    c = { length: 0, times: [], base: 0, origin: -0, codes: null, record: -1, end: -1, startIndex: -1, life: null, extras: null, memory: null, deletedAfter: null };
     cache.set(transitions, c);
   }
   const at = c.times as number[];
@@ -450,20 +453,22 @@ export function packColumns(at: readonly number[], n: number, extras: readonly (
     }
     keptLength = extrasLength;
   }
-  // A side table of numbers alone is held behind the times (holdSideTable).
-  const tail = kept !== null && numbers ? keptLength : 0;
+  // Times a record cannot hold exactly (arena.ts timesFitArena): columns of their own, as pack makes them.
+  if (n > MAX_EXTENT || !timesFitArena(at, 0, n)) return ownColumns(at, n, kept, keptLength);
+  // A side table of numbers alone is held behind the times (holdSideTable), when they fit there.
+  const tail = kept !== null && numbers && n + keptLength <= MAX_EXTENT && numbersFitArena(kept, 0, keptLength) ? keptLength : 0;
   const a = runArena;
   const r = a.allocate(n + tail);
   const base = a.base[r]!;
   a.count[r] = n;
+  a.setTimes(r, at, 0, n);
   let startIndex = -1;
   for (let i = 0; i < n; i++) {
     const code = (at[n + (i >> 3)]! >>> ((i & 7) << 2)) & 15;
-    a.times[base + i] = at[i]!;
     a.codes[base + i] = code;
     if (startIndex < 0 && code <= DOWN_CODE) startIndex = i;
   }
-  a.startIndex[r] = startIndex;
+  a.setStartIndex(r, startIndex);
   if (extras !== null) {
     for (let k = 0; k < extrasLength; k += 2) {
       const x = extras[k + 1]!;
@@ -474,6 +479,29 @@ export function packColumns(at: readonly number[], n: number, extras: readonly (
   // An exact-length copy (push leaves spare slots), as holdSideTable keeps one.
   else if (kept !== null) a.setExtras(r, kept.slice(0, keptLength));
   return r as unknown as PackedTransitions;
+}
+
+/** packColumns' columns of their own (the plain packed form) for a run whose times a record cannot hold. */
+function ownColumns(at: readonly number[], n: number, kept: readonly (number | Kept)[] | null, keptLength: number): PackedTransitions {
+  const times = at.slice(0, n);
+  const words: number[] = [];
+  let startIndex = -1;
+  for (let i = 0; i < n; i++) {
+    const code = (at[n + (i >> 3)]! >>> ((i & 7) << 2)) & 15;
+    words[i >> 3] = ((words[i >> 3] ?? 0) | (code << ((i & 7) << 2))) >>> 0;
+    if (startIndex < 0 && code <= DOWN_CODE) startIndex = i;
+  }
+  for (const w of words) times.push(w);
+  const c: Columns = { length: n, times, base: 0, origin: -0, codes: null, record: -1, end: -1, startIndex, life: null, extras: null, memory: null, deletedAfter: null };
+  const list = kept === null ? null : kept.slice(0, keptLength);
+  if (list !== null) {
+    for (let k = 0; k < list.length; k += 2) {
+      const x = list[k + 1]!;
+      if (typeof x !== 'number' && 'unobserved' in x && x.unobserved !== undefined) markUnobserved(c, list[k] as number);
+    }
+  }
+  holdSideTable(c, list);
+  return c as unknown as PackedTransitions;
 }
 
 /** Keeps a closed run's machine memory (Columns.memory, deletedAfter) with its packed transitions; false when they cannot hold it (then nothing is set). */
@@ -533,21 +561,23 @@ function sideTable(c: Columns): (number | Kept)[] | null {
   const from = tailOf(c);
   const end = tailEnd(c);
   if (end <= from) return null;
-  return c.codes !== null ? Array.from((c.times as Float64Array).subarray(from, end)) : (c.times as number[]).slice(from, end);
+  return c.codes !== null ? Array.from((c.times as Int32Array).subarray(from, end)) : (c.times as number[]).slice(from, end);
 }
 
 /** Holds the side table `list` (index, Kept, …; null: empty): behind the codes (times) when it is all numbers, else as Columns.extras; each an exact-length array. */
 function holdSideTable(c: Columns, list: (number | Kept)[] | null): void {
   const numbers = list !== null && list.every((x) => typeof x === 'number');
   if (c.codes !== null) {
-    // An arena record: placed again with its new tail (or none), its objects in the arena's map.
+    // An arena record: placed again with its new tail (or none), its objects in the arena's map;
+    // behind its times only numbers its slots hold as they are.
+    const behind = numbers && c.length + list.length <= MAX_EXTENT && numbersFitArena(list, 0, list.length);
     const a = runArena;
     const r = c.record;
-    a.move(r, c.length + (numbers ? list.length : 0), c.length);
+    a.move(r, c.length + (behind ? list.length : 0), c.length);
     const base = a.base[r]!;
-    if (numbers) for (let k = 0; k < list.length; k++) a.times[base + c.length + k] = list[k] as number;
-    a.setExtras(r, numbers || list === null ? null : list.slice());
-    Object.assign(c, { times: a.times, codes: a.codes, base, end: a.end[r]!, extras: numbers || list === null ? null : a.extras.get(r) });
+    if (behind) for (let k = 0; k < list.length; k++) a.times[base + c.length + k] = list[k] as number;
+    a.setExtras(r, behind || list === null ? null : list.slice());
+    Object.assign(c, { times: a.times, codes: a.codes, base, end: a.endOf(r), extras: behind || list === null ? null : a.extras.get(r) });
     return;
   }
   const at = c.times as number[];

@@ -212,7 +212,7 @@ function sharedWith<K extends keyof Shared>(shared: Shared, field: K, value: Sha
 
 /** The time of the first of `transitions`; undefined when there is none. An arena record's read first: most runs are one. */
 function firstTime(transitions: Transition[] | PackedTransitions): number | undefined {
-  if (typeof transitions === 'number') return runArena.count[transitions]! > 0 ? runArena.times[runArena.base[transitions]!] : undefined;
+  if (typeof transitions === 'number') return runArena.count[transitions]! > 0 ? runArena.times[runArena.base[transitions]!]! + runArena.originOf(transitions) : undefined;
   if (!isPacked(transitions)) return transitions[0]?.at;
   return packedLength(transitions) > 0 ? packedTime(transitions, 0) : undefined;
 }
