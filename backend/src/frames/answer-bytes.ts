@@ -6,6 +6,8 @@
 // them only when the answer is JSON (an Arrow answer reads the values and never asks it). The HTTP
 // stage joins the pieces into one body (http/json-answer.ts).
 
+import { numbersText, stringsText } from './json-text.ts';
+
 /** Where an answer is written: texts (JSON) and stretches of bytes (UTF-8 of JSON), in order. */
 export class AnswerSink {
   readonly #pieces: (string | Uint8Array)[] = [];
@@ -29,12 +31,19 @@ export class AnswerSink {
   }
 }
 
-/** Writes a column's values as JSON.stringify(values) writes them (UTF-8), into the sink. */
-export type ColumnWriter = (sink: AnswerSink) => void;
+/** Writes a column's values (`values`, the array it marks) as JSON.stringify(values) writes them (UTF-8), into the sink. */
+export type ColumnWriter = (sink: AnswerSink, values: readonly unknown[]) => void;
+
+/** A column of numbers and nulls, written by json-text.ts (one writer for every such column: no closure per column). */
+export const writeNumbers: ColumnWriter = (sink, values) => sink.text(numbersText(values as readonly (number | null)[]));
+
+/** A column of strings and nulls (a few distinct ones, as states), written by json-text.ts. */
+export const writeStrings: ColumnWriter = (sink, values) => sink.text(stringsText(values as readonly (string | null)[]));
 
 /**
  * A marked column's writer, or a schema's kept text, is a property of the array or object under
- * these symbols (which JSON.stringify, Object.keys and the Arrow encoder do not see): a WeakMap entry
+ * these symbols, not enumerable (JSON.stringify, Object.keys, a deep equality and the Arrow encoder do
+ * not see it): a WeakMap entry
  * per column and request made V8's weak tables most of a detail's garbage collection. A frozen array
  * (a whole table's kept identity columns) is marked in the WeakMap instead.
  */
@@ -44,7 +53,7 @@ const frozenWriters = new WeakMap<readonly unknown[], ColumnWriter>();
 
 /** Marks `values` (a frame column's values) as written by `write`, which must write the UTF-8 of JSON.stringify(values). */
 export function withColumnWriter<T extends readonly unknown[]>(values: T, write: ColumnWriter): T {
-  if (Object.isExtensible(values)) (values as unknown as { [WRITER]: ColumnWriter })[WRITER] = write;
+  if (Object.isExtensible(values)) Object.defineProperty(values, WRITER, { value: write, configurable: true });
   else frozenWriters.set(values, write);
   return values;
 }
@@ -55,7 +64,7 @@ function writerOf(values: readonly unknown[]): ColumnWriter | undefined {
 
 /** Marks `o` (a frame's schema, not changed after) as written by `text`, which must be JSON.stringify(o). */
 export function withKeptText<T extends object>(o: T, text: string): T {
-  (o as { [KEPT_TEXT]?: string })[KEPT_TEXT] = text;
+  Object.defineProperty(o, KEPT_TEXT, { value: text, configurable: true });
   return o;
 }
 
@@ -121,7 +130,7 @@ function dataInto(sink: AnswerSink, data: object): true {
 function columnInto(sink: AnswerSink, values: unknown): Member {
   const write = Array.isArray(values) ? writerOf(values) : undefined;
   if (write === undefined) return JSON.stringify(values);
-  write(sink);
+  write(sink, values as readonly unknown[]);
   return true;
 }
 

@@ -4,10 +4,9 @@
 import { stateAt } from '../../series/figures.ts';
 import { oldestFirst } from '../../timeline/order.ts';
 import { transitionCount, transitionState, transitionTime, type Timeline } from '../../timeline/types.ts';
-import { withColumnWriter } from '../answer-bytes.ts';
+import { withColumnWriter, writeNumbers, writeStrings } from '../answer-bytes.ts';
 import type { QueryContext } from '../context.ts';
 import { frame, stringField, timeField, type FrameJSON } from '../frame.ts';
-import { numbersText, stringsText } from '../json-text.ts';
 import { perJobSet, rangeStart, refuseCauseGroup, refuseSeriesPerJobSetOverLimit, type QueryTypeModule } from './module.ts';
 
 export function statesFrames(ctx: QueryContext): FrameJSON[] {
@@ -46,8 +45,8 @@ export function statesFrames(ctx: QueryContext): FrameJSON[] {
         states.push(null);
       }
       // Written by json-text.ts (epoch-ms times and a few states: JSON.stringify's number formatting was most of a detail's JSON).
-      withColumnWriter(times, (sink) => sink.text(numbersText(times)));
-      withColumnWriter(states, (sink) => sink.text(stringsText(states)));
+      withColumnWriter(times, writeNumbers);
+      withColumnWriter(states, writeStrings);
       return frame([timeField('time', times), stringField('state', states, { displayName })], { name: displayName, refId: ctx.query.refId });
     });
 }

@@ -14,9 +14,8 @@ import { figureName, usageMetricName } from '../../query/model.ts';
 import { DEFAULT_QUERY, FIGURES, unitOf, USAGE_METRICS } from '../../query/types.ts';
 import type { Timeline } from '../../timeline/types.ts';
 import type { QueryContext } from '../context.ts';
-import { withColumnWriter, withKeptText } from '../answer-bytes.ts';
-import { frame, numberField, stringField, type Field, type FrameJSON } from '../frame.ts';
-import { numbersText } from '../json-text.ts';
+import { withColumnWriter, withKeptText, writeNumbers } from '../answer-bytes.ts';
+import { frame, numberField, stringField, type Field, type FieldJSON, type FrameJSON } from '../frame.ts';
 import { pooledGroups } from '../pooled.ts';
 import { rowCells, RUN_IDENTITY_KEYS } from '../row-cells.ts';
 import { NO_USAGE_NOTICE, usageByStateFields } from '../usage.ts';
@@ -79,7 +78,9 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
     // A whole table of the list's rows: its identity columns may be the last such table's.
     const wholeRows = rows === null && runRows !== undefined && runRows.rows.length === n ? runRows : undefined;
     const id = wholeRows !== undefined ? keptIdentityColumns(timelines, wholeRows) : identityColumns(timelines);
-    const figureField = (f: FigureName): Field => numberField(f, column((i) => valueOf(f, i)), { unit: unitOf(f) });
+    // A figure's column: each row's value, null where not finite (as numberField writes numbers), in
+    // one array; its schema shared by every table (figureSchema).
+    const figureField = (f: FigureName): Field => ({ schema: figureSchema(f), values: column((i) => finiteOrNull(figureValue(c.totals, i * FIELDS, f, c.timeToFirstUp[i]!))) });
     const fields: Field[] = [
       ...(id.cluster !== null ? [stringField('cluster', id.cluster, { nullable: false })] : []),
       stringField('namespace', id.namespace, { nullable: false }),
@@ -130,6 +131,22 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   return [frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) })];
 }
 
+const finiteOrNull = (v: number | null): number | null => (v === null || !Number.isFinite(v) ? null : v);
+
+/** Each figure column's schema (numberField's, with the figure's unit), made once and frozen: frames share it, and nothing may write it. */
+const figureSchemas = new Map<FigureName, FieldJSON>();
+
+function figureSchema(f: FigureName): FieldJSON {
+  let schema = figureSchemas.get(f);
+  if (schema === undefined) {
+    schema = numberField(f, [], { unit: unitOf(f) }).schema;
+    Object.freeze(schema.typeInfo);
+    Object.freeze(schema.config);
+    figureSchemas.set(f, Object.freeze(schema));
+  }
+  return schema;
+}
+
 /** A table of this many rows or fewer (one JobSet's detail: its runs) has its JSON written by json-text.ts. */
 const SMALL_TABLE_ROWS = 64;
 
@@ -146,8 +163,7 @@ function smallTableText(table: FrameJSON, fields: readonly Field[], columns: rea
   // row has one; namespace, name, uid) and the state.
   const firstFigure = fields.length - columns.length;
   for (let i = firstFigure; i < fields.length; i++) {
-    const values = fields[i]!.values as (number | null)[];
-    withColumnWriter(values, (sink) => sink.text(numbersText(values)));
+    withColumnWriter(fields[i]!.values, writeNumbers);
   }
   const stateNullable = fields[firstFigure - 1]!.schema.typeInfo.nullable === true;
   const key = `${table.schema.refId ?? ''}\u0000${firstFigure}${stateNullable ? '?' : ''}\u0000${columns === FIGURE_NAMES ? '*' : columns.join(',')}`;
