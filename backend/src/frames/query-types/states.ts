@@ -44,9 +44,13 @@ export function statesFrames(ctx: QueryContext): FrameJSON[] {
         times.push(ctx.to);
         states.push(null);
       }
-      // Written by json-text.ts (epoch-ms times and a few states: JSON.stringify's number formatting was most of a detail's JSON).
-      withColumnWriter(times, writeNumbers);
-      withColumnWriter(states, writeStrings);
+      // One JobSet's detail (one name): its columns written by json-text.ts (epoch-ms times and a few
+      // states; JSON.stringify's number formatting was most of a detail's JSON). Not a namespace's
+      // many frames: written in JavaScript frame by frame, its answer took ~1.5× JSON.stringify's time.
+      if (byName.size === 1) {
+        withColumnWriter(times, writeNumbers);
+        withColumnWriter(states, writeStrings);
+      }
       return frame([timeField('time', times), stringField('state', states, { displayName })], { name: displayName, refId: ctx.query.refId });
     });
 }
