@@ -27,49 +27,44 @@ function largeIntegerText(v: number): string {
   return `${high}${ZEROS[8 - digits.length]!}${digits}`;
 }
 
-/** Texts of numbers formatted lately: a detail's figures repeat from request to request. Cleared when full (its size bounded). */
-const formatted = new Map<number, string>();
-const FORMATTED_MAX = 4096;
+/** JSON texts of values written lately, at most `max` of them (cleared when full): a detail's figures and states repeat from request to request. */
+function keptTexts<K>(max: number): (value: K) => string {
+  const texts = new Map<K, string>();
+  return (value) => {
+    let text = texts.get(value);
+    if (text === undefined) {
+      text = JSON.stringify(value);
+      if (texts.size >= max) texts.clear();
+      texts.set(value, text);
+    }
+    return text;
+  };
+}
+
+const formatted = keptTexts<number>(4096);
 
 /** JSON.stringify(v) of a number or null: `null` for null and what is not finite. */
 export function numberText(v: number | null): string {
   if (v === null) return 'null';
-  if (Number.isSafeInteger(v) && v >= LOW) return largeIntegerText(v);
-  let text = formatted.get(v);
-  if (text === undefined) {
-    text = JSON.stringify(v);
-    if (formatted.size >= FORMATTED_MAX) formatted.clear();
-    formatted.set(v, text);
-  }
-  return text;
+  return Number.isSafeInteger(v) && v >= LOW ? largeIntegerText(v) : formatted(v);
+}
+
+/** JSON.stringify(values) of an array, each item written by `cell`. */
+function arrayText<T>(values: readonly T[], cell: (value: T) => string): string {
+  let text = '[';
+  for (let i = 0; i < values.length; i++) text += i === 0 ? cell(values[i]!) : `,${cell(values[i]!)}`;
+  return `${text}]`;
 }
 
 /** JSON.stringify(values) of a column of numbers and nulls. */
-export function numbersText(values: readonly (number | null)[]): string {
-  let text = '[';
-  for (let i = 0; i < values.length; i++) text += i === 0 ? numberText(values[i]!) : `,${numberText(values[i]!)}`;
-  return `${text}]`;
-}
+export const numbersText = (values: readonly (number | null)[]): string => arrayText(values, numberText);
 
-/** Texts of strings a column repeats (states, namespaces): their JSON quoted once. Cleared when full. */
-const quoted = new Map<string, string>();
-const QUOTED_MAX = 1024;
+const quoted = keptTexts<string>(1024);
 
 /** JSON.stringify(s) of a string or null. */
 export function stringText(s: string | null): string {
-  if (s === null) return 'null';
-  let text = quoted.get(s);
-  if (text === undefined) {
-    text = JSON.stringify(s);
-    if (quoted.size >= QUOTED_MAX) quoted.clear();
-    quoted.set(s, text);
-  }
-  return text;
+  return s === null ? 'null' : quoted(s);
 }
 
 /** JSON.stringify(values) of a column of strings and nulls. */
-export function stringsText(values: readonly (string | null)[]): string {
-  let text = '[';
-  for (let i = 0; i < values.length; i++) text += i === 0 ? stringText(values[i]!) : `,${stringText(values[i]!)}`;
-  return `${text}]`;
-}
+export const stringsText = (values: readonly (string | null)[]): string => arrayText(values, stringText);

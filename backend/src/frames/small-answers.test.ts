@@ -6,25 +6,19 @@
 // earlier questions, from the engine's sorted list and from an unsorted one.
 
 import fc from 'fast-check';
-import { timelines as arbTimelines, T0 } from '../../../test/support/arbitraries.ts';
+import { namedFleet, T0, timesAround } from '../../../test/support/arbitraries.ts';
 import { FIGURE_NAMES } from '../series/figures.ts';
 import { byNamespaceNameUid, markSorted } from '../timeline/order.ts';
-import { transitionsOf, type Timeline } from '../timeline/types.ts';
+import type { Timeline } from '../timeline/types.ts';
 import { answerPieces } from './answer-bytes.ts';
 import { runQueries } from './run-request.ts';
 
 const joined = (pieces: readonly (string | Uint8Array)[]): Buffer => Buffer.concat(pieces.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
 
-const arbFleet = fc
-  .array(fc.tuple(arbTimelines(12), fc.constantFrom('', 'east')), { minLength: 1, maxLength: 12 })
-  .map((tls) =>
-    tls.map(([tl, cluster], i): Timeline => ({ ...tl, uid: `u${i}`, name: `js${i % 3}`, namespace: `ns${i % 2}`, ...(cluster !== '' && i % 4 === 0 ? { cluster } : {}), transitions: transitionsOf(tl).slice() })),
-  );
-const arbTime = fc.integer({ min: -1_000_000, max: 90_000_000 }).map((t) => T0 + t);
+const arbFleet = namedFleet(12, 4);
 
 const arbCase = arbFleet.chain((fleet) => {
-  const at = fleet.flatMap((tl) => transitionsOf(tl).map((t) => t.at));
-  const time = fc.oneof(arbTime, fc.constantFrom(...at));
+  const time = timesAround(fleet);
   const question = fc.record({
     a: time,
     b: time,
