@@ -1,7 +1,7 @@
 // Generated timelines for property tests, and a deliberately naive oracle to check figures against.
 
 import fc from 'fast-check';
-import type { State, OpenTimeline, Transition } from '../../backend/src/timeline/types.ts';
+import { transitionsOf, type State, type OpenTimeline, type Timeline, type Transition } from '../../backend/src/timeline/types.ts';
 
 const ACTIVE: State[] = ['provisioning', 'up', 'down', 'suspended', 'unknown'];
 const TERMINAL: State[] = ['completed', 'failed', 'deleted'];
@@ -43,6 +43,27 @@ export function timelines(maxLength: number, minLength = 0): fc.Arbitrary<OpenTi
     }
     return { uid: 'u', namespace: 'ns', name: 'js', labels: {}, accelerator: null, topology: null, accelerators, checkpointIntervalMs, createdAt, transitions };
   });
+}
+
+/**
+ * A small fleet of runs of a few names (js0–js2) in two namespaces (ns0, ns1), some named alike, every
+ * `clusterEvery`-th run in the cluster `east` when drawn so (the others in none), in no order.
+ */
+export function namedFleet(maxRuns: number, clusterEvery: number): fc.Arbitrary<Timeline[]> {
+  return fc
+    .array(fc.tuple(timelines(12), fc.constantFrom('', 'east')), { minLength: 1, maxLength: maxRuns })
+    .map((tls) =>
+      tls.map(([tl, cluster], i): Timeline => ({ ...tl, uid: `u${i}`, name: `js${i % 3}`, namespace: `ns${i % 2}`, ...(cluster !== '' && i % clusterEvery === 0 ? { cluster } : {}), transitions: transitionsOf(tl).slice() })),
+    );
+}
+
+/** A time in a generated fleet's first day or so (from a little before T0). */
+export const arbFirstDayTime = fc.integer({ min: -1_000_000, max: 90_000_000 }).map((t) => T0 + t);
+
+/** Times around a fleet: in its first day, or often exactly one of its transitions' (where a run's life begins or ends at a range's edge). */
+export function timesAround(fleet: readonly Timeline[]): fc.Arbitrary<number> {
+  const at = fleet.flatMap((tl) => transitionsOf(tl).map((t) => t.at));
+  return fc.oneof(arbFirstDayTime, fc.constantFrom(...at));
 }
 
 /** A window and a horizon somewhere around a timeline's life. */

@@ -1,9 +1,12 @@
 // The query answer as the pieces of its UTF-8 bytes: what JSON.stringify({results}) writes, byte for
 // byte, except that a frame column whose bytes are known ahead (row-cells.ts: a whole table's column,
 // its closed runs' cells kept as bytes) is copied in, stretches of rows at a time, rather than
-// serialised value by value. Columns are marked by their values array, with a function that writes
+// serialised value by value, and a frame's schema whose text is kept (a detail's summary) is written
+// as that text. Columns are marked by their values array, with a function that writes
 // them only when the answer is JSON (an Arrow answer reads the values and never asks it). The HTTP
 // stage joins the pieces into one body (http/json-answer.ts).
+
+import { numbersText, stringsText } from './json-text.ts';
 
 /** Where an answer is written: texts (JSON) and stretches of bytes (UTF-8 of JSON), in order. */
 export class AnswerSink {
@@ -28,18 +31,47 @@ export class AnswerSink {
   }
 }
 
-/** Writes a column's values as JSON.stringify(values) writes them (UTF-8), into the sink. */
-export type ColumnWriter = (sink: AnswerSink) => void;
+/** Writes a column's values (`values`, the array it marks) as JSON.stringify(values) writes them (UTF-8), into the sink. */
+export type ColumnWriter = (sink: AnswerSink, values: readonly unknown[]) => void;
 
-const writers = new WeakMap<readonly unknown[], ColumnWriter>();
+/** A column of numbers and nulls, written by json-text.ts (one writer for every such column: no closure per column). */
+export const writeNumbers: ColumnWriter = (sink, values) => sink.text(numbersText(values as readonly (number | null)[]));
+
+/** A column of strings and nulls (a few distinct ones, as states), written by json-text.ts. */
+export const writeStrings: ColumnWriter = (sink, values) => sink.text(stringsText(values as readonly (string | null)[]));
+
+/**
+ * A marked column's writer, or a schema's kept text, is a property of the array or object under
+ * these symbols, not enumerable (JSON.stringify, Object.keys, a deep equality and the Arrow encoder do
+ * not see it): a WeakMap entry
+ * per column and request made V8's weak tables most of a detail's garbage collection. A frozen array
+ * (a whole table's kept identity columns) is marked in the WeakMap instead.
+ */
+const WRITER = Symbol('column writer');
+const KEPT_TEXT = Symbol('kept JSON text');
+const frozenWriters = new WeakMap<readonly unknown[], ColumnWriter>();
 
 /** Marks `values` (a frame column's values) as written by `write`, which must write the UTF-8 of JSON.stringify(values). */
 export function withColumnWriter<T extends readonly unknown[]>(values: T, write: ColumnWriter): T {
-  writers.set(values, write);
+  if (Object.isExtensible(values)) Object.defineProperty(values, WRITER, { value: write, configurable: true });
+  else frozenWriters.set(values, write);
   return values;
 }
 
+function writerOf(values: readonly unknown[]): ColumnWriter | undefined {
+  return (values as unknown as { [WRITER]?: ColumnWriter })[WRITER] ?? frozenWriters.get(values);
+}
+
+/** Marks `o` (a frame's schema, not changed after) as written by `text`, which must be JSON.stringify(o). */
+export function withKeptText<T extends object>(o: T, text: string): T {
+  Object.defineProperty(o, KEPT_TEXT, { value: text, configurable: true });
+  return o;
+}
+
+const keptTextOf = (o: object): string | undefined => (o as { [KEPT_TEXT]?: string })[KEPT_TEXT];
+
 interface FrameLike {
+  schema?: unknown;
   data?: { values?: unknown };
 }
 
@@ -63,8 +95,10 @@ function hasMarkedColumn(result: { frames?: readonly unknown[] }): boolean {
   const frames = result.frames;
   if (!Array.isArray(frames)) return false;
   for (const frame of frames) {
+    const schema = (frame as FrameLike | null)?.schema;
+    if (typeof schema === 'object' && schema !== null && keptTextOf(schema) !== undefined) return true;
     const values = (frame as FrameLike | null)?.data?.values;
-    if (Array.isArray(values) && values.some((v) => Array.isArray(v) && writers.has(v))) return true;
+    if (Array.isArray(values) && values.some((v) => Array.isArray(v) && writerOf(v) !== undefined)) return true;
   }
   return false;
 }
@@ -82,7 +116,11 @@ function resultInto(sink: AnswerSink, result: object): void {
 
 function frameInto(sink: AnswerSink, frame: unknown): Member {
   if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return JSON.stringify(frame);
-  return objectInto(sink, frame, (v, key) => (key === 'data' && typeof v === 'object' && v !== null && !Array.isArray(v) ? dataInto(sink, v) : JSON.stringify(v)));
+  return objectInto(sink, frame, (v, key) => {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return JSON.stringify(v);
+    if (key === 'data') return dataInto(sink, v);
+    return (key === 'schema' ? keptTextOf(v) : undefined) ?? JSON.stringify(v);
+  });
 }
 
 function dataInto(sink: AnswerSink, data: object): true {
@@ -90,9 +128,9 @@ function dataInto(sink: AnswerSink, data: object): true {
 }
 
 function columnInto(sink: AnswerSink, values: unknown): Member {
-  const write = Array.isArray(values) ? writers.get(values) : undefined;
+  const write = Array.isArray(values) ? writerOf(values) : undefined;
   if (write === undefined) return JSON.stringify(values);
-  write(sink);
+  write(sink, values as readonly unknown[]);
   return true;
 }
 

@@ -6,7 +6,7 @@
 // the earlier questions and under budgets that evict.
 
 import fc from 'fast-check';
-import { timelines as arbTimelines, T0 } from '../../../test/support/arbitraries.ts';
+import { arbFirstDayTime as arbTime, namedFleet, timesAround } from '../../../test/support/arbitraries.ts';
 import { FIGURE_NAMES } from '../series/figures.ts';
 import { runColumns } from '../series/run-columns.ts';
 import { byNamespaceNameUid, markSorted } from '../timeline/order.ts';
@@ -19,17 +19,11 @@ import { runQueries } from './run-request.ts';
 const joined = (pieces: readonly (string | Uint8Array)[]): Buffer => Buffer.concat(pieces.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
 
 /** A small fleet sorted as the engine lists it: runs of a few names in two namespaces, some named alike. */
-const arbFleet = fc.array(fc.tuple(arbTimelines(12), fc.constantFrom('', 'east')), { minLength: 1, maxLength: 14 }).map((tls) =>
-  tls
-    .map(([tl, cluster], i): Timeline => ({ ...tl, uid: `u${i}`, name: `js${i % 3}`, namespace: `ns${i % 2}`, ...(cluster !== '' && i % 5 === 0 ? { cluster } : {}), transitions: transitionsOf(tl).slice() }))
-    .sort(byNamespaceNameUid),
-);
-const arbTime = fc.integer({ min: -1_000_000, max: 90_000_000 }).map((t) => T0 + t);
+const arbFleet = namedFleet(14, 5).map((tls) => tls.sort(byNamespaceNameUid));
 
 /** A fleet, and times around it: often exactly one of its transitions' (where a run's life begins or ends at a range's edge). */
 const arbCase = arbFleet.chain((fleet) => {
-  const at = fleet.flatMap((tl) => transitionsOf(tl).map((t) => t.at));
-  const time = fc.oneof(arbTime, fc.constantFrom(...at));
+  const time = timesAround(fleet);
   const question = fc.record({
     a: time,
     b: time,

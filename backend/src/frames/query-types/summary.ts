@@ -14,8 +14,8 @@ import { figureName, usageMetricName } from '../../query/model.ts';
 import { DEFAULT_QUERY, FIGURES, unitOf, USAGE_METRICS } from '../../query/types.ts';
 import type { Timeline } from '../../timeline/types.ts';
 import type { QueryContext } from '../context.ts';
-import { withColumnWriter } from '../answer-bytes.ts';
-import { frame, numberField, stringField, type Field, type FrameJSON } from '../frame.ts';
+import { withColumnWriter, withKeptText, writeNumbers } from '../answer-bytes.ts';
+import { frame, numberField, stringField, type Field, type FieldJSON, type FrameJSON } from '../frame.ts';
 import { pooledGroups } from '../pooled.ts';
 import { rowCells, RUN_IDENTITY_KEYS } from '../row-cells.ts';
 import { NO_USAGE_NOTICE, usageByStateFields } from '../usage.ts';
@@ -78,7 +78,9 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
     // A whole table of the list's rows: its identity columns may be the last such table's.
     const wholeRows = rows === null && runRows !== undefined && runRows.rows.length === n ? runRows : undefined;
     const id = wholeRows !== undefined ? keptIdentityColumns(timelines, wholeRows) : identityColumns(timelines);
-    const figureField = (f: FigureName): Field => numberField(f, column((i) => valueOf(f, i)), { unit: unitOf(f) });
+    // A figure's column: each row's value, null where not finite (as numberField writes numbers), in
+    // one array; its schema shared by every table (figureSchema).
+    const figureField = (f: FigureName): Field => ({ schema: figureSchema(f), values: column((i) => finiteOrNull(figureValue(c.totals, i * FIELDS, f, c.timeToFirstUp[i]!))) });
     const fields: Field[] = [
       ...(id.cluster !== null ? [stringField('cluster', id.cluster, { nullable: false })] : []),
       stringField('namespace', id.namespace, { nullable: false }),
@@ -98,7 +100,9 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
       }
     }
     const meta = withUsageNotice(ctx, rows !== null ? tableMeta(n, rows.length, summaryTotals(ctx, columns)) : undefined);
-    return [frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) })];
+    const table = frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) });
+    if (wholeRows === undefined && timelines.length <= SMALL_TABLE_ROWS) smallTableText(table, fields, columns, meta === undefined && usage.length === 0 && query.layer !== 'nodepools');
+    return [table];
   }
   const pooled = pooledGroups(ctx, computed);
   const groups =
@@ -126,6 +130,55 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   const meta = withUsageNotice(ctx, rows !== null ? tableMeta(groups.length, rows.length, summaryTotals(ctx, columns)) : undefined);
   return [frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) })];
 }
+
+const finiteOrNull = (v: number | null): number | null => (v === null || !Number.isFinite(v) ? null : v);
+
+/** Each figure column's schema (numberField's, with the figure's unit), made once and frozen: frames share it, and nothing may write it. */
+const figureSchemas = new Map<FigureName, FieldJSON>();
+
+function figureSchema(f: FigureName): FieldJSON {
+  let schema = figureSchemas.get(f);
+  if (schema === undefined) {
+    schema = numberField(f, [], { unit: unitOf(f) }).schema;
+    Object.freeze(schema.typeInfo);
+    Object.freeze(schema.config);
+    figureSchemas.set(f, Object.freeze(schema));
+  }
+  return schema;
+}
+
+/** A table of this many rows or fewer (one JobSet's detail: its runs) has its JSON written by json-text.ts. */
+const SMALL_TABLE_ROWS = 64;
+
+/**
+ * A small table's JSON (one JobSet's detail, asked by every panel of its dashboard): its figure
+ * columns written by json-text.ts and its schema's text kept from an earlier table of the same shape,
+ * when `plainSchema` (no meta, usage or pool columns: the schema is then its refId, whether a cluster
+ * column leads, whether the state is nullable and which figures, each figure's unit being fixed).
+ * The bytes are JSON.stringify's (properties.test.ts).
+ */
+function smallTableText(table: FrameJSON, fields: readonly Field[], columns: readonly FigureName[], plainSchema: boolean): void {
+  if (!plainSchema) return;
+  // The figure columns are the last of the fields then, after the identity columns (cluster when any
+  // row has one; namespace, name, uid) and the state.
+  const firstFigure = fields.length - columns.length;
+  for (let i = firstFigure; i < fields.length; i++) {
+    withColumnWriter(fields[i]!.values, writeNumbers);
+  }
+  const stateNullable = fields[firstFigure - 1]!.schema.typeInfo.nullable === true;
+  const key = `${table.schema.refId ?? ''}\u0000${firstFigure}${stateNullable ? '?' : ''}\u0000${columns === FIGURE_NAMES ? '*' : columns.join(',')}`;
+  let text = schemaTexts.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(table.schema);
+    if (schemaTexts.size >= SCHEMA_TEXTS_MAX) schemaTexts.clear();
+    schemaTexts.set(key, text);
+  }
+  withKeptText(table.schema, text);
+}
+
+/** Small tables' schema texts by shape (refId, identity columns, the state's nullability, figures); bounded, cleared when full. */
+const schemaTexts = new Map<string, string>();
+const SCHEMA_TEXTS_MAX = 256;
 
 /**
  * A per-JobSet table's totals, in one array lent from request to request (the table reads them only
