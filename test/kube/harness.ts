@@ -85,9 +85,9 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}): Process & { exited: P
 }
 
 /** Starts `upness serve --memory --host 127.0.0.1 --port 0 <args>` (no --memory when args give a
- *  --data-dir) and resolves with its URL once it listens. */
+ *  --data-dir or a --store: serve refuses --memory beside either) and resolves with its URL once it listens. */
 export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Service> {
-  const p = run(['serve', ...(args.includes('--data-dir') ? [] : ['--memory']), '--host', '127.0.0.1', '--port', '0', ...args], env);
+  const p = run(['serve', ...(args.includes('--data-dir') || args.includes('--store') ? [] : ['--memory']), '--host', '127.0.0.1', '--port', '0', ...args], env);
   const url = await new Promise<string>((resolve, reject) => {
     const check = (): void => {
       const match = /"url":"(http:\/\/[^"]+)"/.exec(p.logs());
