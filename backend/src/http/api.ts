@@ -1,8 +1,9 @@
 // The HTTP API (see README.md beside this file): express 5, JSON in and out, bad input a 400 that
 // names the field, never a 500 for it. One module per resource, each a Router; this one composes
 // them, with the token and the store's group commit. Loaded by the server (app.ts) on the first
-// request that is neither a health check nor POST /api/v1/query (which the server answers on
-// Node's own server, with the same steps: query.ts), with the options and the request timer it made.
+// request that is neither a health check, POST /api/v1/query (query.ts), GET /api/v1/values/{what}
+// (values.ts) nor GET /metrics (direct-get.ts), which the server answers on Node's own server with
+// the same steps, with the options and the request timer it made.
 
 import express, { type RequestHandler } from 'express';
 import { instrumented, QUERY_PATH, type AppOptions, type ResolvedAppOptions } from './app.ts';
@@ -11,14 +12,13 @@ import { errorHandler, notFound } from './errors.ts';
 import { HEALTH_PATHS, healthAnswer } from './health.ts';
 import { jobsetRoutes } from './jobsets.ts';
 import { JSON_BODY_OPTIONS } from './json-body.ts';
-import { metricsHandler, requestTiming, type RequestTimer } from './metrics.ts';
+import { inApiRouter, requestTiming, type RequestTimer } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { queryAnswerer, queryHandler } from './query.ts';
-import { valuesAnswer } from './values.ts';
 
-/** The express app of one service: every route, POST /api/v1/query's other spellings among them, sharing its metrics and token. */
+/** The express app of one service: every route but the server's own (values, metrics), POST /api/v1/query's other spellings among them, sharing its metrics and token. */
 export function buildApi(options: ResolvedAppOptions, time: RequestTimer): express.Express {
-  const { view, logger, now, registry } = options;
+  const { view, logger, now } = options;
   const durable: RequestHandler =
     options.beforeRead === undefined
       ? (_req, _res, next) => next()
@@ -47,9 +47,9 @@ export function buildApi(options: ResolvedAppOptions, time: RequestTimer): expre
       res.status(status).json(body);
     });
   }
-  app.get('/metrics', auth, durable, metricsHandler(registry));
 
   const api = express.Router();
+  api.use(inApiRouter);
   api.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());
   });
@@ -57,11 +57,6 @@ export function buildApi(options: ResolvedAppOptions, time: RequestTimer): expre
   api.use(json);
   api.use(durable);
   api.use(jobsetRoutes(view, now));
-  // GET /api/v1/values/{what}'s other spellings (a trailing slash, another case, HEAD, an encoded
-  // segment): the server answers the exact path itself (values.ts).
-  api.get('/values/:what', (req, res) => {
-    res.json(valuesAnswer(req.params.what, req.query, view, now));
-  });
   app.use('/api/v1', api);
 
   app.use(notFound);
@@ -70,7 +65,7 @@ export function buildApi(options: ResolvedAppOptions, time: RequestTimer): expre
   return app;
 }
 
-/** The express app alone (every route, POST /api/v1/query too), with its own registry: what a test walks for its routes. */
+/** The express app alone (its routes, POST /api/v1/query too), with its own registry: what a test walks for its routes. */
 export function createApp(appOptions: AppOptions): express.Express {
   const { options, time } = instrumented(appOptions);
   return buildApi(options, time);

@@ -1,7 +1,8 @@
 // The service's HTTP server (see README.md beside this file). GET /healthz and /readyz are answered
 // here on Node's own server, and POST /api/v1/query (query.ts: the query engine and zod, without
 // express), GET /api/v1/values/{what} (values.ts: what "Save & test" and the dashboards' variables
-// ask) and GET /metrics (direct-get.ts) too, each loaded on its first request; every other request goes to the API (api.ts: express 5,
+// ask) and GET /metrics (direct-get.ts), in every spelling, too, each loaded on its first request
+// (the only implementation of those two routes); every other request goes to the API (api.ts: express 5,
 // zod's schemas, the query engine), loaded on the first request that needs it, so that a service
 // nobody has asked yet holds none of it, and one Grafana uses no express (issue 21 §3, the empty
 // service). The metrics registry and its request timer are made here, at start, so that
@@ -107,34 +108,34 @@ export function isQueryRequest(req: IncomingMessage): boolean {
 }
 
 /**
- * The path and query string of a plain GET, one the server may answer as the app would: no body
- * (the app's JSON parser would read one), not conditional (the app answers `If-None-Match: *` with
- * a 304), no `#` (the app parses such a URL otherwise). Null for any other request.
+ * The path and query string of a GET or HEAD, read as express's router reads a URL (a fragment
+ * dropped). Null for any other method.
  */
-export function plainGet(req: IncomingMessage): { path: string; query: string } | null {
-  if (req.method !== 'GET') return null;
-  const { headers } = req;
-  if (headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return null;
+export function getRequest(req: IncomingMessage): { path: string; query: string } | null {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return null;
   const url = req.url ?? '';
-  if (url.includes('#')) return null;
-  const q = url.indexOf('?');
-  return q < 0 ? { path: url, query: '' } : { path: url.slice(0, q), query: url.slice(q + 1) };
+  const hash = url.indexOf('#');
+  const target = hash < 0 ? url : url.slice(0, hash);
+  const q = target.indexOf('?');
+  return q < 0 ? { path: target, query: '' } : { path: target.slice(0, q), query: target.slice(q + 1) };
 }
 
-/** Whether a request is the direct metrics route's (direct-get.ts): a plain GET of exactly /metrics. */
+// Every spelling express's router took for these routes (case-insensitive, one trailing slash
+// allowed): the server answers them all, so that each route has one implementation.
+const METRICS_PATH = /^\/metrics\/?$/i;
+/** GET /api/v1/values/{what}'s paths; the first group is `what`, still percent-encoded. */
+export const VALUES_PATH = /^\/api\/v1\/values\/([^/]+)\/?$/i;
+
+/** Whether a request is the metrics route's (direct-get.ts): a GET or HEAD of /metrics. */
 export function isMetricsRequest(req: IncomingMessage): boolean {
-  return plainGet(req)?.path === '/metrics';
+  const path = getRequest(req)?.path;
+  return path !== undefined && METRICS_PATH.test(path);
 }
 
-/** The paths of GET /api/v1/values/{what} (values.ts). */
-export const VALUES_PREFIX = '/api/v1/values/';
-/** A {what} that percent-decoding leaves as it is (the plugin sends `[A-Za-z][A-Za-z0-9_-]*`): any other goes to the app, which decodes it. */
-const PLAIN_SEGMENT = /^[A-Za-z0-9_-]+$/;
-
-/** Whether a request is the direct values route's: a plain GET of `/api/v1/values/` and one plain segment (the app takes other cases, a trailing slash, HEAD). */
+/** Whether a request is the values route's (values.ts): a GET or HEAD of /api/v1/values/ and one segment. */
 export function isValuesRequest(req: IncomingMessage): boolean {
-  const path = plainGet(req)?.path;
-  return path !== undefined && path.startsWith(VALUES_PREFIX) && PLAIN_SEGMENT.test(path.slice(VALUES_PREFIX.length));
+  const path = getRequest(req)?.path;
+  return path !== undefined && VALUES_PATH.test(path);
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -166,8 +167,8 @@ function loadedOnFirstRequest(load: () => Promise<Handler>, logger: Logger): Han
 /**
  * The service's HTTP server: the health checks here, POST /api/v1/query, GET /api/v1/values/{what}
  * and GET /metrics on Node's own server (http/query.ts `serviceQueryRoute`, http/values.ts
- * `valuesRoute`, http/direct-get.ts `metricsRoute`, each loaded on its first request), every other request the express app's (loaded
- * on the first such request). Listen with `.listen(port, host)`.
+ * `valuesRoute`, http/direct-get.ts `metricsRoute`, each loaded on its first request), every other
+ * request the express app's (loaded on the first such request). Listen with `.listen(port, host)`.
  */
 export function createServer(appOptions: AppOptions): Server {
   const { options, time } = instrumented(appOptions);

@@ -1,13 +1,14 @@
 // A GET of the API answered on Node's own server, without express (issue 21 §3: "Save & test" and
 // the dashboards' variables ask GET /api/v1/values/{what}, Prometheus GET /metrics; express cost the
-// service ~11 MiB of RSS once asked). The server (app.ts) sends such a route the requests `plainGet` lets through; it takes
-// the steps the express app takes (api.ts): the request timed under its route, the token, the
-// store's commit awaited, the answer with the headers res.json sends, every error answered as the
-// app's error handler answers it.
+// service ~11 MiB of RSS once asked). These routes are answered here alone, in every spelling the
+// server sends them (app.ts `isValuesRequest`, `isMetricsRequest`), with the steps the express app
+// takes for its own routes (api.ts): the request timed under its route, the token, the store's
+// commit awaited, the answer with the headers res.json sends, every error answered as the app's
+// error handler answers it.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQueryString, type ParsedUrlQuery } from 'node:querystring';
-import { plainGet, type ResolvedAppOptions } from './app.ts';
+import { getRequest, type ResolvedAppOptions } from './app.ts';
 import { tokenCheck, writeUnauthorized } from './auth.ts';
 import { errorAnswer } from './errors.ts';
 import { sendJson } from './json-answer.ts';
@@ -16,18 +17,28 @@ import type { RequestTimer } from './metrics.ts';
 const writeJson = (res: ServerResponse, value: unknown): void => sendJson(res, 200, JSON.stringify(value));
 
 /**
- * A route answering GET requests with `answer(path, query)`, written by `write` (default: as JSON,
- * with the headers res.json sends; `query` parsed as the app's
- * 'simple' query parser does: node:querystring, a parameter given twice an array). `route` names
- * its requests in `upness_http_request_duration_seconds` as the app names them: `answered` when
- * answered, `failed` when `answer` threw (under /api/v1 the app's router has left it by then, so
- * the pattern lacks `/api/v1`), `stopped` when the token or the store's commit stopped it (under
- * /api/v1 they come before the routes: 'unmatched').
+ * Whether a request's conditions leave its answer unsent (a 304), as express's `req.fresh` decides
+ * it for an answer with neither ETag nor Last-Modified: only `If-None-Match: *` (RFC 9110 §13.1.2:
+ * the resource has a representation), unless the client asks for no cache.
+ */
+function notModified(req: IncomingMessage): boolean {
+  const { headers } = req;
+  if (headers['if-none-match'] !== '*' || headers['if-modified-since'] !== undefined) return false;
+  return !/(?:^|,)\s*?no-cache\s*?(?:,|$)/.test(headers['cache-control'] ?? '');
+}
+
+/**
+ * A route answering GET and HEAD requests with `answer(path, query)`, written by `write` (default:
+ * as JSON, with the headers res.json sends; `query` parsed as the app's 'simple' query parser does:
+ * node:querystring, a parameter given twice an array). `route` names its requests in
+ * `upness_http_request_duration_seconds`: `answered` once the token and the store's commit let it
+ * through, `stopped` when either stopped it (under /api/v1 they come before the routes, as in the
+ * app: 'unmatched').
  */
 export function directGetRoute<T>(
   options: Pick<ResolvedAppOptions, 'token' | 'beforeRead' | 'logger'>,
   time: RequestTimer,
-  route: { answered: string; failed: string; stopped: string },
+  route: { answered: string; stopped: string },
   answer: (path: string, query: ParsedUrlQuery) => T | Promise<T>,
   write: (res: ServerResponse, value: T) => void = writeJson,
 ): (req: IncomingMessage, res: ServerResponse) => void {
@@ -40,30 +51,30 @@ export function directGetRoute<T>(
       writeUnauthorized(res);
       return;
     }
-    const { path, query } = plainGet(req) ?? { path: req.url ?? '', query: '' };
+    const { path, query } = getRequest(req) ?? { path: req.url ?? '', query: '' };
     const fail = (error: unknown): void => {
       const { status, body } = errorAnswer(error, { method: req.method, path }, logger);
       sendJson(res, status, JSON.stringify(body));
     };
     const run = async (): Promise<void> => {
       await beforeRead?.();
-      label = route.failed;
-      const value = await answer(path, parseQueryString(query));
       label = route.answered;
-      write(res, value);
+      const value = await answer(path, parseQueryString(query));
+      if (notModified(req)) res.writeHead(304).end();
+      else write(res, value);
     };
     run().catch(fail);
   };
 }
 
-/** GET /metrics: the registry's text, with the Content-Type the app sends (api.ts `metricsHandler`). */
+/** GET /metrics: the registry's text, in Prometheus's text format. */
 export function metricsRoute(options: Pick<ResolvedAppOptions, 'token' | 'beforeRead' | 'logger' | 'registry'>, time: RequestTimer): (req: IncomingMessage, res: ServerResponse) => void {
   const { registry } = options;
   return directGetRoute(
     options,
     time,
-    // The app's route takes its token and commit itself: every request is named by it.
-    { answered: '/metrics', failed: '/metrics', stopped: '/metrics' },
+    // Outside /api/v1: every request is the route's, a 401 among them.
+    { answered: '/metrics', stopped: '/metrics' },
     () => registry.metrics(),
     (res, text) => {
       res.writeHead(200, { 'Content-Type': registry.contentType, 'Content-Length': Buffer.byteLength(text, 'utf8') }).end(text, 'utf8');

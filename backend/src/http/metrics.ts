@@ -42,17 +42,23 @@ export function arrivedNow(req: IncomingMessage): void {
   arrivals.set(req, process.hrtime.bigint());
 }
 
-/** Times every request the express app answers, by the route it matched. */
+/** The requests the app's /api/v1 router has taken (`inApiRouter`): their route patterns are under /api/v1. */
+const apiRequests = new WeakSet<IncomingMessage>();
+
+/** The /api/v1 router's first handler: notes that the request's route, if it matches one, is under /api/v1. */
+export const inApiRouter: RequestHandler = (req, _res, next) => {
+  apiRequests.add(req);
+  next();
+};
+
+/**
+ * Times every request the express app answers, by the route it matched, written as it is declared
+ * (not `req.baseUrl`, which is the request's own spelling, `/API/v1`, and is gone by the time an
+ * error has left the router).
+ */
 export function requestTiming(time: RequestTimer): RequestHandler {
   return (req, res, next) => {
-    time(req, res, () => (req.route?.path ? `${req.baseUrl}${req.route.path}` : 'unmatched'));
+    time(req, res, () => (req.route?.path ? `${apiRequests.has(req) ? '/api/v1' : ''}${req.route.path}` : 'unmatched'));
     next();
-  };
-}
-
-/** GET /metrics's handler (api.ts puts it behind the bearer token and the store's group commit). */
-export function metricsHandler(registry: client.Registry): RequestHandler {
-  return async (_req, res) => {
-    res.set('Content-Type', registry.contentType).send(await registry.metrics());
   };
 }

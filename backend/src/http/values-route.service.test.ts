@@ -1,18 +1,18 @@
-// GET /api/v1/values/{what} is answered by the server on Node's own server (values.ts `valuesRoute`,
-// without express): every answer must be, byte for byte, the one the express app alone gives (status,
-// headers but Date, body), each request counted under the same route and status, with and without a
-// token, with the store's commit awaited or failing; what the server leaves to the app (other
-// spellings, HEAD, conditional requests, a body) too.
+// GET /api/v1/values/{what} and GET /metrics are answered by the server alone (values.ts,
+// direct-get.ts: the only implementation of either route), in every spelling express's router took
+// (another case, a trailing slash, an encoded segment, HEAD, `If-None-Match: *`): each spelling's
+// answer, byte for byte but Date, is the plain spelling's or the error written here, with and
+// without a token, with the store's commit awaited or failing; and every request is counted under
+// its route as declared (`/api/v1/values/:what`), whatever its spelling and whether it failed.
 
-import http from 'node:http';
+import type http from 'node:http';
 import { pino } from 'pino';
 import client from 'prom-client';
 import { merge, min, Scenario } from '../../../test/support/scenario.ts';
 import { askRaw as ask, listening, type RawAnswer as Answer } from '../../../test/support/service.ts';
 import { EngineView } from '../runtime/served-view.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
-import { createApp } from './api.ts';
-import { createServer, isValuesRequest, type AppOptions } from './app.ts';
+import { createServer, isMetricsRequest, isValuesRequest, type AppOptions } from './app.ts';
 
 const train = new Scenario({ uid: 'u-train', name: 'train', namespace: 'team-a', labels: { 'kueue.x-k8s.io/queue-name': 'gpu-a', team: 'équipe' }, limits: { 'nvidia.com/gpu': '8' } }, min(0))
   .created()
@@ -31,118 +31,148 @@ function view(): EngineView {
 
 type Commit = 'none' | 'kept' | 'failing';
 
-function options(served: EngineView, token: string | null, commit: Commit): AppOptions {
+function options(token: string | null, commit: Commit): AppOptions {
   const beforeRead = commit === 'none' ? undefined : commit === 'kept' ? () => Promise.resolve() : () => Promise.reject(new Error('the store is gone'));
-  return { view: served, token, logger: pino({ level: 'silent' }), now: () => min(80), registry: new client.Registry(), ...(beforeRead === undefined ? {} : { beforeRead }) };
+  return { view: view(), token, logger: pino({ level: 'silent' }), now: () => min(80), registry: new client.Registry(), ...(beforeRead === undefined ? {} : { beforeRead }) };
 }
 
-/** The request-duration counts of a registry, by their labels. */
+/** The request-duration counts of a registry, by their labels (sorted). */
 async function counted(registry: client.Registry): Promise<string[]> {
-  return (await registry.metrics()).split('\n').filter((line) => line.startsWith('upness_http_request_duration_seconds_count'));
+  return (await registry.metrics())
+    .split('\n')
+    .filter((line) => line.startsWith('upness_http_request_duration_seconds_count'))
+    .sort();
 }
 
-/**
- * One request to the server and the same to the express app alone (each with its own registry):
- * the same answer (as `compared` sees it), and the same request counts by route and status.
- */
-async function bothAsked(token: string | null, commit: Commit, request: (url: string) => Promise<Answer>, compared: (answer: Answer) => unknown): Promise<void> {
-  const served = view();
-  const serverOptions = options(served, token, commit);
-  const appOptions = options(served, token, commit);
-  const server = await listening(createServer(serverOptions));
-  const app = await listening(http.createServer(createApp(appOptions)));
+/** A server for `run`, closed after it. */
+async function withServer<T>(appOptions: AppOptions, run: (url: string) => Promise<T>): Promise<T> {
+  const server = await listening(createServer(appOptions));
   try {
-    expect(compared(await request(server.url))).toEqual(compared(await request(app.url)));
-    expect(await counted(serverOptions.registry!)).toEqual(await counted(appOptions.registry!));
+    return await run(server.url);
   } finally {
-    await Promise.all([server.close(), app.close()]);
+    await server.close();
   }
 }
 
 const AUTH = { Authorization: 'Bearer secret' };
 const V = '/api/v1/values';
-// Four entries each: Jest takes a test function's argument past a row's length for its `done`.
-const REQUESTS: [string, string, Record<string, string>, string | undefined][] = [
-  ...['clusters', 'namespaces', 'jobsets', 'labelKeys', 'accelerators', 'topologies', 'pools'].map((what): [string, string, Record<string, string>, undefined] => ['GET', `${V}/${what}`, AUTH, undefined]),
-  ['GET', `${V}/labelValues?key=team`, AUTH, undefined],
-  ['GET', `${V}/labelValues?key=kueue.x-k8s.io%2Fqueue-name&namespace=team-a&namespace=team-b`, AUTH, undefined],
-  ['GET', `${V}/jobsets?namespace=team-b`, AUTH, undefined],
-  ['GET', `${V}/namespaces?from=now-75m&to=now`, AUTH, undefined],
-  ['GET', `${V}/namespaces?from=${min(65)}`, AUTH, undefined],
-  ['GET', `${V}/namespaces?from=${min(65)}&from=${min(66)}`, AUTH, undefined],
-  ['GET', `${V}/namespaces?from=yesterday`, AUTH, undefined],
-  ['GET', `${V}/namespaces?from=now&to=now-1h`, AUTH, undefined],
-  ['GET', `${V}/namespaces?key=a&key=b`, AUTH, undefined],
-  ['GET', `${V}/labelValues`, AUTH, undefined],
-  ['GET', `${V}/labelValues?key=`, AUTH, undefined],
-  ['GET', `${V}/nope`, AUTH, undefined],
-  ['GET', `${V}/__proto__`, AUTH, undefined],
-  ['GET', `${V}/namespaces?`, AUTH, undefined],
-  ['GET', `${V}/namespaces?&&=&namespace`, AUTH, undefined],
-  ['GET', `${V}/namespaces`, {}, undefined],
-  ['GET', `${V}/namespaces`, { Authorization: 'Bearer wrong' }, undefined],
-  // Left to the app.
-  ['GET', `${V}/namespaces/`, AUTH, undefined],
-  ['GET', `/API/v1/values/namespaces`, AUTH, undefined],
-  ['GET', `${V}/%6eamespaces`, AUTH, undefined],
-  ['GET', `${V}/bad%zz`, AUTH, undefined],
-  ['GET', `${V}/name.spaces`, AUTH, undefined],
-  ['GET', `${V}/`, AUTH, undefined],
-  ['GET', `${V}`, AUTH, undefined],
-  ['HEAD', `${V}/namespaces`, AUTH, undefined],
-  ['POST', `${V}/namespaces`, AUTH, undefined],
-  ['GET', `${V}/namespaces`, { ...AUTH, 'If-None-Match': '*' }, undefined],
-  ['GET', `${V}/namespaces`, { ...AUTH, 'If-Modified-Since': 'Thu, 01 Jan 2026 00:00:00 GMT' }, undefined],
-  ['GET', `${V}/namespaces`, { ...AUTH, 'Content-Type': 'application/json' }, '{"not json'],
-  ['GET', `${V}/namespaces`, { ...AUTH, 'Content-Type': 'text/plain' }, 'hello'],
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Answer => {
+  const text = JSON.stringify(body);
+  return { status, headers: { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), connection: 'close' }, body: text };
+};
+const KINDS = 'clusters, namespaces, jobsets, labelKeys, labelValues, accelerators, topologies, pools';
+const NAMESPACES = json(200, { values: ['team-a', 'team-b'] });
+const HEAD = { ...NAMESPACES, body: '' };
+const NOT_MODIFIED: Answer = { status: 304, headers: { connection: 'close' }, body: '' };
+
+/** A request (method, path, headers, body) and the answer it gets once the token and the store's commit have let it through. */
+// Five entries each: Jest takes a test function's argument past a row's length for its `done`.
+const REQUESTS: [string, string, Record<string, string>, string | undefined, Answer][] = [
+  ['GET', `${V}/namespaces`, AUTH, undefined, NAMESPACES],
+  ['GET', `${V}/jobsets?namespace=team-b`, AUTH, undefined, json(200, { values: ['infer'] })],
+  ['GET', `${V}/labelValues?key=team`, AUTH, undefined, json(200, { values: ['équipe'] })],
+  ['GET', `${V}/labelValues?key=kueue.x-k8s.io%2Fqueue-name&namespace=team-a&namespace=team-b`, AUTH, undefined, json(200, { values: ['cpu', 'gpu-a'] })],
+  ['GET', `${V}/namespaces?from=${min(65)}&from=${min(66)}`, AUTH, undefined, json(400, { error: 'from: expected string, received array' })],
+  ['GET', `${V}/namespaces?from=now&to=now-1h`, AUTH, undefined, json(400, { error: 'to: is before `from`' })],
+  ['GET', `${V}/labelValues`, AUTH, undefined, json(400, { error: 'key: missing (the label key whose values to list)' })],
+  ['GET', `${V}/nope`, AUTH, undefined, json(404, { error: `unknown values "nope" (one of ${KINDS})` })],
+  ['GET', `${V}/__proto__`, AUTH, undefined, json(404, { error: `unknown values "__proto__" (one of ${KINDS})` })],
+  // The spellings express's router took: answered as the plain one.
+  ['GET', `${V}/namespaces/`, AUTH, undefined, NAMESPACES],
+  ['GET', `/API/V1/Values/namespaces`, AUTH, undefined, NAMESPACES],
+  ['GET', `${V}/%6eamespaces`, AUTH, undefined, NAMESPACES],
+  ['GET', `${V}/namespaces#x`, AUTH, undefined, NAMESPACES],
+  ['GET', `${V}/nope/`, AUTH, undefined, json(404, { error: `unknown values "nope" (one of ${KINDS})` })],
+  ['GET', `${V}/a%2Fb`, AUTH, undefined, json(404, { error: `unknown values "a/b" (one of ${KINDS})` })],
+  ['GET', `${V}/bad%zz`, AUTH, undefined, json(400, { error: `path: ${V}/bad%zz is not valid percent-encoding` })],
+  ['HEAD', `${V}/namespaces`, AUTH, undefined, HEAD],
+  ['GET', `${V}/namespaces`, { ...AUTH, 'If-None-Match': '*' }, undefined, NOT_MODIFIED],
+  ['GET', `${V}/namespaces`, { ...AUTH, 'If-None-Match': '*', 'Cache-Control': 'no-cache' }, undefined, NAMESPACES],
+  ['GET', `${V}/namespaces`, { ...AUTH, 'If-None-Match': '"x"' }, undefined, NAMESPACES],
+  ['GET', `${V}/namespaces`, { ...AUTH, 'If-Modified-Since': 'Thu, 01 Jan 2026 00:00:00 GMT' }, undefined, NAMESPACES],
+  // A GET's body means nothing: it is not read.
+  ['GET', `${V}/namespaces`, { ...AUTH, 'Content-Type': 'text/plain' }, 'hello', NAMESPACES],
+  // No route: the app's 404.
+  ['GET', `${V}/`, AUTH, undefined, json(404, { error: `no such endpoint: GET ${V}/` })],
+  ['GET', `${V}/namespaces//`, AUTH, undefined, json(404, { error: `no such endpoint: GET ${V}/namespaces//` })],
+  ['POST', `${V}/namespaces`, AUTH, undefined, json(404, { error: `no such endpoint: POST ${V}/namespaces` })],
 ];
+
+const UNAUTHORIZED = json(401, { error: 'missing or wrong bearer token' }, { 'www-authenticate': 'Bearer' });
+const INTERNAL = json(500, { error: 'internal error (logged by the service)' });
 
 describe.each([
   ['no token, no store', null, 'none'],
   ['a token and a store', 'secret', 'kept'],
   ['a token and a store whose commit fails', 'secret', 'failing'],
-] as const)('the server and the express app answer alike: %s', (_name, token, commit) => {
-  it.each(REQUESTS)('%s %s', async (method, path, headers, body) => {
-    await bothAsked(token, commit, (url) => ask(url, method, path, headers, body), (answer) => answer);
-  });
-});
-
-/** A metrics text reduced to what two registries of one process share: its families (the values move between scrapes). */
-const families = (answer: Answer): Answer => (answer.status === 200 ? { ...answer, headers: { ...answer.headers, 'content-length': 'n' }, body: answer.body.split('\n').filter((line) => line.startsWith('# ')).join('\n') } : answer);
-
-const METRICS_REQUESTS: [string, string, Record<string, string>][] = [
-  ['GET', '/metrics', AUTH],
-  ['GET', '/metrics?name[]=x', AUTH],
-  ['GET', '/metrics', {}],
-  ['GET', '/metrics', { Authorization: 'Bearer wrong' }],
-  ['GET', '/metrics/', AUTH],
-  ['GET', '/METRICS', AUTH],
-  ['HEAD', '/metrics', AUTH],
-  ['GET', '/metrics', { ...AUTH, 'If-None-Match': '*' }],
-];
-
-describe.each([
-  ['no token, no store', null, 'none'],
-  ['a token and a store', 'secret', 'kept'],
-  ['a token and a store whose commit fails', 'secret', 'failing'],
-] as const)('GET /metrics: the server and the express app answer alike: %s', (_name, token, commit) => {
-  it.each(METRICS_REQUESTS)('%s %s', async (method, path, headers) => {
-    await bothAsked(token, commit, (url) => ask(url, method, path, headers), (answer) => {
-      if (answer.status === 200 && method === 'GET') expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
-      return families(answer);
+] as const)('GET /api/v1/values/{what}, every spelling: %s', (_name, token, commit) => {
+  it.each(REQUESTS)('%s %s', async (method, path, headers, body, answer) => {
+    // The store's commit is awaited before anything under /api/v1 is read (a 500); a HEAD's answer has no body.
+    const expected = commit === 'failing' ? (method === 'HEAD' ? { ...INTERNAL, body: '' } : INTERNAL) : answer;
+    await withServer(options(token, commit), async (url) => {
+      expect(await ask(url, method, path, headers, body)).toEqual(expected);
+      if (token !== null) expect(await ask(url, method, path, {}, body)).toEqual(method === 'HEAD' ? { ...UNAUTHORIZED, body: '' } : UNAUTHORIZED);
     });
   });
 });
 
-it('takes exactly a plain GET of /api/v1/values/ and one plain segment', () => {
-  const request = (method: string, url: string, headers: Record<string, string> = {}): http.IncomingMessage => ({ method, url, headers }) as unknown as http.IncomingMessage;
-  expect(isValuesRequest(request('GET', '/api/v1/values/namespaces'))).toBe(true);
-  expect(isValuesRequest(request('GET', '/api/v1/values/label-Values_2?key=a'))).toBe(true);
-  for (const url of ['/api/v1/values/namespaces/', '/api/v1/values/', '/api/v1/values', '/api/v1/values/a%20b', '/api/v1/values/a.b', '/api/v1/values/namespaces#x', '/Api/v1/values/namespaces', '/api/v1/valuesx/namespaces']) {
-    expect(isValuesRequest(request('GET', url))).toBe(false);
+/** A metrics text reduced to what does not move between scrapes: its families. */
+const families = (answer: Answer): Answer => ({ ...answer, headers: { ...answer.headers, 'content-length': 'n' }, body: answer.body.split('\n').filter((line) => line.startsWith('# ')).join('\n') });
+
+it('answers GET /metrics in every spelling express took, the token and the commit first', async () => {
+  for (const commit of ['kept', 'failing'] as const) {
+    await withServer(options('secret', commit), async (url) => {
+      const plain = await ask(url, 'GET', '/metrics', AUTH);
+      if (commit === 'failing') {
+        expect(plain).toEqual(INTERNAL);
+        return;
+      }
+      expect(plain.status).toBe(200);
+      expect(plain.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+      expect(Number(plain.headers['content-length'])).toBe(Buffer.byteLength(plain.body));
+      for (const path of ['/metrics/', '/METRICS', '/metrics?name[]=x']) expect(families(await ask(url, 'GET', path, AUTH))).toEqual(families(plain));
+      const head = await ask(url, 'HEAD', '/metrics', AUTH);
+      expect({ ...head, headers: { ...head.headers, 'content-length': 'n' } }).toEqual({ ...families(plain), body: '' });
+      expect(await ask(url, 'GET', '/metrics', { ...AUTH, 'If-None-Match': '*' })).toEqual(NOT_MODIFIED);
+      expect(await ask(url, 'GET', '/metrics', {})).toEqual(UNAUTHORIZED);
+      expect(await ask(url, 'GET', '/metrics', { Authorization: 'Bearer wrong' })).toEqual(UNAUTHORIZED);
+      expect(await ask(url, 'GET', '/metrics//', AUTH)).toEqual(json(404, { error: 'no such endpoint: GET /metrics//' }));
+    });
   }
-  expect(isValuesRequest(request('HEAD', '/api/v1/values/namespaces'))).toBe(false);
-  expect(isValuesRequest(request('GET', '/api/v1/values/namespaces', { 'content-length': '0' }))).toBe(false);
-  expect(isValuesRequest(request('GET', '/api/v1/values/namespaces', { 'transfer-encoding': 'chunked' }))).toBe(false);
-  expect(isValuesRequest(request('GET', '/api/v1/values/namespaces', { 'if-none-match': '"x"' }))).toBe(false);
+});
+
+it('counts every request under its route as declared, whatever its spelling and whether it failed', async () => {
+  const appOptions = options('secret', 'kept');
+  await withServer(appOptions, async (url) => {
+    for (const path of [`${V}/namespaces`, `/API/V1/values/namespaces`, `${V}/namespaces/`, `${V}/nope`, `${V}/labelValues`, `${V}/bad%zz`, '/METRICS', '/api/v1/jobsets/team-a/nope', '/API/v1/jobsets/team-a/train']) {
+      await ask(url, 'GET', path, AUTH);
+    }
+    await ask(url, 'GET', `${V}/namespaces`, {});
+  });
+  expect(await counted(appOptions.registry!)).toEqual(
+    [
+      'upness_http_request_duration_seconds_count{method="GET",route="/api/v1/values/:what",status="200"} 3',
+      'upness_http_request_duration_seconds_count{method="GET",route="/api/v1/values/:what",status="404"} 1',
+      'upness_http_request_duration_seconds_count{method="GET",route="/api/v1/values/:what",status="400"} 2',
+      'upness_http_request_duration_seconds_count{method="GET",route="/metrics",status="200"} 1',
+      'upness_http_request_duration_seconds_count{method="GET",route="/api/v1/jobsets/:namespace/:name",status="404"} 1',
+      'upness_http_request_duration_seconds_count{method="GET",route="/api/v1/jobsets/:namespace/:name",status="200"} 1',
+      // The token is checked before any route of /api/v1 is matched (as for the app's routes).
+      'upness_http_request_duration_seconds_count{method="GET",route="unmatched",status="401"} 1',
+    ].sort(),
+  );
+});
+
+it('takes a GET or HEAD of /metrics and of /api/v1/values/ and one segment, in any case, one trailing slash allowed', () => {
+  const request = (method: string, url: string): http.IncomingMessage => ({ method, url, headers: {} }) as unknown as http.IncomingMessage;
+  for (const url of ['/api/v1/values/namespaces', '/api/v1/values/label-Values_2?key=a', '/api/v1/values/namespaces/', '/Api/v1/values/a%20b', '/api/v1/values/a.b#x', '/api/v1/values/x?y=/']) {
+    expect([url, isValuesRequest(request('GET', url)), isValuesRequest(request('HEAD', url))]).toEqual([url, true, true]);
+  }
+  for (const url of ['/api/v1/values/', '/api/v1/values', '/api/v1/values//', '/api/v1/values/a//', '/api/v1/values/a/b', '/api/v1/valuesx/namespaces', '/x/api/v1/values/a', '/api/v1/values#/a']) {
+    expect([url, isValuesRequest(request('GET', url))]).toEqual([url, false]);
+  }
+  expect(isValuesRequest(request('POST', '/api/v1/values/namespaces'))).toBe(false);
+  expect(['/metrics', '/metrics/', '/Metrics?x', '/metrics#y'].map((url) => isMetricsRequest(request('GET', url)))).toEqual([true, true, true, true]);
+  expect(['/metrics//', '/metricsx', '/api/v1/metrics'].map((url) => isMetricsRequest(request('GET', url)))).toEqual([false, false, false]);
+  expect(isMetricsRequest(request('DELETE', '/metrics'))).toBe(false);
 });

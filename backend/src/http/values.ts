@@ -1,14 +1,13 @@
 // GET /api/v1/values/{what}: what Grafana's template variables list (frames/views.ts valuesView).
 // What "Save & test" asks after /readyz (pkg/plugin/health.go), and every variable of a dashboard
-// after it: the server answers the exact path on Node's own server (`valuesRoute`, loaded on the
-// first such request, without express: issue 21 §3, the empty service once asked); the express app
-// (api.ts) answers its other spellings with the same `valuesAnswer`.
+// after it: the server answers it on Node's own server (`valuesRoute`, loaded on the first such
+// request, without express: issue 21 §3, the empty service once asked), in every spelling.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { valuesView, type ValueKind } from '../frames/views.ts';
 import type { ServedView } from '../runtime/served-view.ts';
-import { VALUES_PREFIX, type ResolvedAppOptions } from './app.ts';
+import { VALUES_PATH, type ResolvedAppOptions } from './app.ts';
 import { directGetRoute } from './direct-get.ts';
 import type { RequestTimer } from './metrics.ts';
 import { HttpError, openRange, parseQueryString, repeated } from './params.ts';
@@ -16,8 +15,8 @@ import { HttpError, openRange, parseQueryString, repeated } from './params.ts';
 /** What GET /api/v1/values/{what} lists (the OpenAPI document's enum too). */
 export const VALUE_KINDS = ['clusters', 'namespaces', 'jobsets', 'labelKeys', 'labelValues', 'accelerators', 'topologies', 'pools'] as const;
 
-/** The route's pattern, as the app names its requests' durations (and those it failed: direct-get.ts). */
-const VALUES_ROUTE = { answered: '/api/v1/values/:what', failed: '/values/:what', stopped: 'unmatched' };
+/** The route's pattern, as the app names its requests' durations (direct-get.ts). */
+const VALUES_ROUTE = { answered: '/api/v1/values/:what', stopped: 'unmatched' };
 
 const valuesQuerySchema = z.object({ namespace: repeated.optional(), key: z.string().optional(), from: z.string().optional(), to: z.string().optional() });
 
@@ -45,5 +44,6 @@ export function valuesAnswer(what: string, query: unknown, view: ServedView, now
 /** GET /api/v1/values/{what} on Node's own server, for the requests app.ts's `isValuesRequest` takes. */
 export function valuesRoute(options: ResolvedAppOptions, time: RequestTimer): (req: IncomingMessage, res: ServerResponse) => void {
   const { view, now } = options;
-  return directGetRoute(options, time, VALUES_ROUTE, (path, query) => valuesAnswer(path.slice(VALUES_PREFIX.length), query, view, now));
+  // A segment that is not valid percent-encoding is a URIError: a 400 naming the path (errors.ts).
+  return directGetRoute(options, time, VALUES_ROUTE, (path, query) => valuesAnswer(decodeURIComponent(VALUES_PATH.exec(path)![1]!), query, view, now));
 }
