@@ -101,6 +101,16 @@ describe('what the service loads', () => {
     // zod in English only (backend/bin/zod-english.js): its locales' index, given `en` alone, and `en`.
     expect(matching(asked, ['/node_modules/zod/v4/locales/']).map((url) => url.replace(/.*\/locales\//, '')).sort()).toEqual(['en.js', 'index.js']);
 
+    // "Save & test" and a scrape alone load no query engine (its error type is the query model's: http/errors.ts).
+    const saveAndTest = await loadedBy(['--memory', '--trace', emptyTrace], {
+      whileUp: async (url) => {
+        expect(await (await fetch(`${url}/api/v1/values/namespaces`)).json()).toEqual({ values: [] });
+        expect(await (await fetch(`${url}/api/v1/values/nope`)).json()).toEqual({ error: expect.stringMatching(/^unknown values "nope"/) });
+        expect((await fetch(`${url}/metrics`)).status).toBe(200);
+      },
+    });
+    expect(matching(saveAndTest, ['/backend/src/frames/run-request.ts', '/backend/src/frames/query-types/', '/backend/src/http/query.ts'])).toEqual([]);
+
     // Any other route loads the express app.
     const other = await loadedBy(['--memory', '--trace', emptyTrace], {
       whileUp: async (url) => {

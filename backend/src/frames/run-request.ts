@@ -3,7 +3,7 @@
 // queries share one value budget and their selections. A bad query is that query's error; the
 // others still answer.
 
-import { describeZodError, queryRequestSchema } from '../query/model.ts';
+import { describeZodError, queryRequestSchema, RequestError } from '../query/model.ts';
 import { select } from '../query/select.ts';
 import { literalName, matchesEveryName, QueryError } from '../query/selector.ts';
 import { checkRange, LIMITS, planSteps, ValueBudget } from '../query/step.ts';
@@ -40,9 +40,6 @@ export interface Observed {
   /** The JobSets' resource usage, when the service keeps it (--watch-usage, the simulator). */
   usage?: UsageBook | null;
 }
-
-/** A problem with the request as a whole (not one query): the whole request is a 400. */
-export class RequestError extends Error {}
 
 /** What the queries of one request share: its budget, and the JobSets each distinct selection picked. */
 interface Shared {

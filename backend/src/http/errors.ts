@@ -3,7 +3,7 @@
 
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { RequestError } from '../frames/run-request.ts';
+import { RequestError } from '../query/model.ts';
 import { HttpError } from './params.ts';
 
 export const notFound: RequestHandler = (req, res) => {

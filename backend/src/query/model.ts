@@ -129,6 +129,13 @@ export function querySchemaWith<Own extends z.ZodRawShape>(own: Own) {
 }
 
 /**
+ * A problem with the request as a whole (not one query): the whole request is a 400. Here, beside
+ * the request's schema, so that the HTTP edge's error handler (http/errors.ts) knows it without
+ * loading the query engine (frames/run-request.ts, which throws it).
+ */
+export class RequestError extends Error {}
+
+/**
  * The first issue as `path: message`, e.g. `queries[0].figures[1]: Invalid option: …`. `prefix` is
  * where the validated value sits (`queries[2]`); `whole` names it when the issue is about the value
  * itself (`body`, `query string`), so a message never starts with a bare colon.
