@@ -339,6 +339,90 @@ describe("a snapshot's dense machine (format 5)", () => {
     }
   });
 
+  it("reads a closed run's lists of causes from their bytes as JSON.parse and decode read them (several restarts between two observations), and near ones as JSON", () => {
+    let seed = 21;
+    const random = (): number => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+      return ((x ^ (x >>> 14)) >>> 0) / 2 ** 32;
+    };
+    const pick = <T,>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
+    const t0 = Date.UTC(2026, 0, 1);
+    // Strings the scan reads (no escapes: a string with one is read as JSON, as a near cause below).
+    const strings = ['FailedJobs', 'ü', '', 'jobset failed due to one or more job failures'];
+    /** A cause as the engine writes it (a restart, a JobSetFailed), or (`near`) one the fast paths leave to JSON. */
+    const causeAt = (at: number, near: boolean): Cause => {
+      const offset = random() < 0.9 ? Math.floor(random() * 2 ** 19) - 2 ** 18 : pick([2 ** 18, -(2 ** 18) - 1, 2 ** 30]);
+      const restart: Cause = { kind: 'JobSetRestart', at: at + offset, restarts: random() < 0.9 ? Math.floor(random() * 1024) : pick([1024, 2 ** 31]), reason: 'FailurePolicyRestart' };
+      const failed = { kind: 'JobSetFailed', at: at + offset, reason: pick([null, ...strings]), message: pick([null, ...strings]) } as unknown as Cause;
+      if (!near) return random() < 0.6 ? restart : failed;
+      return pick<Cause>([
+        { ...restart, at: at + 0.5 },
+        { ...restart, node: 'n' },
+        { kind: 'JobSetRestart', at, reason: 'FailurePolicyRestart', restarts: 1 },
+        { ...restart, reason: 'Other' },
+        { kind: 'JobSetFailed', at, reason: 'r' },
+        { ...failed, reason: 'quote"d' },
+        { kind: 'PodFailed', at, node: 'n' },
+      ]);
+    };
+    const machines: MachineState[] = [];
+    const engineMade: boolean[] = [];
+    for (let k = 0; k < 600; k++) {
+      const transitions: Transition[] = [{ at: t0, state: 'provisioning' }];
+      let at = t0;
+      let made = true;
+      for (let j = 0, m = 1 + Math.floor(random() * 4); j < m; j++) {
+        at += 1 + Math.floor(random() * 1e6);
+        const count = 1 + Math.floor(random() * 4);
+        const causes = Array.from({ length: count }, () => {
+          const near = random() < 0.04;
+          if (near) made = false;
+          return causeAt(at, near);
+        });
+        const t: Transition = { at, state: pick<State>(['down', 'up', 'provisioning']), causes };
+        if (random() < 0.05) {
+          t.suspension = { reason: 'Preempted', message: null };
+          made = false;
+        }
+        transitions.push(t);
+        if (random() < 0.3) transitions.push({ at: (at += 5), state: 'suspended', suspension: { reason: pick(strings), message: null } });
+      }
+      transitions.push({ at: at + 7, state: pick<State>(['failed', 'completed', 'deleted']), ...(random() < 0.5 ? { causes: [causeAt(at + 7, false)] } : {}) });
+      const timeline: Timeline = { uid: `u-${k}`, namespace: 'ml', name: 'run', labels: {}, accelerator: null, topology: null, createdAt: t0, accelerators: 8, checkpointIntervalMs: null, pods: 2, transitions };
+      machines.push(machine(timeline, { resourceVersion: null }));
+      engineMade.push(made);
+    }
+    const writer = new DenseWriter();
+    const lines = machines.map((m) => Buffer.from(JSON.stringify(writer.encode(m))));
+    const outcome = (kept: MachineState | Timeline): unknown => {
+      const c = timelineColumns(keptTimeline(kept));
+      return { settled: !isMachine(kept), machine: plain(kept), side: [c.end - c.base - c.length, c.extras] };
+    };
+    const bytes = new DenseReader();
+    const json = new DenseReader();
+    const parse = jest.spyOn(JSON, 'parse');
+    let several = 0;
+    try {
+      for (const [k, line] of lines.entries()) {
+        parse.mockClear();
+        const read = bytes.read(line, 0, line.length);
+        // Every run whose causes are all the engine's is read from its bytes, several causes a transition or one
+        // (but the first, which writes its strings in full: the store parses such an element whole).
+        if (engineMade[k]) expect({ k, read: read !== null, parsed: parse.mock.calls.length }).toEqual({ k, read: k > 0, parsed: 0 });
+        if (read !== null && transitionsOf(machines[k]!.timeline).some((t) => (t.causes?.length ?? 0) > 1)) several++;
+        const fromBytes = outcome(read ?? bytes.decode(JSON.parse(line.toString('utf8'))));
+        expect(fromBytes).toEqual(outcome(json.decode(JSON.parse(line.toString('utf8')))));
+        expect((fromBytes as { machine: MachineState }).machine).toEqual(machineAsRead(machines[k]!));
+      }
+    } finally {
+      parse.mockRestore();
+    }
+    expect(several).toBeGreaterThan(200);
+    expect(engineMade.filter((made) => !made).length).toBeGreaterThan(20);
+  });
+
   it('refuses a malformed element: a SyntaxError that says what is wrong', () => {
     const t0 = Date.UTC(2026, 0, 1);
     const tl: Timeline = { uid: 'u', namespace: 'ns', name: 'n', labels: {}, accelerator: null, topology: null, createdAt: t0, accelerators: 0, checkpointIntervalMs: null, pods: 0, transitions: [{ at: t0, state: 'up', causes: [{ kind: 'PodFailed', at: t0 }] }] };

@@ -272,11 +272,11 @@ export class DenseReader {
   }
 
   /**
-   * A closed run's extras (the scan at the comma before them) when each is a failure-policy restart as
-   * the engine writes it (one cause) that fits a RestartCode, one cause of a kind, time, reason and
-   * message alone (a JobSetFailed), or a suspension's reason and message alone, in index order: the side table of them (index, code or transition, …: what decode's side
-   * table would be) in #held, its length given, the scan left at their end; else −1, the scan where it
-   * was (the extras are then parsed as JSON, and give the same).
+   * A closed run's extras (the scan at the comma before them) when each is causes as the engine writes
+   * them (#causes: failure-policy restarts, JobSetFailed) or a suspension's reason and message alone,
+   * in index order: the side table of them (index, code or transition, …: what decode's side table
+   * would be) in #held, its length given, the scan left at their end; else −1, the scan where it was
+   * (the extras are then parsed as JSON, and give the same).
    */
   #sideTable(s: Scan, n: number): number {
     const from = s.at;
@@ -291,21 +291,11 @@ export class DenseReader {
       const i = s.int();
       s.literal(NO_UNOBSERVED);
       if (s.failed || i <= last || i >= n) break;
-      if (s.bytes[s.at] === OPEN && s.startsWith(RESTART_HEAD)) {
-        s.literal(RESTART_HEAD);
-        const at = s.int();
-        s.literal(RESTART_COUNT);
-        const count = s.int();
-        s.literal(RESTART_TAIL);
-        const code = s.failed ? null : restartCodeFor(count, at - this.#laid[i]!);
-        if (code === null) break;
+      if (s.bytes[s.at] === OPEN) {
+        const causes = this.#causes(s, n, i);
+        if (causes === null) break;
         held[length++] = i;
-        held[length++] = code;
-      } else if (s.bytes[s.at] === OPEN) {
-        const failure = this.#cause(s, n, i);
-        if (failure === null) break;
-        held[length++] = i;
-        held[length++] = failure;
+        held[length++] = causes;
       } else {
         // A suspension's bytes read before give what they gave then, without their strings made again.
         const kept = this.#suspensions.find(s) ?? this.#suspension(s, n, i);
@@ -348,28 +338,72 @@ export class DenseReader {
   }
 
   /**
-   * One cause of a kind, time, reason and message alone (the engine's JobSetFailed), for transition i
-   * of `n` (the scan at its bytes): as decode keeps it (compactTransition's form: the time, the state
-   * and the cause, its strings interned as internCauses interns them), or as the side table keeps it
-   * where it can (a number: columns.ts causeNumberFor); null, the scan failed, when it is not in that form.
+   * A transition's causes, no suspension after them (the scan at their list), for transition i of `n`:
+   * each a failure-policy restart as the engine writes it or a cause of a kind, time, reason and
+   * message alone (the engine's JobSetFailed). One is kept as the side table keeps it where it can (a
+   * number: columns.ts restartCodeFor, causeNumberFor), no object made; several (restarts between two
+   * observations), or one no number holds, as decode keeps them (compactTransition's form: the time,
+   * the state and the causes, their strings interned as internCauses interns them). Null, the scan
+   * failed, for causes in any other form.
    */
-  #cause(s: Scan, n: number, i: number): number | Transition | null {
-    s.literal(CAUSE_KIND);
-    const kind = s.string();
-    s.literal(CAUSE_AT);
-    const at = s.int();
-    s.literal(CAUSE_REASON);
-    const reason = s.stringOrNull();
-    s.literal(MESSAGE_KEY);
-    const message = s.stringOrNull();
-    s.literal(CAUSE_TAIL);
-    if (s.failed) return null;
-    // A number where it fits (columns.ts causeNumberFor): no object made.
-    const number = causeNumberFor(kind, reason, message, at - this.#laid[i]!);
-    if (number !== null) return number;
-    const cause = { kind: internValue(kind), at, reason: internValue(reason), message: internValue(message) } as Cause;
-    return { at: this.#laid[i]!, state: stateOfCode(this.#code(n, i)), causes: [cause] };
+  #causes(s: Scan, n: number, i: number): number | Transition | null {
+    s.byte(OPEN);
+    if (!this.#readCause(s)) return null;
+    const transition = (causes: Cause[]): Transition => ({ at: this.#laid[i]!, state: stateOfCode(this.#code(n, i)), causes });
+    if (s.at >= s.end || s.bytes[s.at] !== COMMA) {
+      s.literal(CAUSES_TAIL);
+      if (s.failed) return null;
+      const read = this.#read;
+      const offset = read.at - this.#laid[i]!;
+      const number = read.restarts !== null ? restartCodeFor(read.restarts, offset) : causeNumberFor(read.kind, read.reason, read.message, offset);
+      return number ?? transition([this.#causeRead()]);
+    }
+    const causes = [this.#causeRead()];
+    while (s.at < s.end && s.bytes[s.at] === COMMA) {
+      s.at++;
+      if (!this.#readCause(s)) return null;
+      causes.push(this.#causeRead());
+    }
+    s.literal(CAUSES_TAIL);
+    return s.failed ? null : transition(causes);
   }
+
+  /** One cause of #causes's forms into #read (no object made); false, the scan failed, when it is in neither. */
+  #readCause(s: Scan): boolean {
+    const read = this.#read;
+    if (s.startsWith(RESTART_HEAD)) {
+      s.literal(RESTART_HEAD);
+      read.at = s.int();
+      s.literal(RESTART_COUNT);
+      read.restarts = s.int();
+      s.literal(RESTART_END);
+      read.kind = RESTART_KIND;
+      read.reason = RESTART_REASON;
+      read.message = null;
+    } else {
+      s.literal(CAUSE_KIND);
+      read.kind = s.string();
+      s.literal(CAUSE_AT);
+      read.at = s.int();
+      s.literal(CAUSE_REASON);
+      read.reason = s.stringOrNull();
+      s.literal(MESSAGE_KEY);
+      read.message = s.stringOrNull();
+      s.literal(CAUSE_END);
+      read.restarts = null;
+    }
+    return !s.failed;
+  }
+
+  /** The cause #readCause read last, as JSON.parse and internCauses make it (its keys in the writer's order). */
+  #causeRead(): Cause {
+    const { kind, at, restarts, reason, message } = this.#read;
+    if (restarts !== null) return { kind: internValue(kind), at, restarts, reason: internValue(reason) } as Cause;
+    return { kind: internValue(kind), at, reason: internValue(reason), message: internValue(message) } as Cause;
+  }
+
+  /** What #readCause read last: a restart's count, or null for a cause with a message. */
+  readonly #read: { kind: string; at: number; restarts: number | null; reason: string | null; message: string | null } = { kind: '', at: 0, restarts: null, reason: null, message: null };
 
   /** Suspensions' bytes already read, and what each gave (a fleet's say a handful of things). */
   readonly #suspensions = new KeptBytes();
@@ -454,18 +488,22 @@ export class DenseReader {
   }
 }
 
-/** A closed run's extras the reader reads from their bytes (#sideTable): after the index, no unobserved events; a failure-policy restart as the writer writes it (nodes/objects.ts jobsetCauses, one cause), around its time and count. */
+/** A closed run's extras the reader reads from their bytes (#sideTable): after the index, no unobserved events; causes (#causes), each a failure-policy restart as the writer writes it (nodes/objects.ts jobsetCauses) or a JobSetFailed. */
 const NO_UNOBSERVED = ',null,';
-const RESTART_HEAD = '[{"kind":"JobSetRestart","at":';
+const RESTART_KIND = 'JobSetRestart';
+const RESTART_REASON = 'FailurePolicyRestart';
+const RESTART_HEAD = `{"kind":"${RESTART_KIND}","at":`;
 const RESTART_COUNT = ',"restarts":';
-const RESTART_TAIL = ',"reason":"FailurePolicyRestart"}],null]';
+const RESTART_END = `,"reason":"${RESTART_REASON}"}`;
 /** Between a cause's or a suspension's reason and its message. */
 const MESSAGE_KEY = ',"message":';
-/** One cause of a kind, time, reason and message alone, no suspension (the engine's JobSetFailed: nodes/objects.ts jobsetCauses). */
-const CAUSE_KIND = '[{"kind":';
+/** A cause of a kind, time, reason and message alone (the engine's JobSetFailed: nodes/objects.ts jobsetCauses). */
+const CAUSE_KIND = '{"kind":';
 const CAUSE_AT = ',"at":';
 const CAUSE_REASON = ',"reason":';
-const CAUSE_TAIL = '}],null]';
+const CAUSE_END = '}';
+/** After the causes: the list closed, no suspension, the extra closed. */
+const CAUSES_TAIL = '],null]';
 /** A suspension's reason and message alone (no unobserved events, no causes), as the writer writes them. */
 const SUSPENSION_HEAD = 'null,{"reason":';
 const SUSPENSION_TAIL = '}]';
