@@ -40,6 +40,29 @@ const roundTrip = (machines: MachineState[]): MachineState[] => {
   return lines.map((line) => plain(reader.decode(JSON.parse(line))));
 };
 
+/** A small deterministic generator (mulberry32) from `seed`: numbers in [0, 1), and a value picked from a list. */
+function generator(seed: number): { random: () => number; pick: <T>(values: readonly T[]) => T } {
+  const random = (): number => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 2 ** 32;
+  };
+  return { random, pick: (values) => values[Math.floor(random() * values.length)]! };
+}
+
+/** Machines as one writer writes them, one element a line. */
+const written = (machines: MachineState[]): Buffer[] => {
+  const writer = new DenseWriter();
+  return machines.map((m) => Buffer.from(JSON.stringify(writer.encode(m))));
+};
+
+/** What a run was read as: settled or not, its machine, and a closed one's side table (the numbers behind its times, its objects). */
+const readAs = (kept: MachineState | Timeline): unknown => {
+  const c = isPackedTimeline(keptTimeline(kept)) ? timelineColumns(keptTimeline(kept)) : null;
+  return { settled: !isMachine(kept), machine: plain(kept), side: c === null ? null : [c.end - c.base - c.length, c.extras] };
+};
+
 describe("a snapshot's dense machine (format 5)", () => {
   it('gives back every field and transition, whatever a transition carries', () => {
     const t0 = Date.UTC(2026, 0, 1);
@@ -157,15 +180,8 @@ describe("a snapshot's dense machine (format 5)", () => {
   });
 
   it('reads an element from its bytes as JSON.parse and decode read it, whatever it holds, a malformed one too', () => {
-    // A small deterministic generator (mulberry32): machines with every kind of value an element can hold.
-    let seed = 7;
-    const random = (): number => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-      return ((x ^ (x >>> 14)) >>> 0) / 2 ** 32;
-    };
-    const pick = <T,>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
+    // Machines with every kind of value an element can hold.
+    const { random, pick } = generator(7);
     const strings = ['ml', 'ml-platform', 'ns-ü', 'quote"d', 'back\\slash', 'tab\there', 'emoji 😀', '', 'train-0001'];
     const numbers = (): number => pick([0, 1, 7, 640, -3, 0.5, 2 ** 53 + 2, 1e21, 123456789012345, 1234567890123456]);
     const STATES: State[] = ['provisioning', 'up', 'down', 'suspended', 'unknown', 'completed', 'failed', 'deleted'];
@@ -231,10 +247,8 @@ describe("a snapshot's dense machine (format 5)", () => {
         try {
           const m = bytes ? reader.read(line, 0, line.length) : null;
           if (m !== null) read++;
-          const kept = m ?? reader.decode(JSON.parse(line.toString('utf8')));
           // Settled or not, as the engine settles a run it restores; a closed one's side table held alike (its numbers behind the times, its objects).
-          const c = isPackedTimeline(keptTimeline(kept)) ? timelineColumns(keptTimeline(kept)) : null;
-          return { settled: !isMachine(kept), machine: plain(kept), side: c === null ? null : [c.end - c.base - c.length, c.extras] };
+          return readAs(m ?? reader.decode(JSON.parse(line.toString('utf8'))));
         } catch (error) {
           return `${(error as Error).name}: ${(error as Error).message}`;
         }
@@ -277,20 +291,15 @@ describe("a snapshot's dense machine (format 5)", () => {
       const timeline: Timeline = { uid: `u-${k}`, namespace: 'ml', name: `run-${k >> 3}`, labels: {}, accelerator: null, topology: null, createdAt: t0 + k, accelerators: 8, checkpointIntervalMs: null, pods: 2, transitions };
       machines.push(machine(timeline, { resourceVersion: `${1000 + k}` }));
     }
-    const writer = new DenseWriter();
-    const lines = machines.map((m) => Buffer.from(JSON.stringify(writer.encode(m))));
-    const outcome = (kept: MachineState | Timeline): unknown => {
-      const c = isPackedTimeline(keptTimeline(kept)) ? timelineColumns(keptTimeline(kept)) : null;
-      return { settled: !isMachine(kept), machine: plain(kept), side: c === null ? null : [c.end - c.base - c.length, c.extras] };
-    };
+    const lines = written(machines);
     const bytes = new DenseReader();
     const json = new DenseReader();
     let read = 0;
     for (const [k, line] of lines.entries()) {
       const m = bytes.read(line, 0, line.length);
       if (m !== null) read++;
-      const fromBytes = outcome(m ?? bytes.decode(JSON.parse(line.toString('utf8'))));
-      expect(fromBytes).toEqual(outcome(json.decode(JSON.parse(line.toString('utf8')))));
+      const fromBytes = readAs(m ?? bytes.decode(JSON.parse(line.toString('utf8'))));
+      expect(fromBytes).toEqual(readAs(json.decode(JSON.parse(line.toString('utf8')))));
       // As written, less what the engine drops of a closed run (its resource version).
       expect((fromBytes as { machine: MachineState }).machine).toEqual(asRestored(machineAsRead(machines[k]!)));
     }
@@ -324,30 +333,18 @@ describe("a snapshot's dense machine (format 5)", () => {
         return machine(timeline, { resourceVersion: null });
       }),
     );
-    const writer = new DenseWriter();
-    const lines = machines.map((m) => Buffer.from(JSON.stringify(writer.encode(m))));
-    const outcome = (kept: MachineState | Timeline): unknown => {
-      const c = timelineColumns(keptTimeline(kept));
-      return { settled: !isMachine(kept), machine: plain(kept), side: [c.end - c.base - c.length, c.extras] };
-    };
+    const lines = written(machines);
     const bytes = new DenseReader();
     const json = new DenseReader();
     for (const [k, line] of lines.entries()) {
-      const fromBytes = outcome(bytes.read(line, 0, line.length) ?? bytes.decode(JSON.parse(line.toString('utf8'))));
-      expect(fromBytes).toEqual(outcome(json.decode(JSON.parse(line.toString('utf8')))));
+      const fromBytes = readAs(bytes.read(line, 0, line.length) ?? bytes.decode(JSON.parse(line.toString('utf8'))));
+      expect(fromBytes).toEqual(readAs(json.decode(JSON.parse(line.toString('utf8')))));
       expect((fromBytes as { machine: MachineState }).machine).toEqual(machineAsRead(machines[k]!));
     }
   });
 
   it("reads a closed run's lists of causes from their bytes as JSON.parse and decode read them (several restarts between two observations), and near ones as JSON", () => {
-    let seed = 21;
-    const random = (): number => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-      return ((x ^ (x >>> 14)) >>> 0) / 2 ** 32;
-    };
-    const pick = <T,>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
+    const { random, pick } = generator(21);
     const t0 = Date.UTC(2026, 0, 1);
     // Strings the scan reads (no escapes: a string with one is read as JSON, as a near cause below).
     const strings = ['FailedJobs', 'ü', '', 'jobset failed due to one or more job failures'];
@@ -394,12 +391,7 @@ describe("a snapshot's dense machine (format 5)", () => {
       machines.push(machine(timeline, { resourceVersion: null }));
       engineMade.push(made);
     }
-    const writer = new DenseWriter();
-    const lines = machines.map((m) => Buffer.from(JSON.stringify(writer.encode(m))));
-    const outcome = (kept: MachineState | Timeline): unknown => {
-      const c = timelineColumns(keptTimeline(kept));
-      return { settled: !isMachine(kept), machine: plain(kept), side: [c.end - c.base - c.length, c.extras] };
-    };
+    const lines = written(machines);
     const bytes = new DenseReader();
     const json = new DenseReader();
     const parse = jest.spyOn(JSON, 'parse');
@@ -412,8 +404,8 @@ describe("a snapshot's dense machine (format 5)", () => {
         // (but the first, which writes its strings in full: the store parses such an element whole).
         if (engineMade[k]) expect({ k, read: read !== null, parsed: parse.mock.calls.length }).toEqual({ k, read: k > 0, parsed: 0 });
         if (read !== null && transitionsOf(machines[k]!.timeline).some((t) => (t.causes?.length ?? 0) > 1)) several++;
-        const fromBytes = outcome(read ?? bytes.decode(JSON.parse(line.toString('utf8'))));
-        expect(fromBytes).toEqual(outcome(json.decode(JSON.parse(line.toString('utf8')))));
+        const fromBytes = readAs(read ?? bytes.decode(JSON.parse(line.toString('utf8'))));
+        expect(fromBytes).toEqual(readAs(json.decode(JSON.parse(line.toString('utf8')))));
         expect((fromBytes as { machine: MachineState }).machine).toEqual(machineAsRead(machines[k]!));
       }
     } finally {
