@@ -75,9 +75,7 @@ export function instrumented(appOptions: AppOptions): { options: ResolvedAppOpti
 export function healthRoute(view: ServedView, now: () => number, time: RequestTimer): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
     if (req.method !== 'GET' || req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined) return false;
-    const url = req.url ?? '';
-    const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
+    const { path } = targetOf(req);
     if (!(HEALTH_PATHS as readonly string[]).includes(path)) return false;
     time(req, res, () => path);
     const { status, body } = healthAnswer(path as HealthPath, view, now);
@@ -101,23 +99,21 @@ export const QUERY_PATH = '/api/v1/query';
 
 /** Whether a request is the direct query route's: POST of exactly its path (a query string allowed). */
 export function isQueryRequest(req: IncomingMessage): boolean {
-  if (req.method !== 'POST') return false;
-  const url = req.url ?? '';
-  const q = url.indexOf('?');
-  return (q < 0 ? url : url.slice(0, q)) === QUERY_PATH;
+  return req.method === 'POST' && targetOf(req).path === QUERY_PATH;
 }
 
-/**
- * The path and query string of a GET or HEAD, read as express's router reads a URL (a fragment
- * dropped). Null for any other method.
- */
-export function getRequest(req: IncomingMessage): { path: string; query: string } | null {
-  if (req.method !== 'GET' && req.method !== 'HEAD') return null;
+/** The path and query string of a request, read as express's router reads its URL (a fragment dropped). */
+function targetOf(req: IncomingMessage): { path: string; query: string } {
   const url = req.url ?? '';
   const hash = url.indexOf('#');
   const target = hash < 0 ? url : url.slice(0, hash);
   const q = target.indexOf('?');
   return q < 0 ? { path: target, query: '' } : { path: target.slice(0, q), query: target.slice(q + 1) };
+}
+
+/** The path and query string of a GET or HEAD (targetOf); null for any other method. */
+export function getRequest(req: IncomingMessage): { path: string; query: string } | null {
+  return req.method === 'GET' || req.method === 'HEAD' ? targetOf(req) : null;
 }
 
 // Every spelling express's router took for these routes (case-insensitive, one trailing slash

@@ -33,6 +33,7 @@ const REQUESTS: [string, string, Record<string, string>][] = [
   ['GET', '/healthz', {}],
   ['GET', '/readyz', {}],
   ['GET', '/readyz?verbose=1&x', {}],
+  ['GET', '/healthz#x', {}],
   ['GET', '/healthz/', {}],
   ['GET', '/READYZ', {}],
   ['HEAD', '/healthz', {}],
