@@ -17,11 +17,11 @@ function bodyErrorMessage(error: Error & { type?: string }): string {
   return `body: ${error.message}`;
 }
 
-/** What an error answers (the status and the JSON body), for the express app and the direct query route alike; a 500 is logged. */
+/** What an error answers (the status and the JSON body), for the express app and the routes the server answers itself (query, values, metrics) alike; a 500 is logged. */
 export function errorAnswer(error: unknown, request: { method: string | undefined; path: string }, logger: Logger): { status: number; body: { error: string } } {
   if (error instanceof HttpError) return { status: error.status, body: { error: error.message } };
   if (error instanceof RequestError) return { status: 400, body: { error: error.message } };
-  // The router could not decode a path segment (`/api/v1/values/%zz`): name the path.
+  // A path segment that is not valid percent-encoding (`/api/v1/values/%zz`, `/api/v1/jobsets/%zz/x`): name the path.
   if (error instanceof URIError) return { status: 400, body: { error: `path: ${request.path} is not valid percent-encoding` } };
   const status = (error as { status?: unknown } | null)?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) return { status, body: { error: bodyErrorMessage(error as Error & { type?: string }) } };
