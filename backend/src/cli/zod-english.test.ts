@@ -2,6 +2,7 @@
 // and every message zod writes is the one it writes with all its locales loaded.
 
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -33,4 +34,33 @@ it("zod in English only: z.locales holds `en` alone, and zod's messages are the 
   expect(english.en).toBe('function');
   expect(whole.messages.flat().length).toBeGreaterThan(15);
   expect(english.messages).toEqual(whole.messages);
+});
+
+/** What `englishOnly` (the hook's reading of zod's locales' index) makes of each text, in a fresh Node: the stub, or the error's message. */
+function englishOnlyOf(sources: string[]): string[] {
+  const script = `
+    const { englishOnly } = await import(${JSON.stringify(HOOK)});
+    const out = ${JSON.stringify(sources)}.map((source) => { try { return englishOnly(source, 'index.js'); } catch (error) { return 'Error: ' + error.message; } });
+    process.stdout.write(JSON.stringify(out));`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  expect(child.stderr).toBe('');
+  return JSON.parse(child.stdout) as string[];
+}
+
+it("fails loudly, not with other exports, when zod's locales' index is no longer a list of locales with `en`", () => {
+  const real = readFileSync(join(__dirname, '..', '..', '..', 'node_modules', 'zod', 'v4', 'locales', 'index.js'), 'utf8');
+  const stub = 'export { default as en } from "./en.js";\n';
+  const refused = /^Error: index\.js is no longer a list of zod's locales with "en" among them: backend\/bin\/zod-english\.js must follow zod's layout/;
+  const [asShipped, ...changed] = englishOnlyOf([
+    real,
+    // The index exports something besides the locales (which the stub would leave out)...
+    `${real}export const defaultLocale = "en";\n`,
+    `${real}export * from "./helpers.js";\n`,
+    // ... English is no longer `en` from ./en.js, or the locales are exported otherwise.
+    real.replace('export { default as en } from "./en.js";', 'export { default as english } from "./english.js";'),
+    real.replace('export { default as en } from "./en.js";', 'export { en } from "./en.js";'),
+    '',
+  ]);
+  expect(asShipped).toBe(stub);
+  for (const answer of changed) expect(answer).toMatch(refused);
 });
