@@ -349,14 +349,13 @@ export class DenseReader {
   #causes(s: Scan, n: number, i: number): number | Transition | null {
     s.byte(OPEN);
     if (!this.#readCause(s)) return null;
-    const transition = (causes: Cause[]): Transition => ({ at: this.#laid[i]!, state: stateOfCode(this.#code(n, i)), causes });
     if (s.at >= s.end || s.bytes[s.at] !== COMMA) {
       s.literal(CAUSES_TAIL);
       if (s.failed) return null;
       const read = this.#read;
       const offset = read.at - this.#laid[i]!;
       const number = read.restarts !== null ? restartCodeFor(read.restarts, offset) : causeNumberFor(read.kind, read.reason, read.message, offset);
-      return number ?? transition([this.#causeRead()]);
+      return number ?? this.#withCauses(n, i, [this.#causeRead()]);
     }
     const causes = [this.#causeRead()];
     while (s.at < s.end && s.bytes[s.at] === COMMA) {
@@ -365,7 +364,12 @@ export class DenseReader {
       causes.push(this.#causeRead());
     }
     s.literal(CAUSES_TAIL);
-    return s.failed ? null : transition(causes);
+    return s.failed ? null : this.#withCauses(n, i, causes);
+  }
+
+  /** Transition i of `n` with `causes` (compactTransition's form). */
+  #withCauses(n: number, i: number, causes: Cause[]): Transition {
+    return { at: this.#laid[i]!, state: stateOfCode(this.#code(n, i)), causes };
   }
 
   /** One cause of #causes's forms into #read (no object made); false, the scan failed, when it is in neither. */
