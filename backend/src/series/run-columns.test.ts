@@ -7,11 +7,12 @@ import fc from 'fast-check';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { timelines as arbTimelines } from '../../../test/support/arbitraries.ts';
+import type { State } from '../timeline/types.ts';
 import { closedRun, T0 } from '../../../test/support/closed-run.ts';
 import { byNamespaceNameUid, markSorted } from '../timeline/order.ts';
 import { transitionsOf, type Timeline } from '../timeline/types.ts';
-import { timelineColumns, timeToFirstUpFrom } from './columns.ts';
-import { holdsLife, OPEN, rowLifeInto, rowTimeToFirstUp, runColumns } from './run-columns.ts';
+import { CLOSED_FROM, codeAt, timeAt, timelineColumns, timeToFirstUpFrom } from './columns.ts';
+import { holdsLife, isClosedRow, OPEN, rowLifeInto, rowTimeToFirstUp, runColumns } from './run-columns.ts';
 import { FIELDS, windowTotals } from './totals.ts';
 
 // The test runner has no --expose-gc: V8's gc is reached through its flag, as the service does.
@@ -107,6 +108,37 @@ describe('runColumns', () => {
         if (next.length > 0) check(next, [...reads, ...nextReads]);
       }),
       { numRuns: 300 },
+    );
+  });
+  it("fills a row when its run has closed, read from its columns; an open run's row stays open until it closes (any timelines)", () => {
+    /** The rule written plainly: a closed run whose first transition is at its creation, its end its last transition. */
+    const closedRow = (tl: Timeline): number | null => {
+      const c = timelineColumns(tl);
+      const n = c.length;
+      return n > 0 && (codeAt(c, n - 1) & 7) >= CLOSED_FROM && timeAt(c, 0) === tl.createdAt ? timeAt(c, n - 1) : null;
+    };
+    fc.assert(
+      fc.property(fc.array(arbTimelines(8), { minLength: 1, maxLength: 20 }), fc.constantFrom<State>('completed', 'failed', 'deleted'), (runs, end) => {
+        // Creation moved off the first transition now and then (a store's run given its identity apart).
+        const list: Timeline[] = runs.map((tl, i) => ({ ...tl, uid: `u${i}`, createdAt: i % 4 === 3 ? tl.createdAt - 1 : tl.createdAt, transitions: transitionsOf(tl).slice() }));
+        const rc = runColumns(list);
+        const check = (): void => {
+          for (let i = 0; i < list.length; i++) {
+            const truth = closedRow(list[i]!);
+            expect(isClosedRow(rc, i)).toBe(truth !== null);
+            if (truth !== null) expect(rc.end[i]).toBe(truth);
+          }
+        };
+        check();
+        // The open runs close: their rows fill when next asked.
+        for (const tl of list) {
+          const transitions = tl.transitions as { at: number; state: State }[];
+          const last = transitions[transitions.length - 1]!;
+          if (!['completed', 'failed', 'deleted'].includes(last.state)) transitions.push({ at: last.at + 1000, state: end });
+        }
+        check();
+      }),
+      { numRuns: 200 },
     );
   });
 });

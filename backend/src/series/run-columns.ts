@@ -15,7 +15,7 @@
 // Pure: values in, values out (the rows are a cache of what the timelines say).
 
 import { byNamespaceNameUid, ownerOf } from '../timeline/order.ts';
-import { closedAt, lastAt, type Timeline } from '../timeline/types.ts';
+import { closedAt, lastAt, lastState, TERMINAL_STATES, type Timeline } from '../timeline/types.ts';
 import { CLOSED_FROM, codeAt, timeAt, timelineColumns, timeToFirstUpFrom } from './columns.ts';
 import { addGoodputWith, BASE_FIELDS, lifeInto } from './totals.ts';
 
@@ -159,6 +159,10 @@ function copyRow(from: RunColumns, j: number, to: RunColumns, i: number): void {
 /** Fills row i when its run has closed; false while it is open. */
 function fill(rc: RunColumns, i: number): boolean {
   const tl = rc.list[i]!;
+  // An open run, asked again by every table: told by its last state alone, without its columns (at
+  // 10,000 × 30 d the 9,787 open runs' columns cost a table more than its 861,279 closed rows).
+  const last = lastState(tl);
+  if (last === null || !TERMINAL_STATES.has(last)) return false;
   const c = timelineColumns(tl);
   const n = c.length;
   if (n === 0 || (codeAt(c, n - 1) & 7) < CLOSED_FROM || timeAt(c, 0) !== tl.createdAt) return false;
