@@ -97,7 +97,7 @@ describe('checkQuery', () => {
   it('does not take the check of a query of the same text that differs (-0 and 0)', () => {
     checkQuery(JSON.parse('{"refId":"A","datasource":{"uid":0}}'), true);
     const negative = checkQuery(JSON.parse('{"refId":"A","datasource":{"uid":-0}}'), true);
-    expect(Object.is((negative.data as { datasource: { uid: number } }).datasource.uid, -0)).toBe(true);
+    expect(Object.is((negative.data as unknown as { datasource: { uid: number } }).datasource.uid, -0)).toBe(true);
   });
 
   it('tells -0 from 0, and a value of another kind from JSON', () => {
