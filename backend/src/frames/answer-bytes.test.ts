@@ -1,10 +1,10 @@
 // The answer's bytes are JSON.stringify({results})'s UTF-8, whichever columns are written by a
 // writer of their own (answer-bytes.ts): generated answers of any shape (results that failed,
 // frames without data, members left out, non-ASCII text, refIds that look like numbers or
-// Object's own names), their columns marked at random.
+// Object's own names), their columns marked at random, each by its own mark or by its frame's.
 
 import fc from 'fast-check';
-import { answerPieces, AnswerSink, withColumnWriter } from './answer-bytes.ts';
+import { answerPieces, AnswerSink, withColumnWriter, withColumnWriters, type ColumnWriter } from './answer-bytes.ts';
 
 /** The pieces' bytes in one buffer, as the HTTP stage joins them. */
 const joined = (pieces: readonly (string | Uint8Array)[]): Buffer => Buffer.concat(pieces.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
@@ -15,7 +15,8 @@ const arbColumn = fc.array(fc.oneof(fc.string({ unit: 'grapheme' }), fc.double()
 const arbFrame = fc.record(
   {
     schema: fc.record({ name: fc.string(), refId: fc.string(), meta: fc.option(fc.dictionary(fc.string(), fc.jsonValue()), { nil: undefined }) }),
-    data: fc.record({ values: fc.array(fc.tuple(arbColumn, fc.boolean(), fc.boolean()), { maxLength: 5 }) }),
+    // Each column: its values, whether it is marked, whether its writer writes it whole, whether the mark is its frame's (withColumnWriters).
+    data: fc.record({ values: fc.array(fc.tuple(arbColumn, fc.boolean(), fc.boolean(), fc.boolean()), { maxLength: 5 }) }),
   },
   { requiredKeys: ['schema'] },
 );
@@ -42,6 +43,19 @@ function splitWriter(values: readonly unknown[], splitEvery: number): (sink: Ans
   };
 }
 
+/** A frame's columns, copies of the generated ones (fast-check reuses its values), each marked as its flags say: by its own mark, or by the frame's (one writer per column, undefined for the others). */
+function markedColumns(columns: readonly [unknown[], boolean, boolean, boolean][], splitEvery: number): unknown[][] {
+  const frameWriters: (ColumnWriter | undefined)[] = [];
+  const values = columns.map(([generated, marked, whole, byFrame]) => {
+    const copy = generated.slice();
+    const write: ColumnWriter = whole ? (sink, v) => sink.text(JSON.stringify(v)) : splitWriter(copy, splitEvery);
+    frameWriters.push(marked && byFrame ? write : undefined);
+    return marked && !byFrame ? withColumnWriter(copy, write) : copy;
+  });
+  if (frameWriters.some((w) => w !== undefined)) withColumnWriters(values, frameWriters);
+  return values;
+}
+
 describe('answerPieces', () => {
   it('is the UTF-8 of JSON.stringify({results}), marked columns or not', () => {
     fc.assert(
@@ -57,13 +71,7 @@ describe('answerPieces', () => {
             schema: f.schema,
             ...(f.data !== undefined
               ? {
-                  data: {
-                    // A copy: a column marked in one run is not the array of another (fast-check reuses its values).
-                    values: f.data.values.map(([generated, marked, whole]) => {
-                      const values = generated.slice();
-                      return marked ? withColumnWriter(values, whole ? (sink) => sink.text(JSON.stringify(values)) : splitWriter(values, splitEvery)) : values;
-                    }),
-                  },
+                  data: { values: markedColumns(f.data.values, splitEvery) },
                 }
               : {}),
           }));

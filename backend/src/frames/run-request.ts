@@ -15,7 +15,8 @@ import type { Timeline } from '../timeline/types.ts';
 import type { UsageBook } from '../usage/book.ts';
 import type { QueryContext, ResolvedQuery } from './context.ts';
 import { noticeFrame, type FrameJSON } from './frame.ts';
-import { QUERY_TYPE_MODULES, querySchema } from './query-types/index.ts';
+import { checkQuery } from './checked-queries.ts';
+import { QUERY_TYPE_MODULES } from './query-types/index.ts';
 
 export interface QueryResult {
   status: number;
@@ -48,9 +49,9 @@ interface Shared {
   memo: Map<string, unknown>;
 }
 
-function runOne(raw: unknown, index: number, request: { from?: string | number; to?: string | number }, observed: Observed, now: number, shared: Shared): QueryResult {
+function runOne(raw: unknown, index: number, request: { from?: string | number; to?: string | number }, observed: Observed, now: number, shared: Shared, fromJsonText: boolean): QueryResult {
   const prefix = `queries[${index}]`;
-  const parsed = querySchema.safeParse(raw);
+  const parsed = checkQuery(raw, fromJsonText);
   if (!parsed.success) return { status: 400, error: describeZodError(parsed.error, prefix) };
   const q = parsed.data;
   try {
@@ -145,8 +146,11 @@ export function resolvedQuery(q: { refId: string }): ResolvedQuery {
   return query as unknown as ResolvedQuery;
 }
 
-/** Runs a request body; throws RequestError when the body itself is malformed. */
-export function runQueries(body: unknown, observed: Observed, now: number): { status: number; results: Record<string, QueryResult> } {
+/**
+ * Runs a request body; throws RequestError when the body itself is malformed. `fromJsonText`: the
+ * body is JSON.parse's value (the HTTP route's), so its queries' checks may be kept (checked-queries.ts).
+ */
+export function runQueries(body: unknown, observed: Observed, now: number, { fromJsonText = false }: { fromJsonText?: boolean } = {}): { status: number; results: Record<string, QueryResult> } {
   const request = queryRequestSchema.safeParse(body);
   if (!request.success) throw new RequestError(describeZodError(request.error, ''));
   // No prototype: a refId such as "__proto__" or "constructor" is just a name.
@@ -160,7 +164,7 @@ export function runQueries(body: unknown, observed: Observed, now: number): { st
   });
   const shared: Shared = { budget: new ValueBudget(), selections: new Map(), memo: new Map() };
   request.data.queries.forEach((raw, i) => {
-    results[refIds[i]!] = runOne(raw, i, request.data, observed, now, shared);
+    results[refIds[i]!] = runOne(raw, i, request.data, observed, now, shared, fromJsonText);
   });
   const all = Object.values(results);
   const status = all.some((r) => r.status === 200) ? 200 : all[0]!.status;

@@ -141,6 +141,8 @@ export function queryAnswerer({ view, now, retentionMs }: QueryRouteOptions): Qu
         usage: view.usage?.()?.book ?? null,
       },
       t,
+      // Read by JSON.parse (json-body.ts, or body-parser): its queries' checks may be kept.
+      { fromJsonText: true },
     );
     if (encoding === 'json') {
       sendPieces(res, status, answerPieces(results), answerBuffers);

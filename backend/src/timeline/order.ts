@@ -46,8 +46,14 @@ export function mergeSorted(a: readonly Timeline[], b: readonly Timeline[]): Tim
   return out;
 }
 
-/** Arrays of timelines known to be in this order (the engine's list), so a search may bisect them. */
-const sorted = new WeakSet<readonly Timeline[]>();
+/**
+ * Arrays of timelines known to be in this order (the engine's list, a selection of it), so a search
+ * may bisect them: marked by a symbol property, not enumerable (JSON, Object.keys and a deep equality
+ * do not see it). A WeakSet entry per selection (one a request) made weak-table work for the garbage
+ * collector (~1% of a detail's samples, issue 21 §4). A frozen array goes to the WeakSet.
+ */
+const SORTED = Symbol('sorted by namespace, name, UID');
+const frozenSorted = new WeakSet<readonly Timeline[]>();
 
 /** Lists that are one owner's successive lists (an engine's: the same runs, some added or dropped), by owner. */
 const lineages = new WeakMap<readonly Timeline[], object>();
@@ -59,7 +65,8 @@ const lineages = new WeakMap<readonly Timeline[], object>();
  * not keep it alive.
  */
 export function markSorted<T extends readonly Timeline[]>(timelines: T, owner?: object): T {
-  sorted.add(timelines);
+  if (Object.isExtensible(timelines)) Object.defineProperty(timelines, SORTED, { value: true, configurable: true });
+  else frozenSorted.add(timelines);
   if (owner !== undefined) lineages.set(timelines, owner);
   return timelines;
 }
@@ -70,7 +77,7 @@ export function ownerOf(timelines: readonly Timeline[]): object | undefined {
 }
 
 export function isMarkedSorted(timelines: readonly Timeline[]): boolean {
-  return sorted.has(timelines);
+  return (timelines as { [SORTED]?: true })[SORTED] === true || frozenSorted.has(timelines);
 }
 
 /** The first index in [lo, hi) whose (namespace, name) is not before (namespace, name) — or, with `after`, is after it. */

@@ -4,7 +4,7 @@
 import { stateAt } from '../../series/figures.ts';
 import { oldestFirst } from '../../timeline/order.ts';
 import { transitionCount, transitionState, transitionTime, type Timeline } from '../../timeline/types.ts';
-import { withColumnWriter, writeNumbers, writeStrings } from '../answer-bytes.ts';
+import { withColumnWriters, writeNumbers, writeStrings } from '../answer-bytes.ts';
 import type { QueryContext } from '../context.ts';
 import { frame, stringField, timeField, type FrameJSON } from '../frame.ts';
 import { perJobSet, rangeStart, refuseCauseGroup, refuseSeriesPerJobSetOverLimit, type QueryTypeModule } from './module.ts';
@@ -47,13 +47,14 @@ export function statesFrames(ctx: QueryContext): FrameJSON[] {
       // One JobSet's detail (one name): its columns written by json-text.ts (epoch-ms times and a few
       // states; JSON.stringify's number formatting was most of a detail's JSON). Not a namespace's
       // many frames: written in JavaScript frame by frame, its answer took ~1.5× JSON.stringify's time.
-      if (byName.size === 1) {
-        withColumnWriter(times, writeNumbers);
-        withColumnWriter(states, writeStrings);
-      }
-      return frame([timeField('time', times), stringField('state', states, { displayName })], { name: displayName, refId: ctx.query.refId });
+      const answer = frame([timeField('time', times), stringField('state', states, { displayName })], { name: displayName, refId: ctx.query.refId });
+      if (byName.size === 1) withColumnWriters(answer.data.values, STATE_COLUMN_WRITERS);
+      return answer;
     });
 }
+
+/** A state frame's columns' writers: its times, its states. */
+const STATE_COLUMN_WRITERS = Object.freeze([writeNumbers, writeStrings]);
 
 export const statesType: QueryTypeModule = {
   queryType: 'states',

@@ -14,7 +14,7 @@ import { figureName, usageMetricName } from '../../query/model.ts';
 import { DEFAULT_QUERY, FIGURES, unitOf, USAGE_METRICS } from '../../query/types.ts';
 import type { Timeline } from '../../timeline/types.ts';
 import type { QueryContext } from '../context.ts';
-import { withColumnWriter, withKeptText, writeNumbers } from '../answer-bytes.ts';
+import { withColumnWriter, withColumnWriters, withKeptText, writeNumbers, type ColumnWriter } from '../answer-bytes.ts';
 import { frame, numberField, stringField, type Field, type FieldJSON, type FrameJSON } from '../frame.ts';
 import { pooledGroups } from '../pooled.ts';
 import { rowCells, RUN_IDENTITY_KEYS } from '../row-cells.ts';
@@ -162,9 +162,7 @@ function smallTableText(table: FrameJSON, fields: readonly Field[], columns: rea
   // The figure columns are the last of the fields then, after the identity columns (cluster when any
   // row has one; namespace, name, uid) and the state.
   const firstFigure = fields.length - columns.length;
-  for (let i = firstFigure; i < fields.length; i++) {
-    withColumnWriter(fields[i]!.values, writeNumbers);
-  }
+  withColumnWriters(table.data.values, figureWriters(firstFigure, fields.length));
   const stateNullable = fields[firstFigure - 1]!.schema.typeInfo.nullable === true;
   const key = `${table.schema.refId ?? ''}\u0000${firstFigure}${stateNullable ? '?' : ''}\u0000${columns === FIGURE_NAMES ? '*' : columns.join(',')}`;
   let text = schemaTexts.get(key);
@@ -174,6 +172,12 @@ function smallTableText(table: FrameJSON, fields: readonly Field[], columns: rea
     schemaTexts.set(key, text);
   }
   withKeptText(table.schema, text);
+}
+
+/** The writers of a small table's columns: none for the `firstFigure` identity and state columns, json-text.ts's for the figures after them. */
+function figureWriters(firstFigure: number, columns: number): readonly (ColumnWriter | undefined)[] {
+  const writers = new Array<ColumnWriter | undefined>(columns).fill(undefined);
+  return writers.fill(writeNumbers, firstFigure);
 }
 
 /** Small tables' schema texts by shape (refId, identity columns, the state's nullability, figures); bounded, cleared when full. */
