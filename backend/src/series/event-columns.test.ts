@@ -4,7 +4,7 @@
 // the naive count.
 
 import fc from 'fast-check';
-import { EventTimes, TransitionIndices } from './event-columns.ts';
+import { EventTimes, SmallNumbers } from './event-columns.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 const SPAN = 2 ** 32;
@@ -97,7 +97,7 @@ describe('a partition’s transition indices', () => {
   it('gives back every index written, in 2 bytes each until one is past 65,535', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.nat(), fc.array(fc.oneof({ weight: 30, arbitrary: fc.nat(70_000) }, { weight: 1, arbitrary: fc.constantFrom(65_535, 65_536, 2 ** 32 - 1) }), { maxLength: 300 })), { minLength: 1, maxLength: 6 }), (writes) => {
-        const column = new TransitionIndices();
+        const column = new SmallNumbers();
         let expected: number[] = [];
         for (const [at, values] of writes) {
           const from = expected.length === 0 ? 0 : at % (expected.length + 1);

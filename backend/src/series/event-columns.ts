@@ -3,7 +3,8 @@
 // otherwise), and its transitions' indices in 2 bytes while every one is below 65,536. Both give
 // back exactly the numbers put in: a time that an offset cannot carry exactly (a fraction of a
 // millisecond, or a block spanning more than 2^32 ms, about 49 days) turns the partition's times
-// into 8-byte numbers, an index past 2 bytes its indices into 4-byte ones.
+// into 8-byte numbers, an index past 2 bytes its indices into 4-byte ones. Its events' timelines are
+// numbers of the same kind (places in the partition's table of its timelines, fleet-index.ts).
 
 const SHIFT = 7;
 const BLOCK = 1 << SHIFT;
@@ -118,8 +119,8 @@ export class EventTimes {
   }
 }
 
-/** Transitions' indices (whole numbers ≥ 0), read by position; written from a position to the end. */
-export class TransitionIndices {
+/** Whole numbers ≥ 0 (transitions' indices, timelines' places), read by position; written from a position to the end. */
+export class SmallNumbers {
   length = 0;
   #values: Uint16Array | Uint32Array = new Uint16Array(BLOCK);
 
@@ -143,7 +144,7 @@ export class TransitionIndices {
     this.length = need;
   }
 
-  /** Every index, 4 bytes each (a copy). */
+  /** Every number, 4 bytes each (a copy). */
   toUint32(): Uint32Array {
     return Uint32Array.from(this.#values.subarray(0, this.length));
   }

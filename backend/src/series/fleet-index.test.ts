@@ -467,6 +467,109 @@ describe('the fleet index', () => {
     }
   });
 
+  it('lists each timeline once in its partition as a stream grows it, its events at crowded times too, and answers as the per-JobSet path', () => {
+    // Times snapped onto a coarse grid: many events at one time, among which a later transition's
+    // timeline is found from its previous one's event.
+    fc.assert(
+      fc.property(arbFleet, fc.array(fc.nat(50), { minLength: 1, maxLength: 8 }), fc.constantFrom(1, 60_000, 10_000_000), arbWindow, (fleet, cuts, grid, [a, length]) => {
+        const snap = (at: number): number => T0 + Math.floor((at - T0) / grid) * grid;
+        const snapped = fleet.map((tl): Timeline => ({ ...tl, createdAt: snap(tl.createdAt), transitions: transitionsOf(tl).map((t) => ({ ...t, at: snap(t.at) })) }));
+        const index = new FleetIndex();
+        const views = feed(index, snapped, cuts);
+        for (const p of index.partitions()) {
+          const own = views.filter((tl) => tl.namespace === p.namespace && tl.cluster === p.cluster);
+          expect(new Set(p.timelines).size).toBe(p.timelines.length);
+          expect(new Set(p.timelines)).toEqual(new Set(own));
+        }
+        const horizon = Math.max(...snapped.map((tl) => transitionsOf(tl)[transitionsOf(tl).length - 1]!.at));
+        const from = T0 + a;
+        const fast = index.window(index.partitions(), horizon, from, from + length);
+        const expected = slow(views, [], horizon, from, from + length);
+        expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
+        expect(fast.count).toBe(expected.count);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('answers alike when a crowd of events at one time hides a timeline (listed twice, a pointer more)', () => {
+    // 400 JobSets created at one instant: the first ones' next transitions are not found among them.
+    const crowd = Array.from({ length: 400 }, (_, i): Timeline => ({ uid: `u${i}`, namespace: 'a', name: `j${i}`, labels: {}, accelerator: null, topology: null, accelerators: 0, checkpointIntervalMs: null, createdAt: T0, transitions: [] }));
+    const index = new FleetIndex();
+    for (const tl of crowd) {
+      openTransitions(tl).push({ at: T0, state: 'provisioning' });
+      index.grew(tl, 0);
+    }
+    index.prepare();
+    crowd.forEach((tl, i) => {
+      openTransitions(tl).push({ at: T0 + 1000 * (i + 1), state: 'up' }, { at: T0 + 500_000 + 1000 * i, state: i % 3 === 0 ? 'failed' : 'completed' });
+      index.grew(tl, 1);
+    });
+    index.prepare();
+    const [p] = index.partitions();
+    expect(new Set(p!.timelines).size).toBe(400);
+    expect(p!.timelines.length).toBeGreaterThan(400);
+    const horizon = T0 + 1_000_000;
+    for (const [from, to] of [[T0 - 1, horizon], [T0 + 100_500, T0 + 600_000], [T0, T0]] as const) {
+      const fast = index.window(index.partitions(), horizon, from, to);
+      const expected = slow(crowd, [], horizon, from, to);
+      expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
+      expect(fast.count).toBe(expected.count);
+    }
+  });
+
+  it('answers alike for a partition of more than 65,536 timelines (their places past 2 bytes), grown live, forgotten down to fewer, and from an image', () => {
+    const n = 70_000;
+    const fleet = Array.from({ length: n }, (_, i): Timeline => ({ uid: `u${i}`, namespace: 'a', name: `j${i % 1000}`, labels: {}, accelerator: null, topology: null, accelerators: i % 5, checkpointIntervalMs: i % 4 === 0 ? 600_000 : null, createdAt: T0 + 1000 * i, transitions: [] }));
+    const index = new FleetIndex();
+    // A stream: every JobSet created, then every one up, then each down or ended, read between.
+    const steps: ((tl: Timeline, i: number) => { at: number; state: 'provisioning' | 'up' | 'down' | 'completed' | 'failed' })[] = [
+      (tl) => ({ at: tl.createdAt, state: 'provisioning' }),
+      (tl, i) => ({ at: tl.createdAt + 300_000 + 1000 * (i % 17), state: 'up' }),
+      (tl, i) => ({ at: tl.createdAt + 3_600_000 + 1000 * (i % 13), state: i % 3 === 0 ? 'down' : i % 3 === 1 ? 'completed' : 'failed' }),
+    ];
+    const horizon = T0 + 1000 * n + 4_000_000;
+    for (const step of steps) {
+      fleet.forEach((tl, i) => {
+        openTransitions(tl).push(step(tl, i));
+        index.grew(tl, transitionsOf(tl).length - 1);
+      });
+      index.window(index.partitions(), horizon, T0, horizon);
+    }
+    const windows = [[T0 - 1, horizon], [T0 + 10_000_000, T0 + 30_000_000], [T0 + 65_000_000, T0 + 67_000_000]] as const;
+    const expectAsSlow = (ix: FleetIndex, kept: readonly Timeline[]): void => {
+      for (const [from, to] of windows) {
+        const fast = ix.window(ix.partitions(), horizon, from, to);
+        const expected = slow(kept, [], horizon, from, to);
+        expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
+        expect(fast.count).toBe(expected.count);
+      }
+    };
+    const [p] = index.partitions();
+    expect(p!.timelines.length).toBe(n);
+    expect(p!.bytes.owners).toBeGreaterThanOrEqual(4 * 3 * n);
+    expectAsSlow(index, fleet);
+    // From an image of it, the table made again from the image's positions.
+    const positions = new Map(fleet.map((tl, i) => [tl, i]));
+    const image = index.image((tl) => positions.get(tl))!;
+    const kept = new FleetIndex();
+    expect(kept.adopt(image, fleet, fleet.map(() => 3))).toBeNull();
+    kept.prepare();
+    expect(kept.partitions()[0]!.timelines.length).toBe(n);
+    expectAsSlow(kept, fleet);
+    // Retention forgets most: 10,000 left, their places in 2 bytes again.
+    const gone = fleet.filter((_, i) => i % 7 !== 3);
+    const left = fleet.filter((_, i) => i % 7 === 3);
+    for (const ix of [index, kept]) {
+      ix.forgot(gone);
+      const [q] = ix.partitions();
+      expect(q!.timelines).toEqual(left);
+      q!.prepare();
+      expect(q!.bytes.owners).toBe(2 * 3 * left.length);
+      expectAsSlow(ix, left);
+    }
+  });
+
   it('answers at every event of a partition of many checkpoints, reached from the checkpoint before or taken back from the one after', () => {
     const arbOnePartition = fc
       .array(arbTimelines(12), { minLength: 60, maxLength: 120 })
