@@ -16,7 +16,7 @@
 import { transitionCount, transitionTime, unobservedAt, type Timeline } from '../timeline/types.ts';
 import { codeAt, eventOf, timeAt, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, timelineColumns, type Columns } from './columns.ts';
 import { firstUp } from './figures.ts';
-import { EventTimes, SmallNumbers } from './event-columns.ts';
+import { EventTimes, NearNumbers, SmallNumbers } from './event-columns.ts';
 import { FIELD_OF } from './totals.ts';
 import {
   ACCELERATOR_LOST,
@@ -220,15 +220,16 @@ class Partition {
   /** The value the index groups by besides cluster and namespace ('' when none). */
   readonly group: string;
   origin = NaN;
-  // Each event's time, timeline and transition (event-columns.ts: 4 + 4 + 2 bytes an event, mostly).
+  // Each event's time, timeline and transition (event-columns.ts: 4 + 2 + 2 bytes an event, mostly).
   readonly times = new EventTimes();
   /**
-   * Its events' timelines, each once, in the order they came (a run's ~6 events share one pointer):
-   * an event's timeline is its place here (`owners`, 2 bytes while there are fewer than 65,536).
-   * A timeline listed twice would cost a pointer, never an answer: only `timelines[owners.at(e)]` is read.
+   * Its events' timelines, each once, in the order of their first events (a run's ~6 events share
+   * one pointer): an event's timeline is its place here (`owners`: a block of events' places lie
+   * close, 2 bytes each). A timeline listed twice would cost a pointer, never an answer: only
+   * `timelines[owners.at(e)]` is read.
    */
   timelines: Timeline[] = [];
-  owners = new SmallNumbers();
+  owners = new NearNumbers();
   readonly indices = new SmallNumbers();
   length = 0;
   /** The table's length when it was last cut to its size (prepare): it is cut again only when it changed. */
@@ -306,8 +307,7 @@ class Partition {
     }
     this.times.replaceFrom(0, times);
     this.indices.replaceFrom(0, indices);
-    // Anew: fewer timelines may fit 2 bytes again.
-    this.owners = new SmallNumbers();
+    this.owners = new NearNumbers();
     this.owners.replaceFrom(0, owners);
     this.timelines = timelines;
     this.length = owners.length;
@@ -400,6 +400,7 @@ class Partition {
     }
     this.times.replaceFrom(kept, times);
     this.indices.replaceFrom(kept, indices);
+    if (kept === 0) this.#listInOrder(merged);
     this.owners.replaceFrom(kept, merged);
     this.length = kept + total;
     // Checkpoints after the first event that moved are redone.
@@ -410,6 +411,23 @@ class Partition {
       this.origin = earliest;
       this.valid = 1;
     }
+  }
+
+  /**
+   * Lists the timelines again in the order of their first events in `places` (every event's, all
+   * of them rewritten), and the places with them: a restore's come in the engine's order, and the
+   * places of a block of events lie close only in the order of time (NearNumbers).
+   */
+  #listInOrder(places: Uint32Array): void {
+    const placeOf = new Int32Array(this.timelines.length).fill(-1);
+    const listed: Timeline[] = [];
+    for (let e = 0; e < places.length; e++) {
+      const n = places[e]!;
+      let m = placeOf[n]!;
+      if (m < 0) m = placeOf[n] = listed.push(this.timelines[n]!) - 1;
+      places[e] = m;
+    }
+    this.timelines = listed;
   }
 
   /**
