@@ -569,6 +569,15 @@ describe('the fleet index', () => {
     built.prepare();
     expect(built.partitions()[0]!.owners.apart).toBe(p!.owners.apart);
     expectAsSlow(built, fleet);
+    // Built in two batches, the second's events merged among the first's (a selection's build of
+    // more than a batch): listed again as well.
+    const halves = new FleetIndex();
+    for (const odd of [0, 1]) {
+      for (let i = odd; i < n; i += 2) halves.grew(fleet[i]!);
+      halves.prepare();
+    }
+    expect(halves.partitions()[0]!.owners.apart).toBe(p!.owners.apart);
+    expectAsSlow(halves, fleet);
     // Retention forgets most, and those that ended last (kept apart) among them.
     const gone = fleet.filter((_, i) => i % 7 !== 3 || i % 10_000 === 5);
     const left = fleet.filter((_, i) => i % 7 === 3 && i % 10_000 !== 5);

@@ -400,8 +400,18 @@ class Partition {
     }
     this.times.replaceFrom(kept, times);
     this.indices.replaceFrom(kept, indices);
-    if (kept === 0) this.#listInOrder(merged);
-    this.owners.replaceFrom(kept, merged);
+    // A batch of many (a restore, a selection's build) lists the timelines again, in the order of
+    // their first events, every place with them: appended after the table, a batch's new timelines
+    // would lie far from the placed ones their events are merged among (NearNumbers). At most once
+    // for every eighth of the partition that comes, so a live stream's appends do not pay for it.
+    if (count >= this.length >> 3) {
+      const places = new Uint32Array(kept + total);
+      for (let e = 0; e < kept; e++) places[e] = this.owners.at(e);
+      places.set(merged, kept);
+      this.#listInOrder(places);
+      this.owners = new NearNumbers();
+      this.owners.replaceFrom(0, places);
+    } else this.owners.replaceFrom(kept, merged);
     this.length = kept + total;
     // Checkpoints after the first event that moved are redone.
     this.valid = Math.min(this.valid, Math.floor(kept / K) + 1);
@@ -414,9 +424,9 @@ class Partition {
   }
 
   /**
-   * Lists the timelines again in the order of their first events in `places` (every event's, all
-   * of them rewritten), and the places with them: a restore's come in the engine's order, and the
-   * places of a block of events lie close only in the order of time (NearNumbers).
+   * Lists the timelines again in the order of their first events in `places` (every event's), and
+   * the places with them: a restore's come in the engine's order, and the places of a block of
+   * events lie close only in the order of time (NearNumbers).
    */
   #listInOrder(places: Uint32Array): void {
     const placeOf = new Int32Array(this.timelines.length).fill(-1);
