@@ -11,6 +11,13 @@ const SHIFT = 7;
 const BLOCK = 1 << SHIFT;
 const MAX_OFFSET = 0xffff_ffff;
 
+/** A new array of `length` of the same kind, its first `keep` copied from `array` (a column's growth). */
+function regrown<T extends Uint16Array | Uint32Array | Float64Array>(array: T, length: number, keep: number): T {
+  const grown = new (array.constructor as new (n: number) => T)(length);
+  grown.set(array.subarray(0, keep) as ArrayLike<number>);
+  return grown;
+}
+
 /** Ascending times, read by position; written from a position to the end (what a merge of sorted events rewrites). */
 export class EventTimes {
   length = 0;
@@ -97,17 +104,11 @@ export class EventTimes {
     if (need <= capacity) return;
     const grown = Math.max(need, capacity + (capacity >> 3) + 64);
     if (this.#wide !== null) {
-      const wide = new Float64Array(grown);
-      wide.set(this.#wide.subarray(0, this.length));
-      this.#wide = wide;
+      this.#wide = regrown(this.#wide, grown, this.length);
       return;
     }
-    const offsets = new Uint32Array(grown);
-    offsets.set(this.#offsets.subarray(0, this.length));
-    this.#offsets = offsets;
-    const bases = new Float64Array(Math.ceil(grown / BLOCK));
-    bases.set(this.#bases.subarray(0, Math.ceil(this.length / BLOCK)));
-    this.#bases = bases;
+    this.#offsets = regrown(this.#offsets, grown, this.length);
+    this.#bases = regrown(this.#bases, Math.ceil(grown / BLOCK), Math.ceil(this.length / BLOCK));
   }
 
   /** Turns the first `upTo` times into numbers as they are, and every later one with them. */
@@ -262,11 +263,7 @@ export class NearNumbers {
     const capacity = this.#below.length;
     if (need <= capacity) return;
     const grown = Math.max(need, capacity + (capacity >> 3) + 64);
-    const below = new Uint16Array(grown);
-    below.set(this.#below.subarray(0, this.length));
-    this.#below = below;
-    const tops = new Uint32Array(Math.ceil(grown / BLOCK));
-    tops.set(this.#tops.subarray(0, Math.ceil(this.length / BLOCK)));
-    this.#tops = tops;
+    this.#below = regrown(this.#below, grown, this.length);
+    this.#tops = regrown(this.#tops, Math.ceil(grown / BLOCK), Math.ceil(this.length / BLOCK));
   }
 }

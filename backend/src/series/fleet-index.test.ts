@@ -33,6 +33,14 @@ function slow(fleet: readonly Timeline[], namespaces: readonly string[], horizon
   return { totals, count: members.length, timeToFirstUpSeconds: ttfu.length > 0 ? ttfu.reduce((x, y) => x + y, 0) / ttfu.length : null };
 }
 
+/** The index's pooled window over every partition against the per-timeline path's. */
+function expectAsSlow(index: FleetIndex, fleet: readonly Timeline[], horizon: number, from: number, to: number): void {
+  const fast = index.window(index.partitions(), horizon, from, to);
+  const expected = slow(fleet, [], horizon, from, to);
+  expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
+  expect(fast.count).toBe(expected.count);
+}
+
 /**
  * Feeds the fleet to the index as a stream would: each timeline grows in pieces, the pieces of all
  * timelines interleaved (so events arrive out of time order), with a read between rounds (so sums
@@ -114,11 +122,7 @@ describe('the fleet index', () => {
         // As a restore gives them: every timeline whole, one after another (out of time order).
         for (const tl of moved) index.grew(tl);
         const horizon = Math.max(...moved.map((tl) => transitionsOf(tl)[transitionsOf(tl).length - 1]!.at));
-        const from = T0 + a;
-        const fast = index.window(index.partitions(), horizon, from, from + length);
-        const expected = slow(moved, [], horizon, from, from + length);
-        expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
-        expect(fast.count).toBe(expected.count);
+        expectAsSlow(index, moved, horizon, T0 + a, T0 + a + length);
       }),
       { numRuns: 500 },
     );
@@ -482,11 +486,7 @@ describe('the fleet index', () => {
           expect(new Set(p.timelines)).toEqual(new Set(own));
         }
         const horizon = Math.max(...snapped.map((tl) => transitionsOf(tl)[transitionsOf(tl).length - 1]!.at));
-        const from = T0 + a;
-        const fast = index.window(index.partitions(), horizon, from, from + length);
-        const expected = slow(views, [], horizon, from, from + length);
-        expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
-        expect(fast.count).toBe(expected.count);
+        expectAsSlow(index, views, horizon, T0 + a, T0 + a + length);
       }),
       { numRuns: 500 },
     );
@@ -510,12 +510,7 @@ describe('the fleet index', () => {
     expect(new Set(p!.timelines).size).toBe(400);
     expect(p!.timelines.length).toBeGreaterThan(400);
     const horizon = T0 + 1_000_000;
-    for (const [from, to] of [[T0 - 1, horizon], [T0 + 100_500, T0 + 600_000], [T0, T0]] as const) {
-      const fast = index.window(index.partitions(), horizon, from, to);
-      const expected = slow(crowd, [], horizon, from, to);
-      expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
-      expect(fast.count).toBe(expected.count);
-    }
+    for (const [from, to] of [[T0 - 1, horizon], [T0 + 100_500, T0 + 600_000], [T0, T0]] as const) expectAsSlow(index, crowd, horizon, from, to);
   });
 
   it('answers alike for a partition of more than 65,536 timelines (their places past 2 bytes, some far below their block’s), grown live, forgotten down to fewer, and from an image', () => {
@@ -540,7 +535,7 @@ describe('the fleet index', () => {
     const windows = [[T0 - 1, horizon], [T0 + 10_000_000, T0 + 30_000_000], [T0 + 65_000_000, T0 + 67_000_000]] as const;
     // The per-JobSet path's answers, worked out once for each list of timelines.
     const answers = new Map<readonly Timeline[], ReturnType<typeof slow>[]>();
-    const expectAsSlow = (ix: FleetIndex, kept: readonly Timeline[]): void => {
+    const expectAsSlowAll = (ix: FleetIndex, kept: readonly Timeline[]): void => {
       if (!answers.has(kept)) answers.set(kept, windows.map(([from, to]) => slow(kept, [], horizon, from, to)));
       for (const [w, [from, to]] of windows.entries()) {
         const fast = ix.window(ix.partitions(), horizon, from, to);
@@ -552,7 +547,7 @@ describe('the fleet index', () => {
     const [p] = index.partitions();
     expect(p!.timelines.length).toBe(n);
     expect(p!.owners.apart).toBeGreaterThan(0);
-    expectAsSlow(index, fleet);
+    expectAsSlowAll(index, fleet);
     // From an image of it, the table made again from the image's positions.
     const positions = new Map(fleet.map((tl, i) => [tl, i]));
     const image = index.image((tl) => positions.get(tl))!;
@@ -561,14 +556,14 @@ describe('the fleet index', () => {
     kept.prepare();
     expect(kept.partitions()[0]!.timelines.length).toBe(n);
     expect(kept.partitions()[0]!.owners.apart).toBe(p!.owners.apart);
-    expectAsSlow(kept, fleet);
+    expectAsSlowAll(kept, fleet);
     // Built from the whole timelines in a scrambled order (a restore's is not the order of time):
     // listed again in the order of their first events, as few kept apart.
     const built = new FleetIndex();
     for (let k = 0; k < n; k++) built.grew(fleet[(k * 7919) % n]!);
     built.prepare();
     expect(built.partitions()[0]!.owners.apart).toBe(p!.owners.apart);
-    expectAsSlow(built, fleet);
+    expectAsSlowAll(built, fleet);
     // Built in two batches, the second's events merged among the first's (a selection's build of
     // more than a batch): listed again as well.
     const halves = new FleetIndex();
@@ -577,7 +572,7 @@ describe('the fleet index', () => {
       halves.prepare();
     }
     expect(halves.partitions()[0]!.owners.apart).toBe(p!.owners.apart);
-    expectAsSlow(halves, fleet);
+    expectAsSlowAll(halves, fleet);
     // Retention forgets most, and those that ended last (kept apart) among them.
     const gone = fleet.filter((_, i) => i % 7 !== 3 || i % 10_000 === 5);
     const left = fleet.filter((_, i) => i % 7 === 3 && i % 10_000 !== 5);
@@ -586,7 +581,7 @@ describe('the fleet index', () => {
       const [q] = ix.partitions();
       expect(q!.timelines).toEqual(left);
       expect(q!.owners.apart).toBe(0);
-      expectAsSlow(ix, left);
+      expectAsSlowAll(ix, left);
     }
   });
 
