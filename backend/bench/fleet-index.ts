@@ -34,13 +34,14 @@ const { runColumns } = (await import(join(src, 'series/run-columns.ts'))) as typ
 /** A partition's arrays, as this checkout keeps them (`bytes`) or as earlier ones did (typed arrays). */
 interface Held {
   length: number;
-  bytes?: { times: number; indices: number; checkpoints: number };
+  bytes?: { times: number; indices: number; owners?: number; timelines?: number; checkpoints: number };
   times: { byteLength?: number };
   indices: { byteLength?: number };
   checkpoints: { byteLength: number };
 }
 
 const MiB = 2 ** 20;
+const b2 = (bytes: number): string => (bytes / MiB).toFixed(1);
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
 
 function bytesOf(index: FleetIndex): string {
@@ -48,6 +49,8 @@ function bytesOf(index: FleetIndex): string {
   let times = 0;
   let indices = 0;
   let checkpoints = 0;
+  let owners = 0;
+  let timelines = 0;
   const partitions = index.partitions() as unknown as Held[];
   for (const p of partitions) {
     events += p.length;
@@ -55,9 +58,12 @@ function bytesOf(index: FleetIndex): string {
     times += b.times;
     indices += b.indices;
     checkpoints += b.checkpoints;
+    // A checkout without the table of timelines keeps a pointer an event (8 bytes, its array's spare room aside).
+    owners += b.owners ?? 8 * p.length;
+    timelines += b.timelines ?? 0;
   }
   const per = (x: number): string => (x / events).toFixed(2);
-  return `${events} events in ${partitions.length} partitions: bytes an event: times ${per(times)}, indices ${per(indices)}, sums ${per(checkpoints)} (and its timeline's pointer, 8 on the heap); arrays ${((times + indices + checkpoints) / MiB).toFixed(1)} MiB`;
+  return `${events} events in ${partitions.length} partitions: bytes an event: times ${per(times)}, indices ${per(indices)}, sums ${per(checkpoints)}, timelines ${per(owners)} (${b2(owners)} MiB) and their table ${per(timelines)} (${b2(timelines)} MiB, pointers on the heap); arrays ${((times + indices + checkpoints) / MiB).toFixed(1)} MiB`;
 }
 
 const logger = pino({ level: 'warn' }, pino.destination(2));
@@ -73,6 +79,9 @@ view.prepare();
 const index = view.index();
 console.log(`# fleet-index: ${src}, load average ${loadavg()[0]!.toFixed(2)}`);
 console.log(`fleet index: ${bytesOf(index)}`);
+gc();
+const ready = process.memoryUsage();
+console.log(`once restored, after a full collection: heap used ${b2(ready.heapUsed)} MiB, array buffers ${b2(ready.arrayBuffers)} MiB, RSS ${b2(ready.rss)} MiB`);
 
 // The window first, before the selections' indexes and the run columns crowd the heap.
 const parts = index.partitions();

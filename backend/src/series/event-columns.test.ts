@@ -4,7 +4,7 @@
 // the naive count.
 
 import fc from 'fast-check';
-import { EventTimes, TransitionIndices } from './event-columns.ts';
+import { EventTimes, NearNumbers, SmallNumbers } from './event-columns.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 const SPAN = 2 ** 32;
@@ -97,7 +97,7 @@ describe('a partition’s transition indices', () => {
   it('gives back every index written, in 2 bytes each until one is past 65,535', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.nat(), fc.array(fc.oneof({ weight: 30, arbitrary: fc.nat(70_000) }, { weight: 1, arbitrary: fc.constantFrom(65_535, 65_536, 2 ** 32 - 1) }), { maxLength: 300 })), { minLength: 1, maxLength: 6 }), (writes) => {
-        const column = new TransitionIndices();
+        const column = new SmallNumbers();
         let expected: number[] = [];
         for (const [at, values] of writes) {
           const from = expected.length === 0 ? 0 : at % (expected.length + 1);
@@ -109,6 +109,34 @@ describe('a partition’s transition indices', () => {
         for (let e = 0; e < expected.length; e++) expect(column.at(e)).toBe(expected[e]);
         const everWide = writes.some(([, values]) => values.some((v) => v > 0xffff));
         expect(column.bytes).toBe((everWide ? 4 : 2) * expected.length);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('a partition’s places of timelines', () => {
+  it('gives back every number written, over many rewrites from a position: 2 bytes each within 65,534 of their block’s largest, the rest kept apart', () => {
+    // Mostly close together and rising (places in the order of first events), now and then one far below or far above.
+    const arbNumber = fc.oneof({ weight: 30, arbitrary: fc.nat(300) }, { weight: 1, arbitrary: fc.constantFrom(0, 65_534, 65_535, 65_536, 200_000, 2 ** 32 - 1) });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(), fc.nat(100_000), fc.array(arbNumber, { maxLength: 400 })), { minLength: 1, maxLength: 6 }), (writes) => {
+        const column = new NearNumbers();
+        let expected: number[] = [];
+        for (const [at, base, values] of writes) {
+          const from = expected.length === 0 ? 0 : at % (expected.length + 1);
+          const written = values.map((v) => (v <= 300 ? base + v : v));
+          column.replaceFrom(from, written);
+          expected = [...expected.slice(0, from), ...written];
+          expect(column.length).toBe(expected.length);
+          expect(Array.from(column.toUint32())).toEqual(expected);
+        }
+        column.trim();
+        for (let e = 0; e < expected.length; e++) expect(column.at(e)).toBe(expected[e]);
+        // Kept apart: exactly those 65,535 or more below the largest of their block of 128.
+        const apart = expected.filter((v, e) => Math.max(...expected.slice(e - (e % 128), e - (e % 128) + 128)) - v >= 65_535).length;
+        expect(column.apart).toBe(apart);
+        expect(column.bytes).toBe(2 * expected.length + 4 * Math.ceil(expected.length / 128) + 16 * apart);
       }),
       { numRuns: 300 },
     );

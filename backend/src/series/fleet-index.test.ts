@@ -33,6 +33,14 @@ function slow(fleet: readonly Timeline[], namespaces: readonly string[], horizon
   return { totals, count: members.length, timeToFirstUpSeconds: ttfu.length > 0 ? ttfu.reduce((x, y) => x + y, 0) / ttfu.length : null };
 }
 
+/** The index's pooled window over every partition against the per-timeline path's. */
+function expectAsSlow(index: FleetIndex, fleet: readonly Timeline[], horizon: number, from: number, to: number): void {
+  const fast = index.window(index.partitions(), horizon, from, to);
+  const expected = slow(fleet, [], horizon, from, to);
+  expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
+  expect(fast.count).toBe(expected.count);
+}
+
 /**
  * Feeds the fleet to the index as a stream would: each timeline grows in pieces, the pieces of all
  * timelines interleaved (so events arrive out of time order), with a read between rounds (so sums
@@ -114,11 +122,7 @@ describe('the fleet index', () => {
         // As a restore gives them: every timeline whole, one after another (out of time order).
         for (const tl of moved) index.grew(tl);
         const horizon = Math.max(...moved.map((tl) => transitionsOf(tl)[transitionsOf(tl).length - 1]!.at));
-        const from = T0 + a;
-        const fast = index.window(index.partitions(), horizon, from, from + length);
-        const expected = slow(moved, [], horizon, from, from + length);
-        expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
-        expect(fast.count).toBe(expected.count);
+        expectAsSlow(index, moved, horizon, T0 + a, T0 + a + length);
       }),
       { numRuns: 500 },
     );
@@ -464,6 +468,120 @@ describe('the fleet index', () => {
       const fast = index.window(index.partitions(), horizon, from, to);
       const expected = slow([short, long], [], horizon, from, to);
       expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
+    }
+  });
+
+  it('lists each timeline once in its partition as a stream grows it, its events at crowded times too, and answers as the per-JobSet path', () => {
+    // Times snapped onto a coarse grid: many events at one time, among which a later transition's
+    // timeline is found from its previous one's event.
+    fc.assert(
+      fc.property(arbFleet, fc.array(fc.nat(50), { minLength: 1, maxLength: 8 }), fc.constantFrom(1, 60_000, 10_000_000), arbWindow, (fleet, cuts, grid, [a, length]) => {
+        const snap = (at: number): number => T0 + Math.floor((at - T0) / grid) * grid;
+        const snapped = fleet.map((tl): Timeline => ({ ...tl, createdAt: snap(tl.createdAt), transitions: transitionsOf(tl).map((t) => ({ ...t, at: snap(t.at) })) }));
+        const index = new FleetIndex();
+        const views = feed(index, snapped, cuts);
+        for (const p of index.partitions()) {
+          const own = views.filter((tl) => tl.namespace === p.namespace && tl.cluster === p.cluster);
+          expect(new Set(p.timelines).size).toBe(p.timelines.length);
+          expect(new Set(p.timelines)).toEqual(new Set(own));
+        }
+        const horizon = Math.max(...snapped.map((tl) => transitionsOf(tl)[transitionsOf(tl).length - 1]!.at));
+        expectAsSlow(index, views, horizon, T0 + a, T0 + a + length);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('answers alike when a crowd of events at one time hides a timeline (listed twice, a pointer more)', () => {
+    // 400 JobSets created at one instant: the first ones' next transitions are not found among them.
+    const crowd = Array.from({ length: 400 }, (_, i): Timeline => ({ uid: `u${i}`, namespace: 'a', name: `j${i}`, labels: {}, accelerator: null, topology: null, accelerators: 0, checkpointIntervalMs: null, createdAt: T0, transitions: [] }));
+    const index = new FleetIndex();
+    for (const tl of crowd) {
+      openTransitions(tl).push({ at: T0, state: 'provisioning' });
+      index.grew(tl, 0);
+    }
+    index.prepare();
+    crowd.forEach((tl, i) => {
+      openTransitions(tl).push({ at: T0 + 1000 * (i + 1), state: 'up' }, { at: T0 + 500_000 + 1000 * i, state: i % 3 === 0 ? 'failed' : 'completed' });
+      index.grew(tl, 1);
+    });
+    index.prepare();
+    const [p] = index.partitions();
+    expect(new Set(p!.timelines).size).toBe(400);
+    expect(p!.timelines.length).toBeGreaterThan(400);
+    const horizon = T0 + 1_000_000;
+    for (const [from, to] of [[T0 - 1, horizon], [T0 + 100_500, T0 + 600_000], [T0, T0]] as const) expectAsSlow(index, crowd, horizon, from, to);
+  });
+
+  it('answers alike for a partition of more than 65,536 timelines (their places past 2 bytes, some far below their block’s), grown live, forgotten down to fewer, and from an image', () => {
+    const n = 70_000;
+    const fleet = Array.from({ length: n }, (_, i): Timeline => ({ uid: `u${i}`, namespace: 'a', name: `j${i % 1000}`, labels: {}, accelerator: null, topology: null, accelerators: i % 5, checkpointIntervalMs: i % 4 === 0 ? 600_000 : null, createdAt: T0 + 1000 * i, transitions: [] }));
+    const index = new FleetIndex();
+    // A stream: every JobSet created, then every one up, then each down or ended, read between.
+    const steps: ((tl: Timeline, i: number) => { at: number; state: 'provisioning' | 'up' | 'down' | 'completed' | 'failed' })[] = [
+      (tl) => ({ at: tl.createdAt, state: 'provisioning' }),
+      (tl, i) => ({ at: tl.createdAt + 300_000 + 1000 * (i % 17), state: 'up' }),
+      // One in 10,000 ends only at the last: its place lies far below its block's others (kept apart).
+      (tl, i) => ({ at: i % 10_000 === 5 ? T0 + 1000 * n + 3_900_000 : tl.createdAt + 3_600_000 + 1000 * (i % 13), state: i % 3 === 0 ? 'down' : i % 3 === 1 ? 'completed' : 'failed' }),
+    ];
+    const horizon = T0 + 1000 * n + 4_000_000;
+    for (const step of steps) {
+      fleet.forEach((tl, i) => {
+        openTransitions(tl).push(step(tl, i));
+        index.grew(tl, transitionsOf(tl).length - 1);
+      });
+      index.window(index.partitions(), horizon, T0, horizon);
+    }
+    const windows = [[T0 - 1, horizon], [T0 + 10_000_000, T0 + 30_000_000], [T0 + 65_000_000, T0 + 67_000_000]] as const;
+    // The per-JobSet path's answers, worked out once for each list of timelines.
+    const answers = new Map<readonly Timeline[], ReturnType<typeof slow>[]>();
+    const expectAsSlowAll = (ix: FleetIndex, kept: readonly Timeline[]): void => {
+      if (!answers.has(kept)) answers.set(kept, windows.map(([from, to]) => slow(kept, [], horizon, from, to)));
+      for (const [w, [from, to]] of windows.entries()) {
+        const fast = ix.window(ix.partitions(), horizon, from, to);
+        const expected = answers.get(kept)![w]!;
+        expect(Array.from(fast.totals)).toEqual(Array.from(expected.totals));
+        expect(fast.count).toBe(expected.count);
+      }
+    };
+    const [p] = index.partitions();
+    expect(p!.timelines.length).toBe(n);
+    expect(p!.owners.apart).toBeGreaterThan(0);
+    expectAsSlowAll(index, fleet);
+    // From an image of it, the table made again from the image's positions.
+    const positions = new Map(fleet.map((tl, i) => [tl, i]));
+    const image = index.image((tl) => positions.get(tl))!;
+    const kept = new FleetIndex();
+    expect(kept.adopt(image, fleet, fleet.map(() => 3))).toBeNull();
+    kept.prepare();
+    expect(kept.partitions()[0]!.timelines.length).toBe(n);
+    expect(kept.partitions()[0]!.owners.apart).toBe(p!.owners.apart);
+    expectAsSlowAll(kept, fleet);
+    // Built from the whole timelines in a scrambled order (a restore's is not the order of time):
+    // listed again in the order of their first events, as few kept apart.
+    const built = new FleetIndex();
+    for (let k = 0; k < n; k++) built.grew(fleet[(k * 7919) % n]!);
+    built.prepare();
+    expect(built.partitions()[0]!.owners.apart).toBe(p!.owners.apart);
+    expectAsSlowAll(built, fleet);
+    // Built in two batches, the second's events merged among the first's (a selection's build of
+    // more than a batch): listed again as well.
+    const halves = new FleetIndex();
+    for (const odd of [0, 1]) {
+      for (let i = odd; i < n; i += 2) halves.grew(fleet[i]!);
+      halves.prepare();
+    }
+    expect(halves.partitions()[0]!.owners.apart).toBe(p!.owners.apart);
+    expectAsSlowAll(halves, fleet);
+    // Retention forgets most, and those that ended last (kept apart) among them.
+    const gone = fleet.filter((_, i) => i % 7 !== 3 || i % 10_000 === 5);
+    const left = fleet.filter((_, i) => i % 7 === 3 && i % 10_000 !== 5);
+    for (const ix of [index, kept]) {
+      ix.forgot(gone);
+      const [q] = ix.partitions();
+      expect(q!.timelines).toEqual(left);
+      expect(q!.owners.apart).toBe(0);
+      expectAsSlowAll(ix, left);
     }
   });
 

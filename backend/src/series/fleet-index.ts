@@ -16,7 +16,7 @@
 import { transitionCount, transitionTime, unobservedAt, type Timeline } from '../timeline/types.ts';
 import { codeAt, eventOf, timeAt, INTERRUPTION, RECOVERY, SUSPENDED_CODE, UNOBSERVED_BIT, UP_CODE, timelineColumns, type Columns } from './columns.ts';
 import { firstUp } from './figures.ts';
-import { EventTimes, TransitionIndices } from './event-columns.ts';
+import { EventTimes, NearNumbers, SmallNumbers } from './event-columns.ts';
 import { FIELD_OF } from './totals.ts';
 import {
   ACCELERATOR_LOST,
@@ -80,6 +80,8 @@ const KEPT = FIELDS + (ACC - CREATED);
 const KEPT_TIMES = 4096;
 /** A read of more times than this keeps them (a series' steps); fewer (a window, an SLO's windows at one point) do not. */
 const KEEP_FROM_TIMES = 8;
+/** How many events at one time a live event's timeline is looked for among (Partition.#placedAt). */
+const TIES_LOOKED = 256;
 /** State codes from here on are terminal (columns.ts). */
 const TERMINAL_FROM = 5;
 
@@ -218,11 +220,20 @@ class Partition {
   /** The value the index groups by besides cluster and namespace ('' when none). */
   readonly group: string;
   origin = NaN;
-  // Each event's time, timeline and transition (event-columns.ts: 4 + 8 + 2 bytes an event, mostly).
+  // Each event's time, timeline and transition (event-columns.ts: 4 + 2 + 2 bytes an event, mostly).
   readonly times = new EventTimes();
-  owners: Timeline[] = [];
-  readonly indices = new TransitionIndices();
+  /**
+   * Its events' timelines, each once, in the order of their first events (a run's ~6 events share
+   * one pointer): an event's timeline is its place here (`owners`: a block of events' places lie
+   * close, 2 bytes each). A timeline listed twice would cost a pointer, never an answer: only
+   * `timelines[owners.at(e)]` is read.
+   */
+  timelines: Timeline[] = [];
+  owners = new NearNumbers();
+  readonly indices = new SmallNumbers();
   length = 0;
+  /** The table's length when it was last cut to its size (prepare): it is cut again only when it changed. */
+  #timelinesTrimmed = -1;
   /** Events not yet placed (appended as they come, sorted in on the next read or when many wait). */
   pendingAt: number[] = [];
   pendingOwners: Timeline[] = [];
@@ -276,19 +287,29 @@ class Partition {
   /** Drops the events of timelines no longer kept. */
   drop(gone: ReadonlySet<Timeline>): void {
     this.#settle();
+    // Each listed timeline's new place (−1: gone), the kept ones in their order.
+    const placeOf = new Int32Array(this.timelines.length);
+    const timelines: Timeline[] = [];
+    for (let n = 0; n < this.timelines.length; n++) {
+      const tl = this.timelines[n]!;
+      placeOf[n] = gone.has(tl) ? -1 : timelines.push(tl) - 1;
+    }
+    if (timelines.length === this.timelines.length) return;
     const times: number[] = [];
-    const owners: Timeline[] = [];
+    const owners: number[] = [];
     const indices: number[] = [];
     for (let r = 0; r < this.length; r++) {
-      if (gone.has(this.owners[r]!)) continue;
+      const n = placeOf[this.owners.at(r)]!;
+      if (n < 0) continue;
       times.push(this.times.at(r));
-      owners.push(this.owners[r]!);
+      owners.push(n);
       indices.push(this.indices.at(r));
     }
-    if (owners.length === this.length) return;
     this.times.replaceFrom(0, times);
     this.indices.replaceFrom(0, indices);
-    this.owners = owners;
+    this.owners = new NearNumbers();
+    this.owners.replaceFrom(0, owners);
+    this.timelines = timelines;
     this.length = owners.length;
     this.valid = 1;
     this.#forgetFrom(-Infinity);
@@ -343,6 +364,8 @@ class Partition {
     this.pendingAt = [];
     this.pendingOwners = [];
     this.pendingIndices = [];
+    // Their timelines' places, found (or listed) before the merge moves the placed events.
+    const places = this.#placesOf(owners, pendingIndices);
     let order: ArrayLike<number> | null = null;
     for (let i = 1; i < count; i++) {
       if (at[i]! < at[i - 1]!) {
@@ -352,31 +375,43 @@ class Partition {
     }
     const earliest = at[order === null ? 0 : order[0]!]!;
     // The placed events after the earliest pending one are merged with the pending (a placed one
-    // first at a tie), from the back: the timelines in place, the times and indices from there on
-    // into scratch columns written back (a live stream's merge is an append). Every placed one from
-    // `kept` on is after the earliest pending one, so all of them move.
+    // first at a tie), from the back, into scratch columns written back from there on (a live
+    // stream's merge is an append). Every placed one from `kept` on is after the earliest pending
+    // one, so all of them move.
     const kept = this.times.count(earliest);
     const total = this.length - kept + count;
     const times = new Float64Array(total);
     const indices = new Uint32Array(total);
-    for (let i = 0; i < count; i++) this.owners.push(owners[i]!);
+    const merged = new Uint32Array(total);
     let r = this.length - 1;
-    let w = this.length + count - 1;
+    let w = total - 1;
     for (let p = count - 1; p >= 0; p--) {
       const e = order === null ? p : order[p]!;
       const t = at[e]!;
       for (; r >= kept && this.times.at(r) > t; r--, w--) {
-        times[w - kept] = this.times.at(r);
-        indices[w - kept] = this.indices.at(r);
-        this.owners[w] = this.owners[r]!;
+        times[w] = this.times.at(r);
+        indices[w] = this.indices.at(r);
+        merged[w] = this.owners.at(r);
       }
-      times[w - kept] = t;
-      indices[w - kept] = pendingIndices[e]!;
-      this.owners[w] = owners[e]!;
+      times[w] = t;
+      indices[w] = pendingIndices[e]!;
+      merged[w] = places[e]!;
       w--;
     }
     this.times.replaceFrom(kept, times);
     this.indices.replaceFrom(kept, indices);
+    // A batch of many (a restore, a selection's build) lists the timelines again, in the order of
+    // their first events, every place with them: appended after the table, a batch's new timelines
+    // would lie far from the placed ones their events are merged among (NearNumbers). At most once
+    // for every eighth of the partition that comes, so a live stream's appends do not pay for it.
+    if (count >= this.length >> 3) {
+      const places = new Uint32Array(kept + total);
+      for (let e = 0; e < kept; e++) places[e] = this.owners.at(e);
+      places.set(merged, kept);
+      this.#listInOrder(places);
+      this.owners = new NearNumbers();
+      this.owners.replaceFrom(0, places);
+    } else this.owners.replaceFrom(kept, merged);
     this.length = kept + total;
     // Checkpoints after the first event that moved are redone.
     this.valid = Math.min(this.valid, Math.floor(kept / K) + 1);
@@ -386,6 +421,60 @@ class Partition {
       this.origin = earliest;
       this.valid = 1;
     }
+  }
+
+  /**
+   * Lists the timelines again in the order of their first events in `places` (every event's), and
+   * the places with them: a restore's come in the engine's order, and the places of a block of
+   * events lie close only in the order of time (NearNumbers).
+   */
+  #listInOrder(places: Uint32Array): void {
+    const placeOf = new Int32Array(this.timelines.length).fill(-1);
+    const listed: Timeline[] = [];
+    for (let e = 0; e < places.length; e++) {
+      const n = places[e]!;
+      let m = placeOf[n]!;
+      if (m < 0) m = placeOf[n] = listed.push(this.timelines[n]!) - 1;
+      places[e] = m;
+    }
+    this.timelines = listed;
+  }
+
+  /**
+   * The places in `timelines` of the pending events' timelines (in the pending order), each new one
+   * listed. A timeline's first transition is new to the partition; a later one's timeline is the
+   * one before it in the batch, one seen earlier in it, or found at its previous transition's placed
+   * event (a live stream's; a restore gives each timeline's transitions together).
+   */
+  #placesOf(owners: readonly Timeline[], indices: readonly number[]): Uint32Array {
+    const places = new Uint32Array(owners.length);
+    let seen: Map<Timeline, number> | null = null;
+    for (let i = 0; i < owners.length; i++) {
+      const tl = owners[i]!;
+      if (i > 0 && owners[i - 1] === tl) {
+        places[i] = places[i - 1]!;
+        continue;
+      }
+      const j = indices[i]!;
+      let n = j === 0 ? -1 : (seen?.get(tl) ?? this.#placedAt(tl, j - 1));
+      if (n < 0) n = this.timelines.push(tl) - 1;
+      places[i] = n;
+      (seen ??= new Map()).set(tl, n);
+    }
+    return places;
+  }
+
+  /** The place in `timelines` of `tl`, read from its placed event of transition j; −1 when not found. */
+  #placedAt(tl: Timeline, j: number): number {
+    if (j >= transitionCount(tl)) return -1;
+    const t = transitionTime(tl, j);
+    // Events at one time are few in a fleet; a crowd of them is looked through only so far (not
+    // found: the timeline is listed again, a pointer more).
+    for (let r = this.times.count(t) - 1, looked = 0; r >= 0 && looked < TIES_LOOKED && this.times.at(r) === t; r--, looked++) {
+      const n = this.owners.at(r);
+      if (this.indices.at(r) === j && this.timelines[n] === tl) return n;
+    }
+    return -1;
   }
 
   #checkpoint(i: number): number {
@@ -401,7 +490,7 @@ class Partition {
     for (; this.valid <= i; this.valid++) {
       const v = this.valid;
       acc.set(this.checkpoints.subarray((v - 1) * ACC, v * ACC));
-      for (let e = (v - 1) * K; e < v * K; e++) addEvent(this.owners[e]!, this.indices.at(e), this.origin, acc);
+      for (let e = (v - 1) * K; e < v * K; e++) addEvent(this.timelines[this.owners.at(e)]!, this.indices.at(e), this.origin, acc);
       this.checkpoints.set(acc, v * ACC);
     }
     return i * ACC;
@@ -414,12 +503,17 @@ class Partition {
     // Built: the room its arrays grew by is given back (live growth takes an eighth more at a time).
     this.times.trim();
     this.indices.trim();
+    this.owners.trim();
+    if (this.timelines.length !== this.#timelinesTrimmed) {
+      this.timelines = this.timelines.slice();
+      this.#timelinesTrimmed = this.timelines.length;
+    }
     if (this.checkpoints.length > this.valid * ACC) this.checkpoints = this.checkpoints.slice(0, this.valid * ACC);
   }
 
-  /** The bytes its columns and sums take (its timelines' list aside: a pointer an event). */
-  get bytes(): { times: number; indices: number; checkpoints: number } {
-    return { times: this.times.bytes, indices: this.indices.bytes, checkpoints: this.checkpoints.byteLength };
+  /** The bytes its columns and sums take (its table of timelines: a pointer of 8 bytes each, on the heap). */
+  get bytes(): { times: number; indices: number; owners: number; timelines: number; checkpoints: number } {
+    return { times: this.times.bytes, indices: this.indices.bytes, owners: this.owners.bytes, timelines: 8 * this.timelines.length, checkpoints: this.checkpoints.byteLength };
   }
 
   /**
@@ -453,7 +547,7 @@ class Partition {
           const one = this.#one;
           for (let e = next - 1; e >= m; e--) {
             one.fill(0);
-            addEvent(this.owners[e]!, this.indices.at(e), this.origin, one);
+            addEvent(this.timelines[this.owners.at(e)]!, this.indices.at(e), this.origin, one);
             for (let f = 0; f < ACC; f++) acc[f]! -= one[f]!;
           }
         } else {
@@ -463,7 +557,7 @@ class Partition {
             acc.set(this.checkpoints.subarray(o, o + ACC));
             placed = i * K;
           }
-          for (let e = placed; e < m; e++) addEvent(this.owners[e]!, this.indices.at(e), this.origin, acc);
+          for (let e = placed; e < m; e++) addEvent(this.timelines[this.owners.at(e)]!, this.indices.at(e), this.origin, acc);
         }
         placed = m;
         value = this.#emit(acc, t);
@@ -650,12 +744,15 @@ export class FleetIndex {
     for (const p of this.#partitions.values()) {
       p.prepare();
       if (p.length === 0) continue;
-      const owners = new Uint32Array(p.length);
-      for (let e = 0; e < p.length; e++) {
-        const at = positionOf(p.owners[e]!);
+      // Each listed timeline's position asked once, not once an event.
+      const positions = new Uint32Array(p.timelines.length);
+      for (let n = 0; n < p.timelines.length; n++) {
+        const at = positionOf(p.timelines[n]!);
         if (at === undefined) return null;
-        owners[e] = at;
+        positions[n] = at;
       }
+      const owners = new Uint32Array(p.length);
+      for (let e = 0; e < p.length; e++) owners[e] = positions[p.owners.at(e)]!;
       partitions.push({
         cluster: p.cluster ?? null,
         namespace: p.namespace,
@@ -692,6 +789,8 @@ export class FleetIndex {
     const { expected, bounds, from, to } = marks;
     let count = 0;
     const adopted: Partition[] = [];
+    // Each timeline's place in its partition's table (−1: not listed yet); a timeline is of one partition (checked below).
+    const placeOf = new Int32Array(held.length).fill(-1);
     for (const [n, pi] of image.partitions.entries()) {
       const length = pi.times.length;
       const where = `partition ${n} (${pi.namespace})`;
@@ -718,17 +817,25 @@ export class FleetIndex {
       }
       count += length;
       if (resum.size > 0) for (let e = 0; e < length && !redo; e++) redo = resum.has(places[e]!);
-      // Its timelines, in a loop of their own: the loads do not wait on the check's. Pushed, not
-      // preallocated: an array made with holes stays slower to read.
-      const owners: Timeline[] = [];
-      for (let e = 0; e < length; e++) owners.push(timelines[places[e]!]!);
+      // Its timelines, each once in the order of their first events, in a loop of their own: the
+      // loads do not wait on the check's. Pushed, not preallocated: an array made with holes stays
+      // slower to read.
+      const listed: Timeline[] = [];
+      const owners = new Uint32Array(length);
+      for (let e = 0; e < length; e++) {
+        const at = places[e]!;
+        let n = placeOf[at]!;
+        if (n < 0) n = placeOf[at] = listed.push(timelines[at]!) - 1;
+        owners[e] = n;
+      }
       if (length > 0 && !(pi.origin <= times[0]!)) return `${where}: its origin is after its first event`;
       // Copied into the index's own columns: the part read from disk (every event's 16 bytes and its
       // timeline's place, which the index does not keep) is then let go.
       const p = new Partition(pi.cluster ?? undefined, pi.namespace, pi.group);
       p.origin = length > 0 ? pi.origin : NaN;
       p.times.replaceFrom(0, times);
-      p.owners = owners;
+      p.timelines = listed;
+      p.owners.replaceFrom(0, owners);
       p.indices.replaceFrom(0, indices);
       p.length = length;
       const ours = redo ? 1 : Math.floor((valid - 1) / stride) + 1;
