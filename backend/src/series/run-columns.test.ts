@@ -86,16 +86,17 @@ describe('runColumns', () => {
       packClosed(tl);
       return tl;
     };
-    const ends = [
-      T0 + 11_000,
+    const lives: [created: number, end: number][] = [
+      [T0, T0 + 11_000],
       // The longest life 4 bytes hold (49.7 days less 2 ms), and the first that they do not.
-      T0 + LONG_LIFE - 1,
-      T0 + LONG_LIFE,
-      T0 + 90 * 86_400_000,
-      // A time with a fraction of a millisecond.
-      T0 + 1_000.5,
+      [T0, T0 + LONG_LIFE - 1],
+      [T0, T0 + LONG_LIFE],
+      [T0, T0 + 90 * 86_400_000],
+      // Times with a fraction of a millisecond; an end at -0, which created + life gives back as 0.
+      [T0 + 0.25, T0 + 1_000.5],
+      [-5, -0],
     ];
-    const runs = ends.map((end, i) => run(i, T0 + (i === ends.length - 1 ? 0.25 : 0), end));
+    const runs = lives.map(([created, end], i) => run(i, created, end));
     const engine = {};
     const rc = runColumns(markSorted(runs.slice(0, 4), engine));
     expect(runs.slice(0, 4).map((_, i) => rowEnd(rc, i))).toEqual(runs.slice(0, 4).map(lastAt));
@@ -104,7 +105,7 @@ describe('runColumns', () => {
     // The next list takes the rows over, long ends too.
     const next = runColumns(markSorted([...runs.slice(1), runs[0]!].sort(byNamespaceNameUid), engine));
     expect(next.list.map((_, i) => rowEnd(next, i))).toEqual(next.list.map(lastAt));
-    expect(next.longEnds.size).toBe(3);
+    expect(next.longEnds.size).toBe(4);
     // A window that ends a millisecond before the end does not hold the life; one that ends at it does.
     for (let i = 0; i < next.list.length; i++) {
       const tl = next.list[i]!;

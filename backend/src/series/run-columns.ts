@@ -187,7 +187,8 @@ function fill(rc: RunColumns, i: number): boolean {
 function setEnd(rc: RunColumns, i: number, end: number): void {
   const created = rc.created[i]!;
   const life = end - created;
-  if (Number.isInteger(life) && life >= 0 && life < LONG_LIFE && created + life === end) rc.life[i] = life;
+  // (-0 too is kept apart: created + life gives it back as 0.)
+  if (Number.isInteger(life) && life >= 0 && life < LONG_LIFE && Object.is(created + life, end)) rc.life[i] = life;
   else {
     rc.life[i] = LONG_LIFE;
     rc.longEnds.set(i, end);
