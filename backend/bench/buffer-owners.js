@@ -1,7 +1,8 @@
 // Preloaded into a measured process (`node --import …/buffer-owners.js`; bench:dashboards passes it
 // to the service with --owners): counts the live typed arrays' own backing stores by the code that
 // made them, so that "array buffers" can be read owner by owner (issue 21 §3). Each typed array made
-// with a length or from values (not a view over a buffer given) is remembered with the first frames
+// with a length or from values (not a view over a buffer given), and each Buffer, ArrayBuffer and
+// TextEncoder's bytes made (below), is remembered with the first frames
 // of its maker's stack, until a collection drops its buffer. Slower allocation, and only for a
 // measurement: never loaded by `upness` itself. Plain JavaScript, as memory-probe.js.
 
@@ -11,6 +12,8 @@ const ON_HEAP_BYTES = 64;
 const live = new Map();
 let next = 0;
 const dropped = new FinalizationRegistry((id) => live.delete(id));
+/** The buffers already remembered. */
+const counted = new WeakSet();
 
 /** The first frames of the stack outside this file: "file:function" each, the maker first. */
 function site() {
@@ -46,6 +49,7 @@ for (const name of KINDS) {
       const given = args[0];
       if (made.byteLength > ON_HEAP_BYTES && !(given instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && given instanceof SharedArrayBuffer))) {
         const id = next++;
+        counted.add(made.buffer);
         live.set(id, { bytes: made.byteLength, site: site() });
         dropped.register(made.buffer, id);
       }
@@ -54,6 +58,43 @@ for (const name of KINDS) {
   });
   Object.defineProperty(Native.prototype, 'constructor', { value: Tracked, writable: true, configurable: true, enumerable: false });
   globalThis[name] = Tracked;
+}
+
+/** Remembers `buffer` (an ArrayBuffer made outside the typed arrays' constructors) with its maker, once. */
+function remember(buffer) {
+  if (!(buffer instanceof ArrayBuffer) || buffer.byteLength <= ON_HEAP_BYTES || counted.has(buffer)) return;
+  counted.add(buffer);
+  const id = next++;
+  live.set(id, { bytes: buffer.byteLength, site: site() });
+  dropped.register(buffer, id);
+}
+
+// Array buffers made elsewhere: Node's Buffers (their class extends the native Uint8Array, which the
+// proxies above do not see), bare ArrayBuffers, and TextEncoder's bytes (made in C++). A Buffer from
+// Node's shared pool of small buffers counts the pool (8 KiB) once, under its first taker.
+for (const name of ['alloc', 'allocUnsafe', 'allocUnsafeSlow', 'from', 'concat']) {
+  const made = Buffer[name];
+  Buffer[name] = function (...args) {
+    const b = made.apply(this, args);
+    remember(b.buffer);
+    return b;
+  };
+}
+{
+  const NativeArrayBuffer = globalThis.ArrayBuffer;
+  globalThis.ArrayBuffer = new Proxy(NativeArrayBuffer, {
+    construct(target, args, newTarget) {
+      const made = Reflect.construct(target, args, newTarget === globalThis.ArrayBuffer ? target : newTarget);
+      remember(made);
+      return made;
+    },
+  });
+  const encode = TextEncoder.prototype.encode;
+  TextEncoder.prototype.encode = function (...args) {
+    const bytes = encode.apply(this, args);
+    remember(bytes.buffer);
+    return bytes;
+  };
 }
 
 /** The live typed arrays' backing stores by maker, largest first: [{ site, count, bytes }]. Collect first (gc) for what lives. */

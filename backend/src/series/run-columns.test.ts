@@ -10,9 +10,9 @@ import { timelines as arbTimelines } from '../../../test/support/arbitraries.ts'
 import type { State } from '../timeline/types.ts';
 import { closedRun, T0 } from '../../../test/support/closed-run.ts';
 import { byNamespaceNameUid, markSorted } from '../timeline/order.ts';
-import { transitionsOf, type Timeline } from '../timeline/types.ts';
+import { lastAt, packClosed, transitionsOf, type Timeline } from '../timeline/types.ts';
 import { CLOSED_FROM, codeAt, timeAt, timelineColumns, timeToFirstUpFrom } from './columns.ts';
-import { holdsLife, isClosedRow, OPEN, rowLifeInto, rowTimeToFirstUp, runColumns } from './run-columns.ts';
+import { holdsLife, isClosedRow, LONG_LIFE, OPEN, rowEnd, rowLifeInto, rowTimeToFirstUp, runColumns } from './run-columns.ts';
 import { FIELDS, windowTotals } from './totals.ts';
 
 // The test runner has no --expose-gc: V8's gc is reached through its flag, as the service does.
@@ -33,7 +33,7 @@ describe('runColumns', () => {
     const list = markSorted([closedRun(0), closedRun(1)]);
     const rc = runColumns(list);
     expect(Array.from(rc.created)).toEqual([T0, T0 + 1]);
-    expect(Array.from(rc.end)).toEqual([T0 + 11_000, T0 + 11_001]);
+    expect([rowEnd(rc, 0), rowEnd(rc, 1)]).toEqual([T0 + 11_000, T0 + 11_001]);
     expect([rowTimeToFirstUp(rc, 0), rowTimeToFirstUp(rc, 1)]).toEqual([1, 1]);
     expect(rc.state[0]).not.toBe(OPEN);
     expect(runColumns(list)).toBe(rc);
@@ -67,9 +67,52 @@ describe('runColumns', () => {
     expect(await collected(first)).toBe(false);
     const next = markSorted(runs, engine);
     const rc = runColumns(next);
-    expect(Array.from(rc.end)).toEqual(runs.map((_, i) => T0 + i + 11_000));
+    expect(runs.map((_, i) => rowEnd(rc, i))).toEqual(runs.map((_, i) => T0 + i + 11_000));
     // Its own latest is now the next list: the first one goes.
     expect(await collected(first)).toBe(true);
+  });
+
+  it("keeps a closed run's end as its life's length in 4 bytes, and any end that length cannot give back exactly apart, in this list and the next", () => {
+    /** A closed run created at `created`, up 1 ms later, completed at `end`. */
+    const run = (i: number, created: number, end: number): Timeline => {
+      const tl: Timeline = {
+        ...closedRun(i),
+        createdAt: created,
+        transitions: [
+          { at: created, state: 'provisioning' },
+          { at: created + 1, state: 'up' },
+          { at: end, state: 'completed' },
+        ],
+      };
+      packClosed(tl);
+      return tl;
+    };
+    const lives: [created: number, end: number][] = [
+      [T0, T0 + 11_000],
+      // The longest life 4 bytes hold (49.7 days less 2 ms), and the first that they do not.
+      [T0, T0 + LONG_LIFE - 1],
+      [T0, T0 + LONG_LIFE],
+      [T0, T0 + 90 * 86_400_000],
+      // Times with a fraction of a millisecond; an end at -0, which created + life gives back as 0.
+      [T0 + 0.25, T0 + 1_000.5],
+      [-5, -0],
+    ];
+    const runs = lives.map(([created, end], i) => run(i, created, end));
+    const engine = {};
+    const rc = runColumns(markSorted(runs.slice(0, 4), engine));
+    expect(runs.slice(0, 4).map((_, i) => rowEnd(rc, i))).toEqual(runs.slice(0, 4).map(lastAt));
+    expect(Array.from(rc.life)).toEqual([11_000, LONG_LIFE - 1, LONG_LIFE, LONG_LIFE]);
+    expect(rc.longEnds.size).toBe(2);
+    // The next list takes the rows over, long ends too.
+    const next = runColumns(markSorted([...runs.slice(1), runs[0]!].sort(byNamespaceNameUid), engine));
+    expect(next.list.map((_, i) => rowEnd(next, i))).toEqual(next.list.map(lastAt));
+    expect(next.longEnds.size).toBe(4);
+    // A window that ends a millisecond before the end does not hold the life; one that ends at it does.
+    for (let i = 0; i < next.list.length; i++) {
+      const tl = next.list[i]!;
+      expect(holdsLife(next, i, tl.createdAt - 1, lastAt(tl) - 1)).toBe(false);
+      expect(holdsLife(next, i, tl.createdAt - 1, lastAt(tl))).toBe(true);
+    }
   });
 
   it('works a closed run\'s life out when first read, into a store no longer than the closed rows, and hands it to the next list', () => {
@@ -87,9 +130,10 @@ describe('runColumns', () => {
             const i = k % list.length;
             const tl = list[i]!;
             // A closed row whose life a window from its creation to its end holds: its totals are that window's, as the timeline gives them.
-            if (!holdsLife(rc, i, rc.created[i]!, rc.end[i]!)) continue;
+            if (!holdsLife(rc, i, rc.created[i]!, rowEnd(rc, i))) continue;
+            expect(rowEnd(rc, i)).toBe(lastAt(tl));
             rowLifeInto(rc, i, out, 0);
-            expect(Array.from(out)).toEqual(Array.from(windowTotals(tl, rc.end[i]!, rc.created[i]!, rc.end[i]!)));
+            expect(Array.from(out)).toEqual(Array.from(windowTotals(tl, rowEnd(rc, i), rc.created[i]!, rowEnd(rc, i))));
             expect(rowTimeToFirstUp(rc, i)).toBe(timeToFirstUpFrom(timelineColumns(tl), Infinity));
           }
           let closed = 0;
@@ -126,7 +170,7 @@ describe('runColumns', () => {
           for (let i = 0; i < list.length; i++) {
             const truth = closedRow(list[i]!);
             expect(isClosedRow(rc, i)).toBe(truth !== null);
-            if (truth !== null) expect(rc.end[i]).toBe(truth);
+            if (truth !== null) expect(rowEnd(rc, i)).toBe(truth);
           }
         };
         check();

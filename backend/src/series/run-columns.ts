@@ -9,7 +9,8 @@
 //
 // A row's life (its whole-life totals, time to first up, goodput constants: 15 numbers) is worked
 // out the first time a table reads it, into a store of the rows read so far (issue 21 §3): the
-// selection's columns are 18 bytes a run, and a dashboard's tables over the last days fill the lives
+// selection's columns are 14 bytes a run (a closed run's end kept as its life's length in 4 bytes),
+// and a dashboard's tables over the last days fill the lives
 // of the runs those days hold, not the 120 bytes of every run of the list (~100 MiB at 871,066 runs).
 //
 // Pure: values in, values out (the rows are a cache of what the timelines say).
@@ -22,6 +23,13 @@ import { addGoodputWith, BASE_FIELDS, lifeInto } from './totals.ts';
 /** `state` of a row that is not (yet) a closed run's. */
 export const OPEN = 255;
 
+/**
+ * `life` of a row whose end is not its creation plus a whole number of milliseconds under this (a
+ * run that lived 49.7 days or more, or a time with a fraction of a millisecond): its end is in
+ * `longEnds`.
+ */
+export const LONG_LIFE = 0xffff_ffff;
+
 /** A life's numbers in the store: its BASE_FIELDS totals, then these. */
 const TIME_TO_FIRST_UP = BASE_FIELDS;
 const ACCELERATORS = BASE_FIELDS + 1;
@@ -32,8 +40,10 @@ export interface RunColumns {
   readonly list: readonly Timeline[];
   /** createdAt. */
   readonly created: Float64Array;
-  /** A closed run's end (its last transition). */
-  readonly end: Float64Array;
+  /** A closed run's end (its last transition) less its creation, ms (read it with rowEnd); LONG_LIFE: in longEnds. */
+  readonly life: Uint32Array;
+  /** The ends of the closed rows whose life is LONG_LIFE, by row (few: the columns are 4 bytes a run less than with every end). */
+  readonly longEnds: Map<number, number>;
   /** 1 when a closed run's second transition (its first event) is after its creation, or it has one transition; 0 when it is at its creation. */
   readonly laterFirstEvent: Uint8Array;
   /** Its terminal state's code (columns.ts); OPEN while it is open. */
@@ -119,7 +129,8 @@ export function runColumns(list: readonly Timeline[]): RunColumns {
   rc = {
     list,
     created: new Float64Array(n),
-    end: new Float64Array(n),
+    life: new Uint32Array(n),
+    longEnds: new Map(),
     laterFirstEvent: new Uint8Array(n),
     state: new Uint8Array(n).fill(OPEN),
     lives: new LifeStore(n),
@@ -150,7 +161,9 @@ export function runColumns(list: readonly Timeline[]): RunColumns {
 }
 
 function copyRow(from: RunColumns, j: number, to: RunColumns, i: number): void {
-  to.end[i] = from.end[j]!;
+  const life = from.life[j]!;
+  to.life[i] = life;
+  if (life === LONG_LIFE) to.longEnds.set(i, from.longEnds.get(j)!);
   to.laterFirstEvent[i] = from.laterFirstEvent[j]!;
   to.lives.closed++;
   to.state[i] = from.state[j]!;
@@ -166,12 +179,30 @@ function fill(rc: RunColumns, i: number): boolean {
   const c = timelineColumns(tl);
   const n = c.length;
   if (n === 0 || (codeAt(c, n - 1) & 7) < CLOSED_FROM || timeAt(c, 0) !== tl.createdAt) return false;
-  rc.end[i] = timeAt(c, n - 1);
+  setEnd(rc, i, timeAt(c, n - 1));
   rc.laterFirstEvent[i] = n === 1 || timeAt(c, 1) > tl.createdAt ? 1 : 0;
   rc.lives.closed++;
   // Last: a row is read as closed only once the rest of it is there.
   rc.state[i] = codeAt(c, n - 1) & 7;
   return true;
+}
+
+/** Sets closed row i's end: its life's length when that gives it back exactly, else the end itself in longEnds. */
+function setEnd(rc: RunColumns, i: number, end: number): void {
+  const created = rc.created[i]!;
+  const life = end - created;
+  // (-0 too is kept apart: created + life gives it back as 0.)
+  if (Number.isInteger(life) && life >= 0 && life < LONG_LIFE && Object.is(created + life, end)) rc.life[i] = life;
+  else {
+    rc.life[i] = LONG_LIFE;
+    rc.longEnds.set(i, end);
+  }
+}
+
+/** Closed row i's end (its last transition's time). */
+export function rowEnd(rc: RunColumns, i: number): number {
+  const life = rc.life[i]!;
+  return life !== LONG_LIFE ? rc.created[i]! + life : rc.longEnds.get(i)!;
 }
 
 /** The offset in rc.lives.values of closed row i's life, worked out on its first read (apart: this stays small enough to inline in a table's loop). */
@@ -224,7 +255,7 @@ export function isClosedRow(rc: RunColumns, i: number): boolean {
  */
 export function livedRow(rc: RunColumns, i: number, horizon: number, from: number, to: number): boolean {
   if (rc.created[i]! > to) return false;
-  if (isClosedRow(rc, i)) return rc.end[i]! > from;
+  if (isClosedRow(rc, i)) return rowEnd(rc, i) > from;
   const tl = rc.list[i]!;
   const last = lastAt(tl);
   if (closedAt(tl) !== Infinity) return last > from;
@@ -233,7 +264,7 @@ export function livedRow(rc: RunColumns, i: number, horizon: number, from: numbe
 
 /** Whether the window (from, to] holds the whole life of closed row i: its totals there are its life's. */
 export function holdsLife(rc: RunColumns, i: number, from: number, to: number): boolean {
-  if (rc.state[i] === OPEN || rc.end[i]! > to) return false;
+  if (rc.state[i] === OPEN || rowEnd(rc, i) > to) return false;
   // beforeLife(rc, i, from), read here once: a whole table asks it of every row and column.
   const created = rc.created[i]!;
   return created > from || (created === from && rc.laterFirstEvent[i] === 1);

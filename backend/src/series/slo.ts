@@ -15,7 +15,7 @@
 // (t − w, t], the short window (t − s, t]. Pure: values in, values out.
 
 import type { Timeline } from '../timeline/types.ts';
-import { beforeLife, OPEN, rowLife, type RunColumns } from './run-columns.ts';
+import { beforeLife, OPEN, rowEnd, rowLife, type RunColumns } from './run-columns.ts';
 import { cumulativeAt, FIELDS, INTERRUPTION_DOWN, PROVISIONING, SUSPENDED, UNKNOWN, UP } from './totals.ts';
 
 /**
@@ -160,7 +160,7 @@ export interface MemberRows {
 function addLifeRow(rc: RunColumns, row: number, times: Float64Array, up: Float64Array, bad: readonly number[]): boolean {
   if (rc.state[row] === OPEN) return false;
   const n = times.length;
-  const end = rc.end[row]!;
+  const end = rowEnd(rc, row);
   let after = false;
   for (let i = 0; i < n; i++) {
     const t = times[i]!;
