@@ -35,16 +35,15 @@ export function missingMallocEnv(env, wanted = MALLOC_ENV) {
   return Object.fromEntries(Object.entries(wanted).filter(([name]) => env[name] === undefined && !tunables.has(TUNABLE[name])));
 }
 
-// --max-semi-space-size=8: V8's young generation at most two semi-spaces of 8 MiB (V8's own highest
+// --max-semi-space-size=4: V8's young generation at most two semi-spaces of 4 MiB (V8's own highest
 // on 64 bits is 16 MiB each). A start from a data dir and a wall of dashboards both allocate fast,
 // so V8 grew the young generation to its highest and kept it: 32 MiB of RSS for objects that live
-// a request (0.1–4 MiB used between requests). With 8 MiB each the 10,000 × 30 d service held ~17
-// MiB less once ready and after the dashboards' load, for the same CPU a request within the spread;
-// with 4, ~25 MiB less, but ~10% more CPU a request in most rounds (README "Performance", "The young
-// generation at 8 MiB").
+// a request (0.1–2 MiB used between requests). With 4 MiB each the 10,000 × 30 d service held ~25
+// MiB less once ready and after the dashboards' load, for the same CPU a request within the spread
+// (README "Performance", "The young generation at 4 MiB").
 
 /** V8's flags as the service runs with them. */
-export const SERVICE_V8_FLAGS = ['--max-semi-space-size=8'];
+export const SERVICE_V8_FLAGS = ['--max-semi-space-size=4'];
 
 /** A V8 flag's name: before any `=`, underscores read as dashes (V8 takes both). */
 const flagName = (flag) => flag.split('=')[0].replaceAll('_', '-');

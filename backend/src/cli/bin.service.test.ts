@@ -117,14 +117,14 @@ const environOf = (pid: number): Map<string, string> =>
     await stopped(serve);
   });
 
-  it('runs itself again with a young generation of 8 MiB semi-spaces, and keeps a size the caller gave instead', async () => {
+  it('runs itself again with a young generation of 4 MiB semi-spaces, and keeps a size the caller gave instead', async () => {
     const serve = await startServe(['--memory', '--jobsets', '2', '--history-days', '1'], { env: withoutMallocEnv() });
-    expect(commandLineOf(serve.child.pid!)).toContain('--max-semi-space-size=8');
+    expect(commandLineOf(serve.child.pid!)).toContain('--max-semi-space-size=4');
     await stopped(serve);
-    const given = await startServe(['--memory', '--jobsets', '2', '--history-days', '1'], { env: withoutMallocEnv(), nodeArgs: ['--max-semi-space-size=16'] });
+    const given = await startServe(['--memory', '--jobsets', '2', '--history-days', '1'], { env: withoutMallocEnv(), nodeArgs: ['--max-semi-space-size=8'] });
     const line = commandLineOf(given.child.pid!);
-    expect(line).toContain('--max-semi-space-size=16');
-    expect(line).not.toContain('--max-semi-space-size=8');
+    expect(line).toContain('--max-semi-space-size=8');
+    expect(line).not.toContain('--max-semi-space-size=4');
     expect(environOf(given.child.pid!).get('MALLOC_ARENA_MAX')).toBe('1');
     await stopped(given);
   });

@@ -31,10 +31,10 @@ describe('missingMallocEnv', () => {
 });
 
 describe('missingV8Flags', () => {
-  it("adds a young generation of two 8 MiB semi-spaces (V8's own highest is 16 MiB each) to a command line without one", () => {
-    expect(SERVICE_V8_FLAGS).toEqual(['--max-semi-space-size=8']);
-    expect(missingV8Flags([])).toEqual(['--max-semi-space-size=8']);
-    expect(missingV8Flags(['--expose-gc', '--import', '/x/probe.js'], '--enable-source-maps')).toEqual(['--max-semi-space-size=8']);
+  it("adds a young generation of two 4 MiB semi-spaces (V8's own highest is 16 MiB each) to a command line without one", () => {
+    expect(SERVICE_V8_FLAGS).toEqual(['--max-semi-space-size=4']);
+    expect(missingV8Flags([])).toEqual(['--max-semi-space-size=4']);
+    expect(missingV8Flags(['--expose-gc', '--import', '/x/probe.js'], '--enable-source-maps')).toEqual(['--max-semi-space-size=4']);
   });
 
   it('keeps a size the caller gave, on the command line or in NODE_OPTIONS, in either spelling, whatever its value', () => {
@@ -52,6 +52,6 @@ describe('missingV8Flags', () => {
 
   it('asks only for what it is given to want', () => {
     expect(missingV8Flags([], '', [])).toEqual([]);
-    expect(missingV8Flags(['--max-semi-space-size=16'], '', ['--max-semi-space-size=8', '--stack-size=2000'])).toEqual(['--stack-size=2000']);
+    expect(missingV8Flags(['--max-semi-space-size=8'], '', ['--max-semi-space-size=4', '--stack-size=2000'])).toEqual(['--stack-size=2000']);
   });
 });
