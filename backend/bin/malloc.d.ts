@@ -2,6 +2,4 @@
 type MallocEnv = Partial<Record<'MALLOC_ARENA_MAX' | 'MALLOC_MMAP_THRESHOLD_', string>>;
 export declare const MALLOC_ENV: Readonly<Required<MallocEnv>>;
 export declare function missingMallocEnv(env: NodeJS.ProcessEnv, wanted?: MallocEnv): MallocEnv;
-export declare const SERVICE_V8_FLAGS: readonly string[];
-export declare function missingV8Flags(execArgv: readonly string[], nodeOptions?: string, wanted?: readonly string[]): string[];
-export declare function execWithServiceMalloc(wanted?: MallocEnv, flags?: readonly string[]): void;
+export declare function execWithServiceMalloc(wanted?: MallocEnv): void;

@@ -1,9 +1,7 @@
 // glibc's malloc as the service runs with it, set in the environment, which glibc reads once when
-// the process starts, and V8's young generation, set by a flag V8 reads once when the heap is made:
-// so the process runs itself again with them, in place (same pid, same stdin, no parent left
-// waiting). A variable already set, whatever its value, is kept, and so is a tunable that
-// GLIBC_TUNABLES names (`MALLOC_ARENA_MAX=16 upness serve` is glibc's default on 2 cores), and a
-// V8 flag given on the command line or in NODE_OPTIONS.
+// the process starts: so the process runs itself again with it, in place (same pid, same stdin, no
+// parent left waiting). A variable already set, whatever its value, is kept, and so is a tunable
+// that GLIBC_TUNABLES names (`MALLOC_ARENA_MAX=16 upness serve` is glibc's default on 2 cores).
 //
 // MALLOC_ARENA_MAX=1: one arena for every thread. glibc gives each thread that allocates an arena of
 // its own (up to 8 per core) and keeps what is freed in it: the trace's parse threads and V8's helper
@@ -35,39 +33,13 @@ export function missingMallocEnv(env, wanted = MALLOC_ENV) {
   return Object.fromEntries(Object.entries(wanted).filter(([name]) => env[name] === undefined && !tunables.has(TUNABLE[name])));
 }
 
-// --max-semi-space-size=4: V8's young generation at most two semi-spaces of 4 MiB (V8's own highest
-// on 64 bits is 16 MiB each). A start from a data dir and a wall of dashboards both allocate fast,
-// so V8 grew the young generation to its highest and kept it: 32 MiB of RSS for objects that live
-// a request (0.1–2 MiB used between requests). With 4 MiB each the 10,000 × 30 d service held ~25
-// MiB less once ready and after the dashboards' load, for the same CPU a request within the spread
-// (README "Performance", "The young generation at 4 MiB").
-
-/** V8's flags as the service runs with them. */
-export const SERVICE_V8_FLAGS = ['--max-semi-space-size=4'];
-
-/** A V8 flag's name: before any `=`, underscores read as dashes (V8 takes both). */
-const flagName = (flag) => flag.split('=')[0].replaceAll('_', '-');
-
-/**
- * Those of `wanted` (flags of SERVICE_V8_FLAGS) that neither `execArgv` nor NODE_OPTIONS names
- * already, whatever its value. None with --max-heap-size given: V8 refuses it beside both of the
- * sizes it derives.
- */
-export function missingV8Flags(execArgv, nodeOptions = '', wanted = SERVICE_V8_FLAGS) {
-  const given = new Set([...execArgv, ...nodeOptions.split(/\s+/)].filter((a) => a.startsWith('--')).map(flagName));
-  if (given.has('--max-heap-size')) return [];
-  return wanted.filter((flag) => !given.has(flagName(flag)));
-}
-
 /**
  * Runs this process again, in place, with what it lacks of `wanted` (a benchmark's peer may want
- * less) and of the V8 `flags`; returns when it lacks none or cannot (not Linux, a Node without
- * process.execve).
+ * less); returns when it lacks none or cannot (not Linux, a Node without process.execve).
  */
-export function execWithServiceMalloc(wanted = MALLOC_ENV, flags = []) {
+export function execWithServiceMalloc(wanted = MALLOC_ENV) {
   if (process.platform !== 'linux' || typeof process.execve !== 'function') return;
   const missing = missingMallocEnv(process.env, wanted);
-  const missingFlags = missingV8Flags(process.execArgv, process.env.NODE_OPTIONS, flags);
-  if (Object.keys(missing).length === 0 && missingFlags.length === 0) return;
-  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...missingFlags, ...process.argv.slice(1)], { ...process.env, ...missing });
+  if (Object.keys(missing).length === 0) return;
+  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], { ...process.env, ...missing });
 }

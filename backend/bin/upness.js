@@ -8,9 +8,9 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { execWithServiceMalloc, MALLOC_ENV, missingMallocEnv, missingV8Flags, SERVICE_V8_FLAGS } from './malloc.js';
+import { execWithServiceMalloc, missingMallocEnv } from './malloc.js';
 
-execWithServiceMalloc(MALLOC_ENV, SERVICE_V8_FLAGS);
+execWithServiceMalloc();
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 const canStripTypes = major > 22 || (major === 22 && minor >= 18);
@@ -34,8 +34,7 @@ if (canStripTypes) {
     process.exit(1);
   }
   const env = { ...process.env, ...missingMallocEnv(process.env) };
-  const flags = missingV8Flags(process.execArgv, process.env.NODE_OPTIONS);
-  const child = spawn(node, [...process.execArgv, ...flags, process.argv[1], ...process.argv.slice(2)], { stdio: 'inherit', env });
+  const child = spawn(node, [...process.execArgv, process.argv[1], ...process.argv.slice(2)], { stdio: 'inherit', env });
   // The child is the real process: pass on what would have stopped us, and end as it ends.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   child.on('error', (err) => {

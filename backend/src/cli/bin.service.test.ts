@@ -63,9 +63,6 @@ writeFileSync(
   });
 });
 
-/** The arguments the process `pid` runs with now (Linux: what its last exec was given). */
-const commandLineOf = (pid: number): string[] => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-
 /** The environment the process `pid` runs with now (Linux: what its last exec was given). */
 const environOf = (pid: number): Map<string, string> =>
   new Map(
@@ -115,18 +112,6 @@ const environOf = (pid: number): Map<string, string> =>
     expect(environ.has('MALLOC_MMAP_THRESHOLD_')).toBe(false);
     expect(environ.get('MALLOC_ARENA_MAX')).toBe('1');
     await stopped(serve);
-  });
-
-  it('runs itself again with a young generation of 4 MiB semi-spaces, and keeps a size the caller gave instead', async () => {
-    const serve = await startServe(['--memory', '--jobsets', '2', '--history-days', '1'], { env: withoutMallocEnv() });
-    expect(commandLineOf(serve.child.pid!)).toContain('--max-semi-space-size=4');
-    await stopped(serve);
-    const given = await startServe(['--memory', '--jobsets', '2', '--history-days', '1'], { env: withoutMallocEnv(), nodeArgs: ['--max-semi-space-size=8'] });
-    const line = commandLineOf(given.child.pid!);
-    expect(line).toContain('--max-semi-space-size=8');
-    expect(line).not.toContain('--max-semi-space-size=4');
-    expect(environOf(given.child.pid!).get('MALLOC_ARENA_MAX')).toBe('1');
-    await stopped(given);
   });
 
   it('reads the trace from standard input after running itself again', () => {

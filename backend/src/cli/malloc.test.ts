@@ -1,8 +1,7 @@
 // What `upness` adds to its environment before running itself again (backend/bin/malloc.js): glibc's
-// malloc variables the caller did not set, by name or as a tunable of GLIBC_TUNABLES, and V8's flags
-// the caller did not give, on the command line or in NODE_OPTIONS.
+// malloc variables the caller did not set, by name or as a tunable of GLIBC_TUNABLES.
 
-import { MALLOC_ENV, missingMallocEnv, missingV8Flags, SERVICE_V8_FLAGS } from '../../bin/malloc.js';
+import { MALLOC_ENV, missingMallocEnv } from '../../bin/malloc.js';
 
 describe('missingMallocEnv', () => {
   it('adds one arena (all threads allocate from one pool) and a fixed mmap threshold of 128 KiB (glibc leaves it dynamic) to an environment without them', () => {
@@ -27,31 +26,5 @@ describe('missingMallocEnv', () => {
   it('asks only for what it is given to want (a benchmark peer with the threshold left dynamic)', () => {
     expect(missingMallocEnv({}, { MALLOC_ARENA_MAX: '2' })).toEqual({ MALLOC_ARENA_MAX: '2' });
     expect(missingMallocEnv({ MALLOC_ARENA_MAX: '2' }, { MALLOC_ARENA_MAX: '2' })).toEqual({});
-  });
-});
-
-describe('missingV8Flags', () => {
-  it("adds a young generation of two 4 MiB semi-spaces (V8's own highest is 16 MiB each) to a command line without one", () => {
-    expect(SERVICE_V8_FLAGS).toEqual(['--max-semi-space-size=4']);
-    expect(missingV8Flags([])).toEqual(['--max-semi-space-size=4']);
-    expect(missingV8Flags(['--expose-gc', '--import', '/x/probe.js'], '--enable-source-maps')).toEqual(['--max-semi-space-size=4']);
-  });
-
-  it('keeps a size the caller gave, on the command line or in NODE_OPTIONS, in either spelling, whatever its value', () => {
-    expect(missingV8Flags(['--max-semi-space-size=16'])).toEqual([]);
-    expect(missingV8Flags(['--max_semi_space_size=1'])).toEqual([]);
-    expect(missingV8Flags([], '--max-old-space-size=512  --max-semi-space-size=32')).toEqual([]);
-    // A flag whose name only begins like it is another.
-    expect(missingV8Flags(['--max-semi-space-size-x=1'])).toEqual(SERVICE_V8_FLAGS);
-  });
-
-  it('adds none beside --max-heap-size (V8 refuses it with both sizes it derives)', () => {
-    expect(missingV8Flags(['--max-heap-size=600', '--max-old-space-size=500'])).toEqual([]);
-    expect(missingV8Flags([], '--max_heap_size=600')).toEqual([]);
-  });
-
-  it('asks only for what it is given to want', () => {
-    expect(missingV8Flags([], '', [])).toEqual([]);
-    expect(missingV8Flags(['--max-semi-space-size=8'], '', ['--max-semi-space-size=4', '--stack-size=2000'])).toEqual(['--stack-size=2000']);
   });
 });
