@@ -1,0 +1,61 @@
+// How bench:dashboards times a panel's request against its peer, and how it judges the two: pure,
+// so that its tests need no service.
+//
+// A panel of a few milliseconds timed five times is judged by what a garbage collection or another
+// process does to one or two of those runs. So the pairs (the panel, then its peer) go on until the
+// smaller side's timed runs add up to a time budget, between a least and a most number of pairs:
+// with the defaults (5, 60, 300 ms) a panel or peer of 20 ms or less gets at least 15 pairs, one of
+// 60 ms or more the 5 it always had. Each side keeps its median and its least.
+
+import { stats } from './prometheus/proc.ts';
+
+export interface RunPlan {
+  /** Pairs timed whatever their time. */
+  leastPairs: number;
+  /** Pairs timed at most, however small the panel. */
+  mostPairs: number;
+  /** The smaller side's timed runs add up to at least this, ms, before the pairs stop (within the two counts). */
+  budgetMs: number;
+}
+
+/** Whether another pair is to be timed after the runs of the panel (`mine`) and of its peer so far. */
+export function wantsAnotherPair(plan: RunPlan, mine: readonly number[], peer: readonly number[]): boolean {
+  const pairs = Math.min(mine.length, peer.length);
+  if (pairs < plan.leastPairs) return true;
+  if (pairs >= plan.mostPairs) return false;
+  return Math.min(sum(mine), sum(peer)) < plan.budgetMs;
+}
+
+/** A panel's timed runs against its peer's. */
+export interface Judged {
+  pairs: number;
+  medianMs: number;
+  leastMs: number;
+  peerMedianMs: number;
+  peerLeastMs: number;
+  /** The panel's median over twice its peer's: the judgement. */
+  overTwiceByMedian: boolean;
+  /** The panel's least over twice its peer's: what the machine did to neither. */
+  overTwiceByLeast: boolean;
+}
+
+export function judge(mine: readonly number[], peer: readonly number[]): Judged {
+  if (mine.length === 0 || mine.length !== peer.length) throw new Error(`a panel is judged on pairs of runs, not ${mine.length} runs against ${peer.length}`);
+  const own = stats(mine);
+  const other = stats(peer);
+  return {
+    pairs: mine.length,
+    medianMs: own.median,
+    leastMs: own.min,
+    peerMedianMs: other.median,
+    peerLeastMs: other.min,
+    overTwiceByMedian: own.median > 2 * other.median,
+    overTwiceByLeast: own.min > 2 * other.min,
+  };
+}
+
+function sum(values: readonly number[]): number {
+  let total = 0;
+  for (const v of values) total += v;
+  return total;
+}
