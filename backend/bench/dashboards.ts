@@ -27,6 +27,10 @@
 // --data-dir DIR serves a data dir kept by `bench:store` (e.g. $TMPDIR/upness-bench-restart-2000x30d-seed42:
 // JobSets alone, as --trace-fleet, ready in seconds): a copy of it (`cp -a`, removed after), as
 // `upness serve --data-dir COPY --trace /dev/null`, so the kept dir is never written.
+// A kept fleet (--trace-fleet, --data-dir) ends long before the wall clock: its requests are asked up
+// to an hour before its horizon instead, moving on with the wall clock (panel-runs.ts keptFleetClock;
+// until 2026-11-28 they were asked at the wall clock, and most panels answered empty frames). Each
+// run says how many answers held no frame.
 // --service-flags="F …": Node or V8 flags for the service's process (e.g. a heap option, measured).
 // --owners: the service also preloads buffer-owners.js, and each memory reading lists its live typed
 // arrays' backing stores by the code that made them (with --service-flags=--expose-gc: after a full
@@ -64,7 +68,7 @@ import { UsageBook } from '../src/usage/book.ts';
 import { cpuSeconds, fmt, int, memory, MiB, ms, sleep, stats, timedFetch, type Timed } from './prometheus/proc.ts';
 import { loadFleet, UpnessServer } from './prometheus/upness.ts';
 import { benchArgs } from './args.ts';
-import { judge, wantsAnotherPair, type Judged, type RunPlan } from './panel-runs.ts';
+import { judge, keptFleetClock, wantsAnotherPair, type Judged, type RunPlan } from './panel-runs.ts';
 
 const { values: args } = benchArgs(import.meta.filename, {
   options: {
@@ -280,8 +284,15 @@ async function panelRequests(values: ValuesOf, now: number): Promise<PanelReques
  * of a later moment, so no answer can be reused from an earlier one).
  */
 function post(url: string, body: Json): Promise<Timed> {
-  return timedFetch(`${url}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(askedAt(body, Date.now())) });
+  return timedFetch(`${url}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(askedAt(body, askedNow(Date.now()))) });
 }
+
+/**
+ * The moment a request is asked at, from the wall clock: the wall clock itself for the live
+ * simulated cluster; for a kept fleet (--data-dir, --trace-fleet), whose history ends long before,
+ * up to an hour before its horizon (keptFleetClock), set once the service is ready.
+ */
+let askedNow = (wallMs: number): number => wallMs;
 
 /** A panel's request as asked at `to`: its range ends then. */
 function askedAt(body: Json, to: number): Json {
@@ -298,6 +309,18 @@ interface PanelResult extends Judged {
   /** The peer's status: a peer that is refused (its whole fleet, one JobSet at a time, over the limit) is no measure. */
   peerStatus: number;
   bytes: number;
+  /** The frames of the last answer, all its queries': none says the panel had nothing to show. */
+  frames: number;
+}
+
+/** How many frames an answer of POST /api/v1/query holds, over its queries. */
+function framesOf(body: string): number {
+  try {
+    const results = Object.values((JSON.parse(body) as { results?: Record<string, { frames?: unknown[] }> }).results ?? {});
+    return results.reduce((n, r) => n + (r.frames?.length ?? 0), 0);
+  } catch {
+    return 0;
+  }
 }
 
 async function timePanels(url: string, requests: PanelRequest[]): Promise<PanelResult[]> {
@@ -324,6 +347,7 @@ async function timePanels(url: string, requests: PanelRequest[]): Promise<PanelR
       status: last!.status,
       peerStatus: lastPeer!.status,
       bytes: Buffer.byteLength(last!.body),
+      frames: framesOf(last!.body),
     });
   }
   return results;
@@ -471,7 +495,12 @@ async function main(): Promise<void> {
     const ready = JSON.parse((await timedFetch(`${service.url}/readyz`)).body) as { jobsets: number; horizon: string };
     log(`ready in ${fmt((performance.now() - started) / 1000)} s: ${int(ready.jobsets)} JobSets, RSS ${fmt(memory(service.pid).rssBytes / MiB)} MiB`);
     const memoryReadings = [await memoryNow(service.pid, 'once ready')];
-    const requests = await panelRequests(valuesOver(service.url), Date.parse(ready.horizon));
+    const horizon = Date.parse(ready.horizon);
+    if (args['trace-fleet'] || DATA_DIR !== undefined) {
+      askedNow = keptFleetClock(horizon, Date.now());
+      log(`the fleet's history ends at ${ready.horizon}: every request is asked up to an hour before it (not at the wall clock, where no panel has data)`);
+    }
+    const requests = await panelRequests(valuesOver(service.url), horizon);
     log(
       `${requests.length} panel requests (${new Set(requests.map((r) => `${r.dashboard}/${r.panel}`)).size} panels × their selections), each against its peer in pairs ` +
         `until the smaller side's timed runs add up to ${int(BUDGET_MS)} ms, ${RUNS}–${MOST_RUNS} pairs; load average ${loadAverage()} …`,
@@ -500,6 +529,8 @@ async function main(): Promise<void> {
     log(`over 2× by the median (the judgement): ${named(compared.filter((p) => p.overTwiceByMedian))}`);
     log(`over 2× by the least: ${named(compared.filter((p) => p.overTwiceByLeast))}`);
     log(`over 2× by both: ${named(compared.filter((p) => p.overTwiceByMedian && p.overTwiceByLeast))}`);
+    const empty = panels.filter((p) => p.frames === 0);
+    log(`answers without a frame (nothing to show): ${empty.length} of ${panels.length}${empty.length === 0 ? '' : ` (${empty.slice(0, 5).map((p) => `${p.dashboard} · ${p.panel} · ${p.selection}`).join('; ')}${empty.length > 5 ? '; …' : ''})`}`);
     log(`largest answer: ${fmt(biggest.bytes / 1024)} KiB (${biggest.dashboard} · ${biggest.panel} · ${biggest.selection}); not 200: ${failed.length}`);
     for (const f of failed) log(`  ${f.status}: ${f.dashboard} · ${f.panel} · ${f.selection}`);
     log();

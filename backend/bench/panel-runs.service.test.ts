@@ -1,7 +1,7 @@
 // bench:dashboards' timing plan and judgement (panel-runs.ts), against hand-computed counts and
 // medians. Pure: no service is started (it sits with the other bench tests in the service tier).
 
-import { judge, wantsAnotherPair, type RunPlan } from './panel-runs.ts';
+import { judge, keptFleetClock, wantsAnotherPair, type RunPlan } from './panel-runs.ts';
 
 const PLAN: RunPlan = { leastPairs: 5, mostPairs: 60, budgetMs: 300 };
 
@@ -70,5 +70,27 @@ describe('judge', () => {
   it('refuses runs that are not pairs', () => {
     expect(() => judge([1, 2], [1])).toThrow('not 2 runs against 1');
     expect(() => judge([], [])).toThrow('pairs of runs');
+  });
+});
+
+describe('keptFleetClock', () => {
+  const horizon = Date.UTC(2026, 0, 30, 23, 59, 59, 977);
+  const started = Date.UTC(2026, 10, 27, 22, 0, 0);
+  const clock = keptFleetClock(horizon, started);
+
+  it('asks an hour before the horizon at the start, and moves on with the wall clock', () => {
+    expect(clock(started)).toBe(horizon - 3_600_000);
+    expect(clock(started + 1)).toBe(horizon - 3_599_999);
+    expect(clock(started + 150_000)).toBe(horizon - 3_450_000);
+  });
+
+  it('never asks past the horizon: an hour on, it is back an hour', () => {
+    expect(clock(started + 3_599_999)).toBe(horizon - 1);
+    expect(clock(started + 3_600_000)).toBe(horizon - 3_600_000);
+    expect(clock(started + 7_200_001)).toBe(horizon - 3_599_999);
+    for (let wall = started - 5_000_000; wall < started + 20_000_000; wall += 123_457) {
+      expect(clock(wall)).toBeLessThan(horizon);
+      expect(clock(wall)).toBeGreaterThanOrEqual(horizon - 3_600_000);
+    }
   });
 });

@@ -59,3 +59,17 @@ function sum(values: readonly number[]): number {
   for (const v of values) total += v;
   return total;
 }
+
+/** How far before a kept fleet's horizon the requests' ranges end, at most. */
+export const BEHIND_HORIZON_MS = 3_600_000;
+
+/**
+ * The "now" each request is asked at, for a fleet whose history ends at `horizonMs`, long before
+ * the wall clock (a data dir, a replayed trace): a range ending at the wall clock would hold no
+ * data, and every panel would answer empty frames. So the asks end up to an hour before the
+ * horizon and move on with the wall clock from `startedMs` (each refresh asks of a later moment,
+ * so no answer is the one before), back by an hour each time they reach the horizon.
+ */
+export function keptFleetClock(horizonMs: number, startedMs: number): (wallMs: number) => number {
+  return (wallMs) => horizonMs - BEHIND_HORIZON_MS + ((((wallMs - startedMs) % BEHIND_HORIZON_MS) + BEHIND_HORIZON_MS) % BEHIND_HORIZON_MS);
+}
