@@ -6,9 +6,9 @@
 //           answer's size, against the peer in the same run: the same request without any selection
 //           (no namespaces, no name), the path a whole-fleet answer takes. After one untimed run of
 //           each, the panel and its peer are timed in turn, pair after pair (panel-runs.ts), until
-//           the smaller side's timed runs add up to --budget-ms B (default 300), at least --runs R
-//           (default 5) and at most --most-runs M (default 60) pairs: a panel or peer of 20 ms or
-//           less gets 15 pairs or more, where five runs of a 6 ms panel were judged by what one
+//           both sides' timed runs add up to --budget-ms B (default 600), at least --runs R
+//           (default 5) and at most --most-runs M (default 60) pairs: a panel and peer of 20 ms or
+//           less get 15 pairs or more, where five runs of a 6 ms panel were judged by what one
 //           garbage collection or another process did to two of them. A panel is over 2× when its
 //           median is over twice its peer's median (the judgement); the summary also names the
 //           panels over 2× by their least times, and those over by both
@@ -105,7 +105,7 @@ for (const [name, value] of [['clients', CLIENTS], ['seconds', SECONDS], ['runs'
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a whole number of at least 1, not ${String(args[name])}`);
 }
 if (!IN_PROCESS && MOST_RUNS < RUNS) throw new Error(`--most-runs ${MOST_RUNS} is fewer than --runs ${RUNS}`);
-const BUDGET_MS = Number(args['budget-ms'] ?? (args.smoke ? 0 : 300));
+const BUDGET_MS = Number(args['budget-ms'] ?? (args.smoke ? 0 : 600));
 if (!(BUDGET_MS >= 0)) throw new Error(`--budget-ms must be a number of milliseconds, not ${args['budget-ms']}`);
 /** How many pairs of a panel's request and its peer are timed (panel-runs.ts). */
 const PLAN: RunPlan = { leastPairs: RUNS, mostPairs: MOST_RUNS, budgetMs: BUDGET_MS };
@@ -503,7 +503,7 @@ async function main(): Promise<void> {
     const requests = await panelRequests(valuesOver(service.url), horizon);
     log(
       `${requests.length} panel requests (${new Set(requests.map((r) => `${r.dashboard}/${r.panel}`)).size} panels × their selections), each against its peer in pairs ` +
-        `until the smaller side's timed runs add up to ${int(BUDGET_MS)} ms, ${RUNS}–${MOST_RUNS} pairs; load average ${loadAverage()} …`,
+        `until both sides' timed runs add up to ${int(BUDGET_MS)} ms, ${RUNS}–${MOST_RUNS} pairs; load average ${loadAverage()} …`,
     );
     const timing0 = performance.now();
     const panels = await timePanels(service.url, requests);

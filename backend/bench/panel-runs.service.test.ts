@@ -3,7 +3,7 @@
 
 import { judge, keptFleetClock, wantsAnotherPair, type RunPlan } from './panel-runs.ts';
 
-const PLAN: RunPlan = { leastPairs: 5, mostPairs: 60, budgetMs: 300 };
+const PLAN: RunPlan = { leastPairs: 5, mostPairs: 60, budgetMs: 600 };
 
 /** How many pairs the plan times for a panel and a peer that always take these times. */
 function pairsTimed(plan: RunPlan, panelMs: number, peerMs: number): number {
@@ -17,32 +17,32 @@ function pairsTimed(plan: RunPlan, panelMs: number, peerMs: number): number {
 }
 
 describe('wantsAnotherPair', () => {
-  it('times a small panel until the smaller side has spent the budget', () => {
-    expect(pairsTimed(PLAN, 6, 13)).toBe(50); // 50 × 6 ms = 300 ms
-    expect(pairsTimed(PLAN, 13, 6)).toBe(50); // the peer is the smaller side
-    expect(pairsTimed(PLAN, 20, 20)).toBe(15);
-    expect(pairsTimed(PLAN, 19, 25)).toBe(16); // 15 × 19 = 285 < 300
-    expect(pairsTimed(PLAN, 40, 13)).toBe(24); // 23 × 13 = 299 < 300
+  it('times a small pair until both sides have spent the budget', () => {
+    expect(pairsTimed(PLAN, 20, 20)).toBe(15); // 15 × 40 ms = 600 ms
+    expect(pairsTimed(PLAN, 6, 13)).toBe(32); // 31 × 19 = 589 < 600
+    expect(pairsTimed(PLAN, 13, 6)).toBe(32);
+    expect(pairsTimed(PLAN, 19, 25)).toBe(14); // 13 × 44 = 572 < 600
+    expect(pairsTimed(PLAN, 48, 8.6)).toBe(11); // 10 × 56.6 = 566 < 600
   });
 
   it('times at least the least pairs and at most the most', () => {
     expect(pairsTimed(PLAN, 60, 80)).toBe(5);
-    expect(pairsTimed(PLAN, 500, 2)).toBe(60);
+    expect(pairsTimed(PLAN, 6, 300)).toBe(5); // far from 2×: no 15 s of the peer's runs
     expect(pairsTimed(PLAN, 0.5, 0.4)).toBe(60);
     expect(pairsTimed({ leastPairs: 1, mostPairs: 60, budgetMs: 0 }, 1, 1)).toBe(1);
     expect(pairsTimed({ leastPairs: 7, mostPairs: 7, budgetMs: 1e9 }, 1, 1)).toBe(7);
   });
 
   it('goes by the time each run took, not by a median', () => {
-    // The panel the smaller side: 4 runs of 5 ms and one of 200, 220 ms after 5 pairs, 300 after 21 (its median 5 ms would need 60).
+    // 4 runs of 5 ms and one of 200 against 5 of 10 ms: 270 ms after 5 pairs, 600 after 27 (medians would need 40).
     const mine = [5, 5, 200, 5, 5];
-    const peer = [20, 20, 20, 20, 20];
+    const peer = [10, 10, 10, 10, 10];
     expect(wantsAnotherPair(PLAN, mine, peer)).toBe(true);
     while (wantsAnotherPair(PLAN, mine, peer)) {
       mine.push(5);
-      peer.push(20);
+      peer.push(10);
     }
-    expect(mine.length).toBe(21);
+    expect(mine.length).toBe(27);
   });
 });
 

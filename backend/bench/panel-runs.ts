@@ -3,9 +3,11 @@
 //
 // A panel of a few milliseconds timed five times is judged by what a garbage collection or another
 // process does to one or two of those runs. So the pairs (the panel, then its peer) go on until the
-// smaller side's timed runs add up to a time budget, between a least and a most number of pairs:
-// with the defaults (5, 60, 300 ms) a panel or peer of 20 ms or less gets at least 15 pairs, one of
-// 60 ms or more the 5 it always had. Each side keeps its median and its least.
+// timed runs of both sides add up to a time budget, between a least and a most number of pairs:
+// with the defaults (5, 60, 600 ms) a panel and peer of 20 ms or less get at least 15 pairs, a pair
+// of 120 ms or more the 5 it always had. (Not until the smaller side alone has spent its half: a
+// panel of 6 ms against a peer of 300 ms, far from 2×, would then cost 15 s of the peer's runs.)
+// Each side keeps its median and its least.
 
 import { stats } from './prometheus/proc.ts';
 
@@ -14,7 +16,7 @@ export interface RunPlan {
   leastPairs: number;
   /** Pairs timed at most, however small the panel. */
   mostPairs: number;
-  /** The smaller side's timed runs add up to at least this, ms, before the pairs stop (within the two counts). */
+  /** Both sides' timed runs add up to at least this, ms, before the pairs stop (within the two counts). */
   budgetMs: number;
 }
 
@@ -23,7 +25,7 @@ export function wantsAnotherPair(plan: RunPlan, mine: readonly number[], peer: r
   const pairs = Math.min(mine.length, peer.length);
   if (pairs < plan.leastPairs) return true;
   if (pairs >= plan.mostPairs) return false;
-  return Math.min(sum(mine), sum(peer)) < plan.budgetMs;
+  return sum(mine) + sum(peer) < plan.budgetMs;
 }
 
 /** A panel's timed runs against its peer's. */
