@@ -11,7 +11,7 @@
 //           less get 15 pairs or more, where five runs of a 6 ms panel were judged by what one
 //           garbage collection or another process did to two of them. A panel is over 2× when its
 //           median is over twice its peer's median (the judgement); the summary also names the
-//           panels over 2× by their least times, and those over by both
+//           panels over 2× by their least times, and those over by both; its JSON keeps every run
 //   load    C clients (default 16), each refreshing one dashboard after another as fast as it is
 //           answered, one panel's request at a time (so C requests are in flight): requests/s,
 //           p50, p99, max, the server's CPU per request, and any answer that is not 200
@@ -311,6 +311,9 @@ interface PanelResult extends Judged {
   bytes: number;
   /** The frames of the last answer, all its queries': none says the panel had nothing to show. */
   frames: number;
+  /** Every timed run of the panel's request and of its peer, ms, in the order asked (the JSON's, for a second look). */
+  runsMs: number[];
+  peerRunsMs: number[];
 }
 
 /** How many frames an answer of POST /api/v1/query holds, over its queries. */
@@ -348,6 +351,8 @@ async function timePanels(url: string, requests: PanelRequest[]): Promise<PanelR
       peerStatus: lastPeer!.status,
       bytes: Buffer.byteLength(last!.body),
       frames: framesOf(last!.body),
+      runsMs: mine,
+      peerRunsMs: peer,
     });
   }
   return results;
