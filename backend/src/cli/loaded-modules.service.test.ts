@@ -77,6 +77,11 @@ describe('what the service loads', () => {
       whileUp: async (url) => {
         // `ready` has asked /readyz already; /healthz too, as a kubelet does.
         expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'ok' });
+        // Every spelling, HEAD and a conditional request too: the server's own answers.
+        expect(await (await fetch(`${url}/READYZ/`)).json()).toMatchObject({ ready: true });
+        expect((await fetch(`${url}/healthz`, { method: 'HEAD' })).status).toBe(200);
+        // (fetch adds `Cache-Control: no-cache` to a conditional request unless it has a Cache-Control.)
+        expect((await fetch(`${url}/healthz`, { headers: { 'If-None-Match': '*', 'Cache-Control': 'max-age=0' } })).status).toBe(304);
       },
     });
     expect(matching(loaded, NOT_UNTIL_ASKED)).toEqual([]);

@@ -9,7 +9,6 @@ import express, { type RequestHandler } from 'express';
 import { instrumented, QUERY_PATH, type AppOptions, type ResolvedAppOptions } from './app.ts';
 import { requireToken } from './auth.ts';
 import { errorHandler, notFound } from './errors.ts';
-import { HEALTH_PATHS, healthAnswer } from './health.ts';
 import { jobsetRoutes } from './jobsets.ts';
 import { JSON_BODY_OPTIONS } from './json-body.ts';
 import { inApiRouter, requestTiming, type RequestTimer } from './metrics.ts';
@@ -40,13 +39,6 @@ export function buildApi(options: ResolvedAppOptions, time: RequestTimer): expre
   // POST /api/v1/query's other spellings (`/api/v1/query/`, another case), with the same steps as
   // the rest of /api/v1 (token, body, durability). (The server answers the exact path itself.)
   app.post(QUERY_PATH, auth, json, durable, queryHandler(answer));
-  // The server answers the health checks' exact paths itself (app.ts); the app the other spellings.
-  for (const path of HEALTH_PATHS) {
-    app.get(path, (_req, res) => {
-      const { status, body } = healthAnswer(path, view, now);
-      res.status(status).json(body);
-    });
-  }
 
   const api = express.Router();
   api.use(inApiRouter);

@@ -568,8 +568,8 @@ describe('the OpenAPI description', () => {
       }
     };
     walk((app as any).router.stack, '');
-    // The routes only the server answers (values.ts, direct-get.ts), checked by their own tests.
-    for (const route of ['get /api/v1/values/{what}', 'get /metrics']) routes.add(route);
+    // The routes only the server answers (health.ts, values.ts, direct-get.ts), checked by their own tests.
+    for (const route of ['get /healthz', 'get /readyz', 'get /api/v1/values/{what}', 'get /metrics']) routes.add(route);
     const documented = new Set(Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`)));
     expect([...routes].sort()).toEqual([...documented].sort());
   });

@@ -2,7 +2,8 @@
 // here on Node's own server, and POST /api/v1/query (query.ts: the query engine and zod, without
 // express), GET /api/v1/values/{what} (values.ts: what "Save & test" and the dashboards' variables
 // ask) and GET /metrics (direct-get.ts), in every spelling, too, each loaded on its first request
-// (the only implementation of those two routes); every other request goes to the API (api.ts: express 5,
+// (the only implementation of those routes, the health checks' too); every other request goes to
+// the API (api.ts: express 5,
 // zod's schemas, the query engine), loaded on the first request that needs it, so that a service
 // nobody has asked yet holds none of it, and one Grafana uses no express (issue 21 §3, the empty
 // service). The metrics registry and its request timer are made here, at start, so that
@@ -16,7 +17,7 @@ import { registerViewMetrics } from '../runtime/metrics.ts';
 import type { ServedView } from '../runtime/served-view.ts';
 import { registerStoreMetrics } from '../store/metrics.ts';
 import type { StoreStatus } from '../store/store.ts';
-import { HEALTH_PATHS, healthAnswer, type HealthPath } from './health.ts';
+import { healthAnswer } from './health.ts';
 import { sendJson } from './json-answer.ts';
 import { arrivedNow, createRegistry, requestTimer, type RequestTimer } from './metrics.ts';
 
@@ -67,21 +68,32 @@ export function instrumented(appOptions: AppOptions): { options: ResolvedAppOpti
 }
 
 /**
- * GET /healthz and /readyz, exactly those paths (a query string allowed), answered as express
- * answered them (the same status, body and headers; timed under the same route). Anything else,
- * `/healthz/`, `/HEALTHZ`, HEAD or a conditional request among them, goes to the API, whose express
- * app answers it as before. Returns false for a request it does not answer.
+ * GET and HEAD of /healthz and /readyz in every spelling (HEALTH_PATH), answered here (health.ts),
+ * with the headers res.json sent, a conditional request as express answered it (notModified), and
+ * timed under its route as declared. Returns false for a request it does not answer.
  */
 export function healthRoute(view: ServedView, now: () => number, time: RequestTimer): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
-    if (req.method !== 'GET' || req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined) return false;
-    const { path } = targetOf(req);
-    if (!(HEALTH_PATHS as readonly string[]).includes(path)) return false;
-    time(req, res, () => path);
-    const { status, body } = healthAnswer(path as HealthPath, view, now);
-    sendJson(res, status, JSON.stringify(body));
+    const path = getRequest(req)?.path;
+    const check = path === undefined ? null : HEALTH_PATH.exec(path)?.[1]?.toLowerCase();
+    if (check !== 'healthz' && check !== 'readyz') return false;
+    time(req, res, () => `/${check}`);
+    const { status, body } = healthAnswer(check, view, now);
+    if (status === 200 && notModified(req)) res.writeHead(304).end();
+    else sendJson(res, status, JSON.stringify(body));
     return true;
   };
+}
+
+/**
+ * Whether a request's conditions leave its 2xx answer unsent (a 304), as express's `req.fresh`
+ * decides it for an answer with neither ETag nor Last-Modified: only `If-None-Match: *` (RFC 9110
+ * §13.1.2: the resource has a representation), unless the client asks for no cache.
+ */
+export function notModified(req: IncomingMessage): boolean {
+  const { headers } = req;
+  if (headers['if-none-match'] !== '*' || headers['if-modified-since'] !== undefined) return false;
+  return !/(?:^|,)\s*?no-cache\s*?(?:,|$)/.test(headers['cache-control'] ?? '');
 }
 
 /**
@@ -118,6 +130,7 @@ export function getRequest(req: IncomingMessage): { path: string; query: string 
 
 // Every spelling express's router took for these routes (case-insensitive, one trailing slash
 // allowed): the server answers them all, so that each route has one implementation.
+const HEALTH_PATH = /^\/(healthz|readyz)\/?$/i;
 const METRICS_PATH = /^\/metrics\/?$/i;
 /** GET /api/v1/values/{what}'s paths; the first group is `what`, still percent-encoded. */
 export const VALUES_PATH = /^\/api\/v1\/values\/([^/]+)\/?$/i;
