@@ -77,11 +77,12 @@ describe('what the service loads', () => {
       whileUp: async (url) => {
         // `ready` has asked /readyz already; /healthz too, as a kubelet does.
         expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'ok' });
-        // Every spelling, HEAD and a conditional request too: the server's own answers.
+        // Every spelling, HEAD and a conditional request too, and OPTIONS of any route: the server's own answers.
         expect(await (await fetch(`${url}/READYZ/`)).json()).toMatchObject({ ready: true });
         expect((await fetch(`${url}/healthz`, { method: 'HEAD' })).status).toBe(200);
         // (fetch adds `Cache-Control: no-cache` to a conditional request unless it has a Cache-Control.)
         expect((await fetch(`${url}/healthz`, { headers: { 'If-None-Match': '*', 'Cache-Control': 'max-age=0' } })).status).toBe(304);
+        expect((await fetch(`${url}/api/v1/jobsets`, { method: 'OPTIONS' })).headers.get('allow')).toBe('GET, HEAD');
       },
     });
     expect(matching(loaded, NOT_UNTIL_ASKED)).toEqual([]);

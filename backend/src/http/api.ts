@@ -1,9 +1,9 @@
 // The HTTP API (see README.md beside this file): express 5, JSON in and out, bad input a 400 that
 // names the field, never a 500 for it. One module per resource, each a Router; this one composes
 // them, with the token and the store's group commit. Loaded by the server (app.ts) on the first
-// request that is neither a health check, POST /api/v1/query (query.ts), GET /api/v1/values/{what}
-// (values.ts) nor GET /metrics (direct-get.ts), which the server answers on Node's own server with
-// the same steps, with the options and the request timer it made.
+// request that is neither a health check, an OPTIONS of a route, POST /api/v1/query (query.ts),
+// GET /api/v1/values/{what} (values.ts) nor GET /metrics (direct-get.ts), which the server answers
+// on Node's own server with the same steps, with the options and the request timer it made.
 
 import express, { type RequestHandler } from 'express';
 import { instrumented, QUERY_PATH, type AppOptions, type ResolvedAppOptions } from './app.ts';
@@ -46,7 +46,8 @@ export function buildApi(options: ResolvedAppOptions, time: RequestTimer): expre
     res.json(openApiDocument());
   });
   api.use(auth);
-  api.use(json);
+  // No body parser here: these routes are GETs, and a GET's body means nothing (RFC 9110 §9.3.1),
+  // so none is read on any route (the server's own GETs do not read one either).
   api.use(durable);
   api.use(jobsetRoutes(view, now));
   app.use('/api/v1', api);

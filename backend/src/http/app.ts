@@ -1,13 +1,12 @@
-// The service's HTTP server (see README.md beside this file). GET /healthz and /readyz are answered
-// here on Node's own server, and POST /api/v1/query (query.ts: the query engine and zod, without
-// express), GET /api/v1/values/{what} (values.ts: what "Save & test" and the dashboards' variables
-// ask) and GET /metrics (direct-get.ts), in every spelling, too, each loaded on its first request
-// (the only implementation of those routes, the health checks' too); every other request goes to
-// the API (api.ts: express 5,
-// zod's schemas, the query engine), loaded on the first request that needs it, so that a service
-// nobody has asked yet holds none of it, and one Grafana uses no express (issue 21 §3, the empty
-// service). The metrics registry and its request timer are made here, at start, so that
-// every request is counted.
+// The service's HTTP server (see README.md beside this file). GET /healthz and /readyz, and OPTIONS
+// of every route (ROUTES), are answered here on Node's own server, and POST /api/v1/query (query.ts:
+// the query engine and zod, without express), GET /api/v1/values/{what} (values.ts: what "Save &
+// test" and the dashboards' variables ask) and GET /metrics (direct-get.ts), in every spelling, too,
+// each loaded on its first request (the only implementation of those routes, the health checks'
+// too); every other request goes to the API (api.ts: express 5, zod's schemas, the query engine),
+// loaded on the first request that needs it, so that a service nobody has asked yet holds none of
+// it, and one Grafana uses no express (issue 21 §3, the empty service). The metrics registry and its
+// request timer are made here, at start, so that every request is counted.
 
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -128,12 +127,36 @@ export function getRequest(req: IncomingMessage): { path: string; query: string 
   return req.method === 'GET' || req.method === 'HEAD' ? targetOf(req) : null;
 }
 
-// Every spelling express's router took for these routes (case-insensitive, one trailing slash
-// allowed): the server answers them all, so that each route has one implementation.
+/**
+ * A route's path as declared (`:name` a segment), in every spelling express's router took:
+ * any case, one trailing slash allowed; each `:name` a capture group, still percent-encoded.
+ */
+function routePath(declared: string): RegExp {
+  const pattern = declared
+    .split('/')
+    .map((part) => (part.startsWith(':') ? '([^/]+)' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${pattern}/?$`, 'i');
+}
+
+/** Every route the service answers, as declared, and the methods it takes (HEAD with GET: Node answers it without a body). */
+export const ROUTES: readonly { path: string; methods: readonly string[] }[] = [
+  { path: '/healthz', methods: ['GET', 'HEAD'] },
+  { path: '/readyz', methods: ['GET', 'HEAD'] },
+  { path: '/metrics', methods: ['GET', 'HEAD'] },
+  { path: '/api/v1/query', methods: ['POST'] },
+  { path: '/api/v1/openapi.json', methods: ['GET', 'HEAD'] },
+  { path: '/api/v1/values/:what', methods: ['GET', 'HEAD'] },
+  { path: '/api/v1/jobsets', methods: ['GET', 'HEAD'] },
+  { path: '/api/v1/jobsets/:namespace/:name', methods: ['GET', 'HEAD'] },
+  { path: '/api/v1/nodepools/:name', methods: ['GET', 'HEAD'] },
+];
+const ROUTE_PATHS = ROUTES.map((route) => ({ ...route, pattern: routePath(route.path) }));
+
 const HEALTH_PATH = /^\/(healthz|readyz)\/?$/i;
-const METRICS_PATH = /^\/metrics\/?$/i;
+const METRICS_PATH = routePath('/metrics');
 /** GET /api/v1/values/{what}'s paths; the first group is `what`, still percent-encoded. */
-export const VALUES_PATH = /^\/api\/v1\/values\/([^/]+)\/?$/i;
+export const VALUES_PATH = routePath('/api/v1/values/:what');
 
 /** Whether a request is the metrics route's (direct-get.ts): a GET or HEAD of /metrics. */
 export function isMetricsRequest(req: IncomingMessage): boolean {
@@ -145,6 +168,24 @@ export function isMetricsRequest(req: IncomingMessage): boolean {
 export function isValuesRequest(req: IncomingMessage): boolean {
   const path = getRequest(req)?.path;
   return path !== undefined && VALUES_PATH.test(path);
+}
+
+/**
+ * OPTIONS of any route, in any spelling: 204 with `Allow`, the methods the route takes (RFC 9110
+ * §9.3.7), without the token (it tells no data, as the OpenAPI document). Answered here, so that
+ * every route answers it alike; false for a request that is not an OPTIONS of a route (an unknown
+ * path is the app's 404, as for any method).
+ */
+export function optionsRoute(time: RequestTimer): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    if (req.method !== 'OPTIONS') return false;
+    const { path } = targetOf(req);
+    const route = ROUTE_PATHS.find((r) => r.pattern.test(path));
+    if (route === undefined) return false;
+    time(req, res, () => route.path);
+    res.writeHead(204, { Allow: route.methods.join(', ') }).end();
+    return true;
+  };
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -182,12 +223,13 @@ function loadedOnFirstRequest(load: () => Promise<Handler>, logger: Logger): Han
 export function createServer(appOptions: AppOptions): Server {
   const { options, time } = instrumented(appOptions);
   const health = healthRoute(options.view, options.now, time);
+  const allowed = optionsRoute(time);
   const query = loadedOnFirstRequest(() => import('./query.ts').then(({ serviceQueryRoute }) => serviceQueryRoute(options, time)), options.logger);
   const values = loadedOnFirstRequest(() => import('./values.ts').then(({ valuesRoute }) => valuesRoute(options, time)), options.logger);
   const metrics = loadedOnFirstRequest(() => import('./direct-get.ts').then(({ metricsRoute }) => metricsRoute(options, time)), options.logger);
   const api = loadedOnFirstRequest(() => import('./api.ts').then(({ buildApi }) => buildApi(options, time)), options.logger);
   const server = http.createServer((req, res) => {
-    if (health(req, res)) return;
+    if (health(req, res) || allowed(req, res)) return;
     if (isQueryRequest(req)) query(req, res);
     else if (isValuesRequest(req)) values(req, res);
     else if (isMetricsRequest(req)) metrics(req, res);
