@@ -132,6 +132,9 @@ describe('what the service loads', () => {
         const query = await fetch(`${url}/api/v1/query`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ from: 'now-7d', to: 'now', queries: [{ refId: 'A' }] }) });
         expect(query.status).toBe(200);
         expect(Object.keys(((await query.json()) as { results: object }).results)).toEqual(['A']);
+        // In any spelling express's router took: the same route, the only one.
+        const spelled = await fetch(`${url}/API/v1/Query/`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ from: 'now-7d', to: 'now', queries: [{ refId: 'B' }] }) });
+        expect(Object.keys(((await spelled.json()) as { results: object }).results)).toEqual(['B']);
       },
     });
     expect(matching(queried, ['/node_modules/express/', '/node_modules/body-parser/', '/backend/src/http/api.ts', '/backend/src/http/jobsets.ts', '/backend/src/http/values.ts'])).toEqual([]);

@@ -6,16 +6,14 @@
 // on Node's own server with the same steps, with the options and the request timer it made.
 
 import express, { type RequestHandler } from 'express';
-import { instrumented, QUERY_PATH, type AppOptions, type ResolvedAppOptions } from './app.ts';
+import { instrumented, type AppOptions, type ResolvedAppOptions } from './app.ts';
 import { requireToken } from './auth.ts';
 import { errorHandler, notFound } from './errors.ts';
 import { jobsetRoutes } from './jobsets.ts';
-import { JSON_BODY_OPTIONS } from './json-body.ts';
 import { inApiRouter, requestTiming, type RequestTimer } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
-import { queryAnswerer, queryHandler } from './query.ts';
 
-/** The express app of one service: every route but the server's own (values, metrics), POST /api/v1/query's other spellings among them, sharing its metrics and token. */
+/** The express app of one service: every route but the server's own (health, query, values, metrics), sharing its metrics and token. */
 export function buildApi(options: ResolvedAppOptions, time: RequestTimer): express.Express {
   const { view, logger, now } = options;
   const durable: RequestHandler =
@@ -34,11 +32,6 @@ export function buildApi(options: ResolvedAppOptions, time: RequestTimer): expre
   app.disable('etag');
   app.set('query parser', 'simple');
   app.use(requestTiming(time));
-  const json = express.json(JSON_BODY_OPTIONS);
-  const answer = queryAnswerer({ view, now, retentionMs: options.retentionMs });
-  // POST /api/v1/query's other spellings (`/api/v1/query/`, another case), with the same steps as
-  // the rest of /api/v1 (token, body, durability). (The server answers the exact path itself.)
-  app.post(QUERY_PATH, auth, json, durable, queryHandler(answer));
 
   const api = express.Router();
   api.use(inApiRouter);
@@ -58,7 +51,7 @@ export function buildApi(options: ResolvedAppOptions, time: RequestTimer): expre
   return app;
 }
 
-/** The express app alone (its routes, POST /api/v1/query too), with its own registry: what a test walks for its routes. */
+/** The express app alone (its routes), with its own registry: what a test walks for its routes. */
 export function createApp(appOptions: AppOptions): express.Express {
   const { options, time } = instrumented(appOptions);
   return buildApi(options, time);

@@ -105,12 +105,12 @@ export function notModified(req: IncomingMessage): boolean {
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 100_000;
 
-/** The path of the direct query route (query.ts): exactly it (express also takes `/api/v1/query/` and other cases: they go to the app). */
+/** The query route's path as declared (query.ts, the route's only implementation). */
 export const QUERY_PATH = '/api/v1/query';
 
-/** Whether a request is the direct query route's: POST of exactly its path (a query string allowed). */
+/** Whether a request is the query route's: a POST of its path in any spelling (QUERY_PATHS; a query string allowed). */
 export function isQueryRequest(req: IncomingMessage): boolean {
-  return req.method === 'POST' && targetOf(req).path === QUERY_PATH;
+  return req.method === 'POST' && QUERY_PATHS.test(targetOf(req).path);
 }
 
 /** The path and query string of a request, read as express's router reads its URL (a fragment dropped). */
@@ -155,6 +155,7 @@ const ROUTE_PATHS = ROUTES.map((route) => ({ ...route, pattern: routePath(route.
 
 const HEALTH_PATH = /^\/(healthz|readyz)\/?$/i;
 const METRICS_PATH = routePath('/metrics');
+const QUERY_PATHS = routePath(QUERY_PATH);
 /** GET /api/v1/values/{what}'s paths; the first group is `what`, still percent-encoded. */
 export const VALUES_PATH = routePath('/api/v1/values/:what');
 
