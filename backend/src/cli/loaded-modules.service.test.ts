@@ -77,6 +77,12 @@ describe('what the service loads', () => {
       whileUp: async (url) => {
         // `ready` has asked /readyz already; /healthz too, as a kubelet does.
         expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'ok' });
+        // Every spelling, HEAD and a conditional request too, and OPTIONS of any route: the server's own answers.
+        expect(await (await fetch(`${url}/READYZ/`)).json()).toMatchObject({ ready: true });
+        expect((await fetch(`${url}/healthz`, { method: 'HEAD' })).status).toBe(200);
+        // (fetch adds `Cache-Control: no-cache` to a conditional request unless it has a Cache-Control.)
+        expect((await fetch(`${url}/healthz`, { headers: { 'If-None-Match': '*', 'Cache-Control': 'max-age=0' } })).status).toBe(304);
+        expect((await fetch(`${url}/api/v1/jobsets`, { method: 'OPTIONS' })).headers.get('allow')).toBe('GET, HEAD');
       },
     });
     expect(matching(loaded, NOT_UNTIL_ASKED)).toEqual([]);
@@ -126,6 +132,9 @@ describe('what the service loads', () => {
         const query = await fetch(`${url}/api/v1/query`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ from: 'now-7d', to: 'now', queries: [{ refId: 'A' }] }) });
         expect(query.status).toBe(200);
         expect(Object.keys(((await query.json()) as { results: object }).results)).toEqual(['A']);
+        // In any spelling express's router took: the same route, the only one.
+        const spelled = await fetch(`${url}/API/v1/Query/`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ from: 'now-7d', to: 'now', queries: [{ refId: 'B' }] }) });
+        expect(Object.keys(((await spelled.json()) as { results: object }).results)).toEqual(['B']);
       },
     });
     expect(matching(queried, ['/node_modules/express/', '/node_modules/body-parser/', '/backend/src/http/api.ts', '/backend/src/http/jobsets.ts', '/backend/src/http/values.ts'])).toEqual([]);

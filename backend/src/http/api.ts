@@ -1,22 +1,19 @@
 // The HTTP API (see README.md beside this file): express 5, JSON in and out, bad input a 400 that
 // names the field, never a 500 for it. One module per resource, each a Router; this one composes
 // them, with the token and the store's group commit. Loaded by the server (app.ts) on the first
-// request that is neither a health check, POST /api/v1/query (query.ts), GET /api/v1/values/{what}
-// (values.ts) nor GET /metrics (direct-get.ts), which the server answers on Node's own server with
-// the same steps, with the options and the request timer it made.
+// request that is neither a health check, an OPTIONS of a route, POST /api/v1/query (query.ts),
+// GET /api/v1/values/{what} (values.ts) nor GET /metrics (direct-get.ts), which the server answers
+// on Node's own server with the same steps, with the options and the request timer it made.
 
 import express, { type RequestHandler } from 'express';
-import { instrumented, QUERY_PATH, type AppOptions, type ResolvedAppOptions } from './app.ts';
+import { instrumented, type AppOptions, type ResolvedAppOptions } from './app.ts';
 import { requireToken } from './auth.ts';
 import { errorHandler, notFound } from './errors.ts';
-import { HEALTH_PATHS, healthAnswer } from './health.ts';
 import { jobsetRoutes } from './jobsets.ts';
-import { JSON_BODY_OPTIONS } from './json-body.ts';
 import { inApiRouter, requestTiming, type RequestTimer } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
-import { queryAnswerer, queryHandler } from './query.ts';
 
-/** The express app of one service: every route but the server's own (values, metrics), POST /api/v1/query's other spellings among them, sharing its metrics and token. */
+/** The express app of one service: every route but the server's own (health, query, values, metrics), sharing its metrics and token. */
 export function buildApi(options: ResolvedAppOptions, time: RequestTimer): express.Express {
   const { view, logger, now } = options;
   const durable: RequestHandler =
@@ -35,18 +32,6 @@ export function buildApi(options: ResolvedAppOptions, time: RequestTimer): expre
   app.disable('etag');
   app.set('query parser', 'simple');
   app.use(requestTiming(time));
-  const json = express.json(JSON_BODY_OPTIONS);
-  const answer = queryAnswerer({ view, now, retentionMs: options.retentionMs });
-  // POST /api/v1/query's other spellings (`/api/v1/query/`, another case), with the same steps as
-  // the rest of /api/v1 (token, body, durability). (The server answers the exact path itself.)
-  app.post(QUERY_PATH, auth, json, durable, queryHandler(answer));
-  // The server answers the health checks' exact paths itself (app.ts); the app the other spellings.
-  for (const path of HEALTH_PATHS) {
-    app.get(path, (_req, res) => {
-      const { status, body } = healthAnswer(path, view, now);
-      res.status(status).json(body);
-    });
-  }
 
   const api = express.Router();
   api.use(inApiRouter);
@@ -54,7 +39,8 @@ export function buildApi(options: ResolvedAppOptions, time: RequestTimer): expre
     res.json(openApiDocument());
   });
   api.use(auth);
-  api.use(json);
+  // No body parser here: these routes are GETs, and a GET's body means nothing (RFC 9110 §9.3.1),
+  // so none is read on any route (the server's own GETs do not read one either).
   api.use(durable);
   api.use(jobsetRoutes(view, now));
   app.use('/api/v1', api);
@@ -65,7 +51,7 @@ export function buildApi(options: ResolvedAppOptions, time: RequestTimer): expre
   return app;
 }
 
-/** The express app alone (its routes, POST /api/v1/query too), with its own registry: what a test walks for its routes. */
+/** The express app alone (its routes), with its own registry: what a test walks for its routes. */
 export function createApp(appOptions: AppOptions): express.Express {
   const { options, time } = instrumented(appOptions);
   return buildApi(options, time);

@@ -1,12 +1,12 @@
-// The service's HTTP server (see README.md beside this file). GET /healthz and /readyz are answered
-// here on Node's own server, and POST /api/v1/query (query.ts: the query engine and zod, without
-// express), GET /api/v1/values/{what} (values.ts: what "Save & test" and the dashboards' variables
-// ask) and GET /metrics (direct-get.ts), in every spelling, too, each loaded on its first request
-// (the only implementation of those two routes); every other request goes to the API (api.ts: express 5,
-// zod's schemas, the query engine), loaded on the first request that needs it, so that a service
-// nobody has asked yet holds none of it, and one Grafana uses no express (issue 21 §3, the empty
-// service). The metrics registry and its request timer are made here, at start, so that
-// every request is counted.
+// The service's HTTP server (see README.md beside this file). GET /healthz and /readyz, and OPTIONS
+// of every route (ROUTES), are answered here on Node's own server, and POST /api/v1/query (query.ts:
+// the query engine and zod, without express), GET /api/v1/values/{what} (values.ts: what "Save &
+// test" and the dashboards' variables ask) and GET /metrics (direct-get.ts), in every spelling, too,
+// each loaded on its first request (the only implementation of those routes, the health checks'
+// too); every other request goes to the API (api.ts: express 5, zod's schemas, the query engine),
+// loaded on the first request that needs it, so that a service nobody has asked yet holds none of
+// it, and one Grafana uses no express (issue 21 §3, the empty service). The metrics registry and its
+// request timer are made here, at start, so that every request is counted.
 
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -16,7 +16,7 @@ import { registerViewMetrics } from '../runtime/metrics.ts';
 import type { ServedView } from '../runtime/served-view.ts';
 import { registerStoreMetrics } from '../store/metrics.ts';
 import type { StoreStatus } from '../store/store.ts';
-import { HEALTH_PATHS, healthAnswer, type HealthPath } from './health.ts';
+import { healthAnswer } from './health.ts';
 import { sendJson } from './json-answer.ts';
 import { arrivedNow, createRegistry, requestTimer, type RequestTimer } from './metrics.ts';
 
@@ -67,21 +67,32 @@ export function instrumented(appOptions: AppOptions): { options: ResolvedAppOpti
 }
 
 /**
- * GET /healthz and /readyz, exactly those paths (a query string allowed), answered as express
- * answered them (the same status, body and headers; timed under the same route). Anything else,
- * `/healthz/`, `/HEALTHZ`, HEAD or a conditional request among them, goes to the API, whose express
- * app answers it as before. Returns false for a request it does not answer.
+ * GET and HEAD of /healthz and /readyz in every spelling (HEALTH_PATH), answered here (health.ts),
+ * with the headers res.json sent, a conditional request as express answered it (notModified), and
+ * timed under its route as declared. Returns false for a request it does not answer.
  */
 export function healthRoute(view: ServedView, now: () => number, time: RequestTimer): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
-    if (req.method !== 'GET' || req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined) return false;
-    const { path } = targetOf(req);
-    if (!(HEALTH_PATHS as readonly string[]).includes(path)) return false;
-    time(req, res, () => path);
-    const { status, body } = healthAnswer(path as HealthPath, view, now);
-    sendJson(res, status, JSON.stringify(body));
+    const path = getRequest(req)?.path;
+    const check = path === undefined ? null : HEALTH_PATH.exec(path)?.[1]?.toLowerCase();
+    if (check !== 'healthz' && check !== 'readyz') return false;
+    time(req, res, () => `/${check}`);
+    const { status, body } = healthAnswer(check, view, now);
+    if (status === 200 && notModified(req)) res.writeHead(304).end();
+    else sendJson(res, status, JSON.stringify(body));
     return true;
   };
+}
+
+/**
+ * Whether a request's conditions leave its 2xx answer unsent (a 304), as express's `req.fresh`
+ * decides it for an answer with neither ETag nor Last-Modified: only `If-None-Match: *` (RFC 9110
+ * §13.1.2: the resource has a representation), unless the client asks for no cache.
+ */
+export function notModified(req: IncomingMessage): boolean {
+  const { headers } = req;
+  if (headers['if-none-match'] !== '*' || headers['if-modified-since'] !== undefined) return false;
+  return !/(?:^|,)\s*?no-cache\s*?(?:,|$)/.test(headers['cache-control'] ?? '');
 }
 
 /**
@@ -94,12 +105,12 @@ export function healthRoute(view: ServedView, now: () => number, time: RequestTi
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 100_000;
 
-/** The path of the direct query route (query.ts): exactly it (express also takes `/api/v1/query/` and other cases: they go to the app). */
+/** The query route's path as declared (query.ts, the route's only implementation). */
 export const QUERY_PATH = '/api/v1/query';
 
-/** Whether a request is the direct query route's: POST of exactly its path (a query string allowed). */
+/** Whether a request is the query route's: a POST of its path in any spelling (QUERY_PATHS; a query string allowed). */
 export function isQueryRequest(req: IncomingMessage): boolean {
-  return req.method === 'POST' && targetOf(req).path === QUERY_PATH;
+  return req.method === 'POST' && QUERY_PATHS.test(targetOf(req).path);
 }
 
 /** The path and query string of a request, read as express's router reads its URL (a fragment dropped). */
@@ -116,11 +127,37 @@ export function getRequest(req: IncomingMessage): { path: string; query: string 
   return req.method === 'GET' || req.method === 'HEAD' ? targetOf(req) : null;
 }
 
-// Every spelling express's router took for these routes (case-insensitive, one trailing slash
-// allowed): the server answers them all, so that each route has one implementation.
-const METRICS_PATH = /^\/metrics\/?$/i;
+/**
+ * A route's path as declared (`:name` a segment), in every spelling express's router took:
+ * any case, one trailing slash allowed; each `:name` a capture group, still percent-encoded.
+ */
+function routePath(declared: string): RegExp {
+  const pattern = declared
+    .split('/')
+    .map((part) => (part.startsWith(':') ? '([^/]+)' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${pattern}/?$`, 'i');
+}
+
+/** Every route the service answers, as declared, and the methods it takes (HEAD with GET: Node answers it without a body). */
+export const ROUTES: readonly { path: string; methods: readonly string[] }[] = [
+  { path: '/healthz', methods: ['GET', 'HEAD'] },
+  { path: '/readyz', methods: ['GET', 'HEAD'] },
+  { path: '/metrics', methods: ['GET', 'HEAD'] },
+  { path: '/api/v1/query', methods: ['POST'] },
+  { path: '/api/v1/openapi.json', methods: ['GET', 'HEAD'] },
+  { path: '/api/v1/values/:what', methods: ['GET', 'HEAD'] },
+  { path: '/api/v1/jobsets', methods: ['GET', 'HEAD'] },
+  { path: '/api/v1/jobsets/:namespace/:name', methods: ['GET', 'HEAD'] },
+  { path: '/api/v1/nodepools/:name', methods: ['GET', 'HEAD'] },
+];
+const ROUTE_PATHS = ROUTES.map((route) => ({ ...route, pattern: routePath(route.path) }));
+
+const HEALTH_PATH = /^\/(healthz|readyz)\/?$/i;
+const METRICS_PATH = routePath('/metrics');
+const QUERY_PATHS = routePath(QUERY_PATH);
 /** GET /api/v1/values/{what}'s paths; the first group is `what`, still percent-encoded. */
-export const VALUES_PATH = /^\/api\/v1\/values\/([^/]+)\/?$/i;
+export const VALUES_PATH = routePath('/api/v1/values/:what');
 
 /** Whether a request is the metrics route's (direct-get.ts): a GET or HEAD of /metrics. */
 export function isMetricsRequest(req: IncomingMessage): boolean {
@@ -132,6 +169,24 @@ export function isMetricsRequest(req: IncomingMessage): boolean {
 export function isValuesRequest(req: IncomingMessage): boolean {
   const path = getRequest(req)?.path;
   return path !== undefined && VALUES_PATH.test(path);
+}
+
+/**
+ * OPTIONS of any route, in any spelling: 204 with `Allow`, the methods the route takes (RFC 9110
+ * §9.3.7), without the token (it tells no data, as the OpenAPI document). Answered here, so that
+ * every route answers it alike; false for a request that is not an OPTIONS of a route (an unknown
+ * path is the app's 404, as for any method).
+ */
+export function optionsRoute(time: RequestTimer): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    if (req.method !== 'OPTIONS') return false;
+    const { path } = targetOf(req);
+    const route = ROUTE_PATHS.find((r) => r.pattern.test(path));
+    if (route === undefined) return false;
+    time(req, res, () => route.path);
+    res.writeHead(204, { Allow: route.methods.join(', ') }).end();
+    return true;
+  };
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -169,12 +224,13 @@ function loadedOnFirstRequest(load: () => Promise<Handler>, logger: Logger): Han
 export function createServer(appOptions: AppOptions): Server {
   const { options, time } = instrumented(appOptions);
   const health = healthRoute(options.view, options.now, time);
+  const allowed = optionsRoute(time);
   const query = loadedOnFirstRequest(() => import('./query.ts').then(({ serviceQueryRoute }) => serviceQueryRoute(options, time)), options.logger);
   const values = loadedOnFirstRequest(() => import('./values.ts').then(({ valuesRoute }) => valuesRoute(options, time)), options.logger);
   const metrics = loadedOnFirstRequest(() => import('./direct-get.ts').then(({ metricsRoute }) => metricsRoute(options, time)), options.logger);
   const api = loadedOnFirstRequest(() => import('./api.ts').then(({ buildApi }) => buildApi(options, time)), options.logger);
   const server = http.createServer((req, res) => {
-    if (health(req, res)) return;
+    if (health(req, res) || allowed(req, res)) return;
     if (isQueryRequest(req)) query(req, res);
     else if (isValuesRequest(req)) values(req, res);
     else if (isMetricsRequest(req)) metrics(req, res);

@@ -8,24 +8,13 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQueryString, type ParsedUrlQuery } from 'node:querystring';
-import { getRequest, type ResolvedAppOptions } from './app.ts';
+import { getRequest, notModified, type ResolvedAppOptions } from './app.ts';
 import { tokenCheck, writeUnauthorized } from './auth.ts';
 import { errorAnswer } from './errors.ts';
 import { sendJson } from './json-answer.ts';
 import type { RequestTimer } from './metrics.ts';
 
 const writeJson = (res: ServerResponse, value: unknown): void => sendJson(res, 200, JSON.stringify(value));
-
-/**
- * Whether a request's conditions leave its answer unsent (a 304), as express's `req.fresh` decides
- * it for an answer with neither ETag nor Last-Modified: only `If-None-Match: *` (RFC 9110 §13.1.2:
- * the resource has a representation), unless the client asks for no cache.
- */
-function notModified(req: IncomingMessage): boolean {
-  const { headers } = req;
-  if (headers['if-none-match'] !== '*' || headers['if-modified-since'] !== undefined) return false;
-  return !/(?:^|,)\s*?no-cache\s*?(?:,|$)/.test(headers['cache-control'] ?? '');
-}
 
 /**
  * A route answering GET and HEAD requests with `answer(path, query)`, written by `write` (default:

@@ -1,17 +1,16 @@
-// The server (app.ts) answers /healthz and /readyz itself and loads the API (api.ts) on the first
-// other request: each of its answers must be, byte for byte, the one the express app alone gives
-// (status, headers but Date, body), and requests that arrive while the API loads must all be answered.
+// The server (app.ts) answers /healthz and /readyz itself, in every spelling express's router took
+// (the only implementation: status, headers but Date, body as written here), and loads the API
+// (api.ts) on the first other request: requests that arrive while it loads must all be answered.
 
 import { EventEmitter } from 'node:events';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import client from 'prom-client';
 import { merge, min, Scenario } from '../../../test/support/scenario.ts';
-import { askRaw as ask, listening } from '../../../test/support/service.ts';
+import { askRaw as ask, listening, type RawAnswer as Answer } from '../../../test/support/service.ts';
 import { EngineView } from '../runtime/served-view.ts';
 import { TimelineEngine } from '../timeline/engine.ts';
-import { createApp } from './api.ts';
 import { createServer, type AppOptions } from './app.ts';
 import { arrivedNow, requestTimer } from './metrics.ts';
 
@@ -27,40 +26,72 @@ function view(ready: boolean): EngineView {
 
 const options = (served: EngineView, token: string | null = null): AppOptions => ({ view: served, token, logger: pino({ level: 'silent' }), now: () => min(80) });
 
-/** The requests compared: the health checks' exact paths (answered by the server) and their neighbours (left to the app). */
-// Three entries each: Jest takes a test function's argument past a row's length for its `done`.
-const REQUESTS: [string, string, Record<string, string>][] = [
-  ['GET', '/healthz', {}],
-  ['GET', '/readyz', {}],
-  ['GET', '/readyz?verbose=1&x', {}],
-  ['GET', '/healthz#x', {}],
-  ['GET', '/healthz/', {}],
-  ['GET', '/READYZ', {}],
-  ['HEAD', '/healthz', {}],
-  ['HEAD', '/readyz', {}],
-  ['POST', '/healthz', {}],
-  ['DELETE', '/readyz', {}],
-  ['GET', '/healthz', { 'If-None-Match': '*' }],
-  ['GET', '/readyz', { 'If-Modified-Since': 'Thu, 01 Jan 2026 00:00:00 GMT' }],
-  ['GET', '/healthzz', {}],
-  ['GET', '/readyz/more', {}],
-  ['GET', '/api/v1/readyz', {}],
+const json = (status: number, body: unknown): Answer => {
+  const text = JSON.stringify(body);
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), connection: 'close' }, body: text };
+};
+const OK = json(200, { status: 'ok' });
+const NOT_READY = json(503, { ready: false, reason: 'replaying test.jsonl', source: 'trace' });
+const READY = json(200, { ready: true, source: 'trace', jobsets: 1, observations: 4, horizon: new Date(min(75)).toISOString() });
+const headOf = (answer: Answer): Answer => ({ ...answer, body: '' });
+const NOT_MODIFIED: Answer = { status: 304, headers: { connection: 'close' }, body: '' };
+const noSuch = (method: string, path: string): Answer => json(404, { error: `no such endpoint: ${method} ${path}` });
+
+/** A request (method, path, headers) and its answer, ready or not: the health checks in every spelling express's router took, and their neighbours. */
+// Five entries each: Jest takes a test function's argument past a row's length for its `done`.
+const REQUESTS: [string, string, Record<string, string>, Answer, Answer][] = [
+  ['GET', '/healthz', {}, OK, OK],
+  ['GET', '/readyz', {}, READY, NOT_READY],
+  ['GET', '/readyz?verbose=1&x', {}, READY, NOT_READY],
+  ['GET', '/healthz#x', {}, OK, OK],
+  ['GET', '/healthz/', {}, OK, OK],
+  ['GET', '/READYZ', {}, READY, NOT_READY],
+  ['GET', '/ReadyZ/?x=1', {}, READY, NOT_READY],
+  ['HEAD', '/healthz', {}, headOf(OK), headOf(OK)],
+  ['HEAD', '/readyz', {}, headOf(READY), headOf(NOT_READY)],
+  ['HEAD', '/Readyz/', {}, headOf(READY), headOf(NOT_READY)],
+  // As express's req.fresh: `If-None-Match: *` leaves a 2xx unsent, unless no-cache; a date alone (no Last-Modified) does not.
+  ['GET', '/healthz', { 'If-None-Match': '*' }, NOT_MODIFIED, NOT_MODIFIED],
+  ['GET', '/readyz', { 'If-None-Match': '*' }, NOT_MODIFIED, NOT_READY],
+  ['GET', '/healthz', { 'If-None-Match': '*', 'Cache-Control': 'no-cache' }, OK, OK],
+  ['GET', '/readyz', { 'If-Modified-Since': 'Thu, 01 Jan 2026 00:00:00 GMT' }, READY, NOT_READY],
+  ['POST', '/healthz', {}, noSuch('POST', '/healthz'), noSuch('POST', '/healthz')],
+  ['DELETE', '/readyz', {}, noSuch('DELETE', '/readyz'), noSuch('DELETE', '/readyz')],
+  ['GET', '/healthzz', {}, noSuch('GET', '/healthzz'), noSuch('GET', '/healthzz')],
+  ['GET', '/readyz/more', {}, noSuch('GET', '/readyz/more'), noSuch('GET', '/readyz/more')],
+  ['GET', '/healthz//', {}, noSuch('GET', '/healthz//'), noSuch('GET', '/healthz//')],
+  ['GET', '/api/v1/readyz', {}, noSuch('GET', '/api/v1/readyz'), noSuch('GET', '/api/v1/readyz')],
 ];
 
 describe.each([
   ['ready', true],
   ['not ready (503)', false],
-])('the server and the express app answer alike: %s', (_name, ready) => {
-  it.each(REQUESTS)('%s %s', async (method, path, headers) => {
-    const served = view(ready);
-    const server = await listening(createServer(options(served)));
-    const app = await listening(http.createServer(createApp(options(served))));
+])('the health checks, in every spelling, answered by the server alone: %s', (_name, ready) => {
+  it.each(REQUESTS)('%s %s %j', async (method, path, headers, whenReady, whenNot) => {
+    const server = await listening(createServer(options(view(ready))));
     try {
-      expect(await ask(server.url, method, path, headers)).toEqual(await ask(app.url, method, path, headers));
+      expect(await ask(server.url, method, path, headers)).toEqual(ready ? whenReady : whenNot);
     } finally {
-      await Promise.all([server.close(), app.close()]);
+      await server.close();
     }
   });
+});
+
+it('counts every health check under its route as declared, whatever its spelling', async () => {
+  const registry = new client.Registry();
+  const server = await listening(createServer({ ...options(view(true)), registry }));
+  try {
+    for (const path of ['/healthz', '/HEALTHZ/', '/readyz?x', '/Readyz']) await ask(server.url, 'GET', path);
+    await ask(server.url, 'HEAD', '/readyz');
+  } finally {
+    await server.close();
+  }
+  const counts = (await registry.metrics()).split('\n').filter((line) => line.startsWith('upness_http_request_duration_seconds_count'));
+  expect(counts.sort()).toEqual([
+    'upness_http_request_duration_seconds_count{method="GET",route="/healthz",status="200"} 2',
+    'upness_http_request_duration_seconds_count{method="GET",route="/readyz",status="200"} 2',
+    'upness_http_request_duration_seconds_count{method="HEAD",route="/readyz",status="200"} 1',
+  ]);
 });
 
 it('answers every request that arrives while the API loads, each as it would once loaded, and counts them all', async () => {

@@ -1,6 +1,6 @@
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { compactHeapAfterLoad, compactOldGeneration, oldSpaceUsed, settleHeapAfterLoad } from './heap-after-load.ts';
+import { BOUND_FROM_BYTES, COMPACT_FROM_BYTES, compactHeapAfterLoad, compactOldGeneration, oldSpaceUsed, settleHeapAfterLoad } from './heap-after-load.ts';
 
 // The test runner has no --expose-gc: V8's gc is reached through its flag, as the service does.
 setFlagsFromString('--expose-gc');
@@ -129,6 +129,22 @@ describe('settleHeapAfterLoad: the heap growth bounded once loaded', () => {
     expect(settled.compaction).not.toBeNull();
     expect(settled.compaction!.committedAfter).toBeLessThan(sparse - 20 * MiB);
     expect(kept.every((o, k) => o.i === 2 * k && o.twice === 4 * k)).toBe(true);
+  });
+
+  it('collects once after a load too small to compact (npm start\'s fleet grows the heap by ~40 MiB), so that the bound applies at once', () => {
+    gc({ type: 'major', execution: 'sync' });
+    const before = oldSpaceUsed();
+    // ~20 MiB promoted: at least BOUND_FROM_BYTES, under COMPACT_FROM_BYTES.
+    const kept: { i: number }[] = [];
+    for (let i = 0; i < 500_000; i++) kept.push({ i });
+    gc({ type: 'major', execution: 'sync' });
+    const grown = oldSpaceUsed() - before;
+    expect([grown >= BOUND_FROM_BYTES, grown < COMPACT_FROM_BYTES]).toEqual([true, true]);
+
+    const settled = settleHeapAfterLoad(before, { compact: true, growthPercent: 25 });
+    expect(settled.compaction).toBeNull();
+    expect(settled.boundMs).toBeGreaterThan(0);
+    expect(kept.every((o, k) => o.i === k)).toBe(true);
   });
 
   it('collects nothing itself after a small load, or with a bound of 0 (V8 its own policy)', () => {

@@ -95,6 +95,19 @@ export function compactHeapAfterLoad(usedBeforeLoad: number, fromBytes = COMPACT
  */
 export const HEAP_GROWTH_PERCENT = 25;
 
+/**
+ * A load that grew the old generation by this or more, and was not compacted, is collected once
+ * when done, so that the growth's bound applies to the first queries' garbage. Under it the load
+ * is small enough that V8's own limit hardly matters. Not COMPACT_FROM_BYTES: npm start's simulated
+ * cluster (2,380 JobSets, 7 days) grows it by ~40 MiB, and left to the limit its load's last
+ * collection set (V8's factor, up to 4×), the dashboards' first panels grew the old generation
+ * before its next collection in about half the starts: V8's pages then held ~90 MiB more, given back
+ * ~15 s after the queries stop, and glibc's heap ~65 MiB more of freed array buffers, never given
+ * back (README "Performance", "npm start's fleet after the dashboards' load"). One collection of
+ * what that fleet holds takes tens of milliseconds.
+ */
+export const BOUND_FROM_BYTES = 8 * 2 ** 20;
+
 /** What was done to the heap once a load was done. */
 export interface HeapAfterLoad {
   /** The compaction, when the load left enough to give back (compactHeapAfterLoad). */
@@ -104,23 +117,24 @@ export interface HeapAfterLoad {
 }
 
 /**
- * Once a load is done: the heap compacted (when `compact`, see compactHeapAfterLoad), and its
- * growth bounded to `growthPercent` past what lives (HEAP_GROWTH_PERCENT; 0: V8's own policy) from
- * the collections run here on. V8 sets the next collection's limit where a full collection ends,
- * so after a load of `fromBytes` or more (COMPACT_FROM_BYTES) that was not compacted, one full
- * collection is run, else the limit the load's last collection set by V8's own factor is the one
- * the first queries meet; a smaller load is not worth the pause. Its pages are then weighed again for
- * a compaction: before that collection their garbage counted as used. The load itself keeps V8's pace
- * (collected at the bound's, it would take longer).
+ * Once a load is done: the heap compacted (when `compact`, see compactHeapAfterLoad, after a load
+ * of `fromBytes` or more), and its growth bounded to `growthPercent` past what lives
+ * (HEAP_GROWTH_PERCENT; 0: V8's own policy) from the collections run here on. V8 sets the next
+ * collection's limit where a full collection ends, so after a load of `boundFromBytes` or more
+ * (BOUND_FROM_BYTES) that was not compacted, one full collection is run, else the limit the load's
+ * last collection set by V8's own factor is the one the first queries meet; a smaller load is not
+ * worth the pause. Its pages are then weighed again for a compaction: before that collection their
+ * garbage counted as used. The load itself keeps V8's pace (collected at the bound's, it would take
+ * longer).
  */
 export function settleHeapAfterLoad(
   usedBeforeLoad: number,
-  { compact, growthPercent, fromBytes = COMPACT_FROM_BYTES }: { compact: boolean; growthPercent: number; fromBytes?: number },
+  { compact, growthPercent, fromBytes = COMPACT_FROM_BYTES, boundFromBytes = BOUND_FROM_BYTES }: { compact: boolean; growthPercent: number; fromBytes?: number; boundFromBytes?: number },
 ): HeapAfterLoad {
   // 0 is V8's "not set": its own factor.
   setFlagsFromString(`--heap-growing-percent=${growthPercent}`);
   let compaction = compact ? compactHeapAfterLoad(usedBeforeLoad, fromBytes) : null;
-  if (compaction !== null || (growthPercent === 0 && !compact) || oldSpaceUsed() - usedBeforeLoad < fromBytes) return { compaction, boundMs: 0 };
+  if (compaction !== null || (growthPercent === 0 && !compact) || oldSpaceUsed() - usedBeforeLoad < boundFromBytes) return { compaction, boundMs: 0 };
   const started = performance.now();
   gc()({ type: 'major', execution: 'sync' });
   const boundMs = performance.now() - started;
