@@ -61,9 +61,9 @@ describe("one JobSet's summary kept whole while its runs are closed and held by 
   });
 
   it('is kept for closed runs the range holds, and worked out again when the range cuts one or a run is open', () => {
-    const run = (uid: string, created: number, states: [number, string][]): Timeline =>
+    const timelineOf = (uid: string, created: number, states: [number, string][]): Timeline =>
       ({ uid, namespace: 'ns', name: 'js', createdAt: T0 + created, transitions: states.map(([at, state]) => ({ at: T0 + at, state })) }) as unknown as Timeline;
-    const closed = [run('u1', 0, [[0, 'provisioning'], [60_000, 'up'], [600_000, 'completed']]), run('u2', 700_000, [[700_000, 'provisioning'], [760_000, 'failed']])];
+    const closed = [timelineOf('u1', 0, [[0, 'provisioning'], [60_000, 'up'], [600_000, 'completed']]), timelineOf('u2', 700_000, [[700_000, 'provisioning'], [760_000, 'failed']])];
     const list = markSorted(closed.slice().sort(byNamespaceNameUid));
     const horizon = T0 + 3_600_000;
     const table = (from: number, to: number) => runQueries(summaryBody(T0 + from, T0 + to, { name: 'js', namespaces: ['ns'], figures: [], refId: 'F' }), { timelines: list, horizon }, horizon).results.F!.frames![0]!;
@@ -77,7 +77,7 @@ describe("one JobSet's summary kept whole while its runs are closed and held by 
     expect(cut).not.toBe(first);
     expect(Object.isFrozen(cut)).toBe(false);
     // An open run among the rows: never kept.
-    const open = markSorted([...closed, run('u3', 800_000, [[800_000, 'provisioning']])].sort(byNamespaceNameUid));
+    const open = markSorted([...closed, timelineOf('u3', 800_000, [[800_000, 'provisioning']])].sort(byNamespaceNameUid));
     const withOpen = (): unknown => runQueries(summaryBody(T0 - 1, horizon, { name: 'js', namespaces: ['ns'], figures: [], refId: 'F' }), { timelines: open, horizon }, horizon).results.F!.frames![0]!;
     expect(withOpen()).not.toBe(withOpen());
   });
