@@ -208,6 +208,8 @@ function keptTableKey(ctx: QueryContext, { columns, rows }: { columns: RunColumn
 class KeptTables {
   #columns: RunColumns | null = null;
   #tables = new Map<string, FrameJSON>();
+  /** The kept tables' JSON texts' length in all (their frames hold the same values again). */
+  #textLength = 0;
 
   get(columns: RunColumns, key: string): FrameJSON | undefined {
     return this.#columns === columns ? this.#tables.get(key) : undefined;
@@ -215,15 +217,20 @@ class KeptTables {
 
   /** Keeps `table` (frozen from here on: the requests that ask it share it) with its JSON text. */
   keep(columns: RunColumns, key: string, table: FrameJSON): void {
-    if (this.#columns !== columns || this.#tables.size >= KEPT_TABLES_MAX) {
+    const text = JSON.stringify(table);
+    if (this.#columns !== columns || this.#tables.size >= KEPT_TABLES_MAX || this.#textLength + text.length > KEPT_TABLES_MAX_TEXT) {
       this.#columns = columns;
       this.#tables = new Map();
+      this.#textLength = 0;
     }
-    this.#tables.set(key, deepFreeze(withKeptText(table, JSON.stringify(table))));
+    this.#tables.set(key, deepFreeze(withKeptText(table, text)));
+    this.#textLength += text.length;
   }
 }
 
+/** At most 1,024 tables and 2 MiB of their texts (a detail's is ~3 KB; 64 runs' ~50 KB). */
 const KEPT_TABLES_MAX = 1024;
+const KEPT_TABLES_MAX_TEXT = 2 * 2 ** 20;
 const keptTables = new KeptTables();
 
 /** Small tables' schema texts by shape (refId, identity columns, the state's nullability, figures); bounded, cleared when full. */
