@@ -1,10 +1,10 @@
 // The answer's bytes are JSON.stringify({results})'s UTF-8, whichever columns are written by a
 // writer of their own (answer-bytes.ts): generated answers of any shape (results that failed,
 // frames without data, members left out, non-ASCII text, refIds that look like numbers or
-// Object's own names), their columns marked at random, each by its own mark or by its frame's.
+// Object's own names), their columns marked at random by their frame's mark.
 
 import fc from 'fast-check';
-import { answerPieces, AnswerSink, withColumnWriter, withColumnWriters, type ColumnWriter } from './answer-bytes.ts';
+import { answerPieces, AnswerSink, withColumnWriters, type ColumnWriter } from './answer-bytes.ts';
 
 /** The pieces' bytes in one buffer, as the HTTP stage joins them. */
 const joined = (pieces: readonly (string | Uint8Array)[]): Buffer => Buffer.concat(pieces.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
@@ -15,8 +15,8 @@ const arbColumn = fc.array(fc.oneof(fc.string({ unit: 'grapheme' }), fc.double()
 const arbFrame = fc.record(
   {
     schema: fc.record({ name: fc.string(), refId: fc.string(), meta: fc.option(fc.dictionary(fc.string(), fc.jsonValue()), { nil: undefined }) }),
-    // Each column: its values, whether it is marked, whether its writer writes it whole, whether the mark is its frame's (withColumnWriters).
-    data: fc.record({ values: fc.array(fc.tuple(arbColumn, fc.boolean(), fc.boolean(), fc.boolean()), { maxLength: 5 }) }),
+    // Each column: its values, whether it is marked, whether its writer writes it whole.
+    data: fc.record({ values: fc.array(fc.tuple(arbColumn, fc.boolean(), fc.boolean()), { maxLength: 5 }) }),
   },
   { requiredKeys: ['schema'] },
 );
@@ -43,14 +43,13 @@ function splitWriter(values: readonly unknown[], splitEvery: number): (sink: Ans
   };
 }
 
-/** A frame's columns, copies of the generated ones (fast-check reuses its values), each marked as its flags say: by its own mark, or by the frame's (one writer per column, undefined for the others). */
-function markedColumns(columns: readonly [unknown[], boolean, boolean, boolean][], splitEvery: number): unknown[][] {
+/** A frame's columns, copies of the generated ones (fast-check reuses its values), marked by the frame as their flags say (one writer per column, undefined for the others). */
+function markedColumns(columns: readonly [unknown[], boolean, boolean][], splitEvery: number): unknown[][] {
   const frameWriters: (ColumnWriter | undefined)[] = [];
-  const values = columns.map(([generated, marked, whole, byFrame]) => {
+  const values = columns.map(([generated, marked, whole]) => {
     const copy = generated.slice();
-    const write: ColumnWriter = whole ? (sink, v) => sink.text(JSON.stringify(v)) : splitWriter(copy, splitEvery);
-    frameWriters.push(marked && byFrame ? write : undefined);
-    return marked && !byFrame ? withColumnWriter(copy, write) : copy;
+    frameWriters.push(marked ? (whole ? (sink, v) => sink.text(JSON.stringify(v)) : splitWriter(copy, splitEvery)) : undefined);
+    return copy;
   });
   if (frameWriters.some((w) => w !== undefined)) withColumnWriters(values, frameWriters);
   return values;

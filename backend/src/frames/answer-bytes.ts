@@ -1,10 +1,10 @@
 // The query answer as the pieces of its UTF-8 bytes: what JSON.stringify({results}) writes, byte for
 // byte, except that a frame column whose bytes are known ahead (row-cells.ts: a whole table's column,
 // its closed runs' cells kept as bytes) is copied in, stretches of rows at a time, rather than
-// serialised value by value, and a frame's schema whose text is kept (a detail's summary) is written
-// as that text. Columns are marked by their values array, with a function that writes
-// them only when the answer is JSON (an Arrow answer reads the values and never asks it). The HTTP
-// stage joins the pieces into one body (http/json-answer.ts).
+// serialised value by value, and a frame or schema whose text is kept (a detail's summary) is written
+// as that text. A frame's columns are marked by its `data.values` array, with a function per column
+// that writes it only when the answer is JSON (an Arrow answer reads the values and never asks it).
+// The HTTP stage joins the pieces into one body (http/json-answer.ts).
 
 import { numbersText, stringsText } from './json-text.ts';
 
@@ -41,34 +41,21 @@ export const writeNumbers: ColumnWriter = (sink, values) => sink.text(numbersTex
 export const writeStrings: ColumnWriter = (sink, values) => sink.text(stringsText(values as readonly (string | null)[]));
 
 /**
- * A marked column's writer, or a schema's kept text, is a property of the array or object under
- * these symbols, not enumerable (JSON.stringify, Object.keys, a deep equality and the Arrow encoder do
- * not see it): a WeakMap entry
- * per column and request made V8's weak tables most of a detail's garbage collection. A frozen array
- * (a whole table's kept identity columns) is marked in the WeakMap instead.
+ * A frame's column writers, and a frame's or schema's kept text, are properties of its arrays or
+ * objects under these symbols, not enumerable (JSON.stringify, Object.keys, a deep equality and the
+ * Arrow encoder do not see them): a WeakMap entry per column and request made V8's weak tables most
+ * of a detail's garbage collection.
  */
-const WRITER = Symbol('column writer');
-const KEPT_TEXT = Symbol('kept JSON text');
-const frozenWriters = new WeakMap<readonly unknown[], ColumnWriter>();
-
-/** Marks `values` (a frame column's values) as written by `write`, which must write the UTF-8 of JSON.stringify(values). */
-export function withColumnWriter<T extends readonly unknown[]>(values: T, write: ColumnWriter): T {
-  if (Object.isExtensible(values)) Object.defineProperty(values, WRITER, { value: write, configurable: true });
-  else frozenWriters.set(values, write);
-  return values;
-}
-
-function writerOf(values: readonly unknown[]): ColumnWriter | undefined {
-  return (values as unknown as { [WRITER]?: ColumnWriter })[WRITER] ?? frozenWriters.get(values);
-}
-
 const COLUMN_WRITERS = Symbol('column writers');
+const KEPT_TEXT = Symbol('kept JSON text');
 
 /**
- * Marks a frame's columns at once: `columns` is its `data.values` (not changed after), and
- * `writers[i]`, when given, writes column i as withColumnWriter's writer would. One property for the
- * frame rather than one per column: defining a property is a runtime call (~0.4 µs), and a detail's
- * 30 marked columns cost ~10 µs of each request (issue 21 §4).
+ * Marks a frame's columns, the one way a column gets a writer: `columns` is its `data.values` (not
+ * changed after), and `writers[i]`, when given, writes column i (its values passed) as the UTF-8 of
+ * JSON.stringify(values). One property for the frame rather than one per column: defining a
+ * property is a runtime call (~0.4 µs), and a detail's 30 marked columns cost ~10 µs of each request
+ * (issue 21 §4); and a frame's `data.values` is its own, where a column may be a frozen array shared
+ * by several frames (a whole table's kept identity columns).
  */
 export function withColumnWriters(columns: readonly unknown[], writers: readonly (ColumnWriter | undefined)[]): void {
   Object.defineProperty(columns, COLUMN_WRITERS, { value: writers, configurable: true });
@@ -77,7 +64,7 @@ export function withColumnWriters(columns: readonly unknown[], writers: readonly
 const columnWritersOf = (columns: readonly unknown[]): readonly (ColumnWriter | undefined)[] | undefined =>
   (columns as unknown as { [COLUMN_WRITERS]?: readonly (ColumnWriter | undefined)[] })[COLUMN_WRITERS];
 
-/** Marks `o` (a frame's schema, not changed after) as written by `text`, which must be JSON.stringify(o). */
+/** Marks `o` (a frame or its schema, not changed after) as written by `text`, which must be JSON.stringify(o). */
 export function withKeptText<T extends object>(o: T, text: string): T {
   Object.defineProperty(o, KEPT_TEXT, { value: text, configurable: true });
   return o;
@@ -110,10 +97,11 @@ function hasMarkedColumn(result: { frames?: readonly unknown[] }): boolean {
   const frames = result.frames;
   if (!Array.isArray(frames)) return false;
   for (const frame of frames) {
+    if (typeof frame === 'object' && frame !== null && keptTextOf(frame) !== undefined) return true;
     const schema = (frame as FrameLike | null)?.schema;
     if (typeof schema === 'object' && schema !== null && keptTextOf(schema) !== undefined) return true;
     const values = (frame as FrameLike | null)?.data?.values;
-    if (Array.isArray(values) && (columnWritersOf(values) !== undefined || values.some((v) => Array.isArray(v) && writerOf(v) !== undefined))) return true;
+    if (Array.isArray(values) && columnWritersOf(values) !== undefined) return true;
   }
   return false;
 }
@@ -131,6 +119,8 @@ function resultInto(sink: AnswerSink, result: object): void {
 
 function frameInto(sink: AnswerSink, frame: unknown): Member {
   if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return JSON.stringify(frame);
+  const kept = keptTextOf(frame);
+  if (kept !== undefined) return kept;
   return objectInto(sink, frame, (v, key) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) return JSON.stringify(v);
     if (key === 'data') return dataInto(sink, v);
@@ -146,10 +136,9 @@ function dataInto(sink: AnswerSink, data: object): true {
   });
 }
 
-/** A column written by its frame's writer for it (withColumnWriters), else its own mark's, else as JSON.stringify writes it. */
-function columnInto(sink: AnswerSink, values: unknown, frameWriter: ColumnWriter | undefined): Member {
-  const write = Array.isArray(values) ? (frameWriter ?? writerOf(values)) : undefined;
-  if (write === undefined) return JSON.stringify(values);
+/** A column written by its frame's writer for it (withColumnWriters), else as JSON.stringify writes it. */
+function columnInto(sink: AnswerSink, values: unknown, write: ColumnWriter | undefined): Member {
+  if (write === undefined || !Array.isArray(values)) return JSON.stringify(values);
   write(sink, values as readonly unknown[]);
   return true;
 }

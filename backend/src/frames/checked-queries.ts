@@ -10,6 +10,7 @@
 // any query that fails its check, is checked by zod as before, so its error is the same.
 
 import type { z } from 'zod';
+import { deepFreeze } from './frame.ts';
 import { querySchema } from './query-types/index.ts';
 
 export type CheckedQuery = z.output<typeof querySchema>;
@@ -119,14 +120,6 @@ function copyJson(v: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(v)) setOwn(out, key, copyJson((v as Record<string, unknown>)[key]));
   return out;
-}
-
-function deepFreeze<T>(v: T): T {
-  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const key of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[key]);
-  }
-  return v;
 }
 
 /** Forgets every kept check (for tests). */

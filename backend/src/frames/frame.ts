@@ -90,3 +90,12 @@ export function frame(fields: Field[], options: { name?: string; refId?: string;
 export function noticeFrame(refId: string, name: string, text: string): FrameJSON {
   return frame([], { name, refId, meta: { notices: [{ severity: 'info', text }] } });
 }
+
+/** Freezes `v` and everything in it (a value the requests that ask it share: nothing may write it). */
+export function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const key of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[key]);
+  }
+  return v;
+}

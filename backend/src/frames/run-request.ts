@@ -45,8 +45,31 @@ export interface Observed {
 /** What the queries of one request share: its budget, and the JobSets each distinct selection picked. */
 interface Shared {
   budget: ValueBudget;
-  selections: Map<string, readonly Timeline[]>;
+  selections: Selected[];
   memo: Map<string, unknown>;
+}
+
+/** What a query selected, and what it selected by (a request has a few distinct selections: a list, not a map keyed by their JSON). */
+interface Selected {
+  by: SelectedBy;
+  timelines: readonly Timeline[];
+}
+
+type SelectedBy = Pick<ResolvedQuery, 'layer' | 'clusters' | 'namespaces' | 'name' | 'labelSelector' | 'states'> & { selectFrom: number; to: number };
+
+const sameStrings = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((s, i) => s === b[i]);
+
+function sameSelection(a: SelectedBy, b: SelectedBy): boolean {
+  return (
+    a.layer === b.layer &&
+    a.name === b.name &&
+    a.labelSelector === b.labelSelector &&
+    a.selectFrom === b.selectFrom &&
+    a.to === b.to &&
+    sameStrings(a.clusters, b.clusters) &&
+    sameStrings(a.namespaces, b.namespaces) &&
+    sameStrings(a.states, b.states)
+  );
 }
 
 function runOne(raw: unknown, index: number, request: { from?: string | number; to?: string | number }, observed: Observed, now: number, shared: Shared, fromJsonText: boolean): QueryResult {
@@ -82,11 +105,13 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
       get timelines() {
         if (selected !== null) return selected;
         // Queries of one panel often select alike (five metrics of one JobSet): select once per request.
-        const key = JSON.stringify([query.layer, query.clusters, query.namespaces, query.name, query.labelSelector, query.states, selectFrom, to]);
+        const by: SelectedBy = { layer: query.layer, clusters: query.clusters, namespaces: query.namespaces, name: query.name, labelSelector: query.labelSelector, states: query.states, selectFrom, to };
+        const same = shared.selections.find((s) => sameSelection(s.by, by));
+        if (same !== undefined) return (selected = same.timelines);
         // One name, of a layer that finds its bearers alone (the node layer): not the whole layer listed.
         const name = layer.named === undefined ? null : literalName(query.name);
-        selected = shared.selections.get(key) ?? select(name === null ? layer.timelines : layer.named!(name), query, layer.horizon, selectFrom, to);
-        shared.selections.set(key, selected);
+        selected = select(name === null ? layer.timelines : layer.named!(name), query, layer.horizon, selectFrom, to);
+        shared.selections.push({ by, timelines: selected });
         return selected;
       },
       horizon: layer.horizon,
@@ -162,7 +187,7 @@ export function runQueries(body: unknown, observed: Observed, now: number, { fro
   refIds.forEach((refId, i) => {
     if (refIds.indexOf(refId) !== i) throw new RequestError(`queries[${i}].refId: "${refId}" is used by an earlier query`);
   });
-  const shared: Shared = { budget: new ValueBudget(), selections: new Map(), memo: new Map() };
+  const shared: Shared = { budget: new ValueBudget(), selections: [], memo: new Map() };
   request.data.queries.forEach((raw, i) => {
     results[refIds[i]!] = runOne(raw, i, request.data, observed, now, shared, fromJsonText);
   });

@@ -4,7 +4,7 @@
 import { stateAt } from '../series/figures.ts';
 import { livedRow, markRows, runColumns } from '../series/run-columns.ts';
 import { livedIn } from '../series/summary.ts';
-import { isMarkedSorted, markSorted, named, namespacesOf } from '../timeline/order.ts';
+import { isMarkedSorted, markSorted, namedRows, namespacesOf } from '../timeline/order.ts';
 import type { State, Timeline } from '../timeline/types.ts';
 import { literalName, matchesEveryName, parseLabelSelector, parseNamePattern } from './selector.ts';
 
@@ -44,16 +44,22 @@ function filters(selection: Selection): { before: ((tl: Timeline) => boolean) | 
 }
 
 export function select(timelines: readonly Timeline[], selection: Selection, horizon: number, from: number, to: number): Timeline[] {
-  const matches = selector(selection);
-  const keep = (tl: Timeline): boolean => matches(tl, horizon, from, to);
-  if (!isMarkedSorted(timelines)) return timelines.filter(keep);
+  if (!isMarkedSorted(timelines)) {
+    const matches = selector(selection);
+    return timelines.filter((tl) => matches(tl, horizon, from, to));
+  }
   // What a sorted list selects stays in its order: marked, so a table need not check it again.
   const name = literalName(selection.name ?? '');
   const namespaces = selection.namespaces && selection.namespaces.length > 0 ? [...new Set(selection.namespaces)].sort() : null;
-  // One name in a list sorted by namespace and name: bisect to its run in each namespace.
-  if (name !== null) return markSorted((namespaces ?? namespacesOf(timelines)).flatMap((namespace) => named(timelines, namespace, name)).filter(keep));
+  // One name in a list sorted by namespace and name: bisect to its rows in each namespace (read by
+  // row after: one JobSet's detail takes its closed runs' lives from the list's columns).
   // Namespaces: bisect to each one's rows (an SLO table per name asks one query per namespace).
-  const ranges = namespaces === null ? [[0, timelines.length] as const] : namespaces.map((namespace) => namespaceRange(timelines, namespace));
+  const ranges =
+    name !== null
+      ? (namespaces ?? namespacesOf(timelines)).map((namespace) => namedRows(timelines, namespace, name))
+      : namespaces === null
+        ? [[0, timelines.length] as const]
+        : namespaces.map((namespace) => namespaceRange(timelines, namespace));
   return selectByRows(timelines, selection, horizon, from, to, ranges);
 }
 

@@ -106,8 +106,13 @@ export function oldestFirst(a: Timeline, b: Timeline): number {
 /** The timelines of `namespace` that bore `name`: bisected in a list known sorted, else found by a scan. */
 export function named(timelines: readonly Timeline[], namespace: string, name: string): Timeline[] {
   if (!isMarkedSorted(timelines)) return timelines.filter((tl) => tl.namespace === namespace && tl.name === name);
-  const lo = bisect(timelines, namespace, name, 0, timelines.length);
-  return timelines.slice(lo, bisect(timelines, namespace, name, lo, timelines.length, true));
+  return timelines.slice(...namedRows(timelines, namespace, name));
+}
+
+/** The rows [first, end) of the timelines of `namespace` that bore `name`, in a list sorted by namespace and name: two bisections. */
+export function namedRows(sorted: readonly Timeline[], namespace: string, name: string): [number, number] {
+  const lo = bisect(sorted, namespace, name, 0, sorted.length);
+  return [lo, bisect(sorted, namespace, name, lo, sorted.length, true)];
 }
 
 /** The namespaces of a list known sorted, in order, each found by one bisection past the one before. */

@@ -19,7 +19,7 @@ import { QueryError } from '../../query/selector.ts';
 import { LIMITS } from '../../query/step.ts';
 import { DEFAULT_QUERY, parseDuration, SLO_ANSWER_COLUMNS, SLO_ANSWERS, SLO_COLUMNS, SLO_FORMATS, SLO_INDICATORS, type SloAnswer, type SloColumn } from '../../query/types.ts';
 import type { QueryContext } from '../context.ts';
-import { withColumnWriter } from '../answer-bytes.ts';
+import { withColumnWriters, type ColumnWriter } from '../answer-bytes.ts';
 import { frame, numberField, stringField, timeField, type Field, type FrameJSON } from '../frame.ts';
 import { pooledGroups, type PooledGroup } from '../pooled.ts';
 import { rowCells, RUN_IDENTITY_KEYS } from '../row-cells.ts';
@@ -355,7 +355,9 @@ function sloTable(
   for (let i = 0; i < shown.length; i++) for (let k = 0; k < p; k++) times.push(points[k]!);
   // A row per name at one point, every name shown: the names' label cells are their first runs' (row-cells.ts).
   const firstRows = p === 1 && everyInOrder(shown, answers.count) ? answers.firstRows : undefined;
-  const fields: Field[] = answers.dimensions(shown).map((d) => {
+  // Columns whose bytes are written by a writer of their own (answer-bytes.ts), by index.
+  const writers: (ColumnWriter | undefined)[] = [];
+  const fields: Field[] = answers.dimensions(shown).map((d, column) => {
     const values: string[] = [];
     for (let i = 0; i < shown.length; i++) {
       const label = answers.label(shown[i]!, d);
@@ -363,13 +365,13 @@ function sloTable(
     }
     // The label's cell is the first run's namespace or name: the summary table's cell of that row.
     const key = d === 'jobset' ? 'name' : d;
-    if (firstRows !== undefined) withColumnWriter(values, (sink) => rowCells.writeColumn(sink, key, firstRows.columns, firstRows.rows, values, ctx.from, ctx.to, RUN_IDENTITY_KEYS.has(key)));
+    if (firstRows !== undefined) writers[column] = (sink, cells) => rowCells.writeColumn(sink, key, firstRows.columns, firstRows.rows, cells, ctx.from, ctx.to, RUN_IDENTITY_KEYS.has(key));
     return stringField(d, values, { nullable: false });
   });
   // One point: every row's time is it, written once and repeated.
   if (p === 1 && times.length > 0) {
     const cell = JSON.stringify(points[0]!);
-    withColumnWriter(times, (sink) => sink.text(`[${`${cell},`.repeat(times.length - 1)}${cell}]`));
+    writers[fields.length] = (sink) => sink.text(`[${`${cell},`.repeat(times.length - 1)}${cell}]`);
   }
   fields.push(timeField('time', times, { nullable: false }));
   for (const name of returnedColumns(query)) {
@@ -396,7 +398,9 @@ function sloTable(
   const meta: Record<string, unknown> = {};
   if (notices.length > 0) meta.notices = notices;
   if (table !== null) meta.custom = table.custom;
-  return frame(fields, { name: 'slo', refId: query.refId, ...(notices.length > 0 || table !== null ? { meta } : {}) });
+  const answer = frame(fields, { name: 'slo', refId: query.refId, ...(notices.length > 0 || table !== null ? { meta } : {}) });
+  if (writers.length > 0) withColumnWriters(answer.data.values, writers);
+  return answer;
 }
 
 /**

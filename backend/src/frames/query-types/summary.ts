@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { FIGURE_NAMES, figuresFromTotals, figureValue, type FigureName } from '../../series/figures.ts';
 import { fleetFigures, groupingOf, groupOf } from '../../series/fleet.ts';
-import { selectedRows } from '../../series/run-columns.ts';
+import { holdsLife, selectedRows, type RunColumns } from '../../series/run-columns.ts';
 import { LentTotals, summaryColumns } from '../../series/summary.ts';
 import { isMarkedSorted } from '../../timeline/order.ts';
 import { FIELDS } from '../../series/totals.ts';
@@ -14,8 +14,8 @@ import { figureName, usageMetricName } from '../../query/model.ts';
 import { DEFAULT_QUERY, FIGURES, unitOf, USAGE_METRICS } from '../../query/types.ts';
 import type { Timeline } from '../../timeline/types.ts';
 import type { QueryContext } from '../context.ts';
-import { withColumnWriter, withColumnWriters, withKeptText, writeNumbers, type ColumnWriter } from '../answer-bytes.ts';
-import { frame, numberField, stringField, type Field, type FieldJSON, type FrameJSON } from '../frame.ts';
+import { withColumnWriters, withKeptText, writeNumbers, type ColumnWriter } from '../answer-bytes.ts';
+import { deepFreeze, frame, numberField, stringField, type Field, type FieldJSON, type FrameJSON } from '../frame.ts';
 import { pooledGroups } from '../pooled.ts';
 import { rowCells, RUN_IDENTITY_KEYS } from '../row-cells.ts';
 import { NO_USAGE_NOTICE, usageByStateFields } from '../usage.ts';
@@ -52,6 +52,13 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   // What is worked out: the columns returned, and the sort's figure (returned or not).
   const computed = computedFigures(ctx);
   if (groupBy === 'none') {
+    // The rows as summaryColumns reads them: a selection of the engine's list, by its rows.
+    const runRows = ctx.selectFrom === ctx.from && isMarkedSorted(ctx.timelines) ? selectedRows(ctx.timelines) : undefined;
+    const keptKey = runRows !== undefined ? keptTableKey(ctx, runRows, computed) : null;
+    if (keptKey !== null) {
+      const kept = keptTables.get(runRows!.columns, keptKey);
+      if (kept !== undefined) return [kept];
+    }
     // The selection is of the JobSets that lived in [from, to] (selectFrom is `from`): not tested again.
     const c = summaryColumns(ctx.timelines, ctx.horizon, ctx.from, ctx.to, { selected: ctx.selectFrom === ctx.from, timeToFirstUp: computed.includes('timeToFirstUpSeconds'), totalsOf: lentTotals.of });
     const n = c.timelines.length;
@@ -73,10 +80,9 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
       else for (let k = 0; k < rows.length; k++) out[k] = at(rows[k]!);
       return out;
     };
-    // The rows as summaryColumns read them: a selection of the engine's list, by its rows.
-    const runRows = ctx.selectFrom === ctx.from && isMarkedSorted(ctx.timelines) ? selectedRows(ctx.timelines) : undefined;
-    // A whole table of the list's rows: its identity columns may be the last such table's.
-    const wholeRows = rows === null && runRows !== undefined && runRows.rows.length === n ? runRows : undefined;
+    // A whole table of the list's rows (not a small one, which json-text.ts writes): its identity
+    // columns may be the last such table's.
+    const wholeRows = rows === null && runRows !== undefined && runRows.rows.length === n && n > SMALL_TABLE_ROWS ? runRows : undefined;
     const id = wholeRows !== undefined ? keptIdentityColumns(timelines, wholeRows) : identityColumns(timelines);
     // A figure's column: each row's value, null where not finite (as numberField writes numbers), in
     // one array; its schema shared by every table (figureSchema).
@@ -91,17 +97,19 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
       ...columns.map(figureField),
       ...usage.map((f) => ({ schema: f.schema, values: rows === null ? f.values : column((i) => f.values[i]) })),
     ];
-    // A whole table's columns are written from their closed runs' kept texts (row-cells.ts).
-    if (wholeRows !== undefined) {
-      // Identity, state and figures only: what a closed run's life says (not usage, nor a pool's JobSets).
-      for (const { schema, values } of fields) {
-        if (!CACHED_IDENTITY.has(schema.name) && !(columns as readonly string[]).includes(schema.name)) continue;
-        withColumnWriter(values, (sink) => rowCells.writeColumn(sink, schema.name, wholeRows.columns, wholeRows.rows, values, ctx.from, ctx.to, RUN_IDENTITY_KEYS.has(schema.name)));
-      }
-    }
     const meta = withUsageNotice(ctx, rows !== null ? tableMeta(n, rows.length, summaryTotals(ctx, columns)) : undefined);
     const table = frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) });
+    // A whole table's columns are written from their closed runs' kept texts (row-cells.ts): identity,
+    // state and figures only, what a closed run's life says (not usage, nor a pool's JobSets).
+    if (wholeRows !== undefined) {
+      const kept = ({ schema: { name } }: Field): ColumnWriter | undefined =>
+        CACHED_IDENTITY.has(name) || (columns as readonly string[]).includes(name)
+          ? (sink, values) => rowCells.writeColumn(sink, name, wholeRows.columns, wholeRows.rows, values, ctx.from, ctx.to, RUN_IDENTITY_KEYS.has(name))
+          : undefined;
+      withColumnWriters(table.data.values, fields.map(kept));
+    }
     if (wholeRows === undefined && timelines.length <= SMALL_TABLE_ROWS) smallTableText(table, fields, columns, meta === undefined && usage.length === 0 && query.layer !== 'nodepools');
+    if (keptKey !== null) keptTables.keep(runRows!.columns, keptKey, table);
     return [table];
   }
   const pooled = pooledGroups(ctx, computed);
@@ -179,6 +187,51 @@ function figureWriters(firstFigure: number, columns: number): readonly (ColumnWr
   const writers = new Array<ColumnWriter | undefined>(columns).fill(undefined);
   return writers.fill(writeNumbers, firstFigure);
 }
+
+/**
+ * The key of a small table (one JobSet's detail) whose every row is a closed run whose whole life
+ * the range holds, or null for any other table. Such a table is the same in every range that holds
+ * those lives (summaryColumns reads each such row's identity, final state and figures from the
+ * list's columns, and nothing else of the range or the horizon enters it: row-cells.ts keeps whole
+ * tables' cells on the same ground), so it is kept whole, with its JSON text, by its rows, its refId
+ * and its figures. Not a shaped table (its meta counts the range's rows), nor one with usage or a
+ * pool's columns, nor another layer's (a node layer's list is made per request).
+ */
+function keptTableKey(ctx: QueryContext, { columns, rows }: { columns: RunColumns; rows: Int32Array }, computed: readonly FigureName[]): string | null {
+  const { query } = ctx;
+  if (rows.length === 0 || rows.length > SMALL_TABLE_ROWS || query.layer !== 'jobset' || isShaped(query) || query.usageByState.length > 0) return null;
+  for (let i = 0; i < rows.length; i++) if (!holdsLife(columns, rows[i]!, ctx.from, ctx.to)) return null;
+  return `${query.refId}\u0000${computed === FIGURE_NAMES ? '*' : computed.join(',')}\u0000${rows.join(',')}`;
+}
+
+/** Kept small tables (keptTableKey) of the engine's current list's columns; bounded, cleared when full or when the list changes. */
+class KeptTables {
+  #columns: RunColumns | null = null;
+  #tables = new Map<string, FrameJSON>();
+  /** The kept tables' JSON texts' length in all (their frames hold the same values again). */
+  #textLength = 0;
+
+  get(columns: RunColumns, key: string): FrameJSON | undefined {
+    return this.#columns === columns ? this.#tables.get(key) : undefined;
+  }
+
+  /** Keeps `table` (frozen from here on: the requests that ask it share it) with its JSON text. */
+  keep(columns: RunColumns, key: string, table: FrameJSON): void {
+    const text = JSON.stringify(table);
+    if (this.#columns !== columns || this.#tables.size >= KEPT_TABLES_MAX || this.#textLength + text.length > KEPT_TABLES_MAX_TEXT) {
+      this.#columns = columns;
+      this.#tables = new Map();
+      this.#textLength = 0;
+    }
+    this.#tables.set(key, deepFreeze(withKeptText(table, text)));
+    this.#textLength += text.length;
+  }
+}
+
+/** At most 1,024 tables and 2 MiB of their texts (a detail's is ~3 KB; 64 runs' ~50 KB). */
+const KEPT_TABLES_MAX = 1024;
+const KEPT_TABLES_MAX_TEXT = 2 * 2 ** 20;
+const keptTables = new KeptTables();
 
 /** Small tables' schema texts by shape (refId, identity columns, the state's nullability, figures); bounded, cleared when full. */
 const schemaTexts = new Map<string, string>();
