@@ -6,7 +6,6 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
-import type { RequestHandler } from 'express';
 import { answerPieces } from '../frames/answer-bytes.ts';
 import { runQueries, type QueryResult } from '../frames/run-request.ts';
 import type * as ArrowModule from '../frames/arrow.ts';
@@ -111,7 +110,7 @@ export function readArrowAnswer(body: Uint8Array): { results: Record<string, Que
 /** The query answers' body buffers: one spare for the process. */
 const answerBuffers = new AnswerBuffers();
 
-/** Answers a request's parsed body on `res`: the express route's and the direct route's one step. */
+/** Answers a request's parsed body on `res`: the route's one step after its body is read. */
 export type QueryAnswerer = (body: unknown, frames: unknown, res: ServerResponse) => Promise<void>;
 
 /**
@@ -141,7 +140,7 @@ export function queryAnswerer({ view, now, retentionMs }: QueryRouteOptions): Qu
         usage: view.usage?.()?.book ?? null,
       },
       t,
-      // Read by JSON.parse (json-body.ts, or body-parser): its queries' checks may be kept.
+      // Read by JSON.parse (json-body.ts, or express's body-parser): its queries' checks may be kept.
       { fromJsonText: true },
     );
     if (encoding === 'json') {
@@ -151,13 +150,6 @@ export function queryAnswerer({ view, now, retentionMs }: QueryRouteOptions): Qu
     const encoder = await (arrowEncoder ??= import('../frames/arrow.ts'));
     const answer = arrowAnswer(results, encoder);
     res.writeHead(status, { 'Content-Type': ARROW_ANSWER_TYPE, 'Content-Length': answer.length }).end(answer);
-  };
-}
-
-/** POST /api/v1/query's express handler (the app's route, for the path's other spellings; the direct route below answers the exact path). */
-export function queryHandler(answer: QueryAnswerer): RequestHandler {
-  return async (req, res) => {
-    await answer(req.body, req.query.frames, res);
   };
 }
 
@@ -176,11 +168,10 @@ export interface DirectQueryOptions {
 
 /**
  * POST /api/v1/query on Node's own server, without express (issue 21 §4): what every panel of every
- * dashboard asks, so a small answer's time is mostly the request's path. The same steps as the app's
- * route (the request timed as `/api/v1/query`, the token, the body, the store's commit awaited, the
- * answer; every error answered as the app answers it), without express's request and response
- * objects, its routers, its query parser. The server (app.ts) sends it the requests of exactly its
- * path (`isQueryRequest`).
+ * dashboard asks, so a small answer's time is mostly the request's path. The route's only
+ * implementation: the request timed as `/api/v1/query`, the token, the body, the store's commit
+ * awaited, the answer; every error answered as errors.ts answers it. The server (app.ts) sends it
+ * the POSTs of its path in every spelling (`isQueryRequest`).
  */
 export function directQueryRoute({ answer, authorized, readBody, beforeRead, time, fail }: DirectQueryOptions): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
