@@ -421,7 +421,9 @@ interface MemoryReading {
   /** V8's heap spaces, MiB used / committed (old, new, large objects), and memoryUsage()'s external and arrayBuffers, MiB; null when the probe did not answer. */
   heap: { oldUsed: number; oldCommitted: number; newUsed: number; newCommitted: number; largeUsed: number; largeCommitted: number; external: number; arrayBuffers: number } | null;
   /** With --service-flags --expose-gc: the heap used and external MiB after a full collection the probe made (what lives), else null. */
-  settled: { heapUsed: number; external: number } | null;
+  settled: { heapUsed: number; external: number; rssMiB: number } | null;
+  /** The resident MiB of glibc's main arena (the [heap] mapping) when the probe read it, else null. */
+  mallocHeapMiB: number | null;
   /** With --owners: the live typed arrays' backing stores by their maker (buffer-owners.js), largest first. */
   owners: { site: string; count: number; bytes: number }[] | null;
 }
@@ -436,13 +438,15 @@ async function memoryNow(pid: number, when: string): Promise<MemoryReading> {
   let heap: MemoryReading['heap'] = null;
   let settled: MemoryReading['settled'] = null;
   let owners: MemoryReading['owners'] = null;
+  let mallocHeapMiB: number | null = null;
   for (const t0 = Date.now(); Date.now() - t0 < 10_000; await sleep(20)) {
     const all = lines();
     if (all.length > before) {
-      const line = JSON.parse(all[all.length - 1]!) as { usage: NodeJS.MemoryUsage; spaces: Record<string, { used: number; committed: number }>; settled: NodeJS.MemoryUsage | null; owners?: MemoryReading['owners'] };
+      const line = JSON.parse(all[all.length - 1]!) as { usage: NodeJS.MemoryUsage; spaces: Record<string, { used: number; committed: number }>; settled: NodeJS.MemoryUsage | null; mallocHeap?: number | null; owners?: MemoryReading['owners'] };
       const { usage, spaces } = line;
       owners = line.owners ?? null;
-      if (line.settled !== null) settled = { heapUsed: line.settled.heapUsed / MiB, external: line.settled.external / MiB };
+      if (line.settled !== null) settled = { heapUsed: line.settled.heapUsed / MiB, external: line.settled.external / MiB, rssMiB: line.settled.rss / MiB };
+      mallocHeapMiB = typeof line.mallocHeap === 'number' ? line.mallocHeap / MiB : null;
       const space = (name: string): { used: number; committed: number } => spaces[name] ?? { used: 0, committed: 0 };
       heap = {
         oldUsed: space('old_space').used / MiB,
@@ -457,14 +461,15 @@ async function memoryNow(pid: number, when: string): Promise<MemoryReading> {
       break;
     }
   }
-  const reading = { when, rssMiB, heap, settled, owners };
+  const reading = { when, rssMiB, heap, settled, mallocHeapMiB, owners };
   const h = reading.heap;
   log(
     `memory ${when}: RSS ${fmt(reading.rssMiB)} MiB` +
       (h === null
         ? ' (the probe did not answer)'
         : `; heap MiB used/committed: old ${fmt(h.oldUsed)}/${fmt(h.oldCommitted)}, new ${fmt(h.newUsed)}/${fmt(h.newCommitted)}, large objects ${fmt(h.largeUsed)}/${fmt(h.largeCommitted)}; external ${fmt(h.external)} MiB (array buffers ${fmt(h.arrayBuffers)})`) +
-      (settled === null ? '' : `; after a full collection: heap used ${fmt(settled.heapUsed)} MiB, external ${fmt(settled.external)} MiB`) +
+      (mallocHeapMiB === null ? '' : `; malloc's main arena ${fmt(mallocHeapMiB)} MiB resident`) +
+      (settled === null ? '' : `; after a full collection: heap used ${fmt(settled.heapUsed)} MiB, external ${fmt(settled.external)} MiB, RSS ${fmt(settled.rssMiB)} MiB`) +
       `; load average ${fmt(loadavg()[0]!, 2)}`,
   );
   if (owners !== null) {
