@@ -424,6 +424,8 @@ interface MemoryReading {
   settled: { heapUsed: number; external: number; rssMiB: number } | null;
   /** With UPNESS_BENCH_LAST_RESORT=1 in the environment: the RSS after V8's memory-reducing collection (after the full one), else null. */
   reducedRssMiB: number | null;
+  /** How long that collection took, ms (null without it). */
+  reducedMs: number | null;
   /** The resident MiB of glibc's main arena (the [heap] mapping) when the probe read it, else null. */
   mallocHeapMiB: number | null;
   /** With --owners: the live typed arrays' backing stores by their maker (buffer-owners.js), largest first. */
@@ -442,15 +444,17 @@ async function memoryNow(pid: number, when: string): Promise<MemoryReading> {
   let owners: MemoryReading['owners'] = null;
   let mallocHeapMiB: number | null = null;
   let reducedRssMiB: number | null = null;
+  let reducedMs: number | null = null;
   for (const t0 = Date.now(); Date.now() - t0 < 10_000; await sleep(20)) {
     const all = lines();
     if (all.length > before) {
-      const line = JSON.parse(all[all.length - 1]!) as { usage: NodeJS.MemoryUsage; spaces: Record<string, { used: number; committed: number }>; settled: NodeJS.MemoryUsage | null; reducedRss?: number | null; mallocHeap?: number | null; owners?: MemoryReading['owners'] };
+      const line = JSON.parse(all[all.length - 1]!) as { usage: NodeJS.MemoryUsage; spaces: Record<string, { used: number; committed: number }>; settled: NodeJS.MemoryUsage | null; reducedRss?: number | null; reducedMs?: number | null; mallocHeap?: number | null; owners?: MemoryReading['owners'] };
       const { usage, spaces } = line;
       owners = line.owners ?? null;
       if (line.settled !== null) settled = { heapUsed: line.settled.heapUsed / MiB, external: line.settled.external / MiB, rssMiB: line.settled.rss / MiB };
       mallocHeapMiB = typeof line.mallocHeap === 'number' ? line.mallocHeap / MiB : null;
       reducedRssMiB = typeof line.reducedRss === 'number' ? line.reducedRss / MiB : null;
+      reducedMs = typeof line.reducedMs === 'number' ? line.reducedMs : null;
       const space = (name: string): { used: number; committed: number } => spaces[name] ?? { used: 0, committed: 0 };
       heap = {
         oldUsed: space('old_space').used / MiB,
@@ -465,7 +469,7 @@ async function memoryNow(pid: number, when: string): Promise<MemoryReading> {
       break;
     }
   }
-  const reading = { when, rssMiB, heap, settled, mallocHeapMiB, reducedRssMiB, owners };
+  const reading = { when, rssMiB, heap, settled, mallocHeapMiB, reducedRssMiB, reducedMs, owners };
   const h = reading.heap;
   log(
     `memory ${when}: RSS ${fmt(reading.rssMiB)} MiB` +
@@ -474,7 +478,7 @@ async function memoryNow(pid: number, when: string): Promise<MemoryReading> {
         : `; heap MiB used/committed: old ${fmt(h.oldUsed)}/${fmt(h.oldCommitted)}, new ${fmt(h.newUsed)}/${fmt(h.newCommitted)}, large objects ${fmt(h.largeUsed)}/${fmt(h.largeCommitted)}; external ${fmt(h.external)} MiB (array buffers ${fmt(h.arrayBuffers)})`) +
       (mallocHeapMiB === null ? '' : `; malloc's main arena ${fmt(mallocHeapMiB)} MiB resident`) +
       (settled === null ? '' : `; after a full collection: heap used ${fmt(settled.heapUsed)} MiB, external ${fmt(settled.external)} MiB, RSS ${fmt(settled.rssMiB)} MiB`) +
-      (reducedRssMiB === null ? '' : `; after a memory-reducing collection: RSS ${fmt(reducedRssMiB)} MiB`) +
+      (reducedRssMiB === null ? '' : `; after a memory-reducing collection (${fmt(reducedMs ?? 0)} ms): RSS ${fmt(reducedRssMiB)} MiB`) +
       `; load average ${fmt(loadavg()[0]!, 2)}`,
   );
   if (owners !== null) {

@@ -17,14 +17,18 @@ if (file) {
     const settled = typeof gc === 'function' ? (gc(), process.memoryUsage()) : null;
     // With UPNESS_BENCH_LAST_RESORT=1 too: V8's memory-reducing collection after it (the one it runs under
     // memory pressure, which also gives back the pages its allocator pooled), and the RSS after.
-    const reducedRss = typeof gc === 'function' && process.env.UPNESS_BENCH_LAST_RESORT === '1' ? (gc({ type: 'major', execution: 'sync', flavor: 'last-resort' }), process.memoryUsage().rss) : null;
+    const reducing = typeof gc === 'function' && process.env.UPNESS_BENCH_LAST_RESORT === '1';
+    const reduceStart = performance.now();
+    if (reducing) gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    const reducedRss = reducing ? process.memoryUsage().rss : null;
+    const reducedMs = reducing ? performance.now() - reduceStart : null;
     // With UPNESS_BENCH_HEAP_SNAPSHOTS=DIR: a heap snapshot each time too (what lives; heap-breakdown.ts reads it).
     const dir = process.env.UPNESS_BENCH_HEAP_SNAPSHOTS;
     const snapshot = dir ? writeHeapSnapshot(`${dir}/upness-${process.pid}-${Date.now()}.heapsnapshot`) : null;
     // With buffer-owners.js preloaded too (bench:dashboards --owners): the live typed arrays by maker,
     // read once the collection's finalizers have run (a task after it).
     const owners = globalThis[Symbol.for('upness.bench.bufferOwners')];
-    const write = () => appendFileSync(file, `${JSON.stringify({ at: Date.now(), usage, spaces, settled, reducedRss, snapshot, mallocHeap: mallocHeapRss(), owners: owners === undefined ? null : owners() })}\n`);
+    const write = () => appendFileSync(file, `${JSON.stringify({ at: Date.now(), usage, spaces, settled, reducedRss, reducedMs, snapshot, mallocHeap: mallocHeapRss(), owners: owners === undefined ? null : owners() })}\n`);
     if (owners === undefined || typeof gc !== 'function') write();
     else setTimeout(() => (gc(), setTimeout(write, 100)), 100);
   });
