@@ -37,7 +37,10 @@
 // collection), the largest first: what "array buffers" holds, owner by owner. Slows its allocations.
 // Memory: the service's RSS and, through a preloaded probe (memory-probe.js, on SIGUSR2), V8's heap
 // spaces and memoryUsage()'s external and array buffers, once ready, after the panels' timing, after
-// the load and after --idle-seconds S (default 10) of nothing asked.
+// the load and after --idle-seconds S (default 10) of nothing asked; each reading also says what glibc's
+// main arena holds resident (the [heap] mapping) and, with --expose-gc, the RSS after the probe's full
+// collection; with UPNESS_BENCH_LAST_RESORT=1 in the environment, the RSS after a memory-reducing
+// collection too and its time (it changes what the later readings see: V8 gives back its pooled pages).
 //
 // --in-process (no server, no HTTP): the same fleet (npm start's simulated cluster, its defaults)
 // built in this process at a fixed "now", and every panel request run through the service's query
