@@ -37,7 +37,10 @@
 // collection), the largest first: what "array buffers" holds, owner by owner. Slows its allocations.
 // Memory: the service's RSS and, through a preloaded probe (memory-probe.js, on SIGUSR2), V8's heap
 // spaces and memoryUsage()'s external and array buffers, once ready, after the panels' timing, after
-// the load and after --idle-seconds S (default 10) of nothing asked.
+// the load and after --idle-seconds S (default 10) of nothing asked; each reading also says what glibc's
+// main arena holds resident (the [heap] mapping) and, with --expose-gc, the RSS after the probe's full
+// collection; with UPNESS_BENCH_LAST_RESORT=1 in the environment, the RSS after a memory-reducing
+// collection too and its time (it changes what the later readings see: V8 gives back its pooled pages).
 //
 // --in-process (no server, no HTTP): the same fleet (npm start's simulated cluster, its defaults)
 // built in this process at a fixed "now", and every panel request run through the service's query
@@ -421,7 +424,13 @@ interface MemoryReading {
   /** V8's heap spaces, MiB used / committed (old, new, large objects), and memoryUsage()'s external and arrayBuffers, MiB; null when the probe did not answer. */
   heap: { oldUsed: number; oldCommitted: number; newUsed: number; newCommitted: number; largeUsed: number; largeCommitted: number; external: number; arrayBuffers: number } | null;
   /** With --service-flags --expose-gc: the heap used and external MiB after a full collection the probe made (what lives), else null. */
-  settled: { heapUsed: number; external: number } | null;
+  settled: { heapUsed: number; external: number; rssMiB: number } | null;
+  /** With UPNESS_BENCH_LAST_RESORT=1 in the environment: the RSS after V8's memory-reducing collection (after the full one), else null. */
+  reducedRssMiB: number | null;
+  /** How long that collection took, ms (null without it). */
+  reducedMs: number | null;
+  /** The resident MiB of glibc's main arena (the [heap] mapping) when the probe read it, else null. */
+  mallocHeapMiB: number | null;
   /** With --owners: the live typed arrays' backing stores by their maker (buffer-owners.js), largest first. */
   owners: { site: string; count: number; bytes: number }[] | null;
 }
@@ -436,13 +445,19 @@ async function memoryNow(pid: number, when: string): Promise<MemoryReading> {
   let heap: MemoryReading['heap'] = null;
   let settled: MemoryReading['settled'] = null;
   let owners: MemoryReading['owners'] = null;
+  let mallocHeapMiB: number | null = null;
+  let reducedRssMiB: number | null = null;
+  let reducedMs: number | null = null;
   for (const t0 = Date.now(); Date.now() - t0 < 10_000; await sleep(20)) {
     const all = lines();
     if (all.length > before) {
-      const line = JSON.parse(all[all.length - 1]!) as { usage: NodeJS.MemoryUsage; spaces: Record<string, { used: number; committed: number }>; settled: NodeJS.MemoryUsage | null; owners?: MemoryReading['owners'] };
+      const line = JSON.parse(all[all.length - 1]!) as { usage: NodeJS.MemoryUsage; spaces: Record<string, { used: number; committed: number }>; settled: NodeJS.MemoryUsage | null; reducedRss?: number | null; reducedMs?: number | null; mallocHeap?: number | null; owners?: MemoryReading['owners'] };
       const { usage, spaces } = line;
       owners = line.owners ?? null;
-      if (line.settled !== null) settled = { heapUsed: line.settled.heapUsed / MiB, external: line.settled.external / MiB };
+      if (line.settled !== null) settled = { heapUsed: line.settled.heapUsed / MiB, external: line.settled.external / MiB, rssMiB: line.settled.rss / MiB };
+      mallocHeapMiB = typeof line.mallocHeap === 'number' ? line.mallocHeap / MiB : null;
+      reducedRssMiB = typeof line.reducedRss === 'number' ? line.reducedRss / MiB : null;
+      reducedMs = typeof line.reducedMs === 'number' ? line.reducedMs : null;
       const space = (name: string): { used: number; committed: number } => spaces[name] ?? { used: 0, committed: 0 };
       heap = {
         oldUsed: space('old_space').used / MiB,
@@ -457,14 +472,16 @@ async function memoryNow(pid: number, when: string): Promise<MemoryReading> {
       break;
     }
   }
-  const reading = { when, rssMiB, heap, settled, owners };
+  const reading = { when, rssMiB, heap, settled, mallocHeapMiB, reducedRssMiB, reducedMs, owners };
   const h = reading.heap;
   log(
     `memory ${when}: RSS ${fmt(reading.rssMiB)} MiB` +
       (h === null
         ? ' (the probe did not answer)'
         : `; heap MiB used/committed: old ${fmt(h.oldUsed)}/${fmt(h.oldCommitted)}, new ${fmt(h.newUsed)}/${fmt(h.newCommitted)}, large objects ${fmt(h.largeUsed)}/${fmt(h.largeCommitted)}; external ${fmt(h.external)} MiB (array buffers ${fmt(h.arrayBuffers)})`) +
-      (settled === null ? '' : `; after a full collection: heap used ${fmt(settled.heapUsed)} MiB, external ${fmt(settled.external)} MiB`) +
+      (mallocHeapMiB === null ? '' : `; malloc's main arena ${fmt(mallocHeapMiB)} MiB resident`) +
+      (settled === null ? '' : `; after a full collection: heap used ${fmt(settled.heapUsed)} MiB, external ${fmt(settled.external)} MiB, RSS ${fmt(settled.rssMiB)} MiB`) +
+      (reducedRssMiB === null ? '' : `; after a memory-reducing collection (${fmt(reducedMs ?? 0)} ms): RSS ${fmt(reducedRssMiB)} MiB`) +
       `; load average ${fmt(loadavg()[0]!, 2)}`,
   );
   if (owners !== null) {

@@ -4,15 +4,27 @@
 //   serve.ts           options → a Feed and a Sink → openSession → serveApi → stopOnSignals
 //   serve-postgres.ts  the same session inside a Replica's `lead` (PostgreSQL, leader election)
 
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer, type AppOptions } from '../http/app.ts';
+import { HEALTH_PATHS } from '../http/health.ts';
 import { FeedSettingsError } from '../runtime/feeds.ts';
+import { reduceMemory } from '../runtime/heap-after-load.ts';
+import { QUIET_COLLECTION, QuietCollection } from '../runtime/quiet-collection.ts';
 import type { Sink } from '../runtime/sinks.ts';
 import { UsageError } from './options.ts';
 
-/** Serves the API; resolves with the server and the URL it listens on (the port may have been 0). */
+/**
+ * Serves the API; resolves with the server and the URL it listens on (the port may have been 0).
+ * Once its answers go quiet, V8's pooled pages are given back (runtime/quiet-collection.ts).
+ */
 export async function serveApi(host: string, port: number, options: AppOptions): Promise<{ server: Server; url: string }> {
   const server = createServer(options).listen(port, host);
+  const quiet = new QuietCollection({ ...QUIET_COLLECTION, collect: reduceMemory });
+  // A health check allocates next to nothing: a kubelet's probes every few seconds are no reason to collect.
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (!isHealthCheck(req.url)) res.once('finish', () => quiet.answered());
+  });
+  server.once('close', () => quiet.stop());
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -21,6 +33,8 @@ export async function serveApi(host: string, port: number, options: AppOptions):
   const url = address === null || typeof address === 'string' ? String(address) : `http://${address.address}:${address.port}`;
   return { server, url };
 }
+
+const isHealthCheck = (url: string | undefined): boolean => (HEALTH_PATHS as readonly string[]).includes((url ?? '').split('?')[0]!);
 
 /** What the API needs of a sink (absent for memory). */
 export function sinkOptions(sink: Sink): Pick<AppOptions, 'beforeRead' | 'store'> {

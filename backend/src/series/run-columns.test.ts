@@ -14,6 +14,7 @@ import { lastAt, packClosed, transitionsOf, type Timeline } from '../timeline/ty
 import { CLOSED_FROM, codeAt, timeAt, timelineColumns, timeToFirstUpFrom } from './columns.ts';
 import { holdsLife, isClosedRow, LONG_LIFE, OPEN, rowEnd, rowLifeInto, rowTimeToFirstUp, runColumns } from './run-columns.ts';
 import { FIELDS, windowTotals } from './totals.ts';
+import { ACCELERATOR_UP, PROVISIONING, UP } from './totals-layout.ts';
 
 // The test runner has no --expose-gc: V8's gc is reached through its flag, as the service does.
 setFlagsFromString('--expose-gc');
@@ -154,6 +155,62 @@ describe('runColumns', () => {
       { numRuns: 300 },
     );
   });
+  it('keeps a life in 4 bytes a number where they give it back, and whole where they do not (any timelines)', () => {
+    /** Ways a life leaves 4 bytes: a fraction of a millisecond, a life of 49.7 days or more, a fractional accelerator count or checkpoint interval. */
+    const twists = ['none', 'fraction', 'long', 'accelerators', 'checkpoint'] as const;
+    const twisted = (tl: Timeline, twist: (typeof twists)[number], i: number): Timeline => {
+      const at = (t: number): number => (twist === 'fraction' ? t + 0.25 : twist === 'long' ? tl.createdAt + (t - tl.createdAt) * 1_000 : t);
+      return {
+        ...tl,
+        uid: `u${String(i).padStart(3, '0')}`,
+        name: `js${i}`,
+        createdAt: at(tl.createdAt),
+        transitions: transitionsOf(tl).map((t) => ({ ...t, at: at(t.at) })),
+        accelerators: twist === 'accelerators' ? 2.5 : tl.accelerators,
+        checkpointIntervalMs: twist === 'checkpoint' ? 1_000.5 : tl.checkpointIntervalMs,
+      };
+    };
+    fc.assert(
+      fc.property(fc.array(fc.tuple(arbTimelines(8), fc.constantFrom(...twists)), { minLength: 1, maxLength: 40 }), (drawn) => {
+        const runs = drawn.map(([tl, twist], i) => twisted(tl, twist, i)).sort(byNamespaceNameUid);
+        const engine = {};
+        const check = (list: readonly Timeline[]): void => {
+          const rc = runColumns(list);
+          const out = new Float64Array(FIELDS);
+          for (let i = 0; i < list.length; i++) {
+            const tl = list[i]!;
+            if (!holdsLife(rc, i, rc.created[i]!, rowEnd(rc, i))) continue;
+            rowLifeInto(rc, i, out, 0);
+            expect(Array.from(out)).toEqual(Array.from(windowTotals(tl, rowEnd(rc, i), rc.created[i]!, rowEnd(rc, i))));
+            expect(rowTimeToFirstUp(rc, i)).toBe(timeToFirstUpFrom(timelineColumns(tl), Infinity));
+          }
+          // 4 bytes a number; only the lives they cannot hold are kept whole, apart.
+          expect(rc.lives.values.BYTES_PER_ELEMENT).toBe(4);
+          expect(rc.lives.wide.size).toBeLessThanOrEqual(rc.lives.count);
+        };
+        check(markSorted(runs, engine));
+        // The engine's next list (the first run dropped) takes the lives over, the whole ones too.
+        check(markSorted(runs.slice(1), engine));
+      }),
+      { numRuns: 300 },
+    );
+    // Lives with and without a twist: the plain one narrow, the others whole.
+    const plain = closedRun(0);
+    // Times with a fraction of a millisecond still give whole totals: narrow. Half accelerators: whole.
+    const fraction = { ...closedRun(1), createdAt: T0 + 1.5, transitions: [{ at: T0 + 1.5, state: 'provisioning' as const }, { at: T0 + 1_001.5, state: 'up' as const }, { at: T0 + 11_001.5, state: 'completed' as const }] };
+    const half = { ...closedRun(2), accelerators: 2.5 };
+    const rc = runColumns(markSorted([plain, fraction, half]));
+    expect([0, 1, 2].map((i) => rowTimeToFirstUp(rc, i))).toEqual([1, 1, 1]);
+    expect(rc.lives.count).toBe(3);
+    expect(rc.lives.wide.size).toBe(1);
+    const out = new Float64Array(FIELDS);
+    rowLifeInto(rc, 2, out, 0);
+    // Up 10 s, provisioning 1 s, accelerator time up 2.5 × 10 s (hand-computed).
+    expect([out[UP], out[PROVISIONING], out[ACCELERATOR_UP]]).toEqual([10_000, 1_000, 25_000]);
+    rowLifeInto(rc, 1, out, 0);
+    expect([out[UP], out[PROVISIONING]]).toEqual([10_000, 1_000]);
+  });
+
   it("fills a row when its run has closed, read from its columns; an open run's row stays open until it closes (any timelines)", () => {
     /** The rule written plainly: a closed run whose first transition is at its creation, its end its last transition. */
     const closedRow = (tl: Timeline): number | null => {

@@ -7,11 +7,11 @@
 // arithmetic, was most of a table's time). Open runs (and a closed one whose first transition is not
 // at its creation) are rows of no use here: their readers take the timeline itself, as before.
 //
-// A row's life (its whole-life totals, time to first up, goodput constants: 15 numbers) is worked
-// out the first time a table reads it, into a store of the rows read so far (issue 21 §3): the
+// A row's life (its whole-life totals, time to first up, goodput constants: 15 numbers in 4 bytes
+// each) is worked out the first time a table reads it, into a store of the rows read so far (issue 21 §3): the
 // selection's columns are 14 bytes a run (a closed run's end kept as its life's length in 4 bytes),
 // and a dashboard's tables over the last days fill the lives
-// of the runs those days hold, not the 120 bytes of every run of the list (~100 MiB at 871,066 runs).
+// of the runs those days hold, not the 60 bytes of every run of the list (~50 MiB at 871,066 runs).
 //
 // Pure: values in, values out (the rows are a cache of what the timelines say).
 
@@ -52,12 +52,43 @@ export interface RunColumns {
   readonly lives: LifeStore;
 }
 
-/** The lives of the closed rows read so far: LIFE_WIDTH numbers each, in the order they were first read. */
+/** A number in a narrow slot that stands for NaN (a run that never came up, one without a checkpoint interval). */
+const NAN_CODE = 0xffff_fffe;
+/** A narrow slot's first number when its life is in `wide` instead. */
+const WIDE = 0xffff_ffff;
+
+/**
+ * Field f's number `v` of a life in 4 bytes, -1 when they cannot give it back: a whole number under
+ * the codes (not -0, which they give back as 0); NaN as NAN_CODE where a life may hold it (time to
+ * first up, checkpoint interval); time to first up in milliseconds when ms / 1000 gives it back.
+ */
+function narrow(f: number, v: number): number {
+  if (f === TIME_TO_FIRST_UP || f === CHECKPOINT_MS) {
+    if (Number.isNaN(v)) return NAN_CODE;
+    if (f === TIME_TO_FIRST_UP) {
+      const ms = Math.round(v * 1000);
+      if (!Object.is(ms / 1000, v)) return -1;
+      v = ms;
+    }
+  }
+  return Number.isInteger(v) && v >= 0 && v < NAN_CODE && !Object.is(v, -0) ? v : -1;
+}
+
+/**
+ * The lives of the closed rows read so far: LIFE_WIDTH numbers each, in the order they were first
+ * read, each in 4 bytes (issue 21 §3: 60 bytes a life, not 120; at 10,000 × 30 d a month's tables
+ * read 861,279 lives, 49 MiB against 99). A closed run's totals are whole milliseconds and counts
+ * within its life, so 4 bytes hold them exactly while it lived under 49.7 days with times in whole
+ * milliseconds; a life any of whose numbers 4 bytes do not give back (a fraction of a millisecond,
+ * a longer life, a fractional accelerator count) is kept whole in `wide`, its slot marked WIDE.
+ */
 class LifeStore {
   readonly rows: number;
   /** Row i's life is at values[at[i] · LIFE_WIDTH]; -1: not worked out yet. Made with the first life (a list no table reads needs none). */
   at: Int32Array | null = null;
-  values = new Float64Array(0);
+  values = new Uint32Array(0);
+  /** The lives that 4 bytes a number do not hold, by slot, as worked out (TIME_TO_FIRST_UP in seconds). */
+  readonly wide = new Map<number, Float64Array>();
   count = 0;
   /** How many rows are closed: no more lives than that are ever stored, so the store grows no further. */
   closed = 0;
@@ -77,29 +108,48 @@ class LifeStore {
     return at === null ? -1 : at[i]!;
   }
 
-  /** A new slot for row i (grown by half again when full, up to the closed rows): its offset in `values`. */
-  add(i: number): number {
+  /** Stores row i's life, `life` (LIFE_WIDTH numbers as worked out), in a new slot (the store grown by half again when full, up to the closed rows): the slot. */
+  add(i: number, life: Float64Array): number {
     if ((this.count + 1) * LIFE_WIDTH > this.values.length) {
       const slots = Math.max(this.count + 1, Math.min(this.closed, Math.max(64, Math.ceil(this.count * 1.5))));
-      const grown = new Float64Array(slots * LIFE_WIDTH);
+      const grown = new Uint32Array(slots * LIFE_WIDTH);
       grown.set(this.values.subarray(0, this.count * LIFE_WIDTH));
       this.values = grown;
     }
     this.at ??= new Int32Array(this.rows).fill(-1);
     this.at[i] = this.count;
-    return this.count++ * LIFE_WIDTH;
+    const slot = this.count++;
+    this.#put(slot, life);
+    return slot;
+  }
+
+  /** Writes a life into its slot: each number in 4 bytes when they give it back, else the whole life in `wide`. */
+  #put(slot: number, life: Float64Array): void {
+    const o = slot * LIFE_WIDTH;
+    const values = this.values;
+    for (let f = 0; f < LIFE_WIDTH; f++) {
+      const code = narrow(f, life[f]!);
+      if (code < 0) {
+        values[o] = WIDE;
+        this.wide.set(slot, Float64Array.from(life));
+        return;
+      }
+      values[o + f] = code;
+    }
   }
 
   /** The lives an earlier list's store has of this list's rows (from[i]: row i's row there, -1: none), in one piece. */
   takeOver(before: LifeStore, from: Int32Array): void {
     let count = 0;
     for (let i = 0; i < from.length; i++) if (from[i]! >= 0) count++;
-    this.values = new Float64Array(count * LIFE_WIDTH);
+    this.values = new Uint32Array(count * LIFE_WIDTH);
     for (let i = 0; i < from.length; i++) {
       const j = from[i]!;
       if (j < 0) continue;
       const slot = before.slotOf(j);
       this.values.set(before.values.subarray(slot * LIFE_WIDTH, (slot + 1) * LIFE_WIDTH), this.count * LIFE_WIDTH);
+      const wide = before.wide.get(slot);
+      if (wide !== undefined) this.wide.set(this.count, wide);
       this.at ??= new Int32Array(this.rows).fill(-1);
       this.at[i] = this.count++;
     }
@@ -205,36 +255,44 @@ export function rowEnd(rc: RunColumns, i: number): number {
   return life !== LONG_LIFE ? rc.created[i]! + life : rc.longEnds.get(i)!;
 }
 
-/** The offset in rc.lives.values of closed row i's life, worked out on its first read (apart: this stays small enough to inline in a table's loop). */
+/** The slot in rc.lives of closed row i's life, worked out on its first read (apart: this stays small enough to inline in a table's loop). */
 function lifeOf(rc: RunColumns, i: number): number {
   const at = rc.lives.at;
   const slot = at === null ? -1 : at[i]!;
-  return slot >= 0 ? slot * LIFE_WIDTH : workOutLife(rc, i);
+  return slot >= 0 ? slot : workOutLife(rc, i);
 }
 
 function workOutLife(rc: RunColumns, i: number): number {
   const tl = rc.list[i]!;
   const c = timelineColumns(tl);
-  const o = rc.lives.add(i);
-  const values = rc.lives.values;
-  lifeInto(tl, c, values, o);
-  values[o + TIME_TO_FIRST_UP] = timeToFirstUpFrom(c, Infinity) ?? NaN;
-  values[o + ACCELERATORS] = tl.accelerators ?? 0;
-  values[o + CHECKPOINT_MS] = tl.checkpointIntervalMs ?? NaN;
-  return o;
+  const life = LIFE;
+  lifeInto(tl, c, life, 0);
+  life[TIME_TO_FIRST_UP] = timeToFirstUpFrom(c, Infinity) ?? NaN;
+  life[ACCELERATORS] = tl.accelerators ?? 0;
+  life[CHECKPOINT_MS] = tl.checkpointIntervalMs ?? NaN;
+  return rc.lives.add(i, life);
 }
+/** One life as worked out, before the store narrows it. */
+const LIFE = new Float64Array(LIFE_WIDTH);
 
 /** Closed row i's time to first up, seconds; null when it never came up. */
 export function rowTimeToFirstUp(rc: RunColumns, i: number): number | null {
-  // The offset first: working the life out may grow the store (a new `values`).
-  const o = lifeOf(rc, i);
-  const t = rc.lives.values[o + TIME_TO_FIRST_UP]!;
-  return Number.isNaN(t) ? null : t;
+  const slot = lifeOf(rc, i);
+  const values = rc.lives.values;
+  const o = slot * LIFE_WIDTH;
+  if (values[o] === WIDE) {
+    const t = rc.lives.wide.get(slot)![TIME_TO_FIRST_UP]!;
+    return Number.isNaN(t) ? null : t;
+  }
+  const ms = values[o + TIME_TO_FIRST_UP]!;
+  return ms === NAN_CODE ? null : ms / 1000;
 }
 
-/** Closed row i's whole-life totals (BASE_FIELDS numbers): `values` from `offset` on, valid until the next life is worked out. */
-export function rowLife(rc: RunColumns, i: number): { values: Float64Array; offset: number } {
-  const offset = lifeOf(rc, i);
+/** Closed row i's whole-life totals (BASE_FIELDS numbers): `values` from `offset` on (the store's, or a wide life's own), valid until the next life is worked out. */
+export function rowLife(rc: RunColumns, i: number): { values: ArrayLike<number>; offset: number } {
+  const slot = lifeOf(rc, i);
+  const offset = slot * LIFE_WIDTH;
+  if (rc.lives.values[offset] === WIDE) return { values: rc.lives.wide.get(slot)!, offset: 0 };
   return { values: rc.lives.values, offset };
 }
 
@@ -272,11 +330,19 @@ export function holdsLife(rc: RunColumns, i: number, from: number, to: number): 
 
 /** Row i's whole-life totals (FIELDS numbers, goodput included) into `out` at `o`: windowTotals of any window that holds its life. */
 export function rowLifeInto(rc: RunColumns, i: number, out: Float64Array, o: number): void {
-  const base = lifeOf(rc, i);
+  const slot = lifeOf(rc, i);
   const values = rc.lives.values;
+  const base = slot * LIFE_WIDTH;
+  if (values[base] === WIDE) {
+    const life = rc.lives.wide.get(slot)!;
+    for (let f = 0; f < BASE_FIELDS; f++) out[o + f] = life[f]!;
+    const interval = life[CHECKPOINT_MS]!;
+    addGoodputWith(life[ACCELERATORS]!, Number.isNaN(interval) ? null : interval, out, o);
+    return;
+  }
   for (let f = 0; f < BASE_FIELDS; f++) out[o + f] = values[base + f]!;
   const interval = values[base + CHECKPOINT_MS]!;
-  addGoodputWith(values[base + ACCELERATORS]!, Number.isNaN(interval) ? null : interval, out, o);
+  addGoodputWith(values[base + ACCELERATORS]!, interval === NAN_CODE ? null : interval, out, o);
 }
 
 // Selections of a list: which rows a selected array holds (query/select.ts says so when it selects
