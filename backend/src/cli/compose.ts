@@ -5,8 +5,7 @@
 //   serve-postgres.ts  the same session inside a Replica's `lead` (PostgreSQL, leader election)
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { createServer, type AppOptions } from '../http/app.ts';
-import { HEALTH_PATHS } from '../http/health.ts';
+import { createServer, isQueryRequest, type AppOptions } from '../http/app.ts';
 import { FeedSettingsError } from '../runtime/feeds.ts';
 import { reduceMemory } from '../runtime/heap-after-load.ts';
 import { QUIET_COLLECTION, QuietCollection } from '../runtime/quiet-collection.ts';
@@ -15,14 +14,15 @@ import { UsageError } from './options.ts';
 
 /**
  * Serves the API; resolves with the server and the URL it listens on (the port may have been 0).
- * Once its answers go quiet, V8's pooled pages are given back (runtime/quiet-collection.ts).
+ * Once its queries go quiet, V8's pooled pages are given back (runtime/quiet-collection.ts).
  */
 export async function serveApi(host: string, port: number, options: AppOptions): Promise<{ server: Server; url: string }> {
   const server = createServer(options).listen(port, host);
   const quiet = new QuietCollection({ ...QUIET_COLLECTION, collect: reduceMemory });
-  // A health check allocates next to nothing: a kubelet's probes every few seconds are no reason to collect.
+  // Only queries allocate much: health checks, variables' values and scrapes (every 15 s from a
+  // Prometheus) are no reason to collect, nor should they put a collection off.
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (!isHealthCheck(req.url)) res.once('finish', () => quiet.answered());
+    if (isQueryRequest(req)) res.once('finish', () => quiet.answered());
   });
   server.once('close', () => quiet.stop());
   await new Promise<void>((resolve, reject) => {
@@ -33,8 +33,6 @@ export async function serveApi(host: string, port: number, options: AppOptions):
   const url = address === null || typeof address === 'string' ? String(address) : `http://${address.address}:${address.port}`;
   return { server, url };
 }
-
-const isHealthCheck = (url: string | undefined): boolean => (HEALTH_PATHS as readonly string[]).includes((url ?? '').split('?')[0]!);
 
 /** What the API needs of a sink (absent for memory). */
 export function sinkOptions(sink: Sink): Pick<AppOptions, 'beforeRead' | 'store'> {
