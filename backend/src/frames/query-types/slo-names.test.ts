@@ -72,6 +72,9 @@ describe('slo queries per JobSet name from the selected rows', () => {
     { sloAnswer: 'errorBudget', window: 'range', format: 'table' },
     { sloAnswer: 'sli', window: 'step', indicator: 'schedulingGoodput', format: 'table' },
     { sloAnswer: 'alert', window: 'step', period: '6h', burnWindow: '1h' },
+    // Points every 10 minutes: a few names a chunk when a sort picks some (pickedNames), so the chunks' seams are crossed.
+    { sloAnswer: 'errorBudget', window: 'step', intervalMs: HOUR / 6, maxDataPoints: 1000, sort: { by: 'budgetConsumed', direction: 'desc' }, limit: 4 },
+    { sloAnswer: 'sli', window: 'step', intervalMs: HOUR / 6, maxDataPoints: 1000, format: 'table', sort: { by: 'sli', direction: 'asc' }, limit: 3 },
   ];
 
   it.each([
