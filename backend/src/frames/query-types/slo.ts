@@ -334,18 +334,20 @@ export function nameStarts(list: readonly Timeline[]): Uint8Array {
  * not ascending (then the selection is not in the list's order).
  */
 export function nameBoundsOfRows(starts: Uint8Array, rows: Int32Array): Int32Array | null {
-  const bounds: number[] = [];
+  // At most a name a row: filled, then cut to its length (an array grown by push to ~560,000 names left several times that in garbage).
+  const bounds = new Int32Array(rows.length + 1);
+  let count = 0;
   let previous = -1;
   for (let k = 0; k < rows.length; k++) {
     const row = rows[k]!;
     if (row <= previous || (starts[row]! & IN_CLUSTER) !== 0) return null;
     let begins = k === 0;
     for (let i = previous + 1; !begins && i <= row; i++) begins = (starts[i]! & NAME_START) !== 0;
-    if (begins) bounds.push(k);
+    if (begins) bounds[count++] = k;
     previous = row;
   }
-  bounds.push(rows.length);
-  return Int32Array.from(bounds);
+  bounds[count++] = rows.length;
+  return bounds.slice(0, count);
 }
 
 const PERCENT = 'percentunit';
