@@ -78,14 +78,30 @@ export function pickRows(count: number, valueOf: ((row: number) => number | null
  * kept and their order are the sort's.
  */
 function firstRows(count: number, valueOf: (row: number) => number | null, sort: TableSort, limit: number): number[] {
+  const values = new Float64Array(count);
+  for (let row = 0; row < count; row++) values[row] = valueOf(row) ?? NaN;
+  return firstRowsOfValues(values, sort, limit);
+}
+
+/**
+ * pickRows of a column of values (NaN: null), as a table that works its rows out a chunk at a time
+ * keeps them: read in place, not through a function whose every answer is a number on the heap.
+ */
+export function pickRowsOfValues(values: Float64Array, sort: TableSort, limit: number): number[] {
+  if (limit * 16 < values.length) return firstRowsOfValues(values, sort, limit);
+  return pickRows(values.length, (row) => values[row]!, sort, limit);
+}
+
+/** firstRows of a column of values (NaN: null). */
+function firstRowsOfValues(values: Float64Array, sort: TableSort, limit: number): number[] {
   const sign = sort.direction === 'asc' ? 1 : -1;
   const kept: number[] = [];
   const keptValues: (number | null)[] = [];
   /** Whether value x (of a later row) goes before kept value y: ties stay behind, the earlier row first. */
   const before = (x: number | null, y: number | null): boolean => (x === null ? false : y === null ? true : x !== y && sign * (x < y ? -1 : 1) < 0);
-  for (let row = 0; row < count; row++) {
-    const raw = valueOf(row);
-    const v = raw !== null && Number.isFinite(raw) ? raw : null;
+  for (let row = 0; row < values.length; row++) {
+    const raw = values[row]!;
+    const v = Number.isFinite(raw) ? raw : null;
     if (kept.length === limit && !before(v, keptValues[limit - 1]!)) continue;
     // Its place: after every kept row it does not go before.
     let lo = 0;

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { groupingOf, groupOf, type GroupBy, type GroupKey } from '../../series/fleet.ts';
 import { selectedRows, type RunColumns } from '../../series/run-columns.ts';
 import { lifeOf, lived } from '../../series/summary.ts';
-import { maxBurnFactor, type MemberRows, SLO_SUMS, sloAlert, sloFigure, sloPlan, sloSumsByGroup, sloTotalsOf, type SloWindows } from '../../series/slo.ts';
+import { maxBurnFactor, type MemberRows, SLO_SUMS, sloAlert, sloFigureOrNaN, sloPlan, sloSumsByGroup, sloTotalsOf, type SloWindows } from '../../series/slo.ts';
 import { objectiveOf } from '../../timeline/jobset.ts';
 import { isMarkedSorted } from '../../timeline/order.ts';
 import type { Timeline } from '../../timeline/types.ts';
@@ -23,7 +23,7 @@ import { withColumnWriter } from '../answer-bytes.ts';
 import { frame, numberField, stringField, timeField, type Field, type FrameJSON } from '../frame.ts';
 import { pooledGroups, type PooledGroup } from '../pooled.ts';
 import { rowCells, RUN_IDENTITY_KEYS } from '../row-cells.ts';
-import { isShaped, pickRows, refuseUnknownSortColumn, TABLE_FIELDS, tableMeta } from '../table.ts';
+import { isShaped, pickRows, pickRowsOfValues, refuseUnknownSortColumn, TABLE_FIELDS, tableMeta } from '../table.ts';
 import { pointsOf, refuseCauseGroup, type Cost, type QueryTypeModule } from './module.ts';
 
 /** The least compliance period: shorter ones hold too little time for a budget to mean anything. */
@@ -220,11 +220,11 @@ function pickedNames(ctx: QueryContext, names: Names, points: readonly number[],
       const at = g * p + p - 1;
       // As sloTotalsAtTo adds them: name after name, in order.
       for (let j = 0; j < SLO_SUMS; j++) sumAtTo[j]! += part.totals[at * SLO_SUMS + j]!;
-      // A null sorts as a non-finite value does (pickRows): last.
-      sortValues[from + g] = valueAt(sort.by as SloColumn, answers, at, windows, ctx.query.budgetThreshold) ?? NaN;
+      // NaN for null: a null sorts as a non-finite value does (pickRows), last.
+      sortValues[from + g] = valueOrNaN(sort.by as SloColumn, answers, at, windows, ctx.query.budgetThreshold);
     }
   }
-  const shown = pickRows(count, (g) => sortValues[g]!, sort, limit);
+  const shown = pickRowsOfValues(sortValues, sort, limit);
   const totals = new Float64Array(shown.length * p * SLO_SUMS);
   const objectives = new Float64Array(shown.length * p);
   shown.forEach((g, i) => {
@@ -381,9 +381,15 @@ function refuseUnknownColumns(query: { sloAnswer: SloAnswer; columns?: readonly 
 
 /** One column's value at group g's point k (at g × points + k): a figure, or the alert (1 firing, 0 not). */
 function valueAt(name: SloColumn, answers: Pick<SloAnswers, 'objectives' | 'totals'>, at: number, windows: SloWindows, threshold: number): number | null {
+  const value = valueOrNaN(name, answers, at, windows, threshold);
+  return Number.isNaN(value) ? null : value;
+}
+
+/** valueAt with NaN for null (sloFigureOrNaN). */
+function valueOrNaN(name: SloColumn, answers: Pick<SloAnswers, 'objectives' | 'totals'>, at: number, windows: SloWindows, threshold: number): number {
   const o = at * SLO_SUMS;
   const objective = answers.objectives[at]!;
-  return name === 'alert' ? (sloAlert(answers.totals, o, objective, threshold, windows) ? 1 : 0) : sloFigure(name, answers.totals, o, objective, windows);
+  return name === 'alert' ? (sloAlert(answers.totals, o, objective, threshold, windows) ? 1 : 0) : sloFigureOrNaN(name, answers.totals, o, objective, windows);
 }
 
 /** The notice for a burn-rate factor that can never fire at an objective. */
