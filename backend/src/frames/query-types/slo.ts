@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { groupingOf, groupOf, type GroupBy, type GroupKey } from '../../series/fleet.ts';
 import { selectedRows, type RunColumns } from '../../series/run-columns.ts';
 import { lifeOf, lived } from '../../series/summary.ts';
-import { maxBurnFactor, type MemberRows, SLO_SUMS, sloAlert, sloFigureOrNaN, sloPlan, sloSumsByGroup, sloTotalsOf, type SloWindows } from '../../series/slo.ts';
+import { maxBurnFactor, type MemberRows, SLO_SUMS, sloAlert, sloFigureInto, sloPlan, sloSumsByGroup, sloTotalsOf, type SloWindows } from '../../series/slo.ts';
 import { objectiveOf } from '../../timeline/jobset.ts';
 import { isMarkedSorted } from '../../timeline/order.ts';
 import type { Timeline } from '../../timeline/types.ts';
@@ -221,7 +221,7 @@ function pickedNames(ctx: QueryContext, names: Names, points: readonly number[],
       // As sloTotalsAtTo adds them: name after name, in order.
       for (let j = 0; j < SLO_SUMS; j++) sumAtTo[j]! += part.totals[at * SLO_SUMS + j]!;
       // NaN for null: a null sorts as a non-finite value does (pickRows), last.
-      sortValues[from + g] = valueOrNaN(sort.by as SloColumn, answers, at, windows, ctx.query.budgetThreshold);
+      valueInto(sort.by as SloColumn, answers, at, windows, ctx.query.budgetThreshold, sortValues, from + g);
     }
   }
   const shown = pickRowsOfValues(sortValues, sort, limit);
@@ -387,9 +387,19 @@ function valueAt(name: SloColumn, answers: Pick<SloAnswers, 'objectives' | 'tota
 
 /** valueAt with NaN for null (sloFigureOrNaN). */
 function valueOrNaN(name: SloColumn, answers: Pick<SloAnswers, 'objectives' | 'totals'>, at: number, windows: SloWindows, threshold: number): number {
+  valueInto(name, answers, at, windows, threshold, one, 0);
+  return one[0]!;
+}
+
+/** valueOrNaN's answer. */
+const one = new Float64Array(1);
+
+/** valueOrNaN written into out[i] (sloFigureInto: a double stored, not a number made on the heap). */
+function valueInto(name: SloColumn, answers: Pick<SloAnswers, 'objectives' | 'totals'>, at: number, windows: SloWindows, threshold: number, out: Float64Array, i: number): void {
   const o = at * SLO_SUMS;
   const objective = answers.objectives[at]!;
-  return name === 'alert' ? (sloAlert(answers.totals, o, objective, threshold, windows) ? 1 : 0) : sloFigureOrNaN(name, answers.totals, o, objective, windows);
+  if (name === 'alert') out[i] = sloAlert(answers.totals, o, objective, threshold, windows) ? 1 : 0;
+  else sloFigureInto(name, answers.totals, o, objective, windows, out, i);
 }
 
 /** The notice for a burn-rate factor that can never fire at an objective. */
