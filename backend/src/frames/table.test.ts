@@ -12,7 +12,7 @@ import { FleetIndex } from '../series/fleet-index.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { FrameJSON } from './frame.ts';
 import { runQueries, type Observed } from './run-request.ts';
-import { pickRows } from './table.ts';
+import { pickRows, pickRowsOfValues } from './table.ts';
 
 const H = 3600;
 
@@ -273,6 +273,22 @@ describe('pickRows', () => {
         const sort = { by: 'x', direction };
         const all = pickRows(values.length, (i) => values[i]!, sort, undefined);
         expect(pickRows(values.length, (i) => values[i]!, sort, limit)).toEqual(all.slice(0, limit));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('picks from a column of values (NaN for null) as from the function, for few rows of many and for many', () => {
+    const value = fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constantFrom(Number.NaN, Infinity, -Infinity, -0, 0.5));
+    // A few of many (the one pass over the column), or any number of rows (the whole sort).
+    const arbCase = fc
+      .tuple(fc.integer({ min: 1, max: 12 }), fc.boolean())
+      .chain(([limit, many]) => fc.tuple(fc.array(value, { minLength: many ? limit * 16 + 1 : 0, maxLength: 400 }), fc.constant(limit)));
+    fc.assert(
+      fc.property(arbCase, fc.constantFrom('asc' as const, 'desc' as const), ([values, limit], direction) => {
+        const sort = { by: 'x', direction };
+        const all = pickRows(values.length, (i) => values[i]!, sort, undefined);
+        expect(pickRowsOfValues(Float64Array.from(values), sort, limit)).toEqual(all.slice(0, limit));
       }),
       { numRuns: 500 },
     );

@@ -78,31 +78,81 @@ export function pickRows(count: number, valueOf: ((row: number) => number | null
  * kept and their order are the sort's.
  */
 function firstRows(count: number, valueOf: (row: number) => number | null, sort: TableSort, limit: number): number[] {
-  const sign = sort.direction === 'asc' ? 1 : -1;
-  const kept: number[] = [];
-  const keptValues: (number | null)[] = [];
-  /** Whether value x (of a later row) goes before kept value y: ties stay behind, the earlier row first. */
-  const before = (x: number | null, y: number | null): boolean => (x === null ? false : y === null ? true : x !== y && sign * (x < y ? -1 : 1) < 0);
+  const top = new TopRows(sort, limit);
   for (let row = 0; row < count; row++) {
     const raw = valueOf(row);
     const v = raw !== null && Number.isFinite(raw) ? raw : null;
-    if (kept.length === limit && !before(v, keptValues[limit - 1]!)) continue;
-    // Its place: after every kept row it does not go before.
+    if (top.takes(v)) top.keep(row, v);
+  }
+  return top.kept;
+}
+
+/**
+ * pickRows of a column of values (NaN: null), as a table that works its rows out a chunk at a time
+ * keeps them: read in place, a number made on the heap only for a row kept, not through a function
+ * whose every answer is one.
+ */
+export function pickRowsOfValues(values: Float64Array, sort: TableSort, limit: number): number[] {
+  if (limit * 16 >= values.length) return pickRows(values.length, (row) => values[row]!, sort, limit);
+  const top = new TopRows(sort, limit);
+  const sign = sort.direction === 'asc' ? 1 : -1;
+  for (let row = 0; row < values.length; row++) {
+    const raw = values[row]!;
+    const finite = Number.isFinite(raw);
+    if (top.kept.length === limit) {
+      // TopRows.takes in place, on the double: a null (any non-finite value) never goes before a kept row; a tie stays behind.
+      if (!finite) continue;
+      const last = top.last();
+      if (last !== null && (raw === last || sign * (raw < last ? -1 : 1) > 0)) continue;
+    }
+    top.keep(row, finite ? raw : null);
+  }
+  return top.kept;
+}
+
+/** The first `limit` rows of a sort seen so far (firstRows), with their values. */
+class TopRows {
+  readonly kept: number[] = [];
+  readonly #values: (number | null)[] = [];
+  readonly #sign: number;
+  readonly #limit: number;
+
+  constructor(sort: TableSort, limit: number) {
+    this.#sign = sort.direction === 'asc' ? 1 : -1;
+    this.#limit = limit;
+  }
+
+  /** Whether value x (of a later row) goes before kept value y: ties stay behind, the earlier row first. */
+  #before(x: number | null, y: number | null): boolean {
+    return x === null ? false : y === null ? true : x !== y && this.#sign * (x < y ? -1 : 1) < 0;
+  }
+
+  /** The value of the last row kept (null when it has none, or there is none yet). */
+  last(): number | null {
+    return this.kept.length === 0 ? null : this.#values[this.kept.length - 1]!;
+  }
+
+  /** Whether a later row of value v is kept: while there is room, or when it goes before the last kept. */
+  takes(v: number | null): boolean {
+    return this.kept.length < this.#limit || this.#before(v, this.#values[this.#limit - 1]!);
+  }
+
+  /** Keeps the row at its place, after every kept row it does not go before; the last one out when over the limit. */
+  keep(row: number, v: number | null): void {
     let lo = 0;
-    let hi = kept.length;
+    let hi = this.kept.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (before(v, keptValues[mid]!)) hi = mid;
+      if (this.#before(v, this.#values[mid]!)) hi = mid;
       else lo = mid + 1;
     }
-    kept.splice(lo, 0, row);
-    keptValues.splice(lo, 0, v);
-    if (kept.length > limit) {
-      kept.pop();
-      keptValues.pop();
+    this.kept.splice(lo, 0, row);
+    this.#values.splice(lo, 0, v);
+    if (this.kept.length > this.#limit) {
+      this.kept.pop();
+      this.#values.pop();
     }
   }
-  return kept;
 }
 
 /** The numbers with commas, as the notice shows them: 7,209. */
