@@ -5,8 +5,8 @@ import type { Timeline } from '../timeline/types.ts';
 import { definitionOf } from './figure-definitions.ts';
 import { ADDITIVE_FIGURES, FIGURE_NAMES, figureValue, firstUp, timeToFirstUpAt, type FigureName } from './figures.ts';
 import { planSeries, scratchFor, seriesTotals, type RangeSpec } from './range.ts';
-import { lifeOf, lived, livedIn } from './summary.ts';
-import { FIELDS, windowTotals } from './totals.ts';
+import { lifeOf, lived, WindowRows } from './summary.ts';
+import { FIELDS } from './totals.ts';
 import { DEFAULT_SIZE_BUCKETS, sizeBucketLabels, sizeBucketOf, sizeOf } from './sizes.ts';
 
 /** The label Kueue reads the queue a JobSet is submitted to from (query/types.ts names it for the frontend). */
@@ -50,12 +50,42 @@ export interface GroupKey {
   labels: Record<string, string>;
 }
 
+/** The key of the timeline's group (groupOf's key), without its labels: asked of every JobSet of a grouping. */
+export function groupKeyOf(timeline: Timeline, groupBy: GroupBy): string {
+  switch (groupBy) {
+    case 'none':
+      // Sorted by namespace and name; the UID tells apart JobSets created again under a name.
+      return `${timeline.cluster ?? ''}\u0000${timeline.namespace}\u0000${timeline.name}\u0000${timeline.createdAt}\u0000${timeline.uid}`;
+    case 'all':
+      return '';
+    case 'cluster':
+      return timeline.cluster ?? '';
+    case 'namespace':
+      return timeline.namespace;
+    case 'accelerator':
+      return timeline.accelerator ?? '';
+    case 'topology':
+      return timeline.topology ?? '';
+    case 'pool':
+      return timeline.labels.pool ?? '';
+    case 'queue':
+      // The Kueue queue it was submitted to; '' when no queue manages it.
+      return timeline.labels[QUEUE_LABEL] ?? '';
+    default:
+      if (groupBy.startsWith('size:')) {
+        const { bounds, labels } = sizeBucketsOf(groupBy as `size:${string}`);
+        return sizeBucketOf(sizeOf(timeline), bounds, labels).key;
+      }
+      return timeline.labels[groupBy.slice('label:'.length)] ?? '';
+  }
+}
+
 export function groupOf(timeline: Timeline, groupBy: GroupBy): GroupKey {
+  const key = groupKeyOf(timeline, groupBy);
   switch (groupBy) {
     case 'none':
       return {
-        // Sorted by namespace and name; the UID tells apart JobSets created again under a name.
-        key: `${timeline.cluster ?? ''}\u0000${timeline.namespace}\u0000${timeline.name}\u0000${timeline.createdAt}\u0000${timeline.uid}`,
+        key,
         labels: {
           ...(timeline.cluster !== undefined ? { cluster: timeline.cluster } : {}),
           namespace: timeline.namespace,
@@ -63,34 +93,21 @@ export function groupOf(timeline: Timeline, groupBy: GroupBy): GroupKey {
           uid: timeline.uid,
         },
       };
-    case 'cluster':
-      return { key: timeline.cluster ?? '', labels: { cluster: timeline.cluster ?? '' } };
     case 'all':
-      return { key: '', labels: {} };
+      return { key, labels: {} };
+    case 'cluster':
     case 'namespace':
-      return { key: timeline.namespace, labels: { namespace: timeline.namespace } };
     case 'accelerator':
-      return { key: timeline.accelerator ?? '', labels: { accelerator: timeline.accelerator ?? '' } };
     case 'topology':
-      return { key: timeline.topology ?? '', labels: { topology: timeline.topology ?? '' } };
-    case 'pool': {
-      const pool = timeline.labels.pool ?? '';
-      return { key: pool, labels: { pool } };
-    }
-    case 'queue': {
-      // The Kueue queue it was submitted to; '' when no queue manages it.
-      const queue = timeline.labels[QUEUE_LABEL] ?? '';
-      return { key: queue, labels: { queue } };
-    }
+    case 'pool':
+    case 'queue':
+      return { key, labels: { [groupBy]: key } };
     default: {
       if (groupBy.startsWith('size:')) {
         const { bounds, labels } = sizeBucketsOf(groupBy as `size:${string}`);
-        const bucket = sizeBucketOf(sizeOf(timeline), bounds, labels);
-        return { key: bucket.key, labels: { size: bucket.label } };
+        return { key, labels: { size: sizeBucketOf(sizeOf(timeline), bounds, labels).label } };
       }
-      const label = groupBy.slice('label:'.length);
-      const value = timeline.labels[label] ?? '';
-      return { key: value, labels: { [label]: value } };
+      return { key, labels: { [groupBy.slice('label:'.length)]: key } };
     }
   }
 }
@@ -179,14 +196,21 @@ export interface Group extends GroupKey {
 
 /** The timelines by group (groupOf), in key order; each group's members in the order given. */
 export function groupTimelines(timelines: readonly Timeline[], groupBy: GroupBy): Group[] {
-  const groups = new Map<string, Group>();
-  for (const tl of timelines) {
-    const g = groupOf(tl, groupBy);
-    let group = groups.get(g.key);
-    if (group === undefined) groups.set(g.key, (group = { ...g, members: [] }));
-    group.members.push(tl);
+  return groupRows(timelines, groupBy).map(({ members, ...g }) => ({ ...g, members: members.map((k) => timelines[k]!) }));
+}
+
+/** groupTimelines with each member told by its place in `timelines`: the groups' keys asked of each, their labels once a group. */
+export function groupRows(timelines: readonly Timeline[], groupBy: GroupBy): (GroupKey & { members: number[] })[] {
+  const groups = new Map<string, number[]>();
+  for (let k = 0; k < timelines.length; k++) {
+    const key = groupKeyOf(timelines[k]!, groupBy);
+    const members = groups.get(key);
+    if (members === undefined) groups.set(key, [k]);
+    else members.push(k);
   }
-  return [...groups.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return [...groups.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, members]) => ({ key, labels: groupOf(timelines[members[0]!]!, groupBy).labels, members }));
 }
 
 /** One figure over [from, to] for each group. */
@@ -208,8 +232,10 @@ export function fleetFigure(
 
 /**
  * Several aggregates of one figure over [from, to] for each group (a distribution's min, mean,
- * percentiles, max), each JobSet's figure worked out once for all of them: per aggregate, the
- * value fleetFigure gives (fleet.test.ts checks the two agree).
+ * percentiles, max), each JobSet's figure worked out once for all of them, and sorted once for all
+ * the percentiles: per aggregate, the value fleetFigure gives (fleet.test.ts checks the two agree).
+ * `selected`: the timelines are a query's selection of those that lived in [from, to], whose closed
+ * runs' figures are read from the run columns (summary.ts WindowRows).
  */
 export function fleetFigureAggregates(
   timelines: readonly Timeline[],
@@ -219,23 +245,52 @@ export function fleetFigureAggregates(
   figure: FigureName,
   groupBy: GroupBy,
   hows: readonly Exclude<Aggregate, 'pooled'>[],
+  selected = false,
 ): (GroupKey & { count: number; values: (number | null)[] })[] {
+  const rows = new WindowRows(timelines, horizon, from, to, selected);
   const totals = new Float64Array(FIELDS);
   const needsFirstUp = definitionOf(figure).firstUp === true;
   const additive = ADDITIVE_FIGURES.includes(figure);
-  return groupTimelines(timelines, groupBy).map(({ members, ...g }) => {
-    const aggregators = hows.map((how) => new Aggregator(how, 1, members.length));
-    for (const tl of members) {
-      // As in a series: the aggregate is over the JobSets that lived in the window.
-      if (!livedIn(tl, horizon, from, to)) continue;
-      windowTotals(tl, horizon, from, to, totals);
-      const value = figureValue(totals, 0, figure, needsFirstUp ? timeToFirstUpAt(firstUp(tl), to) : null);
-      for (const aggregator of aggregators) aggregator.add(0, value);
+  return groupRows(timelines, groupBy).map(({ members, ...g }) => {
+    // As in a series: the aggregate is over the JobSets that lived in the window, and their figures that are defined.
+    const values = new Float64Array(members.length);
+    let n = 0;
+    for (const k of members) {
+      if (!rows.lived(k)) continue;
+      const value = figureValue(totals, 0, figure, rows.totalsInto(k, totals, 0, needsFirstUp));
+      if (value !== null) values[n++] = value;
     }
+    const statistics = new Statistics(values.subarray(0, n));
     // A sum of durations or counts over no JobSet is 0, as in a series.
-    const values = aggregators.map((aggregator, i) => aggregator.result()[0]! ?? (hows[i] === 'sum' && additive ? 0 : null));
-    return { ...g, count: members.length, values };
+    return { ...g, count: members.length, values: hows.map((how) => statistics.of(how) ?? (how === 'sum' && additive ? 0 : null)) };
   });
+}
+
+/** Aggregates of values (Aggregator's, the same arithmetic in the same order), the values sorted at most once for every percentile. */
+class Statistics {
+  readonly #values: Float64Array;
+  #sorted: Float64Array | null = null;
+
+  constructor(values: Float64Array) {
+    this.#values = values;
+  }
+
+  of(how: Exclude<Aggregate, 'pooled'>): number | null {
+    const values = this.#values;
+    if (values.length === 0) return null;
+    if (how.startsWith('p')) {
+      this.#sorted ??= values.slice().sort();
+      return percentile(this.#sorted, Number(how.slice(1)) / 100);
+    }
+    let at = values[0]!;
+    if (how === 'sum' || how === 'mean') {
+      at = 0;
+      for (let i = 0; i < values.length; i++) at += values[i]!;
+      return how === 'mean' ? at / values.length : at;
+    }
+    for (let i = 1; i < values.length; i++) if (how === 'min' ? values[i]! < at : values[i]! > at) at = values[i]!;
+    return at;
+  }
 }
 
 export interface GroupSeries extends GroupKey {
@@ -294,6 +349,7 @@ export function fleetSeries(
 /**
  * Every figure over [from, to] for each group, in one pass over the fleet (a grouped table); with
  * `names`, only those (a table of one column need not work out the others for every JobSet).
+ * `selected`: as fleetFigureAggregates'.
  */
 export function fleetFigures(
   timelines: readonly Timeline[],
@@ -303,30 +359,34 @@ export function fleetFigures(
   groupBy: GroupBy,
   how: Aggregate,
   names: readonly FigureName[] = FIGURE_NAMES,
+  selected = false,
 ): (GroupKey & { count: number; figures: Partial<Record<FigureName, number | null>> })[] {
+  const rows = new WindowRows(timelines, horizon, from, to, selected);
   const totals = new Float64Array(FIELDS);
   const needsFirstUp = names.map((name) => definitionOf(name).firstUp === true);
   const anyFirstUp = needsFirstUp.includes(true);
-  return groupTimelines(timelines, groupBy).map(({ members, ...g }) => {
-    const byFigure = names.map(() => new Aggregator(how === 'pooled' ? 'mean' : how, 1, members.length));
+  const valueOf = names.map((name) => definitionOf(name).value);
+  return groupRows(timelines, groupBy).map(({ members, ...g }) => {
+    // One aggregate a figure: the aggregator's points are the figures.
+    const byFigure = new Aggregator(how === 'pooled' ? 'mean' : how, names.length, members.length);
     const pooled = new Float64Array(FIELDS);
-    for (const tl of members) {
+    for (const k of members) {
       // As in a series: the aggregate is over the JobSets that lived in the window.
-      if (!livedIn(tl, horizon, from, to)) continue;
-      windowTotals(tl, horizon, from, to, totals);
+      if (!rows.lived(k)) continue;
       // Time to first up is not a total: only worked out when a figure asked needs it.
-      const ttfu = anyFirstUp ? timeToFirstUpAt(firstUp(tl), to) : null;
+      const ttfu = rows.totalsInto(k, totals, 0, anyFirstUp);
       if (how === 'pooled') {
         for (let f = 0; f < FIELDS; f++) pooled[f]! += totals[f]!;
         // Time to first up, not a total, is pooled as the mean.
-        for (let i = 0; i < names.length; i++) if (needsFirstUp[i]) byFigure[i]!.add(0, ttfu);
+        for (let i = 0; i < names.length; i++) if (needsFirstUp[i]) byFigure.add(i, ttfu);
       } else {
-        for (let i = 0; i < names.length; i++) byFigure[i]!.add(0, figureValue(totals, 0, names[i]!, ttfu));
+        for (let i = 0; i < names.length; i++) byFigure.add(i, valueOf[i]!(totals, 0, ttfu));
       }
     }
+    const results = byFigure.result();
     const figures: Partial<Record<FigureName, number | null>> = {};
     names.forEach((name, i) => {
-      const value = byFigure[i]!.result()[0]!;
+      const value = results[i]!;
       const emptySum = how === 'sum' && ADDITIVE_FIGURES.includes(name) ? 0 : null;
       figures[name] = how === 'pooled' ? figureValue(pooled, 0, name, needsFirstUp[i] ? value : null) : (value ?? emptySum);
     });
