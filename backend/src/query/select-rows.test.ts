@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { timelines as arbTimelines, T0 } from '../../../test/support/arbitraries.ts';
 import { FIGURE_NAMES } from '../series/figures.ts';
-import { fleetFigureAggregates, fleetFigures } from '../series/fleet.ts';
+import { fleetFigureAggregates, fleetFigures, fleetSeries } from '../series/fleet.ts';
 import { selectedRows } from '../series/run-columns.ts';
 import { sloTotals } from '../series/slo.ts';
 import { livedIn, summaryColumns } from '../series/summary.ts';
@@ -109,6 +109,9 @@ describe('the fleet figures of a selection by the list columns', () => {
             const swept = [...selected];
             expect(fleetFigureAggregates(selected, h, from, to, figure, groupBy, STATISTICS, true)).toEqual(fleetFigureAggregates(swept, h, from, to, figure, groupBy, STATISTICS));
             expect(fleetFigures(selected, h, from, to, groupBy, how, FIGURE_NAMES, true)).toEqual(fleetFigures(swept, h, from, to, groupBy, how));
+            // A series over the one window of the range (a `range` panel).
+            const range = { start: to, end: to, stepMs: 1, mode: 'rolling' as const, rollingMs: to - from };
+            expect(fleetSeries(selected, h, range, figure, groupBy, how, true)).toEqual(fleetSeries(swept, h, range, figure, groupBy, how));
           }
         };
         check();

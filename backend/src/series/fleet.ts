@@ -7,7 +7,7 @@ import { ADDITIVE_FIGURES, FIGURE_NAMES, figureValue, firstUp, timeToFirstUpAt, 
 import { planSeries, scratchFor, seriesTotals, type RangeSpec } from './range.ts';
 import { lifeOf, lived, WindowRows } from './summary.ts';
 import { FIELDS } from './totals.ts';
-import { DEFAULT_SIZE_BUCKETS, sizeBucketLabels, sizeBucketOf, sizeOf } from './sizes.ts';
+import { DEFAULT_SIZE_BUCKETS, sizeBucketIndex, sizeBucketKey, sizeBucketLabels, sizeBucketOf, sizeOf, UNKNOWN_SIZE_KEY } from './sizes.ts';
 
 /** The label Kueue reads the queue a JobSet is submitted to from (query/types.ts names it for the frontend). */
 export const QUEUE_LABEL = 'kueue.x-k8s.io/queue-name';
@@ -23,12 +23,13 @@ export function groupingOf(query: { groupBy: string; sizeBuckets?: readonly numb
 }
 
 /** The buckets of a `size:<bounds>` grouping, parsed once per grouping (groupOf runs per JobSet). */
-const sizeGroupings = new Map<string, { bounds: number[]; labels: string[] }>();
-function sizeBucketsOf(groupBy: `size:${string}`): { bounds: number[]; labels: string[] } {
+const sizeGroupings = new Map<string, { bounds: number[]; labels: string[]; keys: string[] }>();
+function sizeBucketsOf(groupBy: `size:${string}`): { bounds: number[]; labels: string[]; keys: string[] } {
   let parsed = sizeGroupings.get(groupBy);
   if (parsed === undefined) {
     const bounds = groupBy.slice('size:'.length).split(',').map(Number);
-    parsed = { bounds, labels: sizeBucketLabels(bounds) };
+    const labels = sizeBucketLabels(bounds);
+    parsed = { bounds, labels, keys: labels.map((_, at) => sizeBucketKey(at)) };
     // Few distinct groupings are ever asked; a bound keeps a stream of odd ones from growing it.
     if (sizeGroupings.size >= 256) sizeGroupings.clear();
     sizeGroupings.set(groupBy, parsed);
@@ -73,8 +74,10 @@ export function groupKeyOf(timeline: Timeline, groupBy: GroupBy): string {
       return timeline.labels[QUEUE_LABEL] ?? '';
     default:
       if (groupBy.startsWith('size:')) {
-        const { bounds, labels } = sizeBucketsOf(groupBy as `size:${string}`);
-        return sizeBucketOf(sizeOf(timeline), bounds, labels).key;
+        // sizeBucketOf's key, without a bucket made per JobSet.
+        const { bounds, keys } = sizeBucketsOf(groupBy as `size:${string}`);
+        const at = sizeBucketIndex(sizeOf(timeline), bounds);
+        return at < 0 ? UNKNOWN_SIZE_KEY : keys[at]!;
       }
       return timeline.labels[groupBy.slice('label:'.length)] ?? '';
   }
@@ -196,21 +199,47 @@ export interface Group extends GroupKey {
 
 /** The timelines by group (groupOf), in key order; each group's members in the order given. */
 export function groupTimelines(timelines: readonly Timeline[], groupBy: GroupBy): Group[] {
-  return groupRows(timelines, groupBy).map(({ members, ...g }) => ({ ...g, members: members.map((k) => timelines[k]!) }));
+  return groupRows(timelines, groupBy).map(({ members, ...g }) => ({ ...g, members: Array.from(members, (k) => timelines[k]!) }));
 }
 
-/** groupTimelines with each member told by its place in `timelines`: the groups' keys asked of each, their labels once a group. */
-export function groupRows(timelines: readonly Timeline[], groupBy: GroupBy): (GroupKey & { members: number[] })[] {
-  const groups = new Map<string, number[]>();
-  for (let k = 0; k < timelines.length; k++) {
+/**
+ * groupTimelines with each member told by its place in `timelines`, in an array of numbers: each
+ * timeline's key asked once (none for `all`), a key's group looked up only where the key changes (a
+ * sorted list's namespace, or its name's size, changes seldom), its labels made once a group.
+ */
+export function groupRows(timelines: readonly Timeline[], groupBy: GroupBy): (GroupKey & { members: Int32Array })[] {
+  const n = timelines.length;
+  if (groupBy === 'all') return n === 0 ? [] : [{ key: '', labels: {}, members: Int32Array.from({ length: n }, (_, k) => k) }];
+  const codeOf = new Int32Array(n);
+  const codes = new Map<string, number>();
+  const firsts: number[] = [];
+  const counts: number[] = [];
+  let lastKey: string | null = null;
+  let code = -1;
+  for (let k = 0; k < n; k++) {
     const key = groupKeyOf(timelines[k]!, groupBy);
-    const members = groups.get(key);
-    if (members === undefined) groups.set(key, [k]);
-    else members.push(k);
+    if (key !== lastKey) {
+      lastKey = key;
+      code = codes.get(key) ?? -1;
+      if (code < 0) {
+        code = firsts.length;
+        codes.set(key, code);
+        firsts.push(k);
+        counts.push(0);
+      }
+    }
+    codeOf[k] = code;
+    counts[code]!++;
   }
-  return [...groups.entries()]
+  // Each group's members in one array, one after the other in the order of the groups' codes.
+  const starts = new Int32Array(firsts.length + 1);
+  for (let c = 0; c < firsts.length; c++) starts[c + 1] = starts[c]! + counts[c]!;
+  const members = new Int32Array(n);
+  const next = starts.slice(0, firsts.length);
+  for (let k = 0; k < n; k++) members[next[codeOf[k]!]!++] = k;
+  return [...codes.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, members]) => ({ key, labels: groupOf(timelines[members[0]!]!, groupBy).labels, members }));
+    .map(([key, c]) => ({ key, labels: groupOf(timelines[firsts[c]!]!, groupBy).labels, members: members.subarray(starts[c]!, starts[c + 1]!) }));
 }
 
 /** One figure over [from, to] for each group. */
@@ -299,15 +328,12 @@ export interface GroupSeries extends GroupKey {
   count: number;
 }
 
-/** One figure at every point of a range, for each group. */
-export function fleetSeries(
-  timelines: readonly Timeline[],
-  horizon: number,
-  spec: RangeSpec,
-  figure: FigureName,
-  groupBy: GroupBy,
-  how: Aggregate,
-): GroupSeries[] {
+/**
+ * One figure at every point of a range, for each group. `selected`: the timelines are a query's
+ * selection of those that lived in its windows; over one window (a `range` panel), a closed run
+ * whose whole life lies in it is read from its row of the run columns (summary.ts WindowRows).
+ */
+export function fleetSeries(timelines: readonly Timeline[], horizon: number, spec: RangeSpec, figure: FigureName, groupBy: GroupBy, how: Aggregate, selected = false): GroupSeries[] {
   const plan = planSeries(spec);
   const n = plan.points.length;
   const scratch = scratchFor(plan);
@@ -315,33 +341,37 @@ export function fleetSeries(
   const windowFrom = Float64Array.from(plan.starts, (i) => plan.times[i]!);
   // A sum of durations or counts over no JobSet is 0 (the figure of summed totals, as `pooled`).
   const emptySum = how === 'sum' && ADDITIVE_FIGURES.includes(figure) ? 0 : null;
-  return groupTimelines(timelines, groupBy).map(({ members, ...g }) => {
+  const rows = selected && n === 1 ? new WindowRows(timelines, horizon, windowFrom[0]!, plan.points[0]!, true) : null;
+  return groupRows(timelines, groupBy).map(({ members, ...g }) => {
     // Pooled: sum the totals and take the figure of the sums; time to first up, which is not a
     // total, is pooled as the mean.
     const aggregator = new Aggregator(how === 'pooled' ? 'mean' : how, n, members.length);
     const pooled = how === 'pooled' ? new Float64Array(n * FIELDS) : null;
     // Time to first up is not a total: only worked out point by point when it is the figure asked.
     const needsFirstUp = definitionOf(figure).firstUp === true;
-    for (const tl of members) {
-      seriesTotals(tl, horizon, plan, totals, scratch);
-      const first = needsFirstUp ? firstUp(tl) : null;
+    for (const k of members) {
+      const tl = timelines[k]!;
+      // Read from its row: it lived in the one window (null), its time to first up its life's. Else swept.
+      const life = rows !== null && rows.lifeInto(k, totals, 0) ? null : lifeOf(tl, horizon);
+      if (life !== null) seriesTotals(tl, horizon, plan, totals, scratch);
+      const first = needsFirstUp && life !== null ? firstUp(tl) : null;
+      const rowFirstUp = needsFirstUp && life === null ? rows!.lifeTimeToFirstUp(k) : null;
       // A point's aggregate is over the JobSets that lived in its window: one created after it or
       // gone before it is not a zero there (its totals are all 0, which only a pooled sum may add).
-      const life = lifeOf(tl, horizon);
       if (pooled !== null) {
         for (let i = 0; i < pooled.length; i++) pooled[i]! += totals[i]!;
-        if (needsFirstUp) for (let k = 0; k < n; k++) if (lived(life, windowFrom[k]!, plan.points[k]!)) aggregator.add(k, timeToFirstUpAt(first, plan.points[k]!));
+        if (needsFirstUp) for (let p = 0; p < n; p++) if (life === null || lived(life, windowFrom[p]!, plan.points[p]!)) aggregator.add(p, life === null ? rowFirstUp : timeToFirstUpAt(first, plan.points[p]!));
         continue;
       }
-      for (let k = 0; k < n; k++) {
-        if (!lived(life, windowFrom[k]!, plan.points[k]!)) continue;
-        const ttfu = needsFirstUp ? timeToFirstUpAt(first, plan.points[k]!) : null;
-        aggregator.add(k, figureValue(totals, k * FIELDS, figure, ttfu));
+      for (let p = 0; p < n; p++) {
+        if (life !== null && !lived(life, windowFrom[p]!, plan.points[p]!)) continue;
+        const ttfu = !needsFirstUp ? null : life === null ? rowFirstUp : timeToFirstUpAt(first, plan.points[p]!);
+        aggregator.add(p, figureValue(totals, p * FIELDS, figure, ttfu));
       }
     }
     const perPoint = aggregator.result();
     const values =
-      pooled === null ? perPoint.map((v) => v ?? emptySum) : perPoint.map((ttfu, k) => figureValue(pooled, k * FIELDS, figure, needsFirstUp ? ttfu : null));
+      pooled === null ? perPoint.map((v) => v ?? emptySum) : perPoint.map((ttfu, p) => figureValue(pooled, p * FIELDS, figure, needsFirstUp ? ttfu : null));
     return { ...g, points: plan.points, values, count: members.length };
   });
 }

@@ -178,17 +178,27 @@ export class WindowRows {
 
   /** The k-th timeline's totals over [from, to] into `out` at `o` (FIELDS numbers); its time to first up at `to` when `firstUp`, else null. */
   totalsInto(k: number, out: Float64Array, o: number, firstUp: boolean): number | null {
-    const columns = this.#columns;
-    if (columns !== undefined) {
-      const row = this.#rows![k]!;
-      if (holdsLife(columns, row, this.#from, this.#to)) {
-        rowLifeInto(columns, row, out, o);
-        return firstUp ? rowTimeToFirstUp(columns, row) : null;
-      }
-    }
+    if (this.lifeInto(k, out, o)) return firstUp ? this.lifeTimeToFirstUp(k) : null;
     const tl = this.timelines[k]!;
     windowTotals(tl, this.#horizon, this.#from, this.#to, out, o);
     return firstUp ? timeToFirstUpFrom(timelineColumns(tl), this.#to) : null;
+  }
+
+  /**
+   * When the k-th timeline is a closed run whose whole life lies in the window and has a row: its
+   * life's totals (FIELDS numbers, its totals over any window that holds its life) into `out` at
+   * `o`, and true. Else false, nothing written.
+   */
+  lifeInto(k: number, out: Float64Array, o: number): boolean {
+    const columns = this.#columns;
+    if (columns === undefined || !holdsLife(columns, this.#rows![k]!, this.#from, this.#to)) return false;
+    rowLifeInto(columns, this.#rows![k]!, out, o);
+    return true;
+  }
+
+  /** The time to first up of a run lifeInto read (its life's, whatever the window's end). */
+  lifeTimeToFirstUp(k: number): number | null {
+    return rowTimeToFirstUp(this.#columns!, this.#rows![k]!);
   }
 }
 
