@@ -38,6 +38,16 @@ function plain(tls: readonly Timeline[], horizon: number, from: number, to: numb
   );
 }
 
+/** Closes the open runs of the list that `closing` picks (list[k mod length]), each a few seconds after its last transition. */
+function closeSome(list: readonly Timeline[], closing: readonly number[]): void {
+  for (const k of closing) {
+    const tl = list[k % list.length]!;
+    const last = transitionsOf(tl)[transitionsOf(tl).length - 1]!;
+    if (['completed', 'failed', 'deleted'].includes(last.state)) continue;
+    openTransitions(tl).push({ at: last.at + 1000 * (k % 5), state: k % 2 === 0 ? 'completed' : 'failed' });
+  }
+}
+
 describe('a selection by the list columns', () => {
   it('selects and sums exactly what the timelines do, before and after runs close', () => {
     fc.assert(
@@ -72,12 +82,7 @@ describe('a selection by the list columns', () => {
         };
         check();
         // Runs of the same list close (the engine's list is kept while none is added or dropped).
-        for (const k of closing) {
-          const tl = list[k % list.length]!;
-          const last = transitionsOf(tl)[transitionsOf(tl).length - 1]!;
-          if (['completed', 'failed', 'deleted'].includes(last.state)) continue;
-          openTransitions(tl).push({ at: last.at + 1000 * (k % 5), state: k % 2 === 0 ? 'completed' : 'failed' });
-        }
+        closeSome(list, closing);
         check();
         list = markSorted([...list.slice(1), ...held].sort(byNamespaceNameUid), engine);
         if (list.length > 0) check();
@@ -115,12 +120,7 @@ describe('the fleet figures of a selection by the list columns', () => {
           }
         };
         check();
-        for (const k of closing) {
-          const tl = list[k % list.length]!;
-          const last = transitionsOf(tl)[transitionsOf(tl).length - 1]!;
-          if (['completed', 'failed', 'deleted'].includes(last.state)) continue;
-          openTransitions(tl).push({ at: last.at + 1000 * (k % 5), state: k % 2 === 0 ? 'completed' : 'failed' });
-        }
+        closeSome(list, closing);
         check();
       }),
       { numRuns: 1000 },
