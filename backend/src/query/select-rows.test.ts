@@ -5,6 +5,8 @@
 
 import fc from 'fast-check';
 import { timelines as arbTimelines, T0 } from '../../../test/support/arbitraries.ts';
+import { FIGURE_NAMES } from '../series/figures.ts';
+import { fleetFigureAggregates, fleetFigures, fleetSeries } from '../series/fleet.ts';
 import { selectedRows } from '../series/run-columns.ts';
 import { sloTotals } from '../series/slo.ts';
 import { livedIn, summaryColumns } from '../series/summary.ts';
@@ -34,6 +36,16 @@ function plain(tls: readonly Timeline[], horizon: number, from: number, to: numb
     from,
     to,
   );
+}
+
+/** Closes the open runs of the list that `closing` picks (list[k mod length]), each a few seconds after its last transition. */
+function closeSome(list: readonly Timeline[], closing: readonly number[]): void {
+  for (const k of closing) {
+    const tl = list[k % list.length]!;
+    const last = transitionsOf(tl)[transitionsOf(tl).length - 1]!;
+    if (['completed', 'failed', 'deleted'].includes(last.state)) continue;
+    openTransitions(tl).push({ at: last.at + 1000 * (k % 5), state: k % 2 === 0 ? 'completed' : 'failed' });
+  }
 }
 
 describe('a selection by the list columns', () => {
@@ -70,17 +82,48 @@ describe('a selection by the list columns', () => {
         };
         check();
         // Runs of the same list close (the engine's list is kept while none is added or dropped).
-        for (const k of closing) {
-          const tl = list[k % list.length]!;
-          const last = transitionsOf(tl)[transitionsOf(tl).length - 1]!;
-          if (['completed', 'failed', 'deleted'].includes(last.state)) continue;
-          openTransitions(tl).push({ at: last.at + 1000 * (k % 5), state: k % 2 === 0 ? 'completed' : 'failed' });
-        }
+        closeSome(list, closing);
         check();
         list = markSorted([...list.slice(1), ...held].sort(byNamespaceNameUid), engine);
         if (list.length > 0) check();
       }),
       { numRuns: 1500 },
+    );
+  });
+});
+
+describe('the fleet figures of a selection by the list columns', () => {
+  // The distributions across JobSets and the grouped tables read a closed run's figures from its row
+  // (series/summary.ts WindowRows): they must be, byte for byte, what the timelines themselves give
+  // (the same selection as a plain array, each run swept).
+  const GROUPINGS = ['all', 'namespace', 'none', 'size:1,8', 'label:team', 'queue'] as const;
+  const FIGURES = ['uptimeRatio', 'mttrSeconds', 'timeToFirstUpSeconds', 'queuedSeconds', 'interruptions', 'downSeconds', 'estimatedEffectiveTrainingRatio'] as const;
+  const STATISTICS = ['min', 'mean', 'p50', 'p90', 'p99', 'max', 'sum'] as const;
+  const withIdentity = (fleet: Timeline[]): Timeline[] =>
+    fleet.map((tl, i) => ({ ...tl, pods: [0, 1, 4, 16][i % 4], accelerators: i % 5 === 0 ? 8 : undefined, checkpointIntervalMs: i % 3 === 0 ? 60_000 : null, labels: { team: `t${i % 2}`, ...(i % 3 === 1 ? { 'kueue.x-k8s.io/queue-name': 'q' } : {}) } }));
+
+  it('answers as the timelines do, whatever the grouping, figure and aggregate, before and after runs close', () => {
+    fc.assert(
+      fc.property(arbFleetAndTimes, fc.constantFrom(...GROUPINGS), fc.constantFrom(...FIGURES), fc.constantFrom(...STATISTICS, 'pooled' as const), fc.array(fc.nat(), { maxLength: 3 }), ([fleet, a, b, h], groupBy, figure, how, closing) => {
+        const list = markSorted(withIdentity(fleet), {});
+        const [from, to] = [Math.min(a, b), Math.max(a, b)];
+        const check = (): void => {
+          for (const selection of [{}, { namespaces: ['ns1'] }]) {
+            const selected = select(list, selection, h, from, to);
+            expect(selectedRows(selected)).toBeDefined();
+            const swept = [...selected];
+            expect(fleetFigureAggregates(selected, h, from, to, figure, groupBy, STATISTICS, true)).toEqual(fleetFigureAggregates(swept, h, from, to, figure, groupBy, STATISTICS));
+            expect(fleetFigures(selected, h, from, to, groupBy, how, FIGURE_NAMES, true)).toEqual(fleetFigures(swept, h, from, to, groupBy, how));
+            // A series over the one window of the range (a `range` panel).
+            const range = { start: to, end: to, stepMs: 1, mode: 'rolling' as const, rollingMs: to - from };
+            expect(fleetSeries(selected, h, range, figure, groupBy, how, true)).toEqual(fleetSeries(swept, h, range, figure, groupBy, how));
+          }
+        };
+        check();
+        closeSome(list, closing);
+        check();
+      }),
+      { numRuns: 1000 },
     );
   });
 });

@@ -5,9 +5,9 @@ import type { Timeline } from '../timeline/types.ts';
 import { definitionOf } from './figure-definitions.ts';
 import { ADDITIVE_FIGURES, FIGURE_NAMES, figureValue, firstUp, timeToFirstUpAt, type FigureName } from './figures.ts';
 import { planSeries, scratchFor, seriesTotals, type RangeSpec } from './range.ts';
-import { lifeOf, lived, livedIn } from './summary.ts';
-import { FIELDS, windowTotals } from './totals.ts';
-import { DEFAULT_SIZE_BUCKETS, sizeBucketLabels, sizeBucketOf, sizeOf } from './sizes.ts';
+import { lifeOf, lived, WindowRows } from './summary.ts';
+import { FIELDS } from './totals.ts';
+import { DEFAULT_SIZE_BUCKETS, sizeBucketIndex, sizeBucketKey, sizeBucketLabels, sizeBucketOf, sizeOf, UNKNOWN_SIZE_KEY } from './sizes.ts';
 
 /** The label Kueue reads the queue a JobSet is submitted to from (query/types.ts names it for the frontend). */
 export const QUEUE_LABEL = 'kueue.x-k8s.io/queue-name';
@@ -23,12 +23,13 @@ export function groupingOf(query: { groupBy: string; sizeBuckets?: readonly numb
 }
 
 /** The buckets of a `size:<bounds>` grouping, parsed once per grouping (groupOf runs per JobSet). */
-const sizeGroupings = new Map<string, { bounds: number[]; labels: string[] }>();
-function sizeBucketsOf(groupBy: `size:${string}`): { bounds: number[]; labels: string[] } {
+const sizeGroupings = new Map<string, { bounds: number[]; labels: string[]; keys: string[] }>();
+function sizeBucketsOf(groupBy: `size:${string}`): { bounds: number[]; labels: string[]; keys: string[] } {
   let parsed = sizeGroupings.get(groupBy);
   if (parsed === undefined) {
     const bounds = groupBy.slice('size:'.length).split(',').map(Number);
-    parsed = { bounds, labels: sizeBucketLabels(bounds) };
+    const labels = sizeBucketLabels(bounds);
+    parsed = { bounds, labels, keys: labels.map((_, at) => sizeBucketKey(at)) };
     // Few distinct groupings are ever asked; a bound keeps a stream of odd ones from growing it.
     if (sizeGroupings.size >= 256) sizeGroupings.clear();
     sizeGroupings.set(groupBy, parsed);
@@ -50,12 +51,44 @@ export interface GroupKey {
   labels: Record<string, string>;
 }
 
+/** The key of the timeline's group (groupOf's key), without its labels: asked of every JobSet of a grouping. */
+export function groupKeyOf(timeline: Timeline, groupBy: GroupBy): string {
+  switch (groupBy) {
+    case 'none':
+      // Sorted by namespace and name; the UID tells apart JobSets created again under a name.
+      return `${timeline.cluster ?? ''}\u0000${timeline.namespace}\u0000${timeline.name}\u0000${timeline.createdAt}\u0000${timeline.uid}`;
+    case 'all':
+      return '';
+    case 'cluster':
+      return timeline.cluster ?? '';
+    case 'namespace':
+      return timeline.namespace;
+    case 'accelerator':
+      return timeline.accelerator ?? '';
+    case 'topology':
+      return timeline.topology ?? '';
+    case 'pool':
+      return timeline.labels.pool ?? '';
+    case 'queue':
+      // The Kueue queue it was submitted to; '' when no queue manages it.
+      return timeline.labels[QUEUE_LABEL] ?? '';
+    default:
+      if (groupBy.startsWith('size:')) {
+        // sizeBucketOf's key, without a bucket made per JobSet.
+        const { bounds, keys } = sizeBucketsOf(groupBy as `size:${string}`);
+        const at = sizeBucketIndex(sizeOf(timeline), bounds);
+        return at < 0 ? UNKNOWN_SIZE_KEY : keys[at]!;
+      }
+      return timeline.labels[groupBy.slice('label:'.length)] ?? '';
+  }
+}
+
 export function groupOf(timeline: Timeline, groupBy: GroupBy): GroupKey {
+  const key = groupKeyOf(timeline, groupBy);
   switch (groupBy) {
     case 'none':
       return {
-        // Sorted by namespace and name; the UID tells apart JobSets created again under a name.
-        key: `${timeline.cluster ?? ''}\u0000${timeline.namespace}\u0000${timeline.name}\u0000${timeline.createdAt}\u0000${timeline.uid}`,
+        key,
         labels: {
           ...(timeline.cluster !== undefined ? { cluster: timeline.cluster } : {}),
           namespace: timeline.namespace,
@@ -63,34 +96,21 @@ export function groupOf(timeline: Timeline, groupBy: GroupBy): GroupKey {
           uid: timeline.uid,
         },
       };
-    case 'cluster':
-      return { key: timeline.cluster ?? '', labels: { cluster: timeline.cluster ?? '' } };
     case 'all':
-      return { key: '', labels: {} };
+      return { key, labels: {} };
+    case 'cluster':
     case 'namespace':
-      return { key: timeline.namespace, labels: { namespace: timeline.namespace } };
     case 'accelerator':
-      return { key: timeline.accelerator ?? '', labels: { accelerator: timeline.accelerator ?? '' } };
     case 'topology':
-      return { key: timeline.topology ?? '', labels: { topology: timeline.topology ?? '' } };
-    case 'pool': {
-      const pool = timeline.labels.pool ?? '';
-      return { key: pool, labels: { pool } };
-    }
-    case 'queue': {
-      // The Kueue queue it was submitted to; '' when no queue manages it.
-      const queue = timeline.labels[QUEUE_LABEL] ?? '';
-      return { key: queue, labels: { queue } };
-    }
+    case 'pool':
+    case 'queue':
+      return { key, labels: { [groupBy]: key } };
     default: {
       if (groupBy.startsWith('size:')) {
         const { bounds, labels } = sizeBucketsOf(groupBy as `size:${string}`);
-        const bucket = sizeBucketOf(sizeOf(timeline), bounds, labels);
-        return { key: bucket.key, labels: { size: bucket.label } };
+        return { key, labels: { size: sizeBucketOf(sizeOf(timeline), bounds, labels).label } };
       }
-      const label = groupBy.slice('label:'.length);
-      const value = timeline.labels[label] ?? '';
-      return { key: value, labels: { [label]: value } };
+      return { key, labels: { [groupBy.slice('label:'.length)]: key } };
     }
   }
 }
@@ -179,14 +199,47 @@ export interface Group extends GroupKey {
 
 /** The timelines by group (groupOf), in key order; each group's members in the order given. */
 export function groupTimelines(timelines: readonly Timeline[], groupBy: GroupBy): Group[] {
-  const groups = new Map<string, Group>();
-  for (const tl of timelines) {
-    const g = groupOf(tl, groupBy);
-    let group = groups.get(g.key);
-    if (group === undefined) groups.set(g.key, (group = { ...g, members: [] }));
-    group.members.push(tl);
+  return groupRows(timelines, groupBy).map(({ members, ...g }) => ({ ...g, members: Array.from(members, (k) => timelines[k]!) }));
+}
+
+/**
+ * groupTimelines with each member told by its place in `timelines`, in an array of numbers: each
+ * timeline's key asked once (none for `all`), a key's group looked up only where the key changes (a
+ * sorted list's namespace, or its name's size, changes seldom), its labels made once a group.
+ */
+export function groupRows(timelines: readonly Timeline[], groupBy: GroupBy): (GroupKey & { members: Int32Array })[] {
+  const n = timelines.length;
+  if (groupBy === 'all') return n === 0 ? [] : [{ key: '', labels: {}, members: Int32Array.from({ length: n }, (_, k) => k) }];
+  const codeOf = new Int32Array(n);
+  const codes = new Map<string, number>();
+  const firsts: number[] = [];
+  const counts: number[] = [];
+  let lastKey: string | null = null;
+  let code = -1;
+  for (let k = 0; k < n; k++) {
+    const key = groupKeyOf(timelines[k]!, groupBy);
+    if (key !== lastKey) {
+      lastKey = key;
+      code = codes.get(key) ?? -1;
+      if (code < 0) {
+        code = firsts.length;
+        codes.set(key, code);
+        firsts.push(k);
+        counts.push(0);
+      }
+    }
+    codeOf[k] = code;
+    counts[code]!++;
   }
-  return [...groups.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  // Each group's members in one array, one after the other in the order of the groups' codes.
+  const starts = new Int32Array(firsts.length + 1);
+  for (let c = 0; c < firsts.length; c++) starts[c + 1] = starts[c]! + counts[c]!;
+  const members = new Int32Array(n);
+  const next = starts.slice(0, firsts.length);
+  for (let k = 0; k < n; k++) members[next[codeOf[k]!]!++] = k;
+  return [...codes.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, c]) => ({ key, labels: groupOf(timelines[firsts[c]!]!, groupBy).labels, members: members.subarray(starts[c]!, starts[c + 1]!) }));
 }
 
 /** One figure over [from, to] for each group. */
@@ -208,8 +261,10 @@ export function fleetFigure(
 
 /**
  * Several aggregates of one figure over [from, to] for each group (a distribution's min, mean,
- * percentiles, max), each JobSet's figure worked out once for all of them: per aggregate, the
- * value fleetFigure gives (fleet.test.ts checks the two agree).
+ * percentiles, max), each JobSet's figure worked out once for all of them, and sorted once for all
+ * the percentiles: per aggregate, the value fleetFigure gives (fleet.test.ts checks the two agree).
+ * `selected`: the timelines are a query's selection of those that lived in [from, to], whose closed
+ * runs' figures are read from the run columns (summary.ts WindowRows).
  */
 export function fleetFigureAggregates(
   timelines: readonly Timeline[],
@@ -219,23 +274,52 @@ export function fleetFigureAggregates(
   figure: FigureName,
   groupBy: GroupBy,
   hows: readonly Exclude<Aggregate, 'pooled'>[],
+  selected = false,
 ): (GroupKey & { count: number; values: (number | null)[] })[] {
+  const rows = new WindowRows(timelines, horizon, from, to, selected);
   const totals = new Float64Array(FIELDS);
   const needsFirstUp = definitionOf(figure).firstUp === true;
   const additive = ADDITIVE_FIGURES.includes(figure);
-  return groupTimelines(timelines, groupBy).map(({ members, ...g }) => {
-    const aggregators = hows.map((how) => new Aggregator(how, 1, members.length));
-    for (const tl of members) {
-      // As in a series: the aggregate is over the JobSets that lived in the window.
-      if (!livedIn(tl, horizon, from, to)) continue;
-      windowTotals(tl, horizon, from, to, totals);
-      const value = figureValue(totals, 0, figure, needsFirstUp ? timeToFirstUpAt(firstUp(tl), to) : null);
-      for (const aggregator of aggregators) aggregator.add(0, value);
+  return groupRows(timelines, groupBy).map(({ members, ...g }) => {
+    // As in a series: the aggregate is over the JobSets that lived in the window, and their figures that are defined.
+    const values = new Float64Array(members.length);
+    let n = 0;
+    for (const k of members) {
+      if (!rows.lived(k)) continue;
+      const value = figureValue(totals, 0, figure, rows.totalsInto(k, totals, 0, needsFirstUp));
+      if (value !== null) values[n++] = value;
     }
+    const statistics = new Statistics(values.subarray(0, n));
     // A sum of durations or counts over no JobSet is 0, as in a series.
-    const values = aggregators.map((aggregator, i) => aggregator.result()[0]! ?? (hows[i] === 'sum' && additive ? 0 : null));
-    return { ...g, count: members.length, values };
+    return { ...g, count: members.length, values: hows.map((how) => statistics.of(how) ?? (how === 'sum' && additive ? 0 : null)) };
   });
+}
+
+/** Aggregates of values (Aggregator's, the same arithmetic in the same order), the values sorted at most once for every percentile. */
+class Statistics {
+  readonly #values: Float64Array;
+  #sorted: Float64Array | null = null;
+
+  constructor(values: Float64Array) {
+    this.#values = values;
+  }
+
+  of(how: Exclude<Aggregate, 'pooled'>): number | null {
+    const values = this.#values;
+    if (values.length === 0) return null;
+    if (how.startsWith('p')) {
+      this.#sorted ??= values.slice().sort();
+      return percentile(this.#sorted, Number(how.slice(1)) / 100);
+    }
+    let at = values[0]!;
+    if (how === 'sum' || how === 'mean') {
+      at = 0;
+      for (let i = 0; i < values.length; i++) at += values[i]!;
+      return how === 'mean' ? at / values.length : at;
+    }
+    for (let i = 1; i < values.length; i++) if (how === 'min' ? values[i]! < at : values[i]! > at) at = values[i]!;
+    return at;
+  }
 }
 
 export interface GroupSeries extends GroupKey {
@@ -244,15 +328,12 @@ export interface GroupSeries extends GroupKey {
   count: number;
 }
 
-/** One figure at every point of a range, for each group. */
-export function fleetSeries(
-  timelines: readonly Timeline[],
-  horizon: number,
-  spec: RangeSpec,
-  figure: FigureName,
-  groupBy: GroupBy,
-  how: Aggregate,
-): GroupSeries[] {
+/**
+ * One figure at every point of a range, for each group. `selected`: the timelines are a query's
+ * selection of those that lived in its windows; over one window (a `range` panel), a closed run
+ * whose whole life lies in it is read from its row of the run columns (summary.ts WindowRows).
+ */
+export function fleetSeries(timelines: readonly Timeline[], horizon: number, spec: RangeSpec, figure: FigureName, groupBy: GroupBy, how: Aggregate, selected = false): GroupSeries[] {
   const plan = planSeries(spec);
   const n = plan.points.length;
   const scratch = scratchFor(plan);
@@ -260,33 +341,37 @@ export function fleetSeries(
   const windowFrom = Float64Array.from(plan.starts, (i) => plan.times[i]!);
   // A sum of durations or counts over no JobSet is 0 (the figure of summed totals, as `pooled`).
   const emptySum = how === 'sum' && ADDITIVE_FIGURES.includes(figure) ? 0 : null;
-  return groupTimelines(timelines, groupBy).map(({ members, ...g }) => {
+  const rows = selected && n === 1 ? new WindowRows(timelines, horizon, windowFrom[0]!, plan.points[0]!, true) : null;
+  return groupRows(timelines, groupBy).map(({ members, ...g }) => {
     // Pooled: sum the totals and take the figure of the sums; time to first up, which is not a
     // total, is pooled as the mean.
     const aggregator = new Aggregator(how === 'pooled' ? 'mean' : how, n, members.length);
     const pooled = how === 'pooled' ? new Float64Array(n * FIELDS) : null;
     // Time to first up is not a total: only worked out point by point when it is the figure asked.
     const needsFirstUp = definitionOf(figure).firstUp === true;
-    for (const tl of members) {
-      seriesTotals(tl, horizon, plan, totals, scratch);
-      const first = needsFirstUp ? firstUp(tl) : null;
+    for (const k of members) {
+      const tl = timelines[k]!;
+      // Read from its row: it lived in the one window (null), its time to first up its life's. Else swept.
+      const life = rows !== null && rows.lifeInto(k, totals, 0) ? null : lifeOf(tl, horizon);
+      if (life !== null) seriesTotals(tl, horizon, plan, totals, scratch);
+      const first = needsFirstUp && life !== null ? firstUp(tl) : null;
+      const rowFirstUp = needsFirstUp && life === null ? rows!.lifeTimeToFirstUp(k) : null;
       // A point's aggregate is over the JobSets that lived in its window: one created after it or
       // gone before it is not a zero there (its totals are all 0, which only a pooled sum may add).
-      const life = lifeOf(tl, horizon);
       if (pooled !== null) {
         for (let i = 0; i < pooled.length; i++) pooled[i]! += totals[i]!;
-        if (needsFirstUp) for (let k = 0; k < n; k++) if (lived(life, windowFrom[k]!, plan.points[k]!)) aggregator.add(k, timeToFirstUpAt(first, plan.points[k]!));
+        if (needsFirstUp) for (let p = 0; p < n; p++) if (life === null || lived(life, windowFrom[p]!, plan.points[p]!)) aggregator.add(p, life === null ? rowFirstUp : timeToFirstUpAt(first, plan.points[p]!));
         continue;
       }
-      for (let k = 0; k < n; k++) {
-        if (!lived(life, windowFrom[k]!, plan.points[k]!)) continue;
-        const ttfu = needsFirstUp ? timeToFirstUpAt(first, plan.points[k]!) : null;
-        aggregator.add(k, figureValue(totals, k * FIELDS, figure, ttfu));
+      for (let p = 0; p < n; p++) {
+        if (life !== null && !lived(life, windowFrom[p]!, plan.points[p]!)) continue;
+        const ttfu = !needsFirstUp ? null : life === null ? rowFirstUp : timeToFirstUpAt(first, plan.points[p]!);
+        aggregator.add(p, figureValue(totals, p * FIELDS, figure, ttfu));
       }
     }
     const perPoint = aggregator.result();
     const values =
-      pooled === null ? perPoint.map((v) => v ?? emptySum) : perPoint.map((ttfu, k) => figureValue(pooled, k * FIELDS, figure, needsFirstUp ? ttfu : null));
+      pooled === null ? perPoint.map((v) => v ?? emptySum) : perPoint.map((ttfu, p) => figureValue(pooled, p * FIELDS, figure, needsFirstUp ? ttfu : null));
     return { ...g, points: plan.points, values, count: members.length };
   });
 }
@@ -294,6 +379,7 @@ export function fleetSeries(
 /**
  * Every figure over [from, to] for each group, in one pass over the fleet (a grouped table); with
  * `names`, only those (a table of one column need not work out the others for every JobSet).
+ * `selected`: as fleetFigureAggregates'.
  */
 export function fleetFigures(
   timelines: readonly Timeline[],
@@ -303,30 +389,34 @@ export function fleetFigures(
   groupBy: GroupBy,
   how: Aggregate,
   names: readonly FigureName[] = FIGURE_NAMES,
+  selected = false,
 ): (GroupKey & { count: number; figures: Partial<Record<FigureName, number | null>> })[] {
+  const rows = new WindowRows(timelines, horizon, from, to, selected);
   const totals = new Float64Array(FIELDS);
   const needsFirstUp = names.map((name) => definitionOf(name).firstUp === true);
   const anyFirstUp = needsFirstUp.includes(true);
-  return groupTimelines(timelines, groupBy).map(({ members, ...g }) => {
-    const byFigure = names.map(() => new Aggregator(how === 'pooled' ? 'mean' : how, 1, members.length));
+  const valueOf = names.map((name) => definitionOf(name).value);
+  return groupRows(timelines, groupBy).map(({ members, ...g }) => {
+    // One aggregate a figure: the aggregator's points are the figures.
+    const byFigure = new Aggregator(how === 'pooled' ? 'mean' : how, names.length, members.length);
     const pooled = new Float64Array(FIELDS);
-    for (const tl of members) {
+    for (const k of members) {
       // As in a series: the aggregate is over the JobSets that lived in the window.
-      if (!livedIn(tl, horizon, from, to)) continue;
-      windowTotals(tl, horizon, from, to, totals);
+      if (!rows.lived(k)) continue;
       // Time to first up is not a total: only worked out when a figure asked needs it.
-      const ttfu = anyFirstUp ? timeToFirstUpAt(firstUp(tl), to) : null;
+      const ttfu = rows.totalsInto(k, totals, 0, anyFirstUp);
       if (how === 'pooled') {
         for (let f = 0; f < FIELDS; f++) pooled[f]! += totals[f]!;
         // Time to first up, not a total, is pooled as the mean.
-        for (let i = 0; i < names.length; i++) if (needsFirstUp[i]) byFigure[i]!.add(0, ttfu);
+        for (let i = 0; i < names.length; i++) if (needsFirstUp[i]) byFigure.add(i, ttfu);
       } else {
-        for (let i = 0; i < names.length; i++) byFigure[i]!.add(0, figureValue(totals, 0, names[i]!, ttfu));
+        for (let i = 0; i < names.length; i++) byFigure.add(i, valueOf[i]!(totals, 0, ttfu));
       }
     }
+    const results = byFigure.result();
     const figures: Partial<Record<FigureName, number | null>> = {};
     names.forEach((name, i) => {
-      const value = byFigure[i]!.result()[0]!;
+      const value = results[i]!;
       const emptySum = how === 'sum' && ADDITIVE_FIGURES.includes(name) ? 0 : null;
       figures[name] = how === 'pooled' ? figureValue(pooled, 0, name, needsFirstUp[i] ? value : null) : (value ?? emptySum);
     });

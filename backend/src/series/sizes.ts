@@ -53,7 +53,13 @@ export interface SizeBucket {
 
 /** The bucket of a size: the first whose upper bound holds it (`bounds` as sizeBucketsProblem accepts). */
 export function sizeBucketOf(size: number, bounds: readonly number[], labels: readonly string[] = sizeBucketLabels(bounds)): SizeBucket {
-  if (!(size > 0)) return { key: 'zz', label: UNKNOWN_SIZE };
+  const at = sizeBucketIndex(size, bounds);
+  return at < 0 ? { key: UNKNOWN_SIZE_KEY, label: UNKNOWN_SIZE } : { key: sizeBucketKey(at), label: labels[at]! };
+}
+
+/** The index of a size's bucket in `bounds` (bounds.length: the open one past the last); -1 for a size not known. */
+export function sizeBucketIndex(size: number, bounds: readonly number[]): number {
+  if (!(size > 0)) return -1;
   // Bisect: the first bound ≥ size; past the last, the open bucket.
   let lo = 0;
   let hi = bounds.length;
@@ -62,5 +68,11 @@ export function sizeBucketOf(size: number, bounds: readonly number[], labels: re
     if (bounds[mid]! < size) lo = mid + 1;
     else hi = mid;
   }
-  return { key: String(lo).padStart(2, '0'), label: labels[lo]! };
+  return lo;
 }
+
+/** The key of the bucket at an index: the index, zero-padded, so that the keys sort by size. */
+export const sizeBucketKey = (at: number): string => String(at).padStart(2, '0');
+
+/** The key of the unknown size's bucket: after every other. */
+export const UNKNOWN_SIZE_KEY = 'zz';

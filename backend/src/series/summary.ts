@@ -4,7 +4,7 @@ import { byNamespaceNameUid, isMarkedSorted } from '../timeline/order.ts';
 import { closedAt, lastAt, type State, type Timeline } from '../timeline/types.ts';
 import { codeAt, STATE_CODE, timeAt, timelineColumns, timeToFirstUpFrom, type Columns } from './columns.ts';
 import { figuresFromTotals, type Figures } from './figures.ts';
-import { holdsLife, rowLifeInto, rowTimeToFirstUp, selectedRows } from './run-columns.ts';
+import { holdsLife, rowLifeInto, rowTimeToFirstUp, selectedRows, type RunColumns } from './run-columns.ts';
 import { endOf, FIELDS, windowTotals } from './totals.ts';
 
 export interface JobSetSummary extends Figures {
@@ -141,6 +141,65 @@ export class LentTotals {
     totals.fill(0);
     return totals;
   };
+}
+
+/**
+ * A query's JobSets row by row, each with its totals over [from, to] and its time to first up: a
+ * closed run whose whole life lies in the window from its row of the run columns (run-columns.ts, a
+ * pass over numbers: most rows of a range at 10,000 × 30 d), any other swept (windowTotals). What the
+ * fleet's grouped figures and distributions (fleet.ts) read, instead of visiting every timeline.
+ */
+export class WindowRows {
+  readonly timelines: readonly Timeline[];
+  readonly #horizon: number;
+  readonly #from: number;
+  readonly #to: number;
+  readonly #selected: boolean;
+  readonly #columns: RunColumns | undefined;
+  readonly #rows: Int32Array | undefined;
+
+  /** `selected`: the timelines are a query's selection of those that lived in [from, to] (not tested again). */
+  constructor(timelines: readonly Timeline[], horizon: number, from: number, to: number, selected: boolean) {
+    this.timelines = timelines;
+    this.#horizon = horizon;
+    this.#from = from;
+    this.#to = to;
+    this.#selected = selected;
+    // Only a selection of the engine's list says which of its rows it holds (query/select.ts).
+    const marked = selected && isMarkedSorted(timelines) ? selectedRows(timelines) : undefined;
+    this.#columns = marked?.columns;
+    this.#rows = marked?.rows;
+  }
+
+  /** Whether the k-th timeline lived in [from, to] (livedIn). */
+  lived(k: number): boolean {
+    return this.#selected || livedIn(this.timelines[k]!, this.#horizon, this.#from, this.#to);
+  }
+
+  /** The k-th timeline's totals over [from, to] into `out` at `o` (FIELDS numbers); its time to first up at `to` when `firstUp`, else null. */
+  totalsInto(k: number, out: Float64Array, o: number, firstUp: boolean): number | null {
+    if (this.lifeInto(k, out, o)) return firstUp ? this.lifeTimeToFirstUp(k) : null;
+    const tl = this.timelines[k]!;
+    windowTotals(tl, this.#horizon, this.#from, this.#to, out, o);
+    return firstUp ? timeToFirstUpFrom(timelineColumns(tl), this.#to) : null;
+  }
+
+  /**
+   * When the k-th timeline is a closed run whose whole life lies in the window and has a row: its
+   * life's totals (FIELDS numbers, its totals over any window that holds its life) into `out` at
+   * `o`, and true. Else false, nothing written.
+   */
+  lifeInto(k: number, out: Float64Array, o: number): boolean {
+    const columns = this.#columns;
+    if (columns === undefined || !holdsLife(columns, this.#rows![k]!, this.#from, this.#to)) return false;
+    rowLifeInto(columns, this.#rows![k]!, out, o);
+    return true;
+  }
+
+  /** The time to first up of a run lifeInto read (its life's, whatever the window's end). */
+  lifeTimeToFirstUp(k: number): number | null {
+    return rowTimeToFirstUp(this.#columns!, this.#rows![k]!);
+  }
 }
 
 /** The states by code (columns.ts). */

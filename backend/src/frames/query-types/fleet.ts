@@ -16,7 +16,8 @@ export function fleetFrames(ctx: QueryContext): FrameJSON[] {
   const groupBy = query.groupBy === 'none' ? 'all' : groupingOf(query);
   const metric: FigureName = query.metric === 'up' ? 'uptimeRatio' : (query.metric as Exclude<Metric, 'up' | UsageMetric>);
   // Each JobSet's figure once, every statistic of it.
-  const groups = fleetFigureAggregates(ctx.timelines, ctx.horizon, ctx.from, ctx.to, metric, groupBy, STATISTICS);
+  // The selection is of the JobSets that lived in [from, to] (selectFrom is `from`): not tested again.
+  const groups = fleetFigureAggregates(ctx.timelines, ctx.horizon, ctx.from, ctx.to, metric, groupBy, STATISTICS, ctx.selectFrom === ctx.from);
   const dimensions = groups.length > 0 ? Object.keys(groups[0]!.labels) : [];
   const unit = unitOf(metric);
   return [

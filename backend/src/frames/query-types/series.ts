@@ -90,7 +90,8 @@ function figureSeries(ctx: QueryContext, groupBy: GroupBy, how: Aggregate): Grou
       values: windows[i]!.map((w) => figureValue(w.totals, 0, figure, w.timeToFirstUpSeconds)),
     }));
   }
-  return fleetSeries(ctx.timelines, ctx.horizon, spec, figure, groupBy, how);
+  // Over one window (`range`), the selection is of the JobSets that lived in it: their closed runs read by row.
+  return fleetSeries(ctx.timelines, ctx.horizon, spec, figure, groupBy, how, query.window === 'range' && ctx.selectFrom === ctx.from);
 }
 
 /** A usage metric's groups: each point's value is the mean of the usage over the point's window (the figures' windows). */

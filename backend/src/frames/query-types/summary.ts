@@ -119,7 +119,7 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
           const w = window(ctx.from, ctx.to);
           return { key, labels, count, figures: figuresFromTotals(w.totals, w.timeToFirstUpSeconds) };
         })
-      : fleetFigures(ctx.timelines, ctx.horizon, ctx.from, ctx.to, groupBy, query.aggregate, computed);
+      : fleetFigures(ctx.timelines, ctx.horizon, ctx.from, ctx.to, groupBy, query.aggregate, computed, ctx.selectFrom === ctx.from);
   // Usage split by state: each group's members pooled (only worked out when asked: it needs the members).
   const usage = query.usageByState.length === 0 ? [] : usageByStateFields(ctx, membersOf(ctx, groups));
   const usageByName = new Map(usage.map((f) => [f.schema.name, f.values as (number | null)[]]));
@@ -353,7 +353,7 @@ function summaryTotals(ctx: QueryContext, columns: readonly FigureName[]): Recor
       return { count, figures: figuresFromTotals(w.totals, w.timeToFirstUpSeconds) };
     })[0];
   } else {
-    whole = fleetFigures(ctx.timelines, ctx.horizon, ctx.from, ctx.to, 'all', 'pooled', columns)[0];
+    whole = fleetFigures(ctx.timelines, ctx.horizon, ctx.from, ctx.to, 'all', 'pooled', columns, ctx.selectFrom === ctx.from)[0];
   }
   const finite = (v: number | null | undefined): number | null => (v !== null && v !== undefined && Number.isFinite(v) ? v : null);
   // Usage split by state over every row: all the JobSets pooled, as a group's row pools its members.
