@@ -133,6 +133,9 @@ export async function openSession(feed: Feed, sink: Sink, options: SessionOption
     },
     stop: async () => {
       for (const t of timers) clearInterval(t);
+      // Watched until now: the last mark, not the last tick's (up to a second before).
+      const at = running.vouched();
+      if (at !== null) sink.observed(at);
       await running.stop();
       await compacting;
       await sink.close(engine.machines(), engine.horizon, nodeLayers(), pools(), usage(), index);

@@ -299,6 +299,25 @@ describe('the embedded store', () => {
     await expect(EmbeddedStore.open(other)).rejects.toThrow(`is in format ${FORMAT + 1}, written by Upness 9.9.9`);
   });
 
+  it('never says less in a snapshot than the observed marks it replaces (a stop after quiet seconds: the last mark, not the last transition)', async () => {
+    const dir = fresh();
+    const { engine, store } = await fill(dir);
+    const lastTransition = engine.horizon!;
+    // Watched on while nothing changed: the marks pass the last transition.
+    store.observed(lastTransition + 3_000);
+    await store.flushed();
+    const before = await EmbeddedStore.open(dir);
+    await before.store.close();
+    expect(before.recovery.observedUntil).toBe(lastTransition + 3_000);
+    // The stop's snapshot is given the engine's horizon (its last transition) and deletes the log.
+    await store.snapshot(engine.machines(), engine.horizon);
+    await store.close();
+    const reopened = await EmbeddedStore.open(dir);
+    await reopened.store.close();
+    expect(reopened.recovery.records).toBe(0);
+    expect(reopened.recovery.observedUntil).toBe(lastTransition + 3_000);
+  });
+
   it('keeps the node layer and the causes found after a transition was written, in the log, a snapshot and through retention', async () => {
     const dir = fresh();
     const { store } = await EmbeddedStore.open(dir);

@@ -572,6 +572,10 @@ export class EmbeddedStore implements TimelineStore {
     usage: Iterable<UsageSnapshotEntry> = [],
     index?: IndexSource,
   ): Promise<void> {
+    // The snapshot replaces the log, and with it the observed marks already written: it must not
+    // say less than they did (the engine's horizon is its last transition, older than the last mark
+    // while nothing changes).
+    if (this.#observed !== null) observedUntil = Math.max(observedUntil ?? this.#observed, this.#observed);
     const next = ++this.#segment;
     this.#sinceSnapshot = 0;
     // Known identities: retention may have dropped some, and they must not be resurrected.
