@@ -351,21 +351,22 @@ export function fleetSeries(timelines: readonly Timeline[], horizon: number, spe
     const needsFirstUp = definitionOf(figure).firstUp === true;
     for (const k of members) {
       const tl = timelines[k]!;
-      // Read from its row: it lived in the one window (null), its time to first up its life's. Else swept.
-      const life = rows !== null && rows.lifeInto(k, totals, 0) ? null : lifeOf(tl, horizon);
-      if (life !== null) seriesTotals(tl, horizon, plan, totals, scratch);
-      const first = needsFirstUp && life !== null ? firstUp(tl) : null;
-      const rowFirstUp = needsFirstUp && life === null ? rows!.lifeTimeToFirstUp(k) : null;
+      // Read from its row (life null: it lived in the one window), its time to first up its life's. Else swept.
+      const fromRow = rows !== null && rows.lifeInto(k, totals, 0);
+      const life = fromRow ? null : lifeOf(tl, horizon);
+      if (!fromRow) seriesTotals(tl, horizon, plan, totals, scratch);
+      const first = needsFirstUp && !fromRow ? firstUp(tl) : null;
+      const rowFirstUp = needsFirstUp && fromRow ? rows!.lifeTimeToFirstUp(k) : null;
       // A point's aggregate is over the JobSets that lived in its window: one created after it or
       // gone before it is not a zero there (its totals are all 0, which only a pooled sum may add).
       if (pooled !== null) {
         for (let i = 0; i < pooled.length; i++) pooled[i]! += totals[i]!;
-        if (needsFirstUp) for (let p = 0; p < n; p++) if (life === null || lived(life, windowFrom[p]!, plan.points[p]!)) aggregator.add(p, life === null ? rowFirstUp : timeToFirstUpAt(first, plan.points[p]!));
+        if (needsFirstUp) for (let p = 0; p < n; p++) if (life === null || lived(life, windowFrom[p]!, plan.points[p]!)) aggregator.add(p, fromRow ? rowFirstUp : timeToFirstUpAt(first, plan.points[p]!));
         continue;
       }
       for (let p = 0; p < n; p++) {
         if (life !== null && !lived(life, windowFrom[p]!, plan.points[p]!)) continue;
-        const ttfu = !needsFirstUp ? null : life === null ? rowFirstUp : timeToFirstUpAt(first, plan.points[p]!);
+        const ttfu = !needsFirstUp ? null : fromRow ? rowFirstUp : timeToFirstUpAt(first, plan.points[p]!);
         aggregator.add(p, figureValue(totals, p * FIELDS, figure, ttfu));
       }
     }
