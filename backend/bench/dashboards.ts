@@ -14,7 +14,10 @@
 //           panels over 2× by their least times, and those over by both; its JSON keeps every run
 //   load    C clients (default 16), each refreshing one dashboard after another as fast as it is
 //           answered, one panel's request at a time (so C requests are in flight): requests/s,
-//           p50, p99, max, the server's CPU per request, and any answer that is not 200
+//           p50, p99, max, the server's CPU per request, and any answer that is not 200. A
+//           refresh asks all its panels of one range, as Grafana does (its dashboards' time range
+//           is worked out once a refresh, and every panel's query reads that value);
+//           --range-per-request asks each request of its own moment instead (the older load)
 // Options: --clients C, --seconds S (the load), --runs R, --most-runs M, --budget-ms B (the panels'
 // timing, above; --smoke times one pair each), --smoke, --profile
 // (the service runs with --cpu-prof; its profile is written to results/ when it stops).
@@ -76,6 +79,7 @@ import { judge, keptFleetClock, wantsAnotherPair, type Judged, type RunPlan } fr
 const { values: args } = benchArgs(import.meta.filename, {
   options: {
     clients: { type: 'string', default: '16' },
+    'range-per-request': { type: 'boolean', default: false },
     seconds: { type: 'string' },
     runs: { type: 'string' },
     'most-runs': { type: 'string', default: '60' },
@@ -286,8 +290,8 @@ async function panelRequests(values: ValuesOf, now: number): Promise<PanelReques
  * Sends a panel's request as a screen refreshing now would: its range ends now (each refresh asks
  * of a later moment, so no answer can be reused from an earlier one).
  */
-function post(url: string, body: Json): Promise<Timed> {
-  return timedFetch(`${url}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(askedAt(body, askedNow(Date.now()))) });
+function post(url: string, body: Json, wallMs = Date.now()): Promise<Timed> {
+  return timedFetch(`${url}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(askedAt(body, askedNow(wallMs))) });
 }
 
 /**
@@ -393,8 +397,10 @@ async function load(url: string, pid: number, requests: PanelRequest[]): Promise
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, client) => {
       for (let k = client; performance.now() < end; k++) {
+        // The refresh's moment: every panel of it asks of the same range (unless --range-per-request).
+        const refreshedAt = Date.now();
         for (const body of screens[k % screens.length]!) {
-          const a = await post(url, body);
+          const a = await post(url, body, args['range-per-request'] ? Date.now() : refreshedAt);
           latencies.push(a.ms);
           if (a.status !== 200) notOk[a.status] = (notOk[a.status] ?? 0) + 1;
         }

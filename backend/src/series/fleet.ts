@@ -6,6 +6,7 @@ import { definitionOf } from './figure-definitions.ts';
 import { ADDITIVE_FIGURES, FIGURE_NAMES, figureValue, firstUp, timeToFirstUpAt, type FigureName } from './figures.ts';
 import { planSeries, scratchFor, seriesTotals, type RangeSpec } from './range.ts';
 import { lifeOf, lived, WindowRows } from './summary.ts';
+import { OrderStatistics } from './order-statistics.ts';
 import { FIELDS } from './totals.ts';
 import { DEFAULT_SIZE_BUCKETS, sizeBucketIndex, sizeBucketKey, sizeBucketLabels, sizeBucketOf, sizeOf, UNKNOWN_SIZE_KEY } from './sizes.ts';
 
@@ -120,10 +121,16 @@ export function groupOf(timeline: Timeline, groupBy: GroupBy): GroupKey {
  * the definition PromQL's quantile() uses, so the numbers line up with a Prometheus panel.
  */
 export function percentile(sorted: ArrayLike<number>, phi: number): number {
-  const rank = phi * (sorted.length - 1);
+  return percentileOf(sorted.length, (k) => sorted[k]!, phi);
+}
+
+/** percentile() of values whose k-th smallest is `at(k)` (n of them). */
+function percentileOf(n: number, at: (k: number) => number, phi: number): number {
+  const rank = phi * (n - 1);
   const lo = Math.floor(rank);
   const hi = Math.ceil(rank);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (rank - lo);
+  const low = at(lo);
+  return low + (at(hi) - low) * (rank - lo);
 }
 
 /**
@@ -280,13 +287,15 @@ export function fleetFigureAggregates(
   const totals = new Float64Array(FIELDS);
   const needsFirstUp = definitionOf(figure).firstUp === true;
   const additive = ADDITIVE_FIGURES.includes(figure);
+  // The figure's columns alone are read of a closed run's life (the others in `totals` go unread).
+  const fields = definitionOf(figure).columns;
   return groupRows(timelines, groupBy).map(({ members, ...g }) => {
     // As in a series: the aggregate is over the JobSets that lived in the window, and their figures that are defined.
     const values = new Float64Array(members.length);
     let n = 0;
     for (const k of members) {
       if (!rows.lived(k)) continue;
-      const value = figureValue(totals, 0, figure, rows.totalsInto(k, totals, 0, needsFirstUp));
+      const value = figureValue(totals, 0, figure, rows.fieldsInto(k, fields, totals, 0, needsFirstUp));
       if (value !== null) values[n++] = value;
     }
     const statistics = new Statistics(values.subarray(0, n));
@@ -295,10 +304,10 @@ export function fleetFigureAggregates(
   });
 }
 
-/** Aggregates of values (Aggregator's, the same arithmetic in the same order), the values sorted at most once for every percentile. */
+/** Aggregates of values (Aggregator's, the same arithmetic in the same order), each percentile's ranks selected, not sorted (order-statistics.ts). */
 class Statistics {
   readonly #values: Float64Array;
-  #sorted: Float64Array | null = null;
+  #order: OrderStatistics | null = null;
 
   constructor(values: Float64Array) {
     this.#values = values;
@@ -308,8 +317,8 @@ class Statistics {
     const values = this.#values;
     if (values.length === 0) return null;
     if (how.startsWith('p')) {
-      this.#sorted ??= values.slice().sort();
-      return percentile(this.#sorted, Number(how.slice(1)) / 100);
+      const order = (this.#order ??= new OrderStatistics(values));
+      return percentileOf(values.length, (k) => order.at(k), Number(how.slice(1)) / 100);
     }
     let at = values[0]!;
     if (how === 'sum' || how === 'mean') {

@@ -345,6 +345,25 @@ export function rowLifeInto(rc: RunColumns, i: number, out: Float64Array, o: num
   addGoodputWith(values[base + ACCELERATORS]!, interval === NAN_CODE ? null : interval, out, o);
 }
 
+/**
+ * rowLifeInto of the listed fields alone (a figure's columns, figure-definitions.ts), each at its
+ * place from `o`; the others in `out` are left as they were. A distribution reads one figure of every
+ * run: two or three of its numbers, not all FIELDS. A goodput field (past BASE_FIELDS) is worked out
+ * from the life's constants: then the whole life is written.
+ */
+export function rowFieldsInto(rc: RunColumns, i: number, fields: readonly number[], out: Float64Array, o: number): void {
+  const slot = lifeOf(rc, i);
+  const values = rc.lives.values;
+  const base = slot * LIFE_WIDTH;
+  for (let k = 0; k < fields.length; k++) {
+    if (fields[k]! >= BASE_FIELDS || values[base] === WIDE) {
+      rowLifeInto(rc, i, out, o);
+      return;
+    }
+  }
+  for (let k = 0; k < fields.length; k++) out[o + fields[k]!] = values[base + fields[k]!]!;
+}
+
 // Selections of a list: which rows a selected array holds (query/select.ts says so when it selects
 // from a list that has columns), so a table over it reads them by row.
 const rowsOf = new WeakMap<readonly Timeline[], { columns: RunColumns; rows: Int32Array }>();

@@ -4,7 +4,7 @@ import { byNamespaceNameUid, isMarkedSorted } from '../timeline/order.ts';
 import { closedAt, lastAt, type State, type Timeline } from '../timeline/types.ts';
 import { codeAt, STATE_CODE, timeAt, timelineColumns, timeToFirstUpFrom, type Columns } from './columns.ts';
 import { figuresFromTotals, type Figures } from './figures.ts';
-import { holdsLife, rowLifeInto, rowTimeToFirstUp, selectedRows, type RunColumns } from './run-columns.ts';
+import { holdsLife, rowFieldsInto, rowLifeInto, rowTimeToFirstUp, selectedRows, type RunColumns } from './run-columns.ts';
 import { endOf, FIELDS, windowTotals } from './totals.ts';
 
 export interface JobSetSummary extends Figures {
@@ -179,6 +179,29 @@ export class WindowRows {
   /** The k-th timeline's totals over [from, to] into `out` at `o` (FIELDS numbers); its time to first up at `to` when `firstUp`, else null. */
   totalsInto(k: number, out: Float64Array, o: number, firstUp: boolean): number | null {
     if (this.lifeInto(k, out, o)) return firstUp ? this.lifeTimeToFirstUp(k) : null;
+    return this.sweptInto(k, out, o, firstUp);
+  }
+
+  /**
+   * totalsInto for a reader of the `fields` alone (one figure's columns): a closed run whose life the
+   * window holds writes those of its life's (rowFieldsInto), any other run all of its totals.
+   */
+  fieldsInto(k: number, fields: readonly number[], out: Float64Array, o: number, firstUp: boolean): number | null {
+    const columns = this.#columns;
+    if (columns === undefined || !holdsLife(columns, this.#rows![k]!, this.#from, this.#to)) return this.sweptInto(k, out, o, firstUp);
+    rowFieldsInto(columns, this.#rows![k]!, fields, out, o);
+    return firstUp ? this.lifeTimeToFirstUp(k) : null;
+  }
+
+  /** The k-th timeline's state at `to`: a closed run's final state when the window holds its life (summaryColumns' rule). */
+  stateAt(k: number): State {
+    const columns = this.#columns;
+    if (columns !== undefined && holdsLife(columns, this.#rows![k]!, this.#from, this.#to)) return STATE_OF[columns.state[this.#rows![k]!]!]!;
+    return stateFrom(timelineColumns(this.timelines[k]!), this.#to)!;
+  }
+
+  /** The k-th timeline's totals over [from, to] from its transitions (windowTotals), and its time to first up at `to` when `firstUp`. */
+  sweptInto(k: number, out: Float64Array, o: number, firstUp: boolean): number | null {
     const tl = this.timelines[k]!;
     windowTotals(tl, this.#horizon, this.#from, this.#to, out, o);
     return firstUp ? timeToFirstUpFrom(timelineColumns(tl), this.#to) : null;
@@ -200,6 +223,22 @@ export class WindowRows {
   lifeTimeToFirstUp(k: number): number | null {
     return rowTimeToFirstUp(this.#columns!, this.#rows![k]!);
   }
+}
+
+/**
+ * summaryColumns of a few of a selection's rows (`picked`, places in rows.timelines), in the order
+ * given: the rows a sorted, limited table shows, worked out in full once they are picked.
+ */
+export function summaryColumnsOf(rows: WindowRows, picked: readonly number[], timeToFirstUp: boolean): SummaryColumns {
+  const totals = new Float64Array(picked.length * FIELDS);
+  const firstUps = new Array<number | null>(picked.length).fill(null);
+  const states = new Array<State>(picked.length);
+  picked.forEach((k, i) => {
+    const first = rows.totalsInto(k, totals, i * FIELDS, timeToFirstUp);
+    if (timeToFirstUp) firstUps[i] = first;
+    states[i] = rows.stateAt(k);
+  });
+  return { timelines: picked.map((k) => rows.timelines[k]!), totals, timeToFirstUp: firstUps, states };
 }
 
 /** The states by code (columns.ts). */

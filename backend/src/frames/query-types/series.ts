@@ -76,8 +76,9 @@ function figureSeries(ctx: QueryContext, groupBy: GroupBy, how: Aggregate): Grou
   if (pooled !== null) {
     const plan = planSeries(spec);
     // A panel often asks several figures of one selection over the same windows ("where the time
-    // went"): the windows' sums are worked out once per request, each figure read from them.
-    const key = JSON.stringify(['pooled windows', query.name, query.labelSelector, query.groupBy, query.clusters, query.namespaces, spec, ctx.selectFrom, ctx.to, ctx.horizon]);
+    // went"): the windows' sums are worked out once per request, each figure read from them (the
+    // grouping with its size buckets: two bucketings of one selection are other groups).
+    const key = JSON.stringify(['pooled windows', query.name, query.labelSelector, groupBy, query.clusters, query.namespaces, spec, ctx.selectFrom, ctx.to, ctx.horizon]);
     let windows = ctx.memo?.get(key) as PooledWindow[][] | undefined;
     if (windows === undefined) {
       windows = pooled.map((g) => g.windows(plan.times, plan.starts, plan.ends));

@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { FIGURE_NAMES, figuresFromTotals, figureValue, type FigureName } from '../../series/figures.ts';
 import { fleetFigures, groupingOf, groupOf } from '../../series/fleet.ts';
 import { holdsLife, selectedRows, type RunColumns } from '../../series/run-columns.ts';
-import { LentTotals, summaryColumns } from '../../series/summary.ts';
+import { LentTotals, summaryColumns, summaryColumnsOf, WindowRows } from '../../series/summary.ts';
+import { definitionOf } from '../../series/figure-definitions.ts';
 import { isMarkedSorted } from '../../timeline/order.ts';
 import { FIELDS } from '../../series/totals.ts';
 import { figureName, usageMetricName } from '../../query/model.ts';
@@ -19,7 +20,7 @@ import { deepFreeze, frame, numberField, stringField, type Field, type FieldJSON
 import { pooledGroups } from '../pooled.ts';
 import { rowCells, RUN_IDENTITY_KEYS } from '../row-cells.ts';
 import { NO_USAGE_NOTICE, usageByStateFields } from '../usage.ts';
-import { isShaped, pickRows, refuseUnknownSortColumn, TABLE_FIELDS, tableMeta } from '../table.ts';
+import { isShaped, pickRows, pickRowsOfValues, refuseUnknownSortColumn, TABLE_FIELDS, tableMeta } from '../table.ts';
 import { perJobSet, rangeStart, refuseCauseGroup, type Cost, type QueryTypeModule } from './module.ts';
 
 /** The figure columns the query asks for, in the table's order (all of them by default). */
@@ -59,9 +60,16 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
       const kept = keptTables.get(runRows!.columns, keptKey);
       if (kept !== undefined) return [kept];
     }
+    // A few rows of many, sorted by a figure ("worst 15 by uptime ratio"): the sort's figure of every
+    // row first, then the rows picked worked out in full. Else every row in full.
+    const few = runRows !== undefined ? fewRows(ctx) : null;
     // The selection is of the JobSets that lived in [from, to] (selectFrom is `from`): not tested again.
-    const c = summaryColumns(ctx.timelines, ctx.horizon, ctx.from, ctx.to, { selected: ctx.selectFrom === ctx.from, timeToFirstUp: computed.includes('timeToFirstUpSeconds'), totalsOf: lentTotals.of });
-    const n = c.timelines.length;
+    const c =
+      few !== null
+        ? summaryColumnsOf(few.window, few.picked, computed.includes('timeToFirstUpSeconds'))
+        : summaryColumns(ctx.timelines, ctx.horizon, ctx.from, ctx.to, { selected: ctx.selectFrom === ctx.from, timeToFirstUp: computed.includes('timeToFirstUpSeconds'), totalsOf: lentTotals.of });
+    // The table's rows: all that the selection holds (a table of the few picked says how many of them).
+    const n = few !== null ? ctx.timelines.length : c.timelines.length;
     // Usage split by state, for every row (a sort may name one of its columns); none asked, no row of it.
     const usage = query.usageByState.length === 0 ? [] : usageByStateFields(ctx, c.timelines.map((tl) => [tl]));
     const usageByName = new Map(usage.map((f) => [f.schema.name, f.values as (number | null)[]]));
@@ -70,7 +78,7 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
       return column !== undefined ? column[i]! : figureValue(c.totals, i * FIELDS, f as FigureName, c.timeToFirstUp[i]!);
     };
     // The rows shown, by index: every row in the table's own order (namespace, name, UID) unless shaped.
-    const rows = isShaped(query) ? pickRows(n, query.sort ? (i) => valueOf(query.sort!.by, i) : null, query.sort, query.limit) : null;
+    const rows = few !== null ? few.picked.map((_, i) => i) : isShaped(query) ? pickRows(n, query.sort ? (i) => valueOf(query.sort!.by, i) : null, query.sort, query.limit) : null;
     // A whole table (10,000 rows and more) reads the columns' arrays as they are, without a list of row numbers.
     const timelines = rows === null ? c.timelines : rows.map((i) => c.timelines[i]!);
     // Each column made at its length (grown by push, a 10,000-row column left twice its size in garbage).
@@ -137,6 +145,33 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
   ];
   const meta = withUsageNotice(ctx, rows !== null ? tableMeta(groups.length, rows.length, summaryTotals(ctx, columns)) : undefined);
   return [frame(fields, { name: 'summary', refId: query.refId, ...(meta !== undefined ? { meta } : {}) })];
+}
+
+/**
+ * The rows a sorted, limited per-JobSet table shows, picked by the sort's figure alone (WindowRows
+ * reads its columns of each row: a closed run's from its life, any other swept): the rows and order
+ * pickRows gives over the table worked out in full. Null where that path answers: not a few of many
+ * (limit × 16 ≥ rows), a sort by no figure (usage), usage columns, a node pool's table, or a
+ * selection whose windows start before `from`.
+ */
+function fewRows(ctx: QueryContext): { window: WindowRows; picked: number[] } | null {
+  const { query } = ctx;
+  const sort = query.sort;
+  const limit = query.limit;
+  if (sort === undefined || limit === undefined || limit * 16 >= ctx.timelines.length) return null;
+  if (!(FIGURE_NAMES as readonly string[]).includes(sort.by) || query.usageByState.length > 0 || query.layer === 'nodepools' || ctx.selectFrom !== ctx.from) return null;
+  const figure = sort.by as FigureName;
+  const definition = definitionOf(figure);
+  const firstUp = definition.firstUp === true;
+  const window = new WindowRows(ctx.timelines, ctx.horizon, ctx.from, ctx.to, true);
+  const scratch = new Float64Array(FIELDS);
+  const values = new Float64Array(ctx.timelines.length);
+  for (let k = 0; k < values.length; k++) {
+    const v = figureValue(scratch, 0, figure, window.fieldsInto(k, definition.columns, scratch, 0, firstUp));
+    // NaN for null: pickRowsOfValues sorts it (as any value that is not finite) last, as pickRows does.
+    values[k] = v ?? NaN;
+  }
+  return { window, picked: pickRowsOfValues(values, sort, limit) };
 }
 
 const finiteOrNull = (v: number | null): number | null => (v === null || !Number.isFinite(v) ? null : v);
