@@ -1,6 +1,6 @@
 // The k-th smallest by selection is the value a sort puts at k, bit for bit (Object.is: -0 and 0
 // told apart, NaN last), over many generated arrays: duplicates, signed zeros, NaN, already sorted,
-// reversed, all equal, and adversarial orders that bring quickselect to its bound.
+// reversed, all equal, and organ pipes (an order that defeats some medians of three).
 
 import { Rng } from '../sources/simulator/rng.ts';
 import { OrderStatistics } from './order-statistics.ts';
