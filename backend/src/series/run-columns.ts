@@ -355,13 +355,10 @@ export function rowFieldsInto(rc: RunColumns, i: number, fields: readonly number
   const slot = lifeOf(rc, i);
   const values = rc.lives.values;
   const base = slot * LIFE_WIDTH;
-  for (let k = 0; k < fields.length; k++) {
-    if (fields[k]! >= BASE_FIELDS || values[base] === WIDE) {
-      rowLifeInto(rc, i, out, o);
-      return;
-    }
-  }
-  for (let k = 0; k < fields.length; k++) out[o + fields[k]!] = values[base + fields[k]!]!;
+  let whole = values[base] === WIDE;
+  for (let k = 0; k < fields.length && !whole; k++) whole = fields[k]! >= BASE_FIELDS;
+  if (whole) rowLifeInto(rc, i, out, o);
+  else for (let k = 0; k < fields.length; k++) out[o + fields[k]!] = values[base + fields[k]!]!;
 }
 
 // Selections of a list: which rows a selected array holds (query/select.ts says so when it selects

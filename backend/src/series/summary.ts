@@ -193,13 +193,6 @@ export class WindowRows {
     return firstUp ? this.lifeTimeToFirstUp(k) : null;
   }
 
-  /** The k-th timeline's state at `to`: a closed run's final state when the window holds its life (summaryColumns' rule). */
-  stateAt(k: number): State {
-    const columns = this.#columns;
-    if (columns !== undefined && holdsLife(columns, this.#rows![k]!, this.#from, this.#to)) return STATE_OF[columns.state[this.#rows![k]!]!]!;
-    return stateFrom(timelineColumns(this.timelines[k]!), this.#to)!;
-  }
-
   /** The k-th timeline's totals over [from, to] from its transitions (windowTotals), and its time to first up at `to` when `firstUp`. */
   sweptInto(k: number, out: Float64Array, o: number, firstUp: boolean): number | null {
     const tl = this.timelines[k]!;
@@ -223,22 +216,6 @@ export class WindowRows {
   lifeTimeToFirstUp(k: number): number | null {
     return rowTimeToFirstUp(this.#columns!, this.#rows![k]!);
   }
-}
-
-/**
- * summaryColumns of a few of a selection's rows (`picked`, places in rows.timelines), in the order
- * given: the rows a sorted, limited table shows, worked out in full once they are picked.
- */
-export function summaryColumnsOf(rows: WindowRows, picked: readonly number[], timeToFirstUp: boolean): SummaryColumns {
-  const totals = new Float64Array(picked.length * FIELDS);
-  const firstUps = new Array<number | null>(picked.length).fill(null);
-  const states = new Array<State>(picked.length);
-  picked.forEach((k, i) => {
-    const first = rows.totalsInto(k, totals, i * FIELDS, timeToFirstUp);
-    if (timeToFirstUp) firstUps[i] = first;
-    states[i] = rows.stateAt(k);
-  });
-  return { timelines: picked.map((k) => rows.timelines[k]!), totals, timeToFirstUp: firstUps, states };
 }
 
 /** The states by code (columns.ts). */

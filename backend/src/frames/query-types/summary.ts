@@ -6,10 +6,10 @@
 import { z } from 'zod';
 import { FIGURE_NAMES, figuresFromTotals, figureValue, type FigureName } from '../../series/figures.ts';
 import { fleetFigures, groupingOf, groupOf } from '../../series/fleet.ts';
-import { holdsLife, selectedRows, type RunColumns } from '../../series/run-columns.ts';
-import { LentTotals, summaryColumns, summaryColumnsOf, WindowRows } from '../../series/summary.ts';
+import { holdsLife, markRows, selectedRows, type RunColumns } from '../../series/run-columns.ts';
+import { LentTotals, summaryColumns, WindowRows } from '../../series/summary.ts';
 import { definitionOf } from '../../series/figure-definitions.ts';
-import { isMarkedSorted } from '../../timeline/order.ts';
+import { isMarkedSorted, markSorted } from '../../timeline/order.ts';
 import { FIELDS } from '../../series/totals.ts';
 import { figureName, usageMetricName } from '../../query/model.ts';
 import { DEFAULT_QUERY, FIGURES, unitOf, USAGE_METRICS } from '../../query/types.ts';
@@ -62,12 +62,9 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
     }
     // A few rows of many, sorted by a figure ("worst 15 by uptime ratio"): the sort's figure of every
     // row first, then the rows picked worked out in full. Else every row in full.
-    const few = runRows !== undefined ? fewRows(ctx) : null;
+    const few = runRows !== undefined ? fewRows(ctx, runRows) : null;
     // The selection is of the JobSets that lived in [from, to] (selectFrom is `from`): not tested again.
-    const c =
-      few !== null
-        ? summaryColumnsOf(few.window, few.picked, computed.includes('timeToFirstUpSeconds'))
-        : summaryColumns(ctx.timelines, ctx.horizon, ctx.from, ctx.to, { selected: ctx.selectFrom === ctx.from, timeToFirstUp: computed.includes('timeToFirstUpSeconds'), totalsOf: lentTotals.of });
+    const c = summaryColumns(few?.timelines ?? ctx.timelines, ctx.horizon, ctx.from, ctx.to, { selected: ctx.selectFrom === ctx.from, timeToFirstUp: computed.includes('timeToFirstUpSeconds'), totalsOf: lentTotals.of });
     // The table's rows: all that the selection holds (a table of the few picked says how many of them).
     const n = few !== null ? ctx.timelines.length : c.timelines.length;
     // Usage split by state, for every row (a sort may name one of its columns); none asked, no row of it.
@@ -78,7 +75,7 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
       return column !== undefined ? column[i]! : figureValue(c.totals, i * FIELDS, f as FigureName, c.timeToFirstUp[i]!);
     };
     // The rows shown, by index: every row in the table's own order (namespace, name, UID) unless shaped.
-    const rows = few !== null ? few.picked.map((_, i) => i) : isShaped(query) ? pickRows(n, query.sort ? (i) => valueOf(query.sort!.by, i) : null, query.sort, query.limit) : null;
+    const rows = few !== null ? few.order : isShaped(query) ? pickRows(n, query.sort ? (i) => valueOf(query.sort!.by, i) : null, query.sort, query.limit) : null;
     // A whole table (10,000 rows and more) reads the columns' arrays as they are, without a list of row numbers.
     const timelines = rows === null ? c.timelines : rows.map((i) => c.timelines[i]!);
     // Each column made at its length (grown by push, a 10,000-row column left twice its size in garbage).
@@ -150,11 +147,13 @@ export function summaryFrames(ctx: QueryContext): FrameJSON[] {
 /**
  * The rows a sorted, limited per-JobSet table shows, picked by the sort's figure alone (WindowRows
  * reads its columns of each row: a closed run's from its life, any other swept): the rows and order
- * pickRows gives over the table worked out in full. Null where that path answers: not a few of many
- * (limit × 16 ≥ rows), a sort by no figure (usage), usage columns, a node pool's table, or a
- * selection whose windows start before `from`.
+ * pickRows gives over the table worked out in full. They come as a selection of their own, in the
+ * list's order and marked with their rows (summaryColumns works them out as any selection), and
+ * `order`: the places in it of the rows in the sort's order. Null where the whole table is worked
+ * out: not a few of many (limit × 16 ≥ rows), a sort by no figure (usage), usage columns, a node
+ * pool's table, or a selection whose windows start before `from`.
  */
-function fewRows(ctx: QueryContext): { window: WindowRows; picked: number[] } | null {
+function fewRows(ctx: QueryContext, { columns, rows }: { columns: RunColumns; rows: Int32Array }): { timelines: readonly Timeline[]; order: number[] } | null {
   const { query } = ctx;
   const sort = query.sort;
   const limit = query.limit;
@@ -171,7 +170,15 @@ function fewRows(ctx: QueryContext): { window: WindowRows; picked: number[] } | 
     // NaN for null: pickRowsOfValues sorts it (as any value that is not finite) last, as pickRows does.
     values[k] = v ?? NaN;
   }
-  return { window, picked: pickRowsOfValues(values, sort, limit) };
+  const picked = pickRowsOfValues(values, sort, limit);
+  // In the list's order (a part of a sorted selection is sorted), each with its row.
+  const inOrder = Int32Array.from(picked).sort();
+  const timelines = markRows(
+    markSorted(Array.from(inOrder, (k) => ctx.timelines[k]!)),
+    columns,
+    inOrder.map((k) => rows[k]!),
+  );
+  return { timelines, order: picked.map((k) => inOrder.indexOf(k)) };
 }
 
 const finiteOrNull = (v: number | null): number | null => (v === null || !Number.isFinite(v) ? null : v);
