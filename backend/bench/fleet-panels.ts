@@ -1,5 +1,5 @@
 // `node --expose-gc backend/bench/fleet-panels.ts --data-dir COPY [--checkout DIR] [--runs R]
-// [--dashboard FILE] [--panels title,…] [--cpu-prof FILE]`: one dashboard's panel requests (the
+// [--dashboard FILE] [--panel TITLE]… [--cpu-prof FILE]`: one dashboard's panel requests (the
 // fleet overview's by default) asked in process of a kept fleet, as `upness serve --data-dir` serves
 // it: no HTTP, no client, so what is left is the service's own work. The data dir is opened as a
 // start opens it (a start appends an empty log segment: give it a copy of your own). Each request is
@@ -25,11 +25,11 @@ const { values: args } = benchArgs(import.meta.filename, {
     checkout: { type: 'string' },
     runs: { type: 'string', default: '15' },
     dashboard: { type: 'string', default: 'fleet-overview.json' },
-    panels: { type: 'string' },
+    panel: { type: 'string', multiple: true },
     'cpu-prof': { type: 'string' },
   },
 });
-if (args['data-dir'] === undefined) throw new Error('usage: fleet-panels.ts --data-dir COPY [--checkout DIR] [--runs R] [--panels title,…]');
+if (args['data-dir'] === undefined) throw new Error('usage: fleet-panels.ts --data-dir COPY [--checkout DIR] [--runs R] [--panel TITLE]…');
 const RUNS = Number(args.runs);
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`--runs must be a whole number of at least 1, not ${args.runs}`);
 const checkout = resolve(args.checkout ?? join(import.meta.dirname, '..', '..'));
@@ -67,7 +67,8 @@ const from = relativeTime(dashboard.time.from, NOW);
 const timelines = view.timelines() as readonly { namespace: string; createdAt: number }[];
 const namespaces = [...new Set(timelines.filter((tl) => tl.createdAt <= NOW).map((tl) => tl.namespace))].sort();
 const oneNamespace = namespaces[Math.floor(namespaces.length / 2)]!;
-const wanted = args.panels === undefined ? null : new Set(args.panels.split(','));
+// One --panel a title (titles hold commas); every panel of the dashboard when none is given.
+const wanted = args.panel === undefined ? null : new Set(args.panel);
 const panels: Json[] = (dashboard.panels ?? []).flatMap((p: Json) => (p.type === 'row' ? (p.panels ?? []) : [p])).filter((p: Json) => (p.targets ?? []).length > 0 && (wanted === null || wanted.has(p.title)));
 
 interface Request {

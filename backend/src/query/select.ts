@@ -2,7 +2,7 @@
 // the end of the range. Parsed once, applied to every timeline.
 
 import { stateAt } from '../series/figures.ts';
-import { livedRow, markRows, runColumns } from '../series/run-columns.ts';
+import { livedRow, livedRows, markRows, runColumns } from '../series/run-columns.ts';
 import { livedIn } from '../series/summary.ts';
 import { isMarkedSorted, markSorted, namedRows, namespacesOf } from '../timeline/order.ts';
 import type { State, Timeline } from '../timeline/types.ts';
@@ -79,12 +79,15 @@ function selectByRows(timelines: readonly Timeline[], selection: Selection, hori
   const kept = new Int32Array(most);
   let count = 0;
   for (const [lo, hi] of ranges) {
+    // Nothing filtered but life (a dashboard's All, or its namespaces): one pass over the columns.
+    if (before === null && after === null) {
+      count = livedRows(columns, lo, hi, horizon, from, to, kept, count);
+      continue;
+    }
     for (let i = lo; i < hi; i++) {
       if (!livedRow(columns, i, horizon, from, to)) continue;
-      if (before !== null || after !== null) {
-        const tl = timelines[i]!;
-        if ((before !== null && !before(tl)) || (after !== null && !after(tl, to))) continue;
-      }
+      const tl = timelines[i]!;
+      if ((before !== null && !before(tl)) || (after !== null && !after(tl, to))) continue;
       kept[count++] = i;
     }
   }

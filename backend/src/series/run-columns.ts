@@ -320,6 +320,24 @@ export function livedRow(rc: RunColumns, i: number, horizon: number, from: numbe
   return (horizon > last ? horizon : last) >= from;
 }
 
+/**
+ * livedRow of every row in [lo, hi): the rows that lived, in order, into `kept` from `count` on; the
+ * new count. A closed row is tested on the columns alone, in this loop (a selection asks it of every
+ * row of the list: ~10 % of a whole fleet's selection at 871,066 runs went to the call per row).
+ */
+export function livedRows(rc: RunColumns, lo: number, hi: number, horizon: number, from: number, to: number, kept: Int32Array, count: number): number {
+  const { created, life, state } = rc;
+  for (let i = lo; i < hi; i++) {
+    const c = created[i]!;
+    if (c > to) continue;
+    if (state[i] !== OPEN) {
+      const l = life[i]!;
+      if ((l !== LONG_LIFE ? c + l : rc.longEnds.get(i)!) > from) kept[count++] = i;
+    } else if (livedRow(rc, i, horizon, from, to)) kept[count++] = i;
+  }
+  return count;
+}
+
 /** Whether the window (from, to] holds the whole life of closed row i: its totals there are its life's. */
 export function holdsLife(rc: RunColumns, i: number, from: number, to: number): boolean {
   if (rc.state[i] === OPEN || rowEnd(rc, i) > to) return false;

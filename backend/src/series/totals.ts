@@ -75,6 +75,14 @@ export function endOf(timeline: Timeline, horizon: number): number {
   return closed !== Infinity ? closed : Math.max(horizon, lastAt(timeline));
 }
 
+/** endOf read from the timeline's columns (a sweep has them already; the timeline's own reads would make them again). */
+function columnsEnd(c: Columns, horizon: number): number {
+  const n = c.length;
+  if (n === 0) return horizon;
+  const last = timeAt(c, n - 1);
+  return (codeAt(c, n - 1) & 7) >= CLOSED_FROM ? last : Math.max(horizon, last);
+}
+
 /**
  * Writes C(times[k]) for every k into `out` (FIELDS numbers per time, overwritten).
  * `times` must be sorted ascending. `horizon` is the time up to which an open timeline is observed.
@@ -242,7 +250,7 @@ function cumulativeBase(timeline: Timeline, horizon: number, times: ArrayLike<nu
     }
     return;
   }
-  const end = endOf(timeline, horizon);
+  const end = columnsEnd(c, horizon);
   const { length: n, times: at, base, origin } = c;
   const start = startOf(c);
   // A few times over a long timeline: by checkpoint. Many times: one sweep serves them all.
@@ -306,12 +314,16 @@ export function windowTotals(timeline: Timeline, horizon: number, from: number, 
     addGoodput(timeline, out, o);
     return out;
   }
-  return sweptWindowTotals(timeline, horizon, from, to, out, o);
+  return sweepWindow(timeline, c, horizon, from, to, out, o);
 }
 
 /** windowTotals by sweeping the transitions, whatever the timeline (exported for the tests that hold the kept totals to it). */
 export function sweptWindowTotals(timeline: Timeline, horizon: number, from: number, to: number, out: Float64Array = new Float64Array(FIELDS), o = 0): Float64Array {
-  const c = timelineColumns(timeline);
+  return sweepWindow(timeline, timelineColumns(timeline), horizon, from, to, out, o);
+}
+
+/** sweptWindowTotals of the timeline's columns `c`, made once by the caller (a closed run's are a view made afresh each time: columns.ts arenaView). */
+function sweepWindow(timeline: Timeline, c: Columns, horizon: number, from: number, to: number, out: Float64Array, o: number): Float64Array {
   if (c.length > DIRECT) {
     WINDOW_TIMES[0] = from;
     WINDOW_TIMES[1] = to;
@@ -323,7 +335,7 @@ export function sweptWindowTotals(timeline: Timeline, horizon: number, from: num
   for (let f = 0; f < FIELDS; f++) out[o + f] = 0;
   const { length: n, times, base, origin } = c;
   const start = startOf(c);
-  const end = endOf(timeline, horizon);
+  const end = columnsEnd(c, horizon);
   for (let i = 0; i < n; i++) {
     const s = times[base + i]! + origin;
     if (s > to) break;
