@@ -67,15 +67,15 @@ export function instrumented(appOptions: AppOptions): { options: ResolvedAppOpti
 }
 
 /**
- * GET and HEAD of /healthz and /readyz in every spelling (HEALTH_PATH), answered here (health.ts),
+ * GET and HEAD of /healthz and /readyz in every spelling (routePath), answered here (health.ts),
  * with the headers res.json sent, a conditional request as express answered it (notModified), and
  * timed under its route as declared. Returns false for a request it does not answer.
  */
 export function healthRoute(view: ServedView, now: () => number, time: RequestTimer): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
     const path = getRequest(req)?.path;
-    const check = path === undefined ? null : HEALTH_PATH.exec(path)?.[1]?.toLowerCase();
-    if (check !== 'healthz' && check !== 'readyz') return false;
+    const check = path === undefined ? null : HEALTHZ_PATH.test(path) ? 'healthz' : READYZ_PATH.test(path) ? 'readyz' : null;
+    if (check === null) return false;
     time(req, res, () => `/${check}`);
     const { status, body } = healthAnswer(check, view, now);
     if (status === 200 && notModified(req)) res.writeHead(304).end();
@@ -153,7 +153,8 @@ export const ROUTES: readonly { path: string; methods: readonly string[] }[] = [
 ];
 const ROUTE_PATHS = ROUTES.map((route) => ({ ...route, pattern: routePath(route.path) }));
 
-const HEALTH_PATH = /^\/(healthz|readyz)\/?$/i;
+const HEALTHZ_PATH = routePath('/healthz');
+const READYZ_PATH = routePath('/readyz');
 const METRICS_PATH = routePath('/metrics');
 const QUERY_PATHS = routePath(QUERY_PATH);
 /** GET /api/v1/values/{what}'s paths; the first group is `what`, still percent-encoded. */

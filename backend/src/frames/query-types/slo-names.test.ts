@@ -8,7 +8,7 @@ import { simulateFleet } from '../../sources/simulator/index.ts';
 import { TimelineEngine } from '../../timeline/engine.ts';
 import type { Timeline } from '../../timeline/types.ts';
 import { runQueries } from '../run-request.ts';
-import { nameBoundsOfRows, nameStarts } from './slo.ts';
+import { nameBoundsOfRows, nameStarts } from '../../series/names.ts';
 
 const HOUR = 3_600_000;
 
