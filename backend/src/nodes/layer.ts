@@ -178,8 +178,15 @@ export class NodeLayer {
   readonly #lookahead: number;
   /** The JobSet layer, to attach late causes to its transitions. */
   readonly #jobsetTimeline: (uid: string) => Timeline | undefined;
-  /** An entry, or for a closed one derived from the JobSet layer (see the top of this file) its packed rest (packClosedRest). */
-  readonly #entries = new Map<string, Entry | number>();
+  /** The entries with a timeline of their own, by JobSet UID. */
+  readonly #entries = new Map<string, Entry>();
+  /**
+   * The closed ones derived from the JobSet layer (see the top of this file): their packed rest
+   * (packClosedRest), by their JobSet's timeline. Not by UID: a month of a large fleet has ~860,000
+   * of them, and their UIDs as strings cost ~56 bytes each (46 MiB at 10,000 JobSets × 30 days),
+   * where the JobSet layer keeps a closed run's UID in 16 (timeline/runs-by-uid.ts).
+   */
+  readonly #derived = new Map<Timeline, number>();
   /** namespace/name → uid of the JobSet that bears the name now. */
   readonly #current = new Map<string, string>();
   /** Owner (a JobSet uid, or `name:ns/name` until the JobSet is seen) → place → node name. */
@@ -229,23 +236,26 @@ export class NodeLayer {
     let listed = 0;
     // Few kept (a fleet of JobSets alone): those listed and sorted below, without every JobSet's UID read
     // (a closed run's is made as a string when read: timeline/run-timeline.ts).
-    const few = this.#entries.size * 16 < jobsets.length;
+    const few = this.size * 16 < jobsets.length;
     if (isMarkedSorted(jobsets) && !few) {
       for (const jobset of jobsets) {
-        const uid = jobset.uid;
-        if (!this.#entries.has(uid)) continue;
+        // A derived one is found by its JobSet's timeline, without its UID read.
+        if (this.#derived.has(jobset)) {
+          listed++;
+          list.push(derivedTimeline(jobset));
+          continue;
+        }
+        const entry = this.#entries.get(jobset.uid);
+        if (entry === undefined) continue;
         listed++;
-        const timeline = this.timeline(uid);
-        if (timeline !== undefined) list.push(timeline);
+        list.push(entry.timeline);
       }
     }
     // Few kept, or an entry whose JobSet the list lacks (none is expected: both layers forget a JobSet together): listed and sorted as they come.
-    if (listed !== this.#entries.size) {
+    if (listed !== this.size) {
       list.length = 0;
-      for (const uid of this.#entries.keys()) {
-        const timeline = this.timeline(uid);
-        if (timeline !== undefined) list.push(timeline);
-      }
+      for (const entry of this.#entries.values()) list.push(entry.timeline);
+      for (const jobset of this.#derived.keys()) list.push(derivedTimeline(jobset));
       list.sort(byNamespaceNameUid);
     }
     markSorted(list);
@@ -259,7 +269,7 @@ export class NodeLayer {
    */
   named(jobsets: readonly Timeline[], name: string): readonly Timeline[] {
     // More entries than JobSets (not expected, as above): the whole layer, which lists them all.
-    const kept = this.#list?.deref() ?? (this.#entries.size > jobsets.length || !isMarkedSorted(jobsets) ? this.timelines(jobsets) : undefined);
+    const kept = this.#list?.deref() ?? (this.size > jobsets.length || !isMarkedSorted(jobsets) ? this.timelines(jobsets) : undefined);
     const from = kept ?? jobsets;
     const bearers = namespacesOf(from).flatMap((namespace) => named(from, namespace, name));
     if (kept !== undefined) return markSorted(bearers);
@@ -271,19 +281,32 @@ export class NodeLayer {
     return markSorted(list);
   }
 
+  /** How many node layers it holds: with a timeline of their own, and derived. */
+  get size(): number {
+    return this.#entries.size + this.#derived.size;
+  }
+
   timeline(uid: string): Timeline | undefined {
     const entry = this.#entries.get(uid);
-    if (typeof entry !== 'number') return entry?.timeline;
-    const jobset = this.#jobsetTimeline(uid);
+    if (entry !== undefined) return entry.timeline;
+    const jobset = this.#derivedJobSet(uid);
     return jobset === undefined ? undefined : derivedTimeline(jobset);
+  }
+
+  /** The JobSet layer's timeline of `uid` when its node layer is derived from it; undefined when it is not. */
+  #derivedJobSet(uid: string): Timeline | undefined {
+    if (this.#derived.size === 0) return undefined;
+    const jobset = this.#jobsetTimeline(uid);
+    return jobset !== undefined && this.#derived.has(jobset) ? jobset : undefined;
   }
 
   /** The entry of `uid`, made again from the JobSet layer if it was derived, to change it. */
   #entry(uid: string): Entry | undefined {
     const entry = this.#entries.get(uid);
-    if (typeof entry !== 'number') return entry;
-    const jobset = this.#jobsetTimeline(uid);
+    if (entry !== undefined) return entry;
+    const jobset = this.#derivedJobSet(uid);
     if (jobset === undefined) return undefined;
+    const rest = this.#derived.get(jobset)!;
     const last = transitionCount(jobset) - 1;
     const made: Entry = {
       uid,
@@ -293,8 +316,9 @@ export class NodeLayer {
       everUp: false,
       jobsetState: transitionState(jobset, last),
       jobsetStateAt: transitionTime(jobset, last),
-      ...unpackClosedRest(entry),
+      ...unpackClosedRest(rest),
     };
+    this.#derived.delete(jobset);
     this.#entries.set(uid, made);
     this.#list = null;
     return made;
@@ -307,7 +331,8 @@ export class NodeLayer {
     if (jobset === undefined || !isDerived(entry.timeline, jobset)) return;
     const rest = packClosedRest(entry.restarts, entry.causeKeys);
     if (rest === null) return;
-    this.#entries.set(entry.uid, rest);
+    this.#entries.delete(entry.uid);
+    this.#derived.set(jobset, rest);
     this.#list = null;
   }
 
@@ -324,7 +349,7 @@ export class NodeLayer {
       const jobset = this.#jobsetTimeline(uid);
       if (jobset === undefined) continue;
       // What #settle makes of a restored one (no restarts or cause keys known); one whose JobSet is open is not derived: kept.
-      if (TERMINAL_STATES.has(currentState(jobset) ?? 'unknown')) this.#entries.set(uid, packClosedRest(null, null)!);
+      if (TERMINAL_STATES.has(currentState(jobset) ?? 'unknown')) this.#derived.set(jobset, packClosedRest(null, null)!);
       else open.push(derivedTimeline(jobset));
     }
     for (const timeline of open.length === 0 ? timelines : [...timelines, ...open]) {
@@ -353,7 +378,7 @@ export class NodeLayer {
       this.#settle(entry);
     }
     this.#list = null;
-    if (observedUntil !== null && this.#entries.size > 0) this.beginGap(observedUntil);
+    if (observedUntil !== null && this.size > 0) this.beginGap(observedUntil);
   }
 
   /** Writes the node-layer transition at index `seq` as a fact. */
@@ -476,7 +501,7 @@ export class NodeLayer {
       this.#place(owner, pod.slot, pod.nodeName);
       // A derived entry is closed: #update would leave it as it is.
       const entry = this.#entries.get(owner);
-      if (entry !== undefined && typeof entry !== 'number') this.#update(entry, pod.scheduledAt ?? receivedAt, receivedAt);
+      if (entry !== undefined) this.#update(entry, pod.scheduledAt ?? receivedAt, receivedAt);
     }
   }
 
@@ -590,9 +615,8 @@ export class NodeLayer {
   beginGap(at: number): void {
     if (this.#gap !== null) return;
     const before = new Map<string, Snapshot>();
+    // A derived one is closed (not among the entries), and endGap leaves closed ones as they are.
     for (const entry of this.#entries.values()) {
-      // A derived entry is closed, and endGap leaves closed ones as they are.
-      if (typeof entry === 'number') continue;
       const state = currentState(entry.timeline);
       if (state !== null) before.set(entry.uid, { state, nodes: this.#nodeNames(entry).join(','), jobsetState: entry.jobsetState });
     }
@@ -610,7 +634,6 @@ export class NodeLayer {
     if (gap === null) return;
     this.#gap = null;
     for (const entry of this.#entries.values()) {
-      if (typeof entry === 'number') continue;
       const prior = currentState(entry.timeline) ?? 'unknown';
       if (TERMINAL_STATES.has(prior)) continue;
       const snap = gap.before.get(entry.uid);
@@ -699,9 +722,7 @@ export class NodeLayer {
 
   /** How many closed node layers are derived from their JobSet layer, keeping no timeline of their own (for tests and benchmarks). */
   get derivedCount(): number {
-    let n = 0;
-    for (const entry of this.#entries.values()) if (typeof entry === 'number') n++;
-    return n;
+    return this.#derived.size;
   }
 
   /** How many JobSet names hold recorded causes (for tests). */
@@ -733,11 +754,12 @@ export class NodeLayer {
   forget(uids: Iterable<string>): void {
     for (const uid of uids) {
       const entry = this.#entries.get(uid);
-      if (entry === undefined) continue;
-      // A derived entry's name is its JobSet layer's (ClusterEngine forgets the node layer first).
-      const jobset = typeof entry === 'number' ? this.#jobsetTimeline(uid) : undefined;
-      const k = typeof entry === 'number' ? (jobset === undefined ? null : key(jobset.namespace, jobset.name)) : entry.key;
+      // A derived one's name is its JobSet layer's (ClusterEngine forgets the node layer first).
+      const jobset = entry === undefined ? this.#derivedJobSet(uid) : undefined;
+      if (entry === undefined && jobset === undefined) continue;
+      const k = entry !== undefined ? entry.key : key(jobset!.namespace, jobset!.name);
       this.#entries.delete(uid);
+      if (jobset !== undefined) this.#derived.delete(jobset);
       this.#list = null;
       this.#release(uid);
       if (k !== null && this.#current.get(k) === uid) this.#current.delete(k);
@@ -747,11 +769,11 @@ export class NodeLayer {
   /** For tests and debugging: the nodes a JobSet is mapped to, and how many it needs. */
   nodesOf(uid: string): { nodes: string[]; expected: number } | null {
     const entry = this.#entries.get(uid);
-    if (typeof entry === 'number') {
+    if (entry === undefined) {
       // Derived: it needed what its JobSet layer last said (a closed JobSet's spec no longer matters).
-      const jobset = this.#jobsetTimeline(uid);
+      const jobset = this.#derivedJobSet(uid);
       return jobset === undefined ? null : { nodes: [...new Set(this.#slots.get(uid)?.values() ?? [])].sort(), expected: jobset.pods ?? 0 };
     }
-    return entry === undefined ? null : { nodes: this.#nodeNames(entry), expected: entry.expected };
+    return { nodes: this.#nodeNames(entry), expected: entry.expected };
   }
 }

@@ -76,6 +76,8 @@ function restoreCluster(engine: ClusterEngine, recovery: Sink['recovery']): void
   // The map is the engine's now (its closed runs' values are their timelines alone).
   delete recovery.byUid;
   engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? [], recovery.derivedNodeLayers);
+  // The node layer has them now: their UIDs as strings (~56 bytes a closed run) are let go.
+  delete recovery.derivedNodeLayers;
 }
 
 /**
