@@ -53,6 +53,8 @@ const engine = new ClusterEngine();
 engine.restore(recovery.byUid ?? recovery.machines, recovery.observedUntil);
 delete recovery.byUid;
 engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? [], recovery.derivedNodeLayers);
+// As the service does (runtime/feeds.ts): the node layer has them now.
+delete recovery.derivedNodeLayers;
 const view = new EngineView('trace', engine, false, keptIndex(recovery, pino({ level: 'silent' })));
 recovery.machines = [];
 view.prepare();

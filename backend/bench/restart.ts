@@ -132,6 +132,8 @@ if (step === 'build') {
   engine.restore(recovery.byUid ?? recovery.machines, recovery.observedUntil);
   delete recovery.byUid;
   engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? [], recovery.derivedNodeLayers);
+  // As the service does (runtime/feeds.ts): the node layer has them now.
+  delete recovery.derivedNodeLayers;
   // A stop writes the served view's fleet index beside (runtime/session.ts).
   const view = new EngineView('trace', engine, false, keptIndex(recovery, logger));
   view.prepare();
@@ -157,6 +159,8 @@ if (step === 'build') {
   engine.restore(recovery.byUid ?? recovery.machines, recovery.observedUntil);
   delete recovery.byUid;
   engine.restoreNodeLayer(recovery.nodeLayers, recovery.observedUntil, recovery.pools ?? [], recovery.derivedNodeLayers);
+  // As the service does (runtime/feeds.ts): the node layer has them now.
+  delete recovery.derivedNodeLayers;
   const timelines = engine.timelines();
   const engineMs = part();
   part = timing();
