@@ -13,10 +13,11 @@ import type { Sink } from '../runtime/sinks.ts';
 import { UsageError } from './options.ts';
 
 /**
- * Serves the API; resolves with the server and the URL it listens on (the port may have been 0).
- * Once its queries go quiet, V8's pooled pages are given back (runtime/quiet-collection.ts).
+ * Serves the API; resolves with the server, the URL it listens on (the port may have been 0), and
+ * `loaded`, to call once the feed's load is done. Once its queries (and the load) go quiet, V8's
+ * pooled pages are given back (runtime/quiet-collection.ts).
  */
-export async function serveApi(host: string, port: number, options: AppOptions): Promise<{ server: Server; url: string }> {
+export async function serveApi(host: string, port: number, options: AppOptions): Promise<{ server: Server; url: string; loaded: () => void }> {
   const server = createServer(options).listen(port, host);
   const quiet = new QuietCollection({ ...QUIET_COLLECTION, collect: reduceMemory });
   // Only queries allocate much: health checks, variables' values and scrapes (every 15 s from a
@@ -31,7 +32,7 @@ export async function serveApi(host: string, port: number, options: AppOptions):
   });
   const address = server.address();
   const url = address === null || typeof address === 'string' ? String(address) : `http://${address.address}:${address.port}`;
-  return { server, url };
+  return { server, url, loaded: () => quiet.loaded() };
 }
 
 /** What the API needs of a sink (absent for memory). */

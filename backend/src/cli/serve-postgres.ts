@@ -70,7 +70,9 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
     follower.start();
     // Once loaded, as a leader's session once its load is done: the queries' garbage grows the heap by a bounded share.
     void follower.loaded().then(() => settleHeapAfterLoad(0, { compact: false, growthPercent: common.heapGrowthPercent }));
-    const { server, url } = await serveApi(common.host, common.port, { ...app, view: follower, store: () => followerStoreStatus(follower) });
+    const { server, url, loaded } = await serveApi(common.host, common.port, { ...app, view: follower, store: () => followerStoreStatus(follower) });
+    // Its load's garbage leaves pooled pages: given back once no query comes for a while (compose.ts).
+    void follower.loaded().then(loaded);
     logger.info({ url, store: where, role: 'follower', clusters: follow }, 'listening');
     stopOnSignals(logger, server, async () => follower.stop(), common.shutdownGraceMs ?? undefined);
     return;
@@ -88,6 +90,8 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
     lease = kubeLeaseApi(loadKubeConfig(cluster).config, options.leaseNamespace ?? defaultLeaseNamespace(), options.leaseName);
   }
 
+  /** Called once a session's load is done (serveApi's `loaded`, set once it serves). */
+  let sessionLoaded = (): void => {};
   const replica = new Replica({
     url: options.url,
     cluster: options.clusterName,
@@ -117,10 +121,12 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
         }),
       );
       await session.start();
+      sessionLoaded();
       return { view: session.view, stop: () => session.stop() };
     },
   });
-  const { server, url } = await serveApi(common.host, common.port, { ...app, view: replica.view, beforeRead: () => replica.flushed(), store: () => replica.storeStatus() });
+  const { server, url, loaded } = await serveApi(common.host, common.port, { ...app, view: replica.view, beforeRead: () => replica.flushed(), store: () => replica.storeStatus() });
+  sessionLoaded = loaded;
   replica.start();
   logger.info({ url, store: where, cluster: options.clusterName, lease: options.leaseName ?? 'none (single writer)' }, 'listening');
 

@@ -117,12 +117,13 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   const session = await withUsageErrors(() =>
     openSession(feed, sink, { logger, retentionMs, snapshotEvery, heapBeforeLoad, heapGrowthPercent: options.heapGrowth, pools: poolOptions(options), ...(options.clusterName !== undefined ? { cluster: options.clusterName } : {}) }),
   );
-  const { server, url } = await serveApi(options.host, port, { view: session.view, token, logger, now: session.now, terminalGraceMs, retentionMs, ...sinkOptions(sink) });
+  const { server, url, loaded } = await serveApi(options.host, port, { view: session.view, token, logger, now: session.now, terminalGraceMs, retentionMs, ...sinkOptions(sink) });
   logger.info({ url, auth: token === null ? 'none' : 'bearer token', source: feed.kind, dataDir: sink.where }, 'listening');
   stopOnSignals(logger, server, () => session.stop(), shutdownGraceMs ?? undefined);
   // Ready only once the feed has delivered everything it has: until then /readyz says why not.
   try {
     await session.start();
+    loaded();
   } catch (error) {
     // A feed that cannot deliver (a malformed trace) stops the service, then the error is reported.
     server.close();

@@ -47,6 +47,27 @@ describe('QuietCollection', () => {
     expect(quiet.collections).toBe(1);
   });
 
+  it('collects once after a load is done, when no query follows it for quietMs; a query put it off', () => {
+    const time = fakeTime();
+    let collected = 0;
+    const quiet = new QuietCollection({ quietMs: 2_000, leastGapMs: 0, collect: () => collected++, ...time });
+    quiet.loaded();
+    time.advance(1_999);
+    expect(collected).toBe(0);
+    time.advance(1);
+    expect(collected).toBe(1);
+    time.advance(600_000);
+    expect(collected).toBe(1);
+    // Another load, and a query answered before the quiet ran out: the collection waits for quiet after the query.
+    quiet.loaded();
+    time.advance(1_500);
+    quiet.answered();
+    time.advance(1_999);
+    expect(collected).toBe(1);
+    time.advance(1);
+    expect(collected).toBe(2);
+  });
+
   it('waits while answers keep coming (a steady stream never collects)', () => {
     const time = fakeTime();
     let collected = 0;
