@@ -767,7 +767,7 @@ export class NodeLayer {
       if (jobset !== undefined) this.#derived.delete(jobset);
       this.#list = null;
       this.#release(uid);
-      if (k !== null && this.#current.get(k) === uid) this.#current.delete(k);
+      if (this.#current.get(k) === uid) this.#current.delete(k);
     }
   }
 
