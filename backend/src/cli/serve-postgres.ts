@@ -68,11 +68,13 @@ export async function servePostgres(options: PostgresServeOptions, common: Commo
     // Never leads: serves what the leaders of the named clusters write.
     const follower = new FollowerView(options.url, follow === 'all' ? {} : { clusters: follow });
     follower.start();
-    // Once loaded, as a leader's session once its load is done: the queries' garbage grows the heap by a bounded share.
-    void follower.loaded().then(() => settleHeapAfterLoad(0, { compact: false, growthPercent: common.heapGrowthPercent }));
     const { server, url, loaded } = await serveApi(common.host, common.port, { ...app, view: follower, store: () => followerStoreStatus(follower) });
-    // Its load's garbage leaves pooled pages: given back once no query comes for a while (compose.ts).
-    void follower.loaded().then(loaded);
+    // Once loaded, as a leader's session once its load is done: the queries' garbage grows the heap by
+    // a bounded share, and the load's pooled pages are given back once no query comes for a while.
+    void follower.loaded().then(() => {
+      settleHeapAfterLoad(0, { compact: false, growthPercent: common.heapGrowthPercent });
+      loaded();
+    });
     logger.info({ url, store: where, role: 'follower', clusters: follow }, 'listening');
     stopOnSignals(logger, server, async () => follower.stop(), common.shutdownGraceMs ?? undefined);
     return;

@@ -326,13 +326,11 @@ export function livedRow(rc: RunColumns, i: number, horizon: number, from: numbe
  * row of the list: ~10 % of a whole fleet's selection at 871,066 runs went to the call per row).
  */
 export function livedRows(rc: RunColumns, lo: number, hi: number, horizon: number, from: number, to: number, kept: Int32Array, count: number): number {
-  const { created, life, state } = rc;
+  const { created, state } = rc;
   for (let i = lo; i < hi; i++) {
-    const c = created[i]!;
-    if (c > to) continue;
+    if (created[i]! > to) continue;
     if (state[i] !== OPEN) {
-      const l = life[i]!;
-      if ((l !== LONG_LIFE ? c + l : rc.longEnds.get(i)!) > from) kept[count++] = i;
+      if (rowEnd(rc, i) > from) kept[count++] = i;
     } else if (livedRow(rc, i, horizon, from, to)) kept[count++] = i;
   }
   return count;
