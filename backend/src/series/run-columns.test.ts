@@ -12,7 +12,7 @@ import { closedRun, T0 } from '../../../test/support/closed-run.ts';
 import { byNamespaceNameUid, markSorted } from '../timeline/order.ts';
 import { lastAt, packClosed, transitionsOf, type Timeline } from '../timeline/types.ts';
 import { CLOSED_FROM, codeAt, timeAt, timelineColumns, timeToFirstUpFrom } from './columns.ts';
-import { holdsLife, isClosedRow, LONG_LIFE, OPEN, rowEnd, rowLifeInto, rowTimeToFirstUp, runColumns } from './run-columns.ts';
+import { holdsLife, isClosedRow, LONG_LIFE, OPEN, rowEnd, rowLifeInto, rowTimeToFirstUp, runColumns, SLO_LIFE, SLO_LIFE_PARTS, sloLifeAt } from './run-columns.ts';
 import { FIELDS, windowTotals } from './totals.ts';
 import { ACCELERATOR_UP, PROVISIONING, UP } from './totals-layout.ts';
 
@@ -27,6 +27,24 @@ async function collected(ref: WeakRef<object>): Promise<boolean> {
   gc({ type: 'major', execution: 'sync' });
   gc({ type: 'major', execution: 'sync' });
   return ref.deref() === undefined;
+}
+
+/**
+ * A closed row's SLO numbers (sloLifeAt's answer `o`) are the sums of its life's parts, `whole`
+ * as the timeline gives it, in 4 bytes each; kept apart (-1) only when 4 bytes cannot hold one.
+ */
+function expectSloLife(rc: ReturnType<typeof runColumns>, i: number, o: number, whole: ArrayLike<number>): 'narrow' | 'apart' {
+  const parts = SLO_LIFE_PARTS.map((fields) => fields.reduce<number>((sum, f) => sum + whole[f]!, 0));
+  if (o >= 0) {
+    expect(o).toBe(i * SLO_LIFE);
+    expect(Array.from(rc.sloLives.values!.subarray(o, o + SLO_LIFE))).toEqual(parts);
+  } else {
+    expect(o).toBe(-1);
+    expect(parts.some((v) => !Number.isInteger(v) || v < 0 || v >= 0xffff_fffe)).toBe(true);
+  }
+  // Asked again: the same place (kept, not worked out again).
+  expect(sloLifeAt(rc, i)).toBe(o);
+  return o >= 0 ? 'narrow' : 'apart';
 }
 
 describe('runColumns', () => {
@@ -155,7 +173,7 @@ describe('runColumns', () => {
       { numRuns: 300 },
     );
   });
-  it('keeps a life in 4 bytes a number where they give it back, and whole where they do not (any timelines)', () => {
+  it('keeps a life and its SLO numbers in 4 bytes a number where they give them back, and apart where they do not (any timelines)', () => {
     /** Ways a life leaves 4 bytes: a fraction of a millisecond, a life of 49.7 days or more, a fractional accelerator count or checkpoint interval. */
     const twists = ['none', 'fraction', 'long', 'accelerators', 'checkpoint'] as const;
     const twisted = (tl: Timeline, twist: (typeof twists)[number], i: number): Timeline => {
@@ -170,6 +188,7 @@ describe('runColumns', () => {
         checkpointIntervalMs: twist === 'checkpoint' ? 1_000.5 : tl.checkpointIntervalMs,
       };
     };
+    const seen = { narrow: 0, apart: 0 };
     fc.assert(
       fc.property(fc.array(fc.tuple(arbTimelines(8), fc.constantFrom(...twists)), { minLength: 1, maxLength: 40 }), (drawn) => {
         const runs = drawn.map(([tl, twist], i) => twisted(tl, twist, i)).sort(byNamespaceNameUid);
@@ -180,9 +199,13 @@ describe('runColumns', () => {
           for (let i = 0; i < list.length; i++) {
             const tl = list[i]!;
             if (!holdsLife(rc, i, rc.created[i]!, rowEnd(rc, i))) continue;
+            const whole = windowTotals(tl, rowEnd(rc, i), rc.created[i]!, rowEnd(rc, i));
+            // The SLO numbers read before the life is worked out (from the timeline) on even rows, after it (from the life) on odd ones.
+            const slo = i % 2 === 0 ? sloLifeAt(rc, i) : -2;
             rowLifeInto(rc, i, out, 0);
-            expect(Array.from(out)).toEqual(Array.from(windowTotals(tl, rowEnd(rc, i), rc.created[i]!, rowEnd(rc, i))));
+            expect(Array.from(out)).toEqual(Array.from(whole));
             expect(rowTimeToFirstUp(rc, i)).toBe(timeToFirstUpFrom(timelineColumns(tl), Infinity));
+            seen[expectSloLife(rc, i, slo === -2 ? sloLifeAt(rc, i) : slo, whole)]++;
           }
           // 4 bytes a number; only the lives they cannot hold are kept whole, apart.
           expect(rc.lives.values.BYTES_PER_ELEMENT).toBe(4);
@@ -194,6 +217,9 @@ describe('runColumns', () => {
       }),
       { numRuns: 300 },
     );
+    // Both ways of keeping a row's SLO numbers were taken.
+    expect(seen.narrow).toBeGreaterThan(0);
+    expect(seen.apart).toBeGreaterThan(0);
     // Lives with and without a twist: the plain one narrow, the others whole.
     const plain = closedRun(0);
     // Times with a fraction of a millisecond still give whole totals: narrow. Half accelerators: whole.

@@ -6,7 +6,9 @@ import fc from 'fast-check';
 import { arbTimeline, oracle, T0 } from '../../../test/support/arbitraries.ts';
 import { min } from '../../../test/support/scenario.ts';
 import type { State, Timeline } from '../timeline/types.ts';
-import { alertFiring, alertThreshold, maxBurnFactor, sloFigures, sloTotals, type SloWindows } from './slo.ts';
+import { UP } from './totals.ts';
+import { SLO_LIFE_PARTS } from './run-columns.ts';
+import { alertFiring, alertThreshold, BAD_TIME, maxBurnFactor, sloFigures, sloTotals, type SloWindows } from './slo.ts';
 
 function timeline(uid: string, ...steps: [number, State][]): Timeline {
   return {
@@ -115,6 +117,15 @@ describe('SLO figures, by hand', () => {
     const f = sloFigures(t!, 0.5, windows);
     expect(alertFiring(f, t!, 0.2, windows)).toBe(true); // 20/85 = 0.235 ≥ 0.2
     expect(alertFiring(f, t!, 0.25, windows)).toBe(false); // 0.235 < 0.25 (and 0.25 ≤ w/2/((1−o)P) = 0.3: not held down)
+  });
+});
+
+describe("a closed run's SLO numbers (run-columns.ts)", () => {
+  it("are its up time, uptime's bad time, then the rest of scheduling goodput's: what slo.ts reads them as", () => {
+    const [up, uptimeBad, rest] = SLO_LIFE_PARTS;
+    expect(up).toEqual([UP]);
+    expect(uptimeBad).toEqual(BAD_TIME.uptime);
+    expect([...uptimeBad, ...rest]).toEqual(BAD_TIME.schedulingGoodput);
   });
 });
 

@@ -15,7 +15,7 @@
 // (t − w, t], the short window (t − s, t]. Pure: values in, values out.
 
 import type { Timeline } from '../timeline/types.ts';
-import { beforeLife, OPEN, rowEnd, rowLife, type RunColumns } from './run-columns.ts';
+import { beforeLife, OPEN, rowEnd, rowLife, type RunColumns, sloLifeAt } from './run-columns.ts';
 import { cumulativeAt, FIELDS, INTERRUPTION_DOWN, PROVISIONING, SUSPENDED, UNKNOWN, UP } from './totals.ts';
 
 /**
@@ -27,6 +27,12 @@ export const BAD_TIME = {
   schedulingGoodput: [PROVISIONING, INTERRUPTION_DOWN, SUSPENDED, UNKNOWN],
 } as const satisfies Record<string, readonly number[]>;
 export type SloIndicator = keyof typeof BAD_TIME;
+/**
+ * A closed row's SLO numbers (run-columns.ts SLO_LIFE_PARTS) are its up time, uptime's bad time,
+ * then the rest of goodput's: uptime's bad time is the first BAD_TIME.uptime.length fields of
+ * goodput's (the slo test checks both against the parts).
+ */
+const UPTIME_BAD = BAD_TIME.uptime.length;
 
 /** The bad time in one set of totals (FIELDS numbers from `o`). */
 function badOf(totals: ArrayLike<number>, o: number, bad: readonly number[]): number {
@@ -98,7 +104,7 @@ export function sloTotalsAt(sums: ArrayLike<number>, o: number): SloTotals {
  * JobSet name has thousands): group g's members are members[bounds[g]] up to members[bounds[g + 1]],
  * and its point k's totals are the SLO_SUMS numbers at (g × points + k) × SLO_SUMS. `rows`: where the
  * members are in the list's columns (members[m] is row rows[first + m]), so closed runs are summed
- * from their rows.
+ * from their rows. `into`: written instead of a new column (its first groups × points × SLO_SUMS numbers).
  */
 export function sloSumsByGroup(
   members: readonly Timeline[],
@@ -108,13 +114,14 @@ export function sloSumsByGroup(
   windows: SloWindows,
   indicator: SloIndicator = 'uptime',
   rows?: MemberRows,
+  into?: Float64Array,
 ): Float64Array {
   const { times, starts, ends } = sloPlan(points, windows);
   const bad = BAD_TIME[indicator];
   const n = times.length;
   const p = points.length;
   const groups = bounds.length - 1;
-  const out = new Float64Array(groups * p * SLO_SUMS);
+  const out = into ?? new Float64Array(groups * p * SLO_SUMS);
   // Scratch reused by every call: synchronous, never re-entered.
   if (sums.length < 2 * n) sums = new Float64Array(2 * n);
   if (scratch.length < n * FIELDS) scratch = new Float64Array(n * FIELDS);
@@ -155,25 +162,32 @@ export interface MemberRows {
 /**
  * Adds row `row`'s C at every time to the sums (up at [0, n), bad time at [n, 2n)) when each time is
  * at or after its end (its whole life) or before it began (nothing): what cumulativeAt gives then.
- * False, adding nothing, when it is open or a time falls inside its life.
+ * False, adding nothing, when it is open or a time falls inside its life. `times` ascend (sloPlan's).
  */
 function addLifeRow(rc: RunColumns, row: number, times: Float64Array, up: Float64Array, bad: readonly number[]): boolean {
   if (rc.state[row] === OPEN) return false;
   const n = times.length;
   const end = rowEnd(rc, row);
-  let after = false;
-  for (let i = 0; i < n; i++) {
-    const t = times[i]!;
-    if (t >= end) after = true;
-    else if (!beforeLife(rc, row, t)) return false;
-  }
+  // The times from `first` on are at or after its end; the rest must be before its life (and are, if the latest of them is).
+  let first = n;
+  while (first > 0 && times[first - 1]! >= end) first--;
+  if (first > 0 && !beforeLife(rc, row, times[first - 1]!)) return false;
   // Every time before its life: nothing to add (its life not worked out for it).
-  if (!after) return true;
-  const { values, offset } = rowLife(rc, row);
-  const lifeUp = values[offset + UP]!;
-  const lifeBad = badOf(values, offset, bad);
-  for (let i = 0; i < n; i++) {
-    if (times[i]! < end) continue;
+  if (first === n) return true;
+  let lifeUp: number;
+  let lifeBad: number;
+  const o = sloLifeAt(rc, row);
+  if (o >= 0) {
+    const values = rc.sloLives.values!;
+    lifeUp = values[o]!;
+    // Whole milliseconds under 2^32 each: their sum is exact in any order.
+    lifeBad = bad.length === UPTIME_BAD ? values[o + 1]! : values[o + 1]! + values[o + 2]!;
+  } else {
+    const { values, offset } = rowLife(rc, row);
+    lifeUp = values[offset + UP]!;
+    lifeBad = badOf(values, offset, bad);
+  }
+  for (let i = first; i < n; i++) {
     up[i]! += lifeUp;
     up[n + i]! += lifeBad;
   }

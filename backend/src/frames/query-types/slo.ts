@@ -180,14 +180,22 @@ interface Names {
   rows: MemberRows | undefined;
 }
 
-/** The sums (sloSumsByGroup's layout) and objectives of names [from, to), numbered from 0. */
-function nameSums(ctx: QueryContext, names: Names, from: number, to: number, points: readonly number[], windows: SloWindows): { totals: Float64Array; objectives: Float64Array } {
+/** The sums (sloSumsByGroup's layout) and objectives of names [from, to), numbered from 0; written into `into` (from its start) when given. */
+function nameSums(
+  ctx: QueryContext,
+  names: Names,
+  from: number,
+  to: number,
+  points: readonly number[],
+  windows: SloWindows,
+  into?: { totals: Float64Array; objectives: Float64Array },
+): { totals: Float64Array; objectives: Float64Array } {
   const { timelines, bounds } = names;
   const p = points.length;
   const fallback = ctx.query.objective;
   // bounds' entries are indices into the whole selection, so a slice of them is the names it spans.
-  const totals = sloSumsByGroup(timelines, bounds.subarray(from, to + 1), ctx.horizon, points, windows, ctx.query.indicator, names.rows);
-  const objectives = new Float64Array((to - from) * p).fill(fallback);
+  const totals = sloSumsByGroup(timelines, bounds.subarray(from, to + 1), ctx.horizon, points, windows, ctx.query.indicator, names.rows, into?.totals);
+  const objectives = into === undefined ? new Float64Array((to - from) * p).fill(fallback) : into.objectives.fill(fallback, 0, (to - from) * p);
   for (let g = from; g < to; g++) {
     if (!anyObjectiveLabel(timelines, bounds[g]!, bounds[g + 1]!)) continue;
     objectives.set(nameObjectives(timelines.slice(bounds[g], bounds[g + 1]), ctx.horizon, fallback, points, windows), (g - from) * p);
@@ -212,9 +220,11 @@ function pickedNames(ctx: QueryContext, names: Names, points: readonly number[],
   const sortValues = new Float64Array(count);
   const sumAtTo = new Float64Array(SLO_SUMS);
   const chunk = Math.max(1, Math.floor(PICK_CHUNK / p));
+  // One chunk's numbers, written over by each chunk in turn.
+  const scratch = { totals: new Float64Array(Math.min(chunk, count) * p * SLO_SUMS), objectives: new Float64Array(Math.min(chunk, count) * p) };
   for (let from = 0; from < count; from += chunk) {
     const to = Math.min(count, from + chunk);
-    const part = nameSums(ctx, names, from, to, points, windows);
+    const part = nameSums(ctx, names, from, to, points, windows, scratch);
     const answers = { objectives: part.objectives, totals: part.totals };
     for (let g = 0; g < to - from; g++) {
       const at = g * p + p - 1;
