@@ -222,8 +222,9 @@ function copyRow(from: RunColumns, j: number, to: RunColumns, i: number): void {
   to.state[i] = from.state[j]!;
   const slo = from.sloLives.values;
   if (slo !== null && slo[j * SLO_LIFE]! !== NOT_YET) {
-    to.sloLives.values ??= new Uint32Array(to.list.length * SLO_LIFE).fill(NOT_YET);
-    to.sloLives.values.set(slo.subarray(j * SLO_LIFE, (j + 1) * SLO_LIFE), i * SLO_LIFE);
+    const into = (to.sloLives.values ??= new Uint32Array(to.list.length * SLO_LIFE).fill(NOT_YET));
+    // Number by number: a subarray per row would be an object per closed run of the list.
+    for (let k = 0; k < SLO_LIFE; k++) into[i * SLO_LIFE + k] = slo[j * SLO_LIFE + k]!;
   }
 }
 
