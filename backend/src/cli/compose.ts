@@ -19,7 +19,14 @@ import { UsageError } from './options.ts';
  */
 export async function serveApi(host: string, port: number, options: AppOptions): Promise<{ server: Server; url: string; loaded: () => void }> {
   const server = createServer(options).listen(port, host);
-  const quiet = new QuietCollection({ ...QUIET_COLLECTION, collect: reduceMemory });
+  const quiet = new QuietCollection({
+    ...QUIET_COLLECTION,
+    collect: () => {
+      // Selections kept for a refresh's panels are not what the service holds between refreshes.
+      options.view.keptSelections?.()?.clear();
+      reduceMemory();
+    },
+  });
   // Only queries allocate much: health checks, variables' values and scrapes (every 15 s from a
   // Prometheus) are no reason to collect, nor should they put a collection off.
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {

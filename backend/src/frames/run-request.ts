@@ -3,6 +3,8 @@
 // queries share one value budget and their selections. A bad query is that query's error; the
 // others still answer.
 
+import type { KeptSelections, SelectedBy } from '../series/kept-selections.ts';
+import { sameSelection } from '../series/kept-selections.ts';
 import { describeZodError, queryRequestSchema, RequestError } from '../query/model.ts';
 import { select } from '../query/select.ts';
 import { literalName, matchesEveryName, QueryError } from '../query/selector.ts';
@@ -36,6 +38,8 @@ export interface Observed {
   index?: FleetIndex | null;
   /** Fleet indexes of selections (a name, labels, a label's values), when the source keeps them. */
   selections?: SelectionIndexes | null;
+  /** The JobSet layer's selections kept from one request to the next, when the source keeps them. */
+  kept?: KeptSelections | null;
   /** How long the service keeps history (`--retention`), ms, when known. */
   retentionMs?: number | null;
   /** The JobSets' resource usage, when the service keeps it (--watch-usage, the simulator). */
@@ -53,23 +57,6 @@ interface Shared {
 interface Selected {
   by: SelectedBy;
   timelines: readonly Timeline[];
-}
-
-type SelectedBy = Pick<ResolvedQuery, 'layer' | 'clusters' | 'namespaces' | 'name' | 'labelSelector' | 'states'> & { selectFrom: number; to: number };
-
-const sameStrings = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((s, i) => s === b[i]);
-
-function sameSelection(a: SelectedBy, b: SelectedBy): boolean {
-  return (
-    a.layer === b.layer &&
-    a.name === b.name &&
-    a.labelSelector === b.labelSelector &&
-    a.selectFrom === b.selectFrom &&
-    a.to === b.to &&
-    sameStrings(a.clusters, b.clusters) &&
-    sameStrings(a.namespaces, b.namespaces) &&
-    sameStrings(a.states, b.states)
-  );
 }
 
 function runOne(raw: unknown, index: number, request: { from?: string | number; to?: string | number }, observed: Observed, now: number, shared: Shared, fromJsonText: boolean): QueryResult {
@@ -110,7 +97,10 @@ function runOne(raw: unknown, index: number, request: { from?: string | number; 
         if (same !== undefined) return (selected = same.timelines);
         // One name, of a layer that finds its bearers alone (the node layer): not the whole layer listed.
         const name = layer.named === undefined ? null : literalName(query.name);
-        selected = select(name === null ? layer.timelines : layer.named!(name), query, layer.horizon, selectFrom, to);
+        const make = (): readonly Timeline[] => select(name === null ? layer.timelines : layer.named!(name), query, layer.horizon, selectFrom, to);
+        // The JobSet layer's list is the engine's, whose changes the kept selections follow.
+        const kept = query.layer === 'jobset' ? (observed.kept ?? null) : null;
+        selected = kept === null ? make() : kept.get(layer.timelines, by, layer.horizon, make);
         shared.selections.push({ by, timelines: selected });
         return selected;
       },

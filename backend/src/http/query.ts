@@ -136,6 +136,7 @@ export function queryAnswerer({ view, now, retentionMs }: QueryRouteOptions): Qu
         },
         index: view.index?.() ?? null,
         selections: view.selections?.() ?? null,
+        kept: view.keptSelections?.() ?? null,
         retentionMs,
         usage: view.usage?.()?.book ?? null,
       },

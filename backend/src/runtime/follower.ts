@@ -409,6 +409,10 @@ export class ReplicaView implements ServedView {
     return this.#current.selections?.() ?? null;
   }
 
+  keptSelections(): ReturnType<NonNullable<ServedView['keptSelections']>> {
+    return this.#current.keptSelections?.() ?? null;
+  }
+
   readiness(): Readiness {
     return this.#current.readiness();
   }

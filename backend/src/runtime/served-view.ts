@@ -4,6 +4,7 @@
 // ClusterEngine, which keeps the node layer beside. A follower of PostgreSQL (follower.ts) is another.
 
 import { ClusterEngine } from '../nodes/engine.ts';
+import { KeptSelections } from '../series/kept-selections.ts';
 import { FleetIndex } from '../series/fleet-index.ts';
 import { SelectionIndexes } from '../series/selection-indexes.ts';
 import type { EngineCounts, TimelineEngine } from '../timeline/engine.ts';
@@ -57,6 +58,8 @@ export interface ServedView {
   index?(): FleetIndex | null;
   /** Fleet indexes of the selections queries make (a name, labels, a label's values), when the source keeps them. */
   selections?(): SelectionIndexes | null;
+  /** The JobSet layer's selections kept from one request to the next (a refresh's panels select alike), when the source keeps them. */
+  keptSelections?(): KeptSelections | null;
   /** The JobSets' resource usage, when the service keeps it, and its sampler (--watch-usage; null: the simulator makes it). */
   usage?(): { book: UsageBook; sampler: UsageSamplerStatus | null } | null;
 }
@@ -92,6 +95,7 @@ export class EngineView implements ServedView {
 
   readonly #index: FleetIndex;
   readonly #selections: SelectionIndexes;
+  readonly #kept = new KeptSelections();
   /** The node pools' own fleet index: their pooled figures without visiting each pool (null without Nodes). */
   readonly #poolIndex: FleetIndex | null;
 
@@ -106,6 +110,8 @@ export class EngineView implements ServedView {
     this.#selections = new SelectionIndexes(() => engine.timelines());
     // It holds no index yet (each is built from the timelines when first asked): nothing to tell it of them.
     engine.subscribe(this.#selections, true);
+    // Kept only from now on: nothing to tell it of the timelines so far.
+    engine.subscribe(this.#kept, true);
     this.#poolIndex = engine instanceof ClusterEngine ? new FleetIndex() : null;
     if (engine instanceof ClusterEngine) engine.poolLayer.subscribe(this.#poolIndex!);
   }
@@ -116,6 +122,10 @@ export class EngineView implements ServedView {
 
   selections(): SelectionIndexes {
     return this.#selections;
+  }
+
+  keptSelections(): KeptSelections {
+    return this.#kept;
   }
 
   /** Sorts and sums what has been loaded (a restore, a replay), so the first queries do not pay for it. */

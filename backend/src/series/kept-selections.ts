@@ -1,0 +1,121 @@
+// Selections kept from one request to the next (issue 21 §1), beside the selections' fleet indexes
+// (selection-indexes.ts). A dashboard's refresh asks every panel of one range, and its panels select
+// alike (All, or the namespace picked): at 10,000 JobSets × 30 days a selection of the whole fleet
+// costs ~20 ms, a refresh of the fleet overview made 14 where 4 differed, and a fifth of the
+// service's CPU under sixteen screens went to selecting.
+//
+// Kept for one list only (the engine's: a run added or dropped makes a new list, which keeps none),
+// dropped whole on any change the engine tells of (a timeline grew, was relabeled, reweighed or
+// forgotten: a run's life, state at the range's end or labels may have changed), bounded by the runs
+// they hold (the least recently used dropped first), and dropped by the service once its queries go
+// quiet (cli/compose.ts), so that they are not what it holds between refreshes.
+//
+// A selection reads the horizon only for an open run, as its end: an open run lived in (from, to]
+// when created by `to` and its last transition or the horizon is at or after `from` (query/select.ts,
+// run-columns.ts livedRow). Every horizon at or after `from` selects alike, so kept selections are
+// matched on the horizon only when it is before `from`.
+
+import type { TimelineListener } from '../timeline/engine.ts';
+import type { Timeline } from '../timeline/types.ts';
+
+/** What a selection is made of: the query's selection fields, its layer and the window it selects in. */
+export interface SelectedBy {
+  layer: string;
+  clusters: readonly string[];
+  namespaces: readonly string[];
+  name: string;
+  labelSelector: string;
+  states: readonly string[];
+  selectFrom: number;
+  to: number;
+}
+
+const sameStrings = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((s, i) => s === b[i]);
+
+export function sameSelection(a: SelectedBy, b: SelectedBy): boolean {
+  return (
+    a.layer === b.layer &&
+    a.name === b.name &&
+    a.labelSelector === b.labelSelector &&
+    a.selectFrom === b.selectFrom &&
+    a.to === b.to &&
+    sameStrings(a.clusters, b.clusters) &&
+    sameStrings(a.namespaces, b.namespaces) &&
+    sameStrings(a.states, b.states)
+  );
+}
+
+interface Kept {
+  by: SelectedBy;
+  /** The horizon it was made at, or Infinity when that was at or after its `from` (any such selects alike). */
+  horizon: number;
+  timelines: readonly Timeline[];
+}
+
+/** The default bound: the runs of this many whole lists (at 10,000 × 30 d, 871,066 runs each: ~7 MB a list, a reference and a row number a run). */
+export const KEPT_LISTS = 4;
+
+export class KeptSelections implements TimelineListener {
+  readonly #lists: number;
+  #list: readonly Timeline[] | null = null;
+  /** Least recently used first. */
+  #kept: Kept[] = [];
+  #held = 0;
+  #hits = 0;
+  #made = 0;
+
+  /** `lists`: the runs held are at most this many times the list's length (the one asked last is kept even when alone over it). */
+  constructor(lists = KEPT_LISTS) {
+    this.#lists = lists;
+  }
+
+  /** The selection `by` of `list` at `horizon`: a kept one when it is the same, else `make`'s, kept. */
+  get(list: readonly Timeline[], by: SelectedBy, horizon: number, make: () => readonly Timeline[]): readonly Timeline[] {
+    if (list !== this.#list) {
+      this.clear();
+      this.#list = list;
+    }
+    const h = horizon >= by.selectFrom ? Infinity : horizon;
+    const kept = this.#kept;
+    for (let i = kept.length - 1; i >= 0; i--) {
+      const k = kept[i]!;
+      if (k.horizon !== h || !sameSelection(k.by, by)) continue;
+      kept.splice(i, 1);
+      kept.push(k);
+      this.#hits++;
+      return k.timelines;
+    }
+    const timelines = make();
+    this.#made++;
+    kept.push({ by, horizon: h, timelines });
+    this.#held += timelines.length;
+    const bound = this.#lists * list.length;
+    while (this.#held > bound && kept.length > 1) this.#held -= kept.shift()!.timelines.length;
+    return timelines;
+  }
+
+  /** Drops every kept selection. */
+  clear(): void {
+    this.#kept = [];
+    this.#held = 0;
+    this.#list = null;
+  }
+
+  /** Selections asked and found kept, and made. */
+  get counts(): { hits: number; made: number; kept: number; held: number } {
+    return { hits: this.#hits, made: this.#made, kept: this.#kept.length, held: this.#held };
+  }
+
+  grew(): void {
+    this.clear();
+  }
+  forgot(): void {
+    this.clear();
+  }
+  relabeled(): void {
+    this.clear();
+  }
+  reweighed(): void {
+    this.clear();
+  }
+}
