@@ -22,13 +22,23 @@ const QUERIES = [
   { queryType: 'summary', groupBy: 'none', format: 'table', states: ['up'] },
   { queryType: 'summary', groupBy: 'namespace', aggregate: 'sum' },
   { queryType: 'slo', groupBy: 'none', sloAnswer: 'errorBudget', window: 'range', period: '1d', format: 'table' },
+  // The SLO dashboard's two name tables: one selection's sums sorted two ways (kept with the selection).
+  { queryType: 'slo', groupBy: 'none', sloAnswer: 'errorBudget', window: 'range', period: '1d', sort: { by: 'remainingFraction', direction: 'asc' }, limit: 5 },
+  { queryType: 'slo', groupBy: 'none', sloAnswer: 'errorBudget', window: 'range', period: '1d', format: 'table', sort: { by: 'burnRate', direction: 'desc' }, limit: 7 },
+  // Each of these differs from the one before in one thing the sums read (a kept sum must not be taken for it).
+  { queryType: 'slo', groupBy: 'none', sloAnswer: 'errorBudget', window: 'range', period: '1d', objective: 0.99, format: 'table', sort: { by: 'remainingFraction', direction: 'asc' }, limit: 7 },
+  { queryType: 'slo', groupBy: 'none', sloAnswer: 'errorBudget', window: 'range', period: '1d', format: 'table', sort: { by: 'burnRate', direction: 'desc' }, limit: 4 },
+  { queryType: 'slo', groupBy: 'none', sloAnswer: 'errorBudget', window: 'range', period: '1d', indicator: 'schedulingGoodput', format: 'table', sort: { by: 'remainingFraction', direction: 'asc' }, limit: 7 },
+  { queryType: 'slo', groupBy: 'none', sloAnswer: 'errorBudget', window: 'range', period: '1d', format: 'table', sort: { by: 'remainingFraction', direction: 'asc' }, limit: 4 },
+  { queryType: 'slo', groupBy: 'none', sloAnswer: 'errorBudget', window: 'range', period: '1d', burnWindow: '6h', format: 'table', sort: { by: 'burnRate', direction: 'desc' }, limit: 7 },
 ].map((q, i) => ({ refId: `q${i}`, ...q }));
 
 describe('selections kept from one request to the next', () => {
   it('answer as fresh selections do while the fleet grows, a JobSet is relabeled and the horizon moves; and are found again', () => {
     const fleet = simulateFleet({ jobsets: 30, days: 2, seed: 7 });
     const engine = new TimelineEngine({});
-    const kept = new KeptSelections();
+    // Room for every selection the asks make (the default bound would drop some between asks).
+    const kept = new KeptSelections(1000);
     engine.subscribe(kept, true);
     const observations = [...fleet.observations()];
     const last = new Map<string, KubeObject>();
@@ -51,14 +61,28 @@ describe('selections kept from one request to the next', () => {
           [horizon - 6 * HOUR, horizon - HOUR, horizon],
           [horizon + HOUR, horizon + 2 * HOUR, horizon],
           [horizon + HOUR, horizon + 2 * HOUR, horizon + 3 * HOUR],
+          // A range across the horizon: one selection for both (each horizon after its start), but open runs accrue up to the horizon.
+          [horizon - HOUR, horizon + HOUR, horizon],
+          [horizon - HOUR, horizon + HOUR, horizon + 2 * HOUR],
           [fleet.start, horizon, horizon],
         ];
-        for (const [from, to, h] of asks) {
-          const body = { from: String(from), to: String(to), queries: QUERIES };
-          const fresh = JSON.stringify(runQueries(body, { timelines: engine.timelines(), horizon: h }, h).results);
-          for (let again = 0; again < 2; again++) {
-            expect(JSON.stringify(runQueries(body, { timelines: engine.timelines(), horizon: h, kept }, h).results)).toBe(fresh);
+        const fresh = (body: { from: string; to: string }, h: number, queries: readonly object[]): string =>
+          // The reference: each query a request of its own, without kept selections (nothing shared between queries).
+          JSON.stringify(Object.assign(Object.create(null), ...queries.map((q) => runQueries({ ...body, queries: [q] }, { timelines: engine.timelines(), horizon: h }, h).results)));
+        const withKept = (body: { from: string; to: string }, h: number, queries: readonly object[]): string =>
+          JSON.stringify(runQueries({ ...body, queries }, { timelines: engine.timelines(), horizon: h, kept }, h).results);
+        // Each query a request of its own, as a dashboard's panels ask, over every range in turn (one
+        // panel's refreshes), then all of them in one request (a panel of many queries).
+        for (const q of QUERIES) {
+          for (const [from, to, h] of asks) {
+            const body = { from: String(from), to: String(to) };
+            const expected = fresh(body, h, [q]);
+            for (let again = 0; again < 2; again++) expect(withKept(body, h, [q])).toBe(expected);
           }
+        }
+        for (const [from, to, h] of asks) {
+          const body = { from: String(from), to: String(to) };
+          expect(withKept(body, h, QUERIES)).toBe(fresh(body, h, QUERIES));
         }
       };
       askAll();
