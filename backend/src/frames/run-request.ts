@@ -3,8 +3,6 @@
 // queries share one value budget and their selections. A bad query is that query's error; the
 // others still answer.
 
-import type { KeptSelections, SelectedBy } from '../series/kept-selections.ts';
-import { sameSelection } from '../series/kept-selections.ts';
 import { describeZodError, queryRequestSchema, RequestError } from '../query/model.ts';
 import { select } from '../query/select.ts';
 import { literalName, matchesEveryName, QueryError } from '../query/selector.ts';
@@ -12,6 +10,7 @@ import { checkRange, LIMITS, planSteps, ValueBudget } from '../query/step.ts';
 import { parseTimeParam } from '../query/time.ts';
 import { DEFAULT_QUERY } from '../query/types.ts';
 import type { FleetIndex } from '../series/fleet-index.ts';
+import { type KeptSelections, sameSelection, type SelectedBy } from '../series/kept-selections.ts';
 import type { SelectionIndexes } from '../series/selection-indexes.ts';
 import type { Timeline } from '../timeline/types.ts';
 import type { UsageBook } from '../usage/book.ts';

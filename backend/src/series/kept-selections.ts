@@ -96,6 +96,8 @@ export class KeptSelections implements TimelineListener {
 
   /** Drops every kept selection. */
   clear(): void {
+    // Told of every transition the engine takes in (a replay's millions): nothing to drop, nothing made.
+    if (this.#list === null) return;
     this.#kept = [];
     this.#held = 0;
     this.#list = null;
