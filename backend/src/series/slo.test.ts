@@ -3,12 +3,13 @@
 // directly, minutes after T0; hand-computed truth beside each case.
 
 import fc from 'fast-check';
-import { arbTimeline, oracle, T0 } from '../../../test/support/arbitraries.ts';
+import { arbTimeline, oracle, T0, timelines as arbTimelines } from '../../../test/support/arbitraries.ts';
 import { min } from '../../../test/support/scenario.ts';
-import type { State, Timeline } from '../timeline/types.ts';
+import { byNamespaceNameUid, markSorted } from '../timeline/order.ts';
+import { lastAt, transitionsOf, type State, type Timeline } from '../timeline/types.ts';
 import { UP } from './totals.ts';
-import { SLO_LIFE_PARTS } from './run-columns.ts';
-import { alertFiring, alertThreshold, BAD_TIME, maxBurnFactor, sloFigures, sloTotals, type SloWindows } from './slo.ts';
+import { runColumns, SLO_LIFE_PARTS } from './run-columns.ts';
+import { alertFiring, alertThreshold, BAD_TIME, maxBurnFactor, sloFigures, sloSumsByGroup, sloTotals, type SloWindows } from './slo.ts';
 
 function timeline(uid: string, ...steps: [number, State][]): Timeline {
   return {
@@ -126,6 +127,56 @@ describe("a closed run's SLO numbers (run-columns.ts)", () => {
     expect(up).toEqual([UP]);
     expect(uptimeBad).toEqual(BAD_TIME.uptime);
     expect([...uptimeBad, ...rest]).toEqual(BAD_TIME.schedulingGoodput);
+  });
+});
+
+describe("a table per name's sums from the list's rows (slo.ts sloSumsByGroup with rows)", () => {
+  // Runs of a few names; some in fractions of a millisecond or living 49.7 days or more (their SLO
+  // numbers and ends are kept apart from the narrow columns).
+  const arbList = fc
+    .array(fc.tuple(arbTimelines(8), fc.constantFrom('none', 'none', 'fraction', 'long')), { minLength: 1, maxLength: 30 })
+    .map((drawn) =>
+      drawn
+        .map(([tl, twist], i): Timeline => {
+          const at = (t: number): number => (twist === 'fraction' ? t + 0.25 : twist === 'long' ? tl.createdAt + (t - tl.createdAt) * 1_000 : t);
+          return { ...tl, uid: `u${String(i).padStart(2, '0')}`, name: `js${i % 4}`, namespace: `ns${i % 2}`, createdAt: at(tl.createdAt), transitions: transitionsOf(tl).map((t) => ({ ...t, at: at(t.at) })) };
+        })
+        .sort(byNamespaceNameUid),
+    );
+  // A point on a run's creation or end (or a millisecond either side), or anywhere; windows that begin on such times too.
+  const arbPick = fc.record({ run: fc.nat(), edge: fc.constantFrom('created', 'end', 'any'), nudge: fc.constantFrom(-1, 0, 1), any: fc.integer({ min: -1_000_000, max: 20_000_000 }) });
+  const timeOf = (list: readonly Timeline[], p: { run: number; edge: string; nudge: number; any: number }): number => {
+    const tl = list[p.run % list.length]!;
+    return p.edge === 'any' ? T0 + p.any : (p.edge === 'created' ? tl.createdAt : lastAt(tl)) + p.nudge;
+  };
+
+  it('are the same doubles as summing each selected timeline, at one point and at many (any runs, rows and windows)', () => {
+    let onePointFourTimes = 0;
+    fc.assert(
+      fc.property(arbList, fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }), arbPick, fc.array(arbPick, { minLength: 3, maxLength: 3 }), fc.integer({ min: 0, max: 20_000_000 }), fc.constantFrom<'uptime' | 'schedulingGoodput'>('uptime', 'schedulingGoodput'), fc.boolean(), (runs, keep, point, starts, h, indicator, many) => {
+        const list = markSorted(runs);
+        const rc = runColumns(list);
+        const rows = Int32Array.from(list.keys()).filter((i) => keep[i]!);
+        const members = Array.from(rows, (i) => list[i]!);
+        // Names begin where the (namespace, name) changes: the selection is in the list's order.
+        const bounds = [0];
+        for (let m = 1; m < members.length; m++) if (members[m]!.name !== members[m - 1]!.name || members[m]!.namespace !== members[m - 1]!.namespace) bounds.push(m);
+        bounds.push(members.length);
+        const t = timeOf(list, point);
+        // Windows ending at t that begin on the drawn times (at least 1 ms long), most often three different ones.
+        const [periodMs, burnWindowMs, shortWindowMs] = starts.map((s) => Math.max(1, t - timeOf(list, s)));
+        const windows = { periodMs: periodMs!, burnWindowMs: burnWindowMs!, shortWindowMs: shortWindowMs! };
+        const points = many ? [t - 3_600_000, t] : [t];
+        if (!many && new Set([t, t - periodMs!, t - burnWindowMs!, t - shortWindowMs!]).size === 4) onePointFourTimes++;
+        const horizon = T0 + h;
+        const fromRows = sloSumsByGroup(members, bounds, horizon, points, windows, indicator, { columns: rc, rows, first: 0 });
+        const fromTimelines = sloSumsByGroup(members, bounds, horizon, points, windows, indicator);
+        expect(Buffer.from(fromRows.buffer).equals(Buffer.from(fromTimelines.buffer))).toBe(true);
+      }),
+      { numRuns: 1500 },
+    );
+    // The one point's own loop (four different times) was taken, often.
+    expect(onePointFourTimes).toBeGreaterThan(300);
   });
 });
 

@@ -207,36 +207,9 @@ function nameSums(
 const PICK_CHUNK = 4096;
 
 /**
- * Each name's sums and objective at the one point of a range window, kept per selection for the
- * name tables of one refresh: its two tables per name (the names with least budget left, the ones
- * burning fastest) ask of one selection, period, burn window and objective, and sort the same sums
- * two ways. A selection is one array from request to request only while the engine has not changed
- * (series/kept-selections.ts), so what is kept with it stays right. Keyed by what else the sums
- * read: the point, the windows, the indicator, the query's objective (the fallback of names without
- * a label), and the horizon when it is before the point (an open run accrues up to it).
- */
-const namesAtTo = new WeakMap<readonly Timeline[], { key: string; totals: Float64Array; objectives: Float64Array; sumAtTo: Float64Array }>();
-
-function namesAtToOf(ctx: QueryContext, names: Names, to: number, windows: SloWindows): { totals: Float64Array; objectives: Float64Array; sumAtTo: Float64Array } {
-  const { query, horizon } = ctx;
-  const key = [to, windows.periodMs, windows.burnWindowMs, windows.shortWindowMs, query.indicator, query.objective, horizon >= to ? 'past' : horizon].join('\u0000');
-  const kept = namesAtTo.get(names.timelines);
-  if (kept !== undefined && kept.key === key) return kept;
-  const count = names.bounds.length - 1;
-  const { totals, objectives } = nameSums(ctx, names, 0, count, [to], windows);
-  const sumAtTo = new Float64Array(SLO_SUMS);
-  // As sloTotalsAtTo adds them: name after name, in order.
-  for (let g = 0; g < count; g++) for (let j = 0; j < SLO_SUMS; j++) sumAtTo[j]! += totals[g * SLO_SUMS + j]!;
-  const made = { key, totals, objectives, sumAtTo };
-  namesAtTo.set(names.timelines, made);
-  return made;
-}
-
-/**
  * The answers of the `limit` names a sort picks of many (a dashboard's "20 names with least left" of
- * ~560,000 at 10,000 JobSets × 30 d). A range window's sums are kept for the refresh's other name
- * table (namesAtToOf); a step window's names are worked out a chunk at a time, each keeping only its
- * sort value and its part of the totals at `to`, then the names picked worked out again in full,
+ * ~560,000 at 10,000 JobSets × 30 d), a chunk of names at a time, each keeping only its sort value
+ * and its part of the totals at `to`, then the names picked worked out again in full,
  * without a column of SLO_SUMS numbers per name and point left to the garbage collector. The same
  * rows, order, values and meta as working every name out at once.
  */
@@ -245,46 +218,29 @@ function pickedNames(ctx: QueryContext, names: Names, points: readonly number[],
   const p = points.length;
   const count = bounds.length - 1;
   const sortValues = new Float64Array(count);
-  let sumAtTo: Float64Array = new Float64Array(SLO_SUMS);
-  let shown: number[];
-  let totals: Float64Array;
-  let objectives: Float64Array;
-  if (p === 1) {
-    const atTo = namesAtToOf(ctx, names, points[0]!, windows);
-    // NaN for null: a null sorts as a non-finite value does (pickRows), last.
-    for (let g = 0; g < count; g++) valueInto(sort.by as SloColumn, atTo, g, windows, ctx.query.budgetThreshold, sortValues, g);
-    shown = pickRowsOfValues(sortValues, sort, limit);
-    sumAtTo = atTo.sumAtTo;
-    totals = new Float64Array(shown.length * SLO_SUMS);
-    objectives = new Float64Array(shown.length);
-    shown.forEach((g, i) => {
-      totals.set(atTo.totals.subarray(g * SLO_SUMS, (g + 1) * SLO_SUMS), i * SLO_SUMS);
-      objectives[i] = atTo.objectives[g]!;
-    });
-  } else {
-    const chunk = Math.max(1, Math.floor(PICK_CHUNK / p));
-    // One chunk's numbers, written over by each chunk in turn.
-    const scratch = { totals: new Float64Array(Math.min(chunk, count) * p * SLO_SUMS), objectives: new Float64Array(Math.min(chunk, count) * p) };
-    for (let from = 0; from < count; from += chunk) {
-      const to = Math.min(count, from + chunk);
-      const part = nameSums(ctx, names, from, to, points, windows, scratch);
-      const answers = { objectives: part.objectives, totals: part.totals };
-      for (let g = 0; g < to - from; g++) {
-        const at = g * p + p - 1;
-        // As sloTotalsAtTo adds them: name after name, in order.
-        for (let j = 0; j < SLO_SUMS; j++) sumAtTo[j]! += part.totals[at * SLO_SUMS + j]!;
-        valueInto(sort.by as SloColumn, answers, at, windows, ctx.query.budgetThreshold, sortValues, from + g);
-      }
+  const sumAtTo = new Float64Array(SLO_SUMS);
+  const chunk = Math.max(1, Math.floor(PICK_CHUNK / p));
+  // One chunk's numbers, written over by each chunk in turn.
+  const scratch = { totals: new Float64Array(Math.min(chunk, count) * p * SLO_SUMS), objectives: new Float64Array(Math.min(chunk, count) * p) };
+  for (let from = 0; from < count; from += chunk) {
+    const to = Math.min(count, from + chunk);
+    const part = nameSums(ctx, names, from, to, points, windows, scratch);
+    const answers = { objectives: part.objectives, totals: part.totals };
+    for (let g = 0; g < to - from; g++) {
+      const at = g * p + p - 1;
+      // As sloTotalsAtTo adds them: name after name, in order.
+      for (let j = 0; j < SLO_SUMS; j++) sumAtTo[j]! += part.totals[at * SLO_SUMS + j]!;
+      valueInto(sort.by as SloColumn, answers, at, windows, ctx.query.budgetThreshold, sortValues, from + g);
     }
-    shown = pickRowsOfValues(sortValues, sort, limit);
-    totals = new Float64Array(shown.length * p * SLO_SUMS);
-    objectives = new Float64Array(shown.length * p);
-    shown.forEach((g, i) => {
-      const one = nameSums(ctx, names, g, g + 1, points, windows);
-      totals.set(one.totals, i * p * SLO_SUMS);
-      objectives.set(one.objectives, i * p);
-    });
   }
+  const shown = pickRowsOfValues(sortValues, sort, limit);
+  const totals = new Float64Array(shown.length * p * SLO_SUMS);
+  const objectives = new Float64Array(shown.length * p);
+  shown.forEach((g, i) => {
+    const one = nameSums(ctx, names, g, g + 1, points, windows);
+    totals.set(one.totals, i * p * SLO_SUMS);
+    objectives.set(one.objectives, i * p);
+  });
   const first = (i: number): Timeline => timelines[bounds[shown[i]!]!]!;
   return {
     count: shown.length,
