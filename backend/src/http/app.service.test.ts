@@ -467,6 +467,23 @@ describe('operations', () => {
     expect(text).toMatch(/^upness_observations_total [1-9]\d*$/m);
     expect(text).toContain('# TYPE upness_ready gauge');
   });
+
+  it("/metrics: the kept selections' hits and selections made, counted as queries ask", async () => {
+    const counts = async (): Promise<{ hit: number; made: number }> => {
+      const text = (await service.get('/metrics')).body as string;
+      const of = (result: string): number => Number(new RegExp(`^upness_kept_selections_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
+      return { hit: of('hit'), made: of('made') };
+    };
+    const before = await counts();
+    // A range no query of this file asks: the first asks makes its selection, the second finds it kept.
+    const body = { from: String(Number(FROM) + 1_234), to: TO, queries: [{ refId: 'A', queryType: 'summary', namespaces: ['team-a'] }] };
+    expect((await service.post('/api/v1/query', body)).status).toBe(200);
+    const once = await counts();
+    expect(once.made).toBe(before.made + 1);
+    expect((await service.post('/api/v1/query', body)).status).toBe(200);
+    const twice = await counts();
+    expect(twice).toEqual({ hit: once.hit + 1, made: once.made });
+  });
 });
 
 describe('authentication', () => {

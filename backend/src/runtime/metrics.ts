@@ -42,6 +42,21 @@ export function registerViewMetrics(registry: client.Registry, view: ServedView,
       this.set({ source: view.kind }, view.readiness().ready ? 1 : 0);
     },
   });
+  if (view.keptSelections !== undefined) {
+    const kept = view.keptSelections.bind(view);
+    new client.Counter({
+      name: 'upness_kept_selections_total',
+      help: "Queries' selections of JobSets by whether a kept one answered (hit) or one was made (made): dashboards' panels of one refresh select alike.",
+      labelNames: ['result'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        const counts = kept()?.counts;
+        this.inc({ result: 'hit' }, counts?.hits ?? 0);
+        this.inc({ result: 'made' }, counts?.made ?? 0);
+      },
+    });
+  }
   if (view.watches !== undefined) registerWatchMetrics(registry, view.watches.bind(view), now);
   if (view.usage !== undefined) registerUsageMetrics(registry, view.usage.bind(view));
 }
