@@ -22,7 +22,7 @@ const QUERIES = [
   { queryType: 'summary', groupBy: 'none', format: 'table', states: ['up'] },
   { queryType: 'summary', groupBy: 'namespace', aggregate: 'sum' },
   { queryType: 'slo', groupBy: 'none', sloAnswer: 'errorBudget', window: 'range', period: '1d', format: 'table' },
-  // The SLO dashboard's two name tables: one selection's sums sorted two ways (kept with the selection).
+  // The SLO dashboard's two name tables: one selection's sums sorted two ways.
   { queryType: 'slo', groupBy: 'none', sloAnswer: 'errorBudget', window: 'range', period: '1d', sort: { by: 'remainingFraction', direction: 'asc' }, limit: 5 },
   { queryType: 'slo', groupBy: 'none', sloAnswer: 'errorBudget', window: 'range', period: '1d', format: 'table', sort: { by: 'burnRate', direction: 'desc' }, limit: 7 },
   // Each of these differs from the one before in one thing the sums read (a kept sum must not be taken for it).
@@ -31,6 +31,14 @@ const QUERIES = [
   { queryType: 'slo', groupBy: 'none', sloAnswer: 'errorBudget', window: 'range', period: '1d', indicator: 'schedulingGoodput', format: 'table', sort: { by: 'remainingFraction', direction: 'asc' }, limit: 7 },
   { queryType: 'slo', groupBy: 'none', sloAnswer: 'errorBudget', window: 'range', period: '1d', format: 'table', sort: { by: 'remainingFraction', direction: 'asc' }, limit: 4 },
   { queryType: 'slo', groupBy: 'none', sloAnswer: 'errorBudget', window: 'range', period: '1d', burnWindow: '6h', format: 'table', sort: { by: 'burnRate', direction: 'desc' }, limit: 7 },
+  // Distributions and a few rows of many, by namespace and by size: one selection's swept runs and groups, kept with it.
+  { queryType: 'fleet', metric: 'mtbiSeconds', groupBy: 'namespace' },
+  { queryType: 'fleet', metric: 'timeToFirstUpSeconds', groupBy: 'size' },
+  { queryType: 'fleet', metric: 'uptimeRatio', groupBy: 'namespace' },
+  { queryType: 'summary', sort: { by: 'uptimeRatio', direction: 'asc' }, limit: 2 },
+  { queryType: 'summary', sort: { by: 'timeToFirstUpSeconds', direction: 'desc' }, limit: 3 },
+  { queryType: 'series', metric: 'uptimeRatio', groupBy: 'size', aggregate: 'pooled', window: 'range' },
+  { queryType: 'series', metric: 'interruptions', groupBy: 'namespace', aggregate: 'sum', window: 'range' },
 ].map((q, i) => ({ refId: `q${i}`, ...q }));
 
 describe('selections kept from one request to the next', () => {

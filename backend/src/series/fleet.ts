@@ -8,6 +8,7 @@ import { planSeries, scratchFor, seriesTotals, type RangeSpec } from './range.ts
 import { lifeOf, lived, WindowRows } from './summary.ts';
 import { OrderStatistics } from './order-statistics.ts';
 import { FIELDS } from './totals.ts';
+import { keptWithSelection } from './kept-selections.ts';
 import { DEFAULT_SIZE_BUCKETS, sizeBucketIndex, sizeBucketKey, sizeBucketLabels, sizeBucketOf, sizeOf, UNKNOWN_SIZE_KEY } from './sizes.ts';
 
 /** The label Kueue reads the queue a JobSet is submitted to from (query/types.ts names it for the frontend). */
@@ -214,7 +215,17 @@ export function groupTimelines(timelines: readonly Timeline[], groupBy: GroupBy)
  * timeline's key asked once (none for `all`), a key's group looked up only where the key changes (a
  * sorted list's namespace, or its name's size, changes seldom), its labels made once a group.
  */
-export function groupRows(timelines: readonly Timeline[], groupBy: GroupBy): (GroupKey & { members: Int32Array })[] {
+export function groupRows(timelines: readonly Timeline[], groupBy: GroupBy): readonly (GroupKey & { members: Int32Array })[] {
+  // A refresh groups one selection alike in several panels (by namespace, by size): kept with it while it is kept.
+  return keptWithSelection(timelines, `groups\u0000${groupBy}`, () => {
+    const groups = groupRowsOf(timelines, groupBy);
+    // Handed to every later reader: none may change them.
+    for (const g of groups) Object.freeze(Object.freeze(g).labels);
+    return groups;
+  });
+}
+
+function groupRowsOf(timelines: readonly Timeline[], groupBy: GroupBy): (GroupKey & { members: Int32Array })[] {
   const n = timelines.length;
   if (groupBy === 'all') return n === 0 ? [] : [{ key: '', labels: {}, members: Int32Array.from({ length: n }, (_, k) => k) }];
   const codeOf = new Int32Array(n);

@@ -52,6 +52,33 @@ interface Kept {
   timelines: readonly Timeline[];
 }
 
+/**
+ * What queries worked out from a selection while it is kept (its groups, its names, its swept runs'
+ * totals over a window), dropped with it: a kept selection is handed out again only while the
+ * timelines it holds are as they were, so what was worked out from them stays right. Keyed by the
+ * selection itself; a selection that is not kept has none.
+ */
+const workedOut = new WeakMap<readonly Timeline[], Map<string, unknown>>();
+
+/** What is kept with a selection while it is kept (by what it is); undefined for one that is not kept. */
+export function workedOutWith(selection: readonly Timeline[]): Map<string, unknown> | undefined {
+  return workedOut.get(selection);
+}
+
+/**
+ * `make()` for a selection, worked out once while it is kept (series/kept-selections.ts) and given
+ * again to the next query of the same selection; made afresh for one that is not kept. `key` names
+ * what is made and everything besides the selection it reads.
+ */
+export function keptWithSelection<T>(selection: readonly Timeline[], key: string, make: () => T): T {
+  const kept = workedOutWith(selection);
+  if (kept === undefined) return make();
+  if (kept.has(key)) return kept.get(key) as T;
+  const made = make();
+  kept.set(key, made);
+  return made;
+}
+
 /** The default bound: the runs of this many whole lists (at 10,000 × 30 d, 871,066 runs each: ~7 MB a list, a reference and a row number a run). */
 export const KEPT_LISTS = 4;
 
@@ -88,16 +115,22 @@ export class KeptSelections implements TimelineListener {
     const timelines = make();
     this.#made++;
     kept.push({ by, horizon: h, timelines });
+    if (!workedOut.has(timelines)) workedOut.set(timelines, new Map());
     this.#held += timelines.length;
     const bound = this.#lists * list.length;
-    while (this.#held > bound && kept.length > 1) this.#held -= kept.shift()!.timelines.length;
+    while (this.#held > bound && kept.length > 1) {
+      const dropped = kept.shift()!;
+      this.#held -= dropped.timelines.length;
+      workedOut.delete(dropped.timelines);
+    }
     return timelines;
   }
 
-  /** Drops every kept selection. */
+  /** Drops every kept selection, and what was worked out from them. */
   clear(): void {
     // Told of every transition the engine takes in (a replay's millions): nothing to drop, nothing made.
     if (this.#list === null) return;
+    for (const k of this.#kept) workedOut.delete(k.timelines);
     this.#kept = [];
     this.#held = 0;
     this.#list = null;

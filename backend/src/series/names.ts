@@ -2,6 +2,7 @@
 // error budget per JobSet name). Grouping logic of the list's order, apart from any answer's shape.
 // Pure: values in, values out.
 
+import { keptWithSelection } from './kept-selections.ts';
 import { isMarkedSorted } from '../timeline/order.ts';
 import type { Timeline } from '../timeline/types.ts';
 import { selectedRows } from './run-columns.ts';
@@ -16,7 +17,8 @@ import { selectedRows } from './run-columns.ts';
 export function nameBounds(timelines: readonly Timeline[]): Int32Array | null {
   if (!isMarkedSorted(timelines)) return null;
   const marked = selectedRows(timelines);
-  if (marked !== undefined) return nameBoundsOfRows(nameStarts(marked.columns.list), marked.rows);
+  // The SLO dashboard's two name tables ask one selection: kept with it while it is kept.
+  if (marked !== undefined) return keptWithSelection(timelines, 'name bounds', () => nameBoundsOfRows(nameStarts(marked.columns.list), marked.rows));
   const bounds: number[] = [];
   let name: string | null = null;
   let namespace: string | null = null;
