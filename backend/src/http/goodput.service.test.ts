@@ -144,3 +144,26 @@ describe('/metrics counters for SLO tools', () => {
     }
   });
 });
+
+describe('/metrics counters for SLO tools, as names finish', () => {
+  // At minute 150 with the default grace of 10 minutes:
+  //   ml/train   a completed at 40, b still running      → published, a's time and b's (as above)
+  //   ml/old     completed at 20 (130 minutes ago)       → not published: it no longer changes
+  //   ml/recent  completed at 145 (5 minutes ago)        → published, its final totals
+  const old = new Scenario({ uid: 'o', name: 'old', namespace: 'ml' }, min(0)).created().up(min(5)).at(min(20), { completedAt: min(20), ready: 0, succeeded: 2 });
+  const recent = new Scenario({ uid: 'r', name: 'recent', namespace: 'ml' }, min(100)).created().up(min(105)).at(min(145), { completedAt: min(145), ready: 0, succeeded: 2 });
+  let finishing: TestService;
+  beforeAll(async () => {
+    finishing = await startService(merge(first, second, old, recent), { now: min(150) });
+  });
+  afterAll(() => finishing.close());
+
+  it('publish a name while it has a JobSet running or finished within the grace, with the time of all its JobSets', async () => {
+    const text = (await finishing.get('/metrics')).body as string;
+    expect(samples(text, 'upness_jobset_up_seconds_total')).toEqual({ 'ml/train': s(110), 'ml/recent': s(40) });
+    expect(samples(text, 'upness_jobset_counted_seconds_total')).toEqual({ 'ml/train': s(140), 'ml/recent': s(45) });
+    expect(samples(text, 'upness_jobset_wall_seconds_total')).toEqual({ 'ml/train': s(140), 'ml/recent': s(45) });
+    // The per-JobSet family by the same rule.
+    expect(Object.keys(samples(text, 'megamon_jobset_up')).sort()).toEqual(['ml/recent', 'ml/train']);
+  });
+});

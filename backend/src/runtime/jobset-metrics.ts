@@ -7,8 +7,8 @@ import client from 'prom-client';
 import { timelineEvents } from '../series/events.ts';
 import { definitionOf, FIGURES } from '../series/figure-definitions.ts';
 import { figures, stateAt } from '../series/figures.ts';
-import { endOf, INTERRUPTED_UP, INTERRUPTION_DOWN, PROVISIONING, RECOVERED_DOWN, SUSPENDED, UNKNOWN, UP, windowTotals } from '../series/totals.ts';
-import { TERMINAL_STATES, type Timeline } from '../timeline/types.ts';
+import { INTERRUPTED_UP, INTERRUPTION_DOWN, PROVISIONING, RECOVERED_DOWN, SUSPENDED, UNKNOWN, UP, windowTotals } from '../series/totals.ts';
+import { closedAt, type Timeline } from '../timeline/types.ts';
 import type { ServedView } from './served-view.ts';
 
 const JOBSET_LABELS = ['jobset_name', 'jobset_namespace', 'jobset_uid', 'tpu_topology', 'tpu_accelerator'] as const;
@@ -64,15 +64,23 @@ export function registerJobSetMetrics(registry: client.Registry, { view, now, te
     interruptedUpLatest: gauge('megamon_jobset_up_time_between_interruption_latest_seconds', 'Length of the latest up period that ended in an interruption.'),
   };
 
+  /**
+   * Whether the timeline had finished by `t` longer ago than the grace: its figures are no longer
+   * published. Its end alone, not its state at `t` (asked of every timeline held, most of them long finished).
+   */
+  function finishedBeforeGrace(tl: Timeline, t: number): boolean {
+    return closedAt(tl) < t - terminalGraceMs;
+  }
+
   function fill(): void {
     const t = now();
     const horizon = view.horizon(t);
     for (const m of family) m.reset();
     for (const tl of view.timelines()) {
+      // A finished JobSet keeps its final figures published for a grace period, then goes.
+      if (finishedBeforeGrace(tl, t)) continue;
       const state = stateAt(tl, t);
       if (state === null) continue;
-      // A finished JobSet keeps its final figures published for a grace period, then goes.
-      if (TERMINAL_STATES.has(state) && endOf(tl, horizon) < t - terminalGraceMs) continue;
       const labels = jobsetLabels(tl);
       const f = figures(tl, horizon, tl.createdAt, t);
       const totals = windowTotals(tl, horizon, tl.createdAt, t);
@@ -94,6 +102,12 @@ export function registerJobSetMetrics(registry: client.Registry, { view, now, te
   // unknown, after the end) adds to none of those three; the wall seconds count it (all but after
   // the end), for the scheduling goodput SLI. rate() over any window gives the exact up fraction.
   // One collect fills all four, so a scrape sees one instant.
+  // Published while a name has a JobSet that is not finished, or finished within the grace, as the
+  // per-JobSet family is: a name whose JobSets all finished earlier no longer changes, and Prometheus
+  // keeps the samples it scraped (rate() and increase() over a window read them). Every name the
+  // history holds would be one series each: at 10,000 JobSets × 30 days 600,304 names, a 313 MB
+  // answer and ~30 s of the service's only thread per scrape.
+
   const SLO_LABELS = ['jobset_name', 'jobset_namespace', 'cluster'] as const;
   const sloCounter = (name: string, help: string, collect?: () => void): client.Counter<(typeof SLO_LABELS)[number]> =>
     new client.Counter({ name, help, labelNames: SLO_LABELS, registers: [registry], ...(collect ? { collect } : {}) });
@@ -113,11 +127,15 @@ export function registerJobSetMetrics(registry: client.Registry, { view, now, te
   function fillSlo(): void {
     const t = now();
     const horizon = view.horizon(t);
+    const keyOf = (tl: Timeline): string => `${tl.cluster ?? ''}\u0000${tl.namespace}\u0000${tl.name}`;
+    const published = new Set<string>();
+    for (const tl of view.timelines()) if (tl.createdAt <= t && !finishedBeforeGrace(tl, t)) published.add(keyOf(tl));
     const sums = new Map<string, { labels: Record<(typeof SLO_LABELS)[number], string>; up: number; down: number; other: number }>();
     for (const tl of view.timelines()) {
       if (tl.createdAt > t) continue;
+      const key = keyOf(tl);
+      if (!published.has(key)) continue;
       const totals = windowTotals(tl, horizon, tl.createdAt, t);
-      const key = `${tl.cluster ?? ''}\u0000${tl.namespace}\u0000${tl.name}`;
       let sum = sums.get(key);
       if (sum === undefined) sums.set(key, (sum = { labels: { jobset_name: tl.name, jobset_namespace: tl.namespace, cluster: tl.cluster ?? '' }, up: 0, down: 0, other: 0 }));
       sum.up += totals[UP]!;
