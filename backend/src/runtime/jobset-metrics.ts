@@ -127,14 +127,21 @@ export function registerJobSetMetrics(registry: client.Registry, { view, now, te
   function fillSlo(): void {
     const t = now();
     const horizon = view.horizon(t);
-    const keyOf = (tl: Timeline): string => `${tl.cluster ?? ''}\u0000${tl.namespace}\u0000${tl.name}`;
-    const published = new Set<string>();
-    for (const tl of view.timelines()) if (tl.createdAt <= t && !finishedBeforeGrace(tl, t)) published.add(keyOf(tl));
+    // The names published, by cluster and namespace: asked of every timeline held, without a key made for each.
+    const published = new Map<string, Map<string, Set<string>>>();
+    for (const tl of view.timelines()) {
+      if (tl.createdAt > t || finishedBeforeGrace(tl, t)) continue;
+      const cluster = tl.cluster ?? '';
+      let namespaces = published.get(cluster);
+      if (namespaces === undefined) published.set(cluster, (namespaces = new Map()));
+      let names = namespaces.get(tl.namespace);
+      if (names === undefined) namespaces.set(tl.namespace, (names = new Set()));
+      names.add(tl.name);
+    }
     const sums = new Map<string, { labels: Record<(typeof SLO_LABELS)[number], string>; up: number; down: number; other: number }>();
     for (const tl of view.timelines()) {
-      if (tl.createdAt > t) continue;
-      const key = keyOf(tl);
-      if (!published.has(key)) continue;
+      if (tl.createdAt > t || published.get(tl.cluster ?? '')?.get(tl.namespace)?.has(tl.name) !== true) continue;
+      const key = `${tl.cluster ?? ''}\u0000${tl.namespace}\u0000${tl.name}`;
       const totals = windowTotals(tl, horizon, tl.createdAt, t);
       let sum = sums.get(key);
       if (sum === undefined) sums.set(key, (sum = { labels: { jobset_name: tl.name, jobset_namespace: tl.namespace, cluster: tl.cluster ?? '' }, up: 0, down: 0, other: 0 }));

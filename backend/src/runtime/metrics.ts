@@ -3,7 +3,7 @@
 
 import client from 'prom-client';
 import { stateAt } from '../series/figures.ts';
-import type { State } from '../timeline/types.ts';
+import { closedAt, lastState, type State } from '../timeline/types.ts';
 import type { ServedView } from './served-view.ts';
 
 export function registerViewMetrics(registry: client.Registry, view: ServedView, now: () => number): void {
@@ -26,7 +26,8 @@ export function registerViewMetrics(registry: client.Registry, view: ServedView,
       const t = now();
       const counts = new Map<State, number>();
       for (const tl of view.timelines()) {
-        const s = stateAt(tl, t);
+        // A run that ended by `t` is in its last state: its end read alone (most runs held have ended).
+        const s = closedAt(tl) <= t ? lastState(tl) : stateAt(tl, t);
         if (s !== null) counts.set(s, (counts.get(s) ?? 0) + 1);
       }
       for (const [state, n] of counts) this.set({ state }, n);
