@@ -60,7 +60,11 @@ export function select(timelines: readonly Timeline[], selection: Selection, hor
       : namespaces === null
         ? [[0, timelines.length] as const]
         : namespaces.map((namespace) => namespaceRange(timelines, namespace));
-  return selectByRows(timelines, selection, horizon, from, to, ranges);
+  // The ranges hold only the namespaces' rows, and the name's when it is one: not asked again row by
+  // row (a namespace's selection read each row's timeline for it, a cache miss a run; without them it
+  // is a pass over the columns alone, as All's).
+  const rest: Selection = { ...selection, namespaces: [], name: name !== null ? '' : (selection.name ?? '') };
+  return selectByRows(timelines, rest, horizon, from, to, ranges);
 }
 
 /**
