@@ -6,7 +6,7 @@
 import client from 'prom-client';
 import { timelineEvents } from '../series/events.ts';
 import { definitionOf, FIGURES } from '../series/figure-definitions.ts';
-import { figures, stateAt } from '../series/figures.ts';
+import { figuresFromTotals, firstUp, stateAt, timeToFirstUpAt } from '../series/figures.ts';
 import { INTERRUPTED_UP, INTERRUPTION_DOWN, PROVISIONING, RECOVERED_DOWN, SUSPENDED, UNKNOWN, UP, windowTotals } from '../series/totals.ts';
 import { closedAt, type Timeline } from '../timeline/types.ts';
 import type { ServedView } from './served-view.ts';
@@ -82,8 +82,9 @@ export function registerJobSetMetrics(registry: client.Registry, { view, now, te
       const state = stateAt(tl, t);
       if (state === null) continue;
       const labels = jobsetLabels(tl);
-      const f = figures(tl, horizon, tl.createdAt, t);
+      // One sweep of its life for both its figures and the totals behind MegaMon's sums.
       const totals = windowTotals(tl, horizon, tl.createdAt, t);
+      const f = figuresFromTotals(totals, timeToFirstUpAt(firstUp(tl), t));
       const latest = latestPeriods(tl);
       up.set(labels, state === 'up' ? 1 : 0);
       for (const { figure, gauge } of figureGauges) {
