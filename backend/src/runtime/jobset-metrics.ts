@@ -108,7 +108,6 @@ export function registerJobSetMetrics(registry: client.Registry, { view, now, te
   // keeps the samples it scraped (rate() and increase() over a window read them). Every name the
   // history holds would be one series each: at 10,000 JobSets × 30 days 600,304 names, a 313 MB
   // answer and ~30 s of the service's only thread per scrape.
-
   const SLO_LABELS = ['jobset_name', 'jobset_namespace', 'cluster'] as const;
   const sloCounter = (name: string, help: string, collect?: () => void): client.Counter<(typeof SLO_LABELS)[number]> =>
     new client.Counter({ name, help, labelNames: SLO_LABELS, registers: [registry], ...(collect ? { collect } : {}) });

@@ -177,7 +177,6 @@ function sumsAtOnePoint(
   const t1 = times[1]!;
   const t2 = times[2]!;
   const t3 = times[3]!;
-  const uptimeOnly = bad.length === UPTIME_BAD;
   if (scratch.length < 4 * FIELDS) scratch = new Float64Array(4 * FIELDS);
   const one = scratch;
   const groups = bounds.length - 1;
@@ -194,18 +193,8 @@ function sumsAtOnePoint(
         const c = created[row]!;
         if (first === 0 || before < c || (before === c && laterFirstEvent[row] === 1)) {
           if (first === 4) continue;
-          let lifeUp: number;
-          let lifeBad: number;
-          const o = sloLifeAt(rc, row);
-          if (o >= 0) {
-            const values = rc.sloLives.values!;
-            lifeUp = values[o]!;
-            lifeBad = uptimeOnly ? values[o + 1]! : values[o + 1]! + values[o + 2]!;
-          } else {
-            const { values, offset } = rowLife(rc, row);
-            lifeUp = values[offset + UP]!;
-            lifeBad = badOf(values, offset, bad);
-          }
+          const lifeUp = rowUpAndBad(rc, row, bad);
+          const lifeBad = ROW_BAD[0]!;
           if (first === 0) {
             u0 += lifeUp;
             d0 += lifeBad;
@@ -272,25 +261,31 @@ function addLifeRow(rc: RunColumns, row: number, times: Float64Array, up: Float6
   if (first > 0 && !beforeLife(rc, row, times[first - 1]!)) return false;
   // Every time before its life: nothing to add (its life not worked out for it).
   if (first === n) return true;
-  let lifeUp: number;
-  let lifeBad: number;
-  const o = sloLifeAt(rc, row);
-  if (o >= 0) {
-    const values = rc.sloLives.values!;
-    lifeUp = values[o]!;
-    // Whole milliseconds under 2^32 each: their sum is exact in any order.
-    lifeBad = bad.length === UPTIME_BAD ? values[o + 1]! : values[o + 1]! + values[o + 2]!;
-  } else {
-    const { values, offset } = rowLife(rc, row);
-    lifeUp = values[offset + UP]!;
-    lifeBad = badOf(values, offset, bad);
-  }
+  const lifeUp = rowUpAndBad(rc, row, bad);
+  const lifeBad = ROW_BAD[0]!;
   for (let i = first; i < n; i++) {
     up[i]! += lifeUp;
     up[n + i]! += lifeBad;
   }
   return true;
 }
+
+/** Closed row `row`'s whole-life up time; its bad time (the indicator's `bad` fields) into ROW_BAD[0]. */
+function rowUpAndBad(rc: RunColumns, row: number, bad: readonly number[]): number {
+  const o = sloLifeAt(rc, row);
+  if (o >= 0) {
+    const values = rc.sloLives.values!;
+    // Whole milliseconds under 2^32 each: their sum is exact in any order.
+    ROW_BAD[0] = bad.length === UPTIME_BAD ? values[o + 1]! : values[o + 1]! + values[o + 2]!;
+    return values[o]!;
+  }
+  const { values, offset } = rowLife(rc, row);
+  ROW_BAD[0] = badOf(values, offset, bad);
+  return values[offset + UP]!;
+}
+
+/** rowUpAndBad's second answer (a double stored, not an object made per row). */
+const ROW_BAD = new Float64Array(1);
 
 /** sloSumsByGroup's scratch: C summed over the members (up, then bad time, at every time), and one member's C. */
 let sums = new Float64Array(8);

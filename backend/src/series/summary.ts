@@ -272,13 +272,14 @@ class SweptTotals {
   }
 }
 
+/** What a selection's swept totals are kept under (kept-selections.ts). */
+const SWEPT = 'swept totals';
+
 /**
  * The swept totals kept with a kept selection for the window (from, to]; null for a selection not
  * kept. An open run accrues up to the horizon, so the horizon is part of the window's key while it
  * is before `to` (a live source's horizon is the wall clock; past `to` every horizon sweeps alike).
  */
-const SWEPT = 'swept totals';
-
 function sweptTotalsOf(timelines: readonly Timeline[], horizon: number, from: number, to: number): SweptTotals | null {
   const key = `${from}\u0000${to}\u0000${horizon < to ? horizon : 'past'}`;
   const kept = workedOutWith(timelines);
