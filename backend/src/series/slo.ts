@@ -15,7 +15,7 @@
 // (t − w, t], the short window (t − s, t]. Pure: values in, values out.
 
 import type { Timeline } from '../timeline/types.ts';
-import { beforeLife, LONG_LIFE, OPEN, rowEnd, rowLife, type RunColumns, sloLifeAt } from './run-columns.ts';
+import { beforeLife, OPEN, rowEnd, rowLife, type RunColumns, sloLifeAt } from './run-columns.ts';
 import { cumulativeAt, FIELDS, INTERRUPTION_DOWN, PROVISIONING, SUSPENDED, UNKNOWN, UP } from './totals.ts';
 
 /**
@@ -172,7 +172,7 @@ function sumsAtOnePoint(
   out: Float64Array,
 ): Float64Array {
   const { columns: rc, rows: rowOf, first: at } = rows;
-  const { state, created, life, laterFirstEvent } = rc;
+  const { state } = rc;
   const t0 = times[0]!;
   const t1 = times[1]!;
   const t2 = times[2]!;
@@ -185,13 +185,10 @@ function sumsAtOnePoint(
     for (let m = bounds[g]!; m < bounds[g + 1]!; m++) {
       const row = rowOf[at + m]!;
       if (state[row] !== OPEN) {
-        const span = life[row]!;
-        const end = span !== LONG_LIFE ? created[row]! + span : rowEnd(rc, row);
-        // The times from `first` on are at or after its end; the one before must be before its life.
+        const end = rowEnd(rc, row);
+        // The times from `first` on are at or after its end; the one before (if any) must be before its life.
         const first = end <= t0 ? 0 : end <= t1 ? 1 : end <= t2 ? 2 : end <= t3 ? 3 : 4;
-        const before = first === 0 ? 0 : first === 1 ? t0 : first === 2 ? t1 : first === 3 ? t2 : t3;
-        const c = created[row]!;
-        if (first === 0 || before < c || (before === c && laterFirstEvent[row] === 1)) {
+        if (first === 0 || beforeLife(rc, row, first === 1 ? t0 : first === 2 ? t1 : first === 3 ? t2 : t3)) {
           if (first === 4) continue;
           const lifeUp = rowUpAndBad(rc, row, bad);
           const lifeBad = ROW_BAD[0]!;
