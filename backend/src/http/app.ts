@@ -11,14 +11,14 @@
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type client from 'prom-client';
-import { registerJobSetMetrics } from '../runtime/jobset-metrics.ts';
+import { jobSetMetrics } from '../runtime/jobset-metrics.ts';
 import { registerViewMetrics } from '../runtime/metrics.ts';
 import type { ServedView } from '../runtime/served-view.ts';
 import { registerStoreMetrics } from '../store/metrics.ts';
 import type { StoreStatus } from '../store/store.ts';
 import { healthAnswer } from './health.ts';
 import { sendJson } from './json-answer.ts';
-import { arrivedNow, createRegistry, requestTimer, type RequestTimer } from './metrics.ts';
+import { arrivedNow, createRegistry, metricsText, requestTimer, type RequestTimer } from './metrics.ts';
 
 export interface AppOptions {
   view: ServedView;
@@ -42,10 +42,12 @@ export type ResolvedAppOptions = Omit<AppOptions, 'now' | 'terminalGraceMs' | 'r
   terminalGraceMs: number;
   retentionMs: number | null;
   registry: client.Registry;
+  /** GET /metrics' text: the registry's families, then the per-JobSet ones (runtime/jobset-metrics.ts). */
+  metrics: () => Promise<string>;
 };
 
 /** The options with their defaults (the durations come checked from the command line: cli/options.ts). */
-export function resolveAppOptions(options: AppOptions): ResolvedAppOptions {
+export function resolveAppOptions(options: AppOptions): Omit<ResolvedAppOptions, 'metrics'> {
   return {
     ...options,
     now: options.now ?? Date.now,
@@ -55,15 +57,15 @@ export function resolveAppOptions(options: AppOptions): ResolvedAppOptions {
   };
 }
 
-/** The options resolved, and each component's metrics registered on the one registry /metrics serves. */
+/** The options resolved, and each component's metrics registered on the one registry /metrics serves (the per-JobSet families written beside it). */
 export function instrumented(appOptions: AppOptions): { options: ResolvedAppOptions; time: RequestTimer } {
-  const options = resolveAppOptions(appOptions);
-  const { view, now, registry } = options;
+  const resolved = resolveAppOptions(appOptions);
+  const { view, now, registry } = resolved;
   const time = requestTimer(registry);
   registerViewMetrics(registry, view, now);
-  if (options.store !== undefined) registerStoreMetrics(registry, options.store);
-  registerJobSetMetrics(registry, { view, now, terminalGraceMs: options.terminalGraceMs });
-  return { options, time };
+  if (resolved.store !== undefined) registerStoreMetrics(registry, resolved.store);
+  const metrics = metricsText(registry, jobSetMetrics({ view, now, terminalGraceMs: resolved.terminalGraceMs }));
+  return { options: { ...resolved, metrics }, time };
 }
 
 /**

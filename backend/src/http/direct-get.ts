@@ -56,17 +56,19 @@ export function directGetRoute<T>(
   };
 }
 
-/** GET /metrics: the registry's text, in Prometheus's text format. */
-export function metricsRoute(options: Pick<ResolvedAppOptions, 'token' | 'beforeRead' | 'logger' | 'registry'>, time: RequestTimer): (req: IncomingMessage, res: ServerResponse) => void {
-  const { registry } = options;
+/** GET /metrics: the service's metrics (options.metrics), in Prometheus's text format. */
+export function metricsRoute(options: Pick<ResolvedAppOptions, 'token' | 'beforeRead' | 'logger' | 'registry' | 'metrics'>, time: RequestTimer): (req: IncomingMessage, res: ServerResponse) => void {
+  const { registry, metrics } = options;
   return directGetRoute(
     options,
     time,
     // Outside /api/v1: every request is the route's, a 401 among them.
     { answered: '/metrics', stopped: '/metrics' },
-    () => registry.metrics(),
+    metrics,
     (res, text) => {
-      res.writeHead(200, { 'Content-Type': registry.contentType, 'Content-Length': Buffer.byteLength(text, 'utf8') }).end(text, 'utf8');
+      // Encoded once, for its length and to send (at 10,000 open JobSets ~35 MB: each pass over it counts).
+      const body = Buffer.from(text, 'utf8');
+      res.writeHead(200, { 'Content-Type': registry.contentType, 'Content-Length': body.length }).end(body);
     },
   );
 }

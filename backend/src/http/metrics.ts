@@ -1,6 +1,7 @@
 // GET /metrics, and the HTTP edge's own metric (request durations). The service's registry is made
 // here with the process's default metrics; each component registers its own on it (the served view:
-// runtime/metrics.ts, the per-JobSet family: runtime/jobset-metrics.ts, the store: store/metrics.ts).
+// runtime/metrics.ts, the store: store/metrics.ts); the per-JobSet families are written beside it
+// (runtime/jobset-metrics.ts: one sample per JobSet, too many for prom-client's objects).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
@@ -11,6 +12,19 @@ export function createRegistry(): client.Registry {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   return registry;
+}
+
+/**
+ * The text of GET /metrics: the registry's families, then those each of `written` gives (families
+ * written in the registry's text format, Prometheus 0.0.4: runtime/prom-text.ts), blank-line apart
+ * as the registry writes its own.
+ */
+export function metricsText(registry: client.Registry, ...written: (() => string)[]): () => Promise<string> {
+  return async () => {
+    const own = await registry.metrics();
+    const rest = written.map((text) => text()).filter((text) => text !== '');
+    return rest.length === 0 ? own : `${own}\n${rest.join('\n\n')}\n`;
+  };
 }
 
 /** Starts timing a request; `route` names its route pattern once it has finished. */

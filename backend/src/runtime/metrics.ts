@@ -3,7 +3,10 @@
 
 import client from 'prom-client';
 import { stateAt } from '../series/figures.ts';
-import { closedAt, lastState, type State } from '../timeline/types.ts';
+import { OPEN, rowEnd, runColumns } from '../series/run-columns.ts';
+import { stateOfCode } from '../timeline/columns.ts';
+import { isMarkedSorted } from '../timeline/order.ts';
+import { closedAt, lastState, type State, type Timeline } from '../timeline/types.ts';
 import type { ServedView } from './served-view.ts';
 
 export function registerViewMetrics(registry: client.Registry, view: ServedView, now: () => number): void {
@@ -23,14 +26,7 @@ export function registerViewMetrics(registry: client.Registry, view: ServedView,
     registers: [registry],
     collect() {
       this.reset();
-      const t = now();
-      const counts = new Map<State, number>();
-      for (const tl of view.timelines()) {
-        // A run that ended by `t` is in its last state: its end read alone (most runs held have ended).
-        const s = closedAt(tl) <= t ? lastState(tl) : stateAt(tl, t);
-        if (s !== null) counts.set(s, (counts.get(s) ?? 0) + 1);
-      }
-      for (const [state, n] of counts) this.set({ state }, n);
+      for (const [state, n] of statesAt(view.timelines(), now())) this.set({ state }, n);
     },
   });
   new client.Gauge({
@@ -131,4 +127,27 @@ function registerWatchMetrics(registry: client.Registry, watches: NonNullable<Se
       for (const w of watches()) this.set({ resource: w.resource }, w.objects);
     },
   });
+}
+
+/**
+ * How many of the timelines are in each state at `t` (none for one not created by then), in the
+ * order each state is first met. A run that ended by `t` is in its last state: in a sorted list (the
+ * engine's) read from its row of the run columns the queries share, else its end read alone (most
+ * runs held have ended).
+ */
+export function statesAt(list: readonly Timeline[], t: number): Map<State, number> {
+  const counts = new Map<State, number>();
+  const count = (s: State | null): void => {
+    if (s !== null) counts.set(s, (counts.get(s) ?? 0) + 1);
+  };
+  const rc = isMarkedSorted(list) ? runColumns(list) : null;
+  for (let i = 0; i < list.length; i++) {
+    if (rc !== null && rc.state[i] !== OPEN && rowEnd(rc, i) <= t) {
+      count(stateOfCode(rc.state[i]!));
+      continue;
+    }
+    const tl = list[i]!;
+    count(closedAt(tl) <= t ? lastState(tl) : stateAt(tl, t));
+  }
+  return counts;
 }
