@@ -17,7 +17,10 @@
 //           p50, p99, max, the server's CPU per request, and any answer that is not 200. A
 //           refresh asks all its panels of one range, as Grafana does (its dashboards' time range
 //           is worked out once a refresh, and every panel's query reads that value);
-//           --range-per-request asks each request of its own moment instead (the older load)
+//           --range-per-request asks each request of its own moment instead (the older load);
+//           --scrape-seconds S: GET /metrics every S seconds during the load, as a Prometheus that
+//           scrapes the service does (each scrape's time and size reported; the clients' latencies
+//           then hold the service's time on the scrapes)
 // Options: --clients C, --seconds S (the load), --runs R, --most-runs M, --budget-ms B (the panels'
 // timing, above; --smoke times one pair each), --smoke, --profile
 // (the service runs with --cpu-prof; its profile is written to results/ when it stops).
@@ -80,6 +83,7 @@ const { values: args } = benchArgs(import.meta.filename, {
   options: {
     clients: { type: 'string', default: '16' },
     'range-per-request': { type: 'boolean', default: false },
+    'scrape-seconds': { type: 'string' },
     seconds: { type: 'string' },
     runs: { type: 'string' },
     'most-runs': { type: 'string', default: '60' },
@@ -112,6 +116,8 @@ for (const [name, value] of [['clients', CLIENTS], ['seconds', SECONDS], ['runs'
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a whole number of at least 1, not ${String(args[name])}`);
 }
 if (!IN_PROCESS && MOST_RUNS < RUNS) throw new Error(`--most-runs ${MOST_RUNS} is fewer than --runs ${RUNS}`);
+const SCRAPE_SECONDS = args['scrape-seconds'] === undefined ? null : Number(args['scrape-seconds']);
+if (SCRAPE_SECONDS !== null && !(SCRAPE_SECONDS > 0)) throw new Error(`--scrape-seconds must be a positive number of seconds, not ${args['scrape-seconds']}`);
 const BUDGET_MS = Number(args['budget-ms'] ?? (args.smoke ? 0 : 600));
 if (!(BUDGET_MS >= 0)) throw new Error(`--budget-ms must be a number of milliseconds, not ${args['budget-ms']}`);
 /** How many pairs of a panel's request and its peer are timed (panel-runs.ts). */
@@ -377,6 +383,8 @@ interface LoadResult {
   serverCpuMsPerRequest: number;
   /** The clients' own CPU (this process: sending, reading answers), in cores: it shares the machine with the service. */
   clientCpuShare: number;
+  /** With --scrape-seconds: each GET /metrics during the load, its time and answer's bytes. */
+  scrapes: { ms: number; bytes: number; status: number }[];
 }
 
 /** C clients, each refreshing the dashboards in turn, one panel's request at a time. */
@@ -394,8 +402,18 @@ async function load(url: string, pid: number, requests: PanelRequest[]): Promise
   const own0 = process.cpuUsage();
   const t0 = performance.now();
   const end = t0 + SECONDS * 1000;
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async (_, client) => {
+  const scrapes: LoadResult['scrapes'] = [];
+  // As Prometheus scrapes: every S seconds from the load's start, one scrape at a time.
+  const scraper = async (): Promise<void> => {
+    for (let next = t0 + SCRAPE_SECONDS! * 1000; next < end; next += SCRAPE_SECONDS! * 1000) {
+      await sleep(Math.max(0, next - performance.now()));
+      const a = await timedFetch(`${url}/metrics`);
+      scrapes.push({ ms: a.ms, bytes: Buffer.byteLength(a.body), status: a.status });
+    }
+  };
+  await Promise.all([
+    ...(SCRAPE_SECONDS === null ? [] : [scraper()]),
+    ...Array.from({ length: CLIENTS }, async (_, client) => {
       for (let k = client; performance.now() < end; k++) {
         // The refresh's moment: every panel of it asks of the same range (unless --range-per-request).
         const refreshedAt = Date.now();
@@ -406,7 +424,7 @@ async function load(url: string, pid: number, requests: PanelRequest[]): Promise
         }
       }
     }),
-  );
+  ]);
   const seconds = (performance.now() - t0) / 1000;
   const own = process.cpuUsage(own0);
   const s = stats(latencies);
@@ -421,6 +439,7 @@ async function load(url: string, pid: number, requests: PanelRequest[]): Promise
     notOk,
     serverCpuMsPerRequest: ((cpuSeconds(pid) - cpu0) * 1000) / latencies.length,
     clientCpuShare: (own.user + own.system) / 1e6 / seconds,
+    scrapes,
   };
 }
 
@@ -568,6 +587,12 @@ async function main(): Promise<void> {
       `load: ${int(loaded.requests)} requests in ${fmt(loaded.seconds)} s = ${fmt(loaded.perSecond)} requests/s; p50 ${ms(loaded.p50Ms)}, p99 ${ms(loaded.p99Ms)}, max ${ms(loaded.maxMs)}; ` +
         `server CPU ${fmt(loaded.serverCpuMsPerRequest, 2)} ms per request; the clients used ${fmt(loaded.clientCpuShare, 2)} cores; not 200: ${JSON.stringify(loaded.notOk)}`,
     );
+    if (loaded.scrapes.length > 0) {
+      log(
+        `scrapes of /metrics during the load: ${loaded.scrapes.length}, ${loaded.scrapes.map((a) => ms(a.ms)).join(', ')}; ` +
+          `${fmt(loaded.scrapes[0]!.bytes / 1e6, 1)} MB each; not 200: ${loaded.scrapes.filter((a) => a.status !== 200).length}`,
+      );
+    }
     memoryReadings.push(await memoryNow(service.pid, 'after the load'));
     await sleep(IDLE_SECONDS * 1000);
     memoryReadings.push(await memoryNow(service.pid, `after ${IDLE_SECONDS} s idle`));
@@ -575,7 +600,7 @@ async function main(): Promise<void> {
     const out = join(RESULTS, args.smoke ? 'dashboards-smoke.json' : 'dashboards.json');
     writeFileSync(out, JSON.stringify({ fleet: FLEET, dataDir: DATA_DIR ?? null, jobsets: ready.jobsets, panels, load: loaded, memory: memoryReadings }, null, 2));
     log(`every number: ${out}`);
-    if (failed.length > 0 || Object.keys(loaded.notOk).length > 0) process.exitCode = 1;
+    if (failed.length > 0 || Object.keys(loaded.notOk).length > 0 || loaded.scrapes.some((a) => a.status !== 200)) process.exitCode = 1;
   } finally {
     await service.stop();
     rmSync(PROBE_FILE, { force: true });
