@@ -1,5 +1,5 @@
 // Selections kept from one request to the next answer as fresh ones do: over a simulated fleet fed
-// in chunks (runs added, growing, closing), a JobSet relabeled, and the horizon moving past a range's
+// in chunks (runs added, growing, closing), a JobSet relabeled, one's accelerator changed, and the horizon moving past a range's
 // start with nothing observed (a live source's horizon is the wall clock), every answer with kept
 // selections is the answer without them, byte for byte; and they are kept (asked again, found).
 
@@ -35,6 +35,8 @@ const QUERIES = [
   { queryType: 'fleet', metric: 'mtbiSeconds', groupBy: 'namespace' },
   { queryType: 'fleet', metric: 'timeToFirstUpSeconds', groupBy: 'size' },
   { queryType: 'fleet', metric: 'uptimeRatio', groupBy: 'namespace' },
+  // Groups by what a JobSet's spec says (its accelerator type: Kueue sets a suspended one's node selectors on admission).
+  { queryType: 'fleet', metric: 'uptimeRatio', groupBy: 'accelerator' },
   { queryType: 'summary', sort: { by: 'uptimeRatio', direction: 'asc' }, limit: 2 },
   { queryType: 'summary', sort: { by: 'timeToFirstUpSeconds', direction: 'desc' }, limit: 3 },
   { queryType: 'series', metric: 'uptimeRatio', groupBy: 'size', aggregate: 'pooled', window: 'range' },
@@ -52,6 +54,7 @@ describe('selections kept from one request to the next', () => {
     const last = new Map<string, KubeObject>();
     const chunks = 5;
     let relabeled = false;
+    let regrouped = false;
     let closed = false;
     for (let c = 1; c <= chunks; c++) {
       for (const o of observations.slice(Math.floor(((c - 1) * observations.length) / chunks), Math.floor((c * observations.length) / chunks))) {
@@ -97,6 +100,20 @@ describe('selections kept from one request to the next', () => {
       // Changes that leave the list as it is (no run added or dropped), asked about again.
       const openUp = (team: string): Timeline =>
         engine.timelines().find((tl: Timeline) => tl.labels['ml.example.com/team'] === team && transitionsOf(tl).at(-1)!.state === 'up')!;
+      if (c === 2) {
+        // An open JobSet's pods are to run on another accelerator (its spec's node selector edited): nothing grows, its group changes.
+        const object = structuredClone(last.get(openUp('research').uid)!) as KubeObject & { spec: { replicatedJobs: { template: { spec: { template: { spec: { nodeSelector: Record<string, string> } } } } }[] } };
+        for (const rj of object.spec.replicatedJobs) {
+          const selector = rj.template.spec.template.spec.nodeSelector;
+          for (const key of Object.keys(selector)) if (key.endsWith('accelerator')) selector[key] = 'accelerator-moved';
+        }
+        const list = engine.timelines();
+        engine.observe({ receivedAt: horizon, type: 'MODIFIED', object: object as never });
+        expect(engine.timelines()).toBe(list);
+        expect(engine.timelines().some((tl: Timeline) => tl.accelerator === 'accelerator-moved')).toBe(true);
+        regrouped = true;
+        askAll();
+      }
       if (c === 3) {
         // An open JobSet of the research team moves to another team: a label selection changes.
         const object = structuredClone(last.get(openUp('research').uid)!);
@@ -114,7 +131,7 @@ describe('selections kept from one request to the next', () => {
         askAll();
       }
     }
-    expect(relabeled && closed).toBe(true);
+    expect(relabeled && regrouped && closed).toBe(true);
     expect(kept.counts.hits).toBeGreaterThan(0);
     expect(kept.counts.made).toBeGreaterThan(0);
   });
@@ -150,7 +167,7 @@ describe('selections kept from one request to the next', () => {
     expect(kept.counts).toMatchObject({ kept: 1, held: 9 });
   });
 
-  it.each(['grew', 'forgot', 'relabeled', 'reweighed'] as const)('drop every kept selection when the engine says a timeline %s', (change) => {
+  it.each(['grew', 'forgot', 'relabeled', 'reweighed', 'regrouped'] as const)('drop every kept selection when the engine says a timeline %s', (change) => {
     const list = [{ uid: 'u' }] as unknown as Timeline[];
     const kept = new KeptSelections();
     const by: SelectedBy = { layer: 'jobset', clusters: [], namespaces: [], name: '', labelSelector: '', states: [], selectFrom: 0, to: 1 };

@@ -5,8 +5,8 @@
 // service's CPU under sixteen screens went to selecting.
 //
 // Kept for one list only (the engine's: a run added or dropped makes a new list, which keeps none),
-// dropped whole on any change the engine tells of (a timeline grew, was relabeled, reweighed or
-// forgotten: a run's life, state at the range's end or labels may have changed), bounded by the runs
+// dropped whole on any change the engine tells of (a timeline grew, was relabeled, reweighed,
+// regrouped or forgotten: a run's life, state at the range's end, labels or groups may have changed), bounded by the runs
 // they hold (the least recently used dropped first), and dropped by the service once its queries go
 // quiet (cli/compose.ts), so that they are not what it holds between refreshes.
 //
@@ -151,6 +151,10 @@ export class KeptSelections implements TimelineListener {
     this.clear();
   }
   reweighed(): void {
+    this.clear();
+  }
+  /** Its groups by accelerator, topology or size, kept with a selection (fleet.ts groupRows), are stale. */
+  regrouped(): void {
     this.clear();
   }
 }

@@ -43,8 +43,14 @@ export interface TimelineListener {
   grew(timeline: Timeline, from: number): void;
   /** The timelines were dropped (retention). */
   forgot(timelines: readonly Timeline[]): void;
-  /** The timeline's labels changed (with its goodput inputs, the only parts of its identity that may). */
+  /** The timeline's labels changed. */
   relabeled?(timeline: Timeline): void;
+  /**
+   * What a grouping reads of it besides its labels changed: its accelerator type, topology or pod
+   * count (a suspended JobSet's node selectors set by Kueue on admission, a spec edited): groups of
+   * it kept by the accelerator, topology or size are stale. (Namespace and name never change.)
+   */
+  regrouped?(timeline: Timeline): void;
   /**
    * Its goodput inputs changed (accelerators, the checkpoint interval annotation): every figure they
    * weigh is of the new ones over the whole life, so sums taken with the old ones are wrong now.
@@ -222,6 +228,7 @@ export class TimelineEngine {
     const labelsBefore = machine?.timeline.labels;
     const acceleratorsBefore = machine?.timeline.accelerators ?? 0;
     const checkpointBefore = machine?.timeline.checkpointIntervalMs ?? null;
+    const groupedBefore = machine === undefined ? null : ([machine.timeline.accelerator, machine.timeline.topology, machine.timeline.pods] as const);
     const added: Transition[] = [];
     const inGap = this.#gapStart !== null;
     if (machine === undefined) {
@@ -245,6 +252,10 @@ export class TimelineEngine {
     if (labelsBefore !== undefined && machine.timeline.labels !== labelsBefore) for (const l of this.#listeners) l.relabeled?.(machine.timeline);
     if (labelsBefore !== undefined && ((machine.timeline.accelerators ?? 0) !== acceleratorsBefore || (machine.timeline.checkpointIntervalMs ?? null) !== checkpointBefore)) {
       for (const l of this.#listeners) l.reweighed?.(machine.timeline);
+    }
+    const tl = machine.timeline;
+    if (groupedBefore !== null && (tl.accelerator !== groupedBefore[0] || tl.topology !== groupedBefore[1] || tl.pods !== groupedBefore[2])) {
+      for (const l of this.#listeners) l.regrouped?.(tl);
     }
     this.#onUpdate?.(update, machine);
     this.#joinEviction(machine.timeline);
