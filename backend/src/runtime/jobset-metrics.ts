@@ -91,9 +91,9 @@ export function jobSetMetricsText(list: readonly Timeline[], horizon: number, t:
 }
 
 /**
- * The rows of `list` whose JobSet is published at `t`: not finished longer ago than the grace (told by its end alone: asked of every timeline held, most of them long finished).
- * A sorted list (the engine's) is read on its run columns, shared with the queries, without a visit
- * to each timeline.
+ * The rows of `list` whose JobSet is published at `t`: not finished longer ago than the grace (told
+ * by its end alone: asked of every timeline held, most of them long finished). A sorted list (the
+ * engine's) is read on its run columns, shared with the queries, without a visit to each timeline.
  */
 function publishedRows(list: readonly Timeline[], t: number, terminalGraceMs: number): Int32Array {
   const since = t - terminalGraceMs;
