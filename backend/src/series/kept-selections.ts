@@ -6,9 +6,10 @@
 //
 // Kept for one list only (the engine's: a run added or dropped makes a new list, which keeps none),
 // dropped whole on any change the engine tells of (a timeline grew, was relabeled, reweighed,
-// regrouped or forgotten: a run's life, state at the range's end, labels or groups may have changed), bounded by the runs
-// they hold (the least recently used dropped first), and dropped by the service once its queries go
-// quiet (cli/compose.ts), so that they are not what it holds between refreshes.
+// regrouped or forgotten: a run's life, state at the range's end, labels or groups may have
+// changed), bounded by the runs they hold (the least recently used dropped first), and dropped by
+// the service once its queries go quiet (cli/compose.ts), so that they are not what it holds
+// between refreshes.
 //
 // A selection reads the horizon only for an open run, as its end: an open run lived in (from, to]
 // when created by `to` and its last transition or the horizon is at or after `from` (query/select.ts,
